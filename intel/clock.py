@@ -1,0 +1,46 @@
+"""The market clock: the only source of "now" for data, allowances and horizons."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+
+
+@dataclass
+class MarketClock:
+    """`now = start + speed * (wall - anchor)`. With `start=None` the clock is wall time (speed ignored).
+    Stateless apart from its parameters, so every process given the same ones agrees on now."""
+
+    start: datetime | None = None
+    speed: float = 1.0
+    anchor: float | None = None  # wall epoch seconds at which the clock read `start`
+
+    def __post_init__(self) -> None:
+        if self.start is not None and self.start.tzinfo is None:
+            self.start = self.start.replace(tzinfo=timezone.utc)
+        if self.anchor is None:
+            self.anchor = time.time()
+
+    def now(self) -> datetime:
+        if self.start is None:
+            return datetime.now(timezone.utc)
+        return self.start + timedelta(seconds=(time.time() - self.anchor) * self.speed)
+
+    def today(self) -> date:
+        return self.now().date()
+
+    def set(self, moment: datetime) -> None:
+        """Tests: jump the clock to `moment` (keeps the speed)."""
+        self.start = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        self.anchor = time.time()
+
+    def advance(self, delta: timedelta) -> None:
+        """Tests: move the clock forward."""
+        self.set(self.now() + delta)
+
+
+def fixed(moment: datetime | date) -> MarketClock:
+    """A clock frozen at `moment` (speed 0), for tests and point-in-time replays."""
+    if isinstance(moment, date) and not isinstance(moment, datetime):
+        moment = datetime(moment.year, moment.month, moment.day, 21, 0, tzinfo=timezone.utc)
+    return MarketClock(start=moment, speed=0.0)

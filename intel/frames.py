@@ -1,0 +1,52 @@
+"""Point-in-time inputs handed to module functions."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+import polars as pl
+
+SERIES_SCHEMA = {"date": pl.Date, "value": pl.Float64}
+LONG_SCHEMA = {"series_id": pl.Utf8, "date": pl.Date, "value": pl.Float64}
+BARS_SCHEMA = {
+    "date": pl.Date,
+    "open": pl.Float64,
+    "high": pl.Float64,
+    "low": pl.Float64,
+    "close": pl.Float64,
+    "volume": pl.Float64,
+}
+
+
+@dataclass(frozen=True)
+class Frames:
+    """Series as of `now`: each frame has `date` (Date) and `value` (Float64), ascending,
+    no nulls, every date <= now. Construct with `Frames.from_long` so that holds."""
+
+    now: date
+    series: dict[str, pl.DataFrame] = field(default_factory=dict)
+    data_source: str = "sim"
+
+    @classmethod
+    def from_long(cls, long: pl.DataFrame, now: date, data_source: str = "sim") -> "Frames":
+        """Split a long `series_id, date, value` frame, dropping anything after `now`."""
+        clean = (
+            long.select(list(LONG_SCHEMA))
+            .cast(LONG_SCHEMA)
+            .filter((pl.col("date") <= now) & pl.col("value").is_not_null() & pl.col("value").is_finite())
+            .unique(["series_id", "date"], keep="last")
+            .sort(["series_id", "date"])
+        )
+        parts = {
+            key[0] if isinstance(key, tuple) else key: part.drop("series_id")
+            for key, part in clean.partition_by("series_id", as_dict=True).items()
+        }
+        return cls(now=now, series=parts, data_source=data_source)
+
+    def get(self, series_id: str) -> pl.DataFrame | None:
+        frame = self.series.get(series_id)
+        return frame if frame is not None and frame.height else None
+
+    def last_date(self, series_id: str) -> date | None:
+        frame = self.get(series_id)
+        return frame["date"][-1] if frame is not None else None

@@ -1,0 +1,41 @@
+"""The module registry: one entry per implemented module, read by assets, API, catalog and pricing."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+PRICE_SATS = {"S": 50, "P": 250}
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    category: str  # overview, equities, rates_credit, macro, volatility, fx, commodities, crypto, cross_asset, regime, ticker
+    tier: Literal["S", "P"]
+    inputs: tuple[str, ...]  # series ids (catalog ids) the module reads
+    description: str
+    # (frames) -> payload for ordinary modules; (frames, bars, ticker) -> payload for ticker modules
+    compute: Callable
+    takes_ticker: bool = False
+    lookback_days: int = 3700  # calendar days of history the module needs before `now`
+
+    @property
+    def price_sats(self) -> int:
+        return PRICE_SATS[self.tier]
+
+
+REGISTRY: dict[str, Module] = {}
+
+
+def register(module: Module) -> Module:
+    if module.name in REGISTRY:
+        raise ValueError(f"module {module.name} registered twice")
+    REGISTRY[module.name] = module
+    return module
+
+
+def modules() -> dict[str, Module]:
+    """All implemented modules (importing intel.modules registers them)."""
+    import intel.modules  # noqa: F401  (registration side effect)
+
+    return REGISTRY

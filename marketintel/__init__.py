@@ -1,0 +1,1 @@
+"""Process-level glue: settings, the CLI and the supervisor."""

