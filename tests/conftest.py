@@ -14,15 +14,7 @@ import redis
 
 from marketintel.redis_server import EmbeddedRedis, free_port
 
-ROOT = Path(__file__).resolve().parents[1]
-HISTORY_DIR = (ROOT / ".." / "shared" / "data" / "history").resolve()
-
-
-def history_dir() -> Path:
-    """The real history folder, or skip the calling test saying why."""
-    if not HISTORY_DIR.is_dir():
-        pytest.skip(f"real history folder absent at {HISTORY_DIR}")
-    return HISTORY_DIR
+from tests.history import HISTORY_DIR, history_dir  # noqa: F401  (re-exported for older imports)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,136 @@
+"""The payload envelope every module returns (format `full`), built here so all modules agree."""
+from __future__ import annotations
+
+import math
+from datetime import date
+from typing import Iterable
+
+import numpy as np
+import polars as pl
+
+from intel.frames import Frames
+
+DIRECTIONS = ("bullish", "bearish", "neutral")
+URGENCIES = ("low", "medium", "high", "critical")
+# How old the last observation may be before a series counts as stale, by its publishing cadence.
+STALE_AFTER = {"daily": 5, "weekly": 14, "monthly": 70, "quarterly": 200}  # business days for daily
+
+
+class InsufficientData(Exception):
+    """The module's essential inputs are all missing: the API answers 503 with this message."""
+
+
+def rnd(value, digits: int = 2):
+    """Round for output; None for anything missing or non-finite (never NaN/inf in a payload)."""
+    if value is None:
+        return None
+    value = float(value)
+    if not math.isfinite(value):
+        return None
+    out = round(value, digits)
+    return 0.0 if out == 0 else out  # no "-0.0" in text
+
+
+def cadence_of(frame: pl.DataFrame) -> str:
+    """Publishing cadence inferred from the median gap between the last observations."""
+    dates = frame["date"].tail(25).to_numpy().astype("datetime64[D]")
+    if len(dates) < 2:
+        return "daily"
+    gap = float(np.median(np.diff(dates).astype(np.int64)))
+    if gap <= 4:
+        return "daily"
+    if gap <= 10:
+        return "weekly"
+    if gap <= 45:
+        return "monthly"
+    return "quarterly"
+
+
+def is_stale(last: date, now: date, cadence: str) -> bool:
+    if cadence == "daily":
+        return int(np.busday_count(last, now)) > STALE_AFTER["daily"]
+    return (now - last).days > STALE_AFTER[cadence]
+
+
+def series_status(frames: Frames, series_id: str) -> dict | None:
+    frame = frames.get(series_id)
+    if frame is None:
+        return None
+    last = frame["date"][-1]
+    cadence = cadence_of(frame)
+    return {"id": series_id, "last_observation": last.isoformat(), "observations_used": frame.height,
+            "stale": is_stale(last, frames.now, cadence), "cadence": cadence}
+
+
+def data_sources(frames: Frames, series_ids: Iterable[str], used: dict[str, int] | None = None) -> dict:
+    """Attribution block: each series' last observation, how many observations fed the numbers,
+    whether it is stale, and which inputs were absent."""
+    series, missing = [], []
+    for series_id in series_ids:
+        status = series_status(frames, series_id)
+        if status is None:
+            missing.append(series_id)
+            continue
+        if used and series_id in used:
+            status["observations_used"] = int(used[series_id])
+        series.append(status)
+    return {"provider": frames.data_source, "series": series, "missing": missing}
+
+
+def stale_ids(sources: dict) -> list[str]:
+    return [s["id"] for s in sources["series"] if s["stale"]]
+
+
+def signal(name: str, direction: str, confidence: float, urgency: str, reason: str) -> dict:
+    if direction not in DIRECTIONS or urgency not in URGENCIES:
+        raise ValueError(f"bad signal {name}: {direction}/{urgency}")
+    return {"name": name, "direction": direction, "confidence": rnd(min(1.0, max(0.0, confidence)), 2),
+            "urgency": urgency, "reason": reason}
+
+
+def related(*pairs: tuple[str, str]) -> list[dict]:
+    return [{"name": name, "reason": reason} for name, reason in pairs]
+
+
+def degrade(confidence: float, sources: dict, essential: Iterable[str] = ()) -> float:
+    """Lower a confidence for each stale or missing input (essential ones cost more): never invent."""
+    essential = set(essential)
+    core = minor = 0.0
+    for series_id in sources["missing"]:
+        core, minor = (core + 0.25, minor) if series_id in essential else (core, minor + 0.05)
+    for series_id in stale_ids(sources):
+        core, minor = (core + 0.3, minor) if series_id in essential else (core, minor + 0.1)
+    # supporting inputs together cost at most 0.3: many of them stale must not outweigh a fresh lead
+    return max(0.05, confidence * (1.0 - min(core + min(minor, 0.3), 0.9)))
+
+
+def build(module: str, frames: Frames, *, data: dict, signals: list[dict], summary: str, sources: dict,
+          related_modules: list[dict], methodology: str | None = None, unavailable: dict | None = None) -> dict:
+    """The `full` envelope. `unavailable` maps a figure to the reason it could not be computed."""
+    if unavailable:
+        data = {**data, "unavailable": unavailable}
+    payload = {"module": module, "as_of": frames.now.isoformat(), "data": data, "signals": signals,
+               "summary": summary, "data_sources": sources, "related_modules": related_modules,
+               "full_data": True}
+    if methodology:
+        payload["methodology"] = methodology
+    return payload
+
+
+def require(frames: Frames, module: str, essential: Iterable[str], need: str = "any") -> None:
+    """Raise InsufficientData when the essential inputs are absent (`any`: all absent; `all`: one absent)."""
+    essential = list(essential)
+    present = [s for s in essential if frames.get(s) is not None]
+    if (need == "any" and not present) or (need == "all" and len(present) < len(essential)):
+        absent = ", ".join(s for s in essential if s not in present)
+        raise InsufficientData(f"{module}: no observations yet for {absent}")
+
+
+def staleness_note(sources: dict) -> str:
+    """A sentence for summaries naming stale and missing inputs (empty when all are fresh)."""
+    parts = []
+    if stale_ids(sources):
+        parts.append("stale inputs: " + ", ".join(stale_ids(sources)))
+    if sources["missing"]:
+        parts.append("missing inputs: " + ", ".join(sources["missing"]))
+    return (" Note, " + "; ".join(parts) + ".") if parts else ""

@@ -1,0 +1,80 @@
+"""credit_spreads: investment-grade and high-yield OAS levels, percentiles, z-scores, changes, HY-IG gap."""
+from __future__ import annotations
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules._common import fig
+from intel.registry import Module, register
+
+NAME = "credit_spreads"
+SPREADS = {"BAMLC0A0CM": "investment_grade", "BAMLH0A0HYM2": "high_yield"}
+LABELS = {"investment_grade": "investment-grade", "high_yield": "high-yield"}
+
+
+def spread_stats(frame) -> dict:
+    """Level and its standing against the last 1 and 10 years of the same series."""
+    level = float(frame["value"][-1])
+    decade, year = ind.window(frame, 3653)["value"].to_numpy(), ind.window(frame, 365)["value"].to_numpy()
+    return {
+        "oas_pct": env.rnd(level, 2), "oas_bp": env.rnd(level * 100, 0),
+        "percentile_1y": env.rnd(ind.percentile_rank(year, level), 1),
+        "percentile_10y": env.rnd(ind.percentile_rank(decade, level), 1),
+        "zscore_1y": env.rnd(ind.zscore(year, level), 2),
+        "zscore_10y": env.rnd(ind.zscore(decade, level), 2),
+        "history_years_used": env.rnd((frame["date"][-1] - ind.window(frame, 3653)["date"][0]).days / 365.25, 1),
+        "change_1w_bp": env.rnd(ind.change_since(frame, 7, "bp"), 1),
+        "change_1m_bp": env.rnd(ind.change_since(frame, 30, "bp"), 1),
+        "change_3m_bp": env.rnd(ind.change_since(frame, 91, "bp"), 1),
+    }
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, SPREADS)
+    sources = env.data_sources(frames, SPREADS)
+    data = {label: spread_stats(frames.get(sid)) for sid, label in SPREADS.items() if frames.get(sid) is not None}
+    if len(data) == 2:
+        data["hy_ig_gap_bp"] = env.rnd(data["high_yield"]["oas_bp"] - data["investment_grade"]["oas_bp"], 0)
+    signals = []
+    lead_id = "BAMLH0A0HYM2" if "high_yield" in data else "BAMLC0A0CM"
+    lead = data[SPREADS[lead_id]]
+    z, change = lead["zscore_10y"], lead["change_1m_bp"] or 0.0
+    widening = change > (40 if lead_id == "BAMLH0A0HYM2" else 15)
+    tightening = change < -(25 if lead_id == "BAMLH0A0HYM2" else 10)
+    if widening or (z is not None and z > 1):
+        direction, reason = "bearish", f"{LABELS[SPREADS[lead_id]]} spreads wide or widening (z {fig(z)}, 1m {change} bp)"
+    elif tightening or (z is not None and z < -0.75):
+        direction, reason = "bullish", f"{LABELS[SPREADS[lead_id]]} spreads tight or tightening (z {fig(z)}, 1m {change} bp)"
+    else:
+        direction, reason = "neutral", f"{LABELS[SPREADS[lead_id]]} spreads near their norm (z {fig(z)})"
+    urgency = "high" if change > 100 else "medium" if widening else "low"
+    confidence = env.degrade(0.45 + min(0.45, abs(z or 0) / 4 + abs(change) / 400), sources, essential=[lead_id])
+    signals.append(env.signal("credit_conditions", direction, confidence, urgency, reason))
+    sentences = []
+    for label, d in data.items():
+        if not isinstance(d, dict):
+            continue
+        sentences.append(f"The {LABELS[label]} spread is {d['oas_bp']} bp, at the {fig(d['percentile_10y'])} "
+                         f"percentile of the past {d['history_years_used']} years (z-score {fig(d['zscore_10y'])}), "
+                         f"{_move(d['change_1m_bp'])} over a month.")
+    if "hy_ig_gap_bp" in data:
+        sentences.append(f"High yield pays {data['hy_ig_gap_bp']} bp over investment grade.")
+    return env.build(NAME, frames, data=data, signals=signals,
+                     summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
+                     related_modules=env.related(
+                         ("credit_stress", "stress score and the episodes it resembles"),
+                         ("risk_dashboard", "credit beside volatility, liquidity and the curve"),
+                         ("intermarket_divergences", "whether equities confirm credit")),
+                     methodology="Percentiles count observations at or below today's level; z-scores use "
+                                 "the sample mean and standard deviation of the same window.")
+
+
+def _move(bp) -> str:
+    if bp is None:
+        return "with no month-ago comparison"
+    return "unchanged" if bp == 0 else f"{'wider' if bp > 0 else 'tighter'} by {abs(bp)} bp"
+
+
+register(Module(name=NAME, category="rates_credit", tier="S", inputs=tuple(SPREADS),
+                description="IG/HY OAS levels, percentiles, z-scores, 1m change, HY-IG gap",
+                compute=compute, lookback_days=3700))

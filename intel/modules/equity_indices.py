@@ -1,0 +1,63 @@
+"""equity_indices: S&P 500 and Nasdaq levels, returns, distance to the 50/200-day averages, trend and crosses."""
+from __future__ import annotations
+
+from intel import envelope as env
+from intel.frames import Frames
+from intel.modules._common import drawdown_profile, fig, horizon_returns, pct_word, trend_profile
+from intel import indicators as ind
+from intel.registry import Module, register
+
+NAME = "equity_indices"
+INDICES = {"SP500": "S&P 500", "NASDAQCOM": "Nasdaq Composite"}
+
+
+def _index(frame) -> dict:
+    out = {"level": env.rnd(frame["value"][-1], 2), "date": frame["date"][-1].isoformat()}
+    out.update(horizon_returns(frame))
+    out.update(trend_profile(frame))
+    out.update(drawdown_profile(ind.window(frame, 365)))
+    out["realized_vol_21d_pct"] = env.rnd(ind.realized_vol(frame["value"].to_numpy(), 21), 2)
+    return out
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INDICES)
+    sources = env.data_sources(frames, INDICES)
+    data = {sid: _index(frames.get(sid)) for sid in INDICES if frames.get(sid) is not None}
+    signals, sentences = [], []
+    for sid, d in data.items():
+        label = INDICES[sid]
+        state, dist = d["trend_state"], d["distance_to_sma200_pct"]
+        direction = {"uptrend": "bullish", "downtrend": "bearish"}.get(state, "neutral")
+        confidence = 0.5 + min(0.4, abs(dist or 0) / 25)
+        if d["drawdown_from_high_pct"] <= -20:
+            urgency = "high"
+        elif d["drawdown_from_high_pct"] <= -10:
+            urgency = "medium"
+        else:
+            urgency = "low"
+        confidence = env.degrade(confidence, sources, essential=[sid])
+        signals.append(env.signal(f"{sid.lower()}_trend", direction, confidence, urgency,
+                                  f"{label} in {state.replace('_', ' ')}, {dist}% from its 200-day average"
+                                  if dist is not None else f"{label}: fewer than 200 observations"))
+        cross = (f"; last golden cross {d['last_golden_cross']}" if d["last_golden_cross"] else "") + \
+                (f"; last death cross {d['last_death_cross']}" if d["last_death_cross"] else "")
+        sentences.append(
+            f"The {label} closed at {d['level']} ({pct_word(d['change_1d_pct'])} on the day, "
+            f"{pct_word(d['change_1m_pct'])} over a month, {pct_word(d['change_ytd_pct'])} year to date), "
+            f"{fig(d['distance_to_sma50_pct'], '%')} from its 50-day and {fig(dist, '%')} from its 200-day average, "
+            f"trend: {state.replace('_', ' ')}{cross}; it sits {abs(d['drawdown_from_high_pct'])}% below its 1-year high.")
+    summary = " ".join(sentences) + env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("equity_momentum", "multi-horizon momentum and trend strength"),
+                         ("equity_drawdown", "recovery times from similar drawdowns"),
+                         ("market_breadth", "whether sectors confirm the index trend"),
+                         ("equity_volatility", "realized volatility regime")),
+                     methodology="Moving averages count observations (trading days); returns compare the "
+                                 "last close with the last close on or before the same calendar date.")
+
+
+register(Module(name=NAME, category="equities", tier="S", inputs=tuple(INDICES),
+                description="Index levels, returns 1d..1y, distance to 50/200-day averages, trend, crosses",
+                compute=compute, lookback_days=800))

@@ -1,0 +1,89 @@
+"""fx_overview: levels and changes of the major dollar pairs and the broad dollar."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel.frames import Frames
+from intel.modules._common import horizon_returns
+from intel.registry import Module, register
+
+NAME = "fx_overview"
+# pair name, and whether the FRED quote is dollars per foreign unit (then a rise is a weaker dollar)
+PAIRS = {"DEXUSEU": ("EURUSD", True), "DEXJPUS": ("USDJPY", False), "DEXUSUK": ("GBPUSD", True),
+         "DEXCAUS": ("USDCAD", False), "DEXSZUS": ("USDCHF", False), "DEXCHUS": ("USDCNY", False),
+         "DEXMXUS": ("USDMXN", False)}
+BROAD = "DTWEXBGS"
+INPUTS = (*PAIRS, BROAD)
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INPUTS)
+    sources = env.data_sources(frames, INPUTS)
+    stale = set(env.stale_ids(sources))
+    pairs, usd_moves = {}, {}
+    for sid, (pair, usd_is_quote) in PAIRS.items():
+        frame = frames.get(sid)
+        if frame is None:
+            continue
+        row = {"level": env.rnd(frame["value"][-1], 4), "date": frame["date"][-1].isoformat(), "stale": sid in stale}
+        row.update(horizon_returns(frame, ("1d", "1w", "1m", "3m", "1y"), ytd=False))
+        change = row["change_1m_pct"]
+        # the dollar's own move against this currency: invert quotes in dollars per foreign unit
+        row["usd_change_1m_pct"] = None if change is None else env.rnd(-change if usd_is_quote else change, 2)
+        pairs[pair] = row
+        if row["usd_change_1m_pct"] is not None and sid not in stale:
+            usd_moves[pair] = row["usd_change_1m_pct"]
+    data: dict = {"pairs": pairs}
+    broad = frames.get(BROAD)
+    if broad is not None:
+        data["broad_dollar"] = {"level": env.rnd(broad["value"][-1], 2), "date": broad["date"][-1].isoformat(),
+                                "stale": BROAD in stale, **horizon_returns(broad, ("1d", "1w", "1m", "3m", "1y"))}
+    data["usd_vs_fresh_pairs_avg_change_1m_pct"] = env.rnd(np.mean(list(usd_moves.values())), 2) if usd_moves else None
+    data["pairs_used_in_average"] = sorted(usd_moves)
+    if usd_moves:
+        data["strongest_vs_usd"] = min(usd_moves, key=usd_moves.get)
+        data["weakest_vs_usd"] = max(usd_moves, key=usd_moves.get)
+
+    lead = data.get("broad_dollar", {}).get("change_1m_pct") if BROAD not in stale else None
+    lead = lead if lead is not None else data["usd_vs_fresh_pairs_avg_change_1m_pct"]
+    signals = []
+    if lead is not None:
+        direction = "bullish" if lead > 0.75 else "bearish" if lead < -0.75 else "neutral"
+        confidence = env.degrade(0.45 + min(0.45, abs(lead) / 5), sources, essential=[BROAD])
+        signals.append(env.signal("usd_direction", direction, confidence, "medium" if abs(lead) > 3 else "low",
+                                  f"US dollar {'up' if lead > 0 else 'down'} {abs(lead)}% over a month "
+                                  "(direction refers to the dollar)"))
+    summary = _summary(data, stale) + env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("dollar_strength", "broad dollar trend and percentile"),
+                         ("fx_volatility", "realized volatility per pair"),
+                         ("fx_carry", "rate differentials and carry-to-vol"),
+                         ("em_fx_stress", "emerging-market currency stress")),
+                     methodology="Changes compare the last quote with the last quote on or before the same "
+                                 "calendar date; the dollar's move inverts pairs quoted in dollars per unit.")
+
+
+def _summary(data: dict, stale: set) -> str:
+    parts = []
+    broad = data.get("broad_dollar")
+    if broad:
+        parts.append(f"The broad trade-weighted dollar stands at {broad['level']}"
+                     + (f", {'up' if broad['change_1m_pct'] > 0 else 'down'} {abs(broad['change_1m_pct'])}% over a month"
+                        if broad["change_1m_pct"] is not None else "") + ".")
+    avg = data["usd_vs_fresh_pairs_avg_change_1m_pct"]
+    if avg is not None:
+        parts.append(f"Against the majors with current quotes the dollar moved {avg}% on average over a month; "
+                     f"{data['strongest_vs_usd']} was the strongest and {data['weakest_vs_usd']} the weakest.")
+    else:
+        parts.append("No major pair has a current quote, so no average move is given.")
+    listed = [f"{pair} {row['level']}" for pair, row in data["pairs"].items()]
+    if listed:
+        parts.append("Last quotes: " + ", ".join(listed) + ".")
+    return " ".join(parts)
+
+
+register(Module(name=NAME, category="fx", tier="S", inputs=INPUTS,
+                description="Levels and changes of the majors and the broad dollar",
+                compute=compute, lookback_days=800))

@@ -1,0 +1,127 @@
+"""technical_analysis (ticker): averages, RSI, MACD, Bollinger, ADX, ATR, support/resistance, trend, signals.
+Works on closes alone when a source has no highs and lows: range-based indicators are then listed
+under `unavailable` and confidence is lowered."""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules._common import fig, last_crosses
+from intel.registry import Module, register
+
+NAME = "technical_analysis"
+MIN_BARS = 35  # MACD's signal line needs 26 + 9 closes
+
+
+def _last(a: np.ndarray, digits: int = 2):
+    return env.rnd(a[-1], digits) if len(a) else None
+
+
+def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
+    bars = bars.filter(pl.col("close").is_not_null() & (pl.col("date") <= frames.now)).sort("date")
+    if bars.height < MIN_BARS:
+        raise env.InsufficientData(f"{NAME}: {bars.height} daily bars for {ticker}, at least {MIN_BARS} needed")
+    close = bars["close"].to_numpy()
+    has_range = bars["high"].null_count() == 0 and bars["low"].null_count() == 0
+    unavailable = {}
+    last_day = bars["date"][-1]
+    stale = env.is_stale(last_day, frames.now, "daily")
+    sources = {"provider": frames.data_source, "missing": [], "series": [{
+        "id": ticker, "last_observation": last_day.isoformat(), "observations_used": bars.height,
+        "stale": stale, "cadence": "daily"}]}
+    data: dict = {"ticker": ticker, "date": last_day.isoformat(), "close": env.rnd(close[-1], 4),
+                  "change_1d_pct": env.rnd((close[-1] / close[-2] - 1) * 100, 2)}
+    mas = {}
+    for n in (20, 50, 200):
+        mas[f"sma_{n}"], mas[f"ema_{n}"] = _last(ind.sma(close, n)), _last(ind.ema(close, n))
+        if mas[f"sma_{n}"] is None:
+            unavailable[f"sma_{n}"] = unavailable[f"ema_{n}"] = f"needs {n} closes, have {len(close)}"
+        else:
+            mas[f"distance_to_sma{n}_pct"] = env.rnd((close[-1] / ind.sma(close, n)[-1] - 1) * 100, 2)
+    data["moving_averages"] = mas
+    data["rsi_14"] = _last(ind.rsi(close, 14))
+    line, sig, hist = ind.macd(close)
+    golden, death = last_crosses(bars["date"], line, sig)
+    data["macd_12_26_9"] = {"line": _last(line, 4), "signal": _last(sig, 4), "histogram": _last(hist, 4),
+                            "last_bullish_cross": golden, "last_bearish_cross": death}
+    mid, upper, lower = ind.bollinger(close, 20, 2)
+    width = upper[-1] - lower[-1]
+    data["bollinger_20_2"] = {"middle": _last(mid), "upper": _last(upper), "lower": _last(lower),
+                              "percent_b": env.rnd((close[-1] - lower[-1]) / width, 3) if width > 0 else None,
+                              "bandwidth_pct": env.rnd(width / mid[-1] * 100, 2)}
+    year = bars.tail(252)
+    if has_range:
+        high, low = bars["high"].to_numpy(), bars["low"].to_numpy()
+        adx, pdi, ndi = ind.adx(high, low, close, 14)
+        atr = ind.atr(high, low, close, 14)
+        data.update({"adx_14": _last(adx), "plus_di_14": _last(pdi), "minus_di_14": _last(ndi),
+                     "atr_14": _last(atr, 4), "atr_pct": env.rnd(atr[-1] / close[-1] * 100, 2)})
+        lows, highs, basis = year["low"].to_numpy(), year["high"].to_numpy(), "daily lows and highs"
+    else:
+        reason = "the source gives closes only (no highs and lows)"
+        unavailable.update({k: reason for k in ("adx_14", "plus_di_14", "minus_di_14", "atr_14", "atr_pct")})
+        lows = highs = year["close"].to_numpy()
+        basis = "closes (no highs and lows from the source)"
+    data["support_resistance"] = {"support_20d": env.rnd(lows[-20:].min(), 4), "resistance_20d": env.rnd(highs[-20:].max(), 4),
+                                  "support_60d": env.rnd(lows[-60:].min(), 4), "resistance_60d": env.rnd(highs[-60:].max(), 4),
+                                  "low_52w": env.rnd(lows.min(), 4), "high_52w": env.rnd(highs.max(), 4), "basis": basis}
+    data["trend"] = _trend(close[-1], mas, data.get("adx_14"))
+    signals = _signals(data, has_range, stale)
+    summary = (f"{ticker} closed at {data['close']} on {data['date']} ({fig(data['change_1d_pct'], '%')} on the day), "
+               f"trend {data['trend']['state']} ({data['trend']['strength']} strength); RSI is {fig(data['rsi_14'])}, "
+               f"the MACD histogram {fig(data['macd_12_26_9']['histogram'])}, and the close sits at "
+               f"{fig(data['bollinger_20_2']['percent_b'])} of its Bollinger band. Support is near "
+               f"{data['support_resistance']['support_20d']} and resistance near {data['support_resistance']['resistance_20d']}."
+               + ("" if has_range else " Highs and lows are missing, so ADX and ATR are not computed.")
+               + (" The last bar is stale." if stale else ""))
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("price_levels", "pivots, Fibonacci levels and VWAP for the same ticker"),
+                         ("momentum_score", "momentum and strength against the S&P 500"),
+                         ("volatility_analysis", "realized volatility and expected move")),
+                     methodology="Standard definitions: Wilder RSI/ATR/ADX (14), MACD (12, 26, 9), Bollinger "
+                                 "(20, 2 population deviations); trend from the close against its 50 and 200 "
+                                 "averages, strength from ADX.", unavailable=unavailable or None)
+
+
+def _trend(last: float, mas: dict, adx) -> dict:
+    s50, s200 = mas.get("sma_50"), mas.get("sma_200")
+    if s50 is None:
+        state = "undetermined"
+    elif s200 is None:
+        state = "uptrend" if last > s50 else "downtrend"
+    else:
+        state = "uptrend" if last > s50 > s200 else "downtrend" if last < s50 < s200 else "sideways"
+    strength = "unknown" if adx is None else "strong" if adx >= 25 else "weak" if adx < 20 else "moderate"
+    return {"state": state, "strength": strength}
+
+
+def _signals(data: dict, has_range: bool, stale: bool) -> list[dict]:
+    scale = (1.0 if has_range else 0.85) * (0.6 if stale else 1.0)
+    trend = data["trend"]
+    direction = {"uptrend": "bullish", "downtrend": "bearish"}.get(trend["state"], "neutral")
+    base = {"strong": 0.75, "moderate": 0.65, "weak": 0.5, "unknown": 0.55}[trend["strength"]]
+    out = [env.signal("trend", direction, base * scale, "low", f"{trend['state']}, {trend['strength']} strength")]
+    rsi = data["rsi_14"]
+    if rsi is not None:
+        rsi_dir = "bearish" if rsi > 70 else "bullish" if rsi < 30 else "neutral"
+        out.append(env.signal("rsi", rsi_dir, (0.6 if rsi_dir != "neutral" else 0.4) * scale,
+                              "medium" if rsi_dir != "neutral" else "low",
+                              f"RSI {rsi}: " + ("overbought" if rsi > 70 else "oversold" if rsi < 30 else "mid-range")))
+    macd = data["macd_12_26_9"]
+    if macd["histogram"] is not None:
+        recent = max(filter(None, [macd["last_bullish_cross"], macd["last_bearish_cross"]]), default=None)
+        # a cross in the last week makes the signal more pressing
+        fresh = recent is not None and (np.datetime64(data["date"]) - np.datetime64(recent)).astype(int) <= 7
+        out.append(env.signal("macd", "bullish" if macd["histogram"] > 0 else "bearish", 0.55 * scale,
+                              "medium" if fresh else "low",
+                              "MACD above its signal line" if macd["histogram"] > 0 else "MACD below its signal line"))
+    return out
+
+
+register(Module(name=NAME, category="ticker", tier="S", inputs=(), takes_ticker=True,
+                description="SMA/EMA 20/50/200, RSI, MACD, Bollinger, ADX, ATR, support/resistance, trend, signals",
+                compute=compute, lookback_days=800))

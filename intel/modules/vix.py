@@ -1,0 +1,89 @@
+"""vix: VIX level, percentiles, 1d/1w changes, spike flags and Bollinger bands."""
+from __future__ import annotations
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules._common import fig
+from intel.registry import Module, register
+
+NAME = "vix"
+SERIES = "VIXCLS"
+# spike rules: a one-day jump of 20% or more, a one-week jump of 50% or more, or a close at 30+
+SPIKE_1D_PCT, SPIKE_1W_PCT, STRESS_LEVEL, CRISIS_LEVEL = 20.0, 50.0, 30.0, 40.0
+
+
+def regime_of(level: float) -> str:
+    if level < 15:
+        return "low"
+    if level < 20:
+        return "normal"
+    if level < STRESS_LEVEL:
+        return "elevated"
+    return "high" if level < CRISIS_LEVEL else "crisis"
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, [SERIES], need="all")
+    frame = frames.get(SERIES)
+    sources = env.data_sources(frames, [SERIES])
+    values = frame["value"].to_numpy()
+    level = float(values[-1])
+    change_1d = (values[-1] / values[-2] - 1) * 100 if len(values) > 1 else None
+    change_1w = ind.change_since(frame, 7, "pct")
+    mid, upper, lower = (b[-1] for b in ind.bollinger(values, 20, 2))
+    year = ind.window(frame, 365)["value"].to_numpy()
+    data = {
+        "level": env.rnd(level, 2), "regime": regime_of(level),
+        "change_1d_pts": env.rnd(values[-1] - values[-2], 2) if len(values) > 1 else None,
+        "change_1d_pct": env.rnd(change_1d, 2),
+        "change_1w_pts": env.rnd(ind.change_since(frame, 7, "diff"), 2),
+        "change_1w_pct": env.rnd(change_1w, 2),
+        "percentile_1y": env.rnd(ind.percentile_rank(year, level), 1),
+        "percentile_10y": env.rnd(ind.percentile_rank(ind.window(frame, 3653)["value"], level), 1),
+        "mean_1y": env.rnd(year.mean(), 2), "high_1y": env.rnd(year.max(), 2), "low_1y": env.rnd(year.min(), 2),
+        "bands_20d": {"middle": env.rnd(mid, 2), "upper": env.rnd(upper, 2), "lower": env.rnd(lower, 2)},
+        "spike_flags": {
+            "jump_1d_20pct": bool(change_1d is not None and change_1d >= SPIKE_1D_PCT),
+            "jump_1w_50pct": bool(change_1w is not None and change_1w >= SPIKE_1W_PCT),
+            "above_30": bool(level >= STRESS_LEVEL), "above_40": bool(level >= CRISIS_LEVEL),
+            "above_upper_band": bool(upper == upper and level > upper),  # NaN band: False
+        },
+    }
+    spiking = any(data["spike_flags"][k] for k in ("jump_1d_20pct", "jump_1w_50pct", "above_upper_band"))
+    pct = data["percentile_1y"] or 50
+    if level >= STRESS_LEVEL or spiking:
+        direction, urgency = "bearish", "critical" if level >= CRISIS_LEVEL else "high" if spiking else "medium"
+        reason = f"VIX at {data['level']} ({data['regime']}), spike flags: " + \
+                 (", ".join(k for k, v in data["spike_flags"].items() if v) or "none")
+    elif level < 15 and pct < 30:
+        direction, urgency, reason = "bullish", "low", f"VIX calm at {data['level']} (1-year percentile {pct})"
+    else:
+        direction, urgency, reason = "neutral", "low", f"VIX {data['regime']} at {data['level']}"
+    confidence = env.degrade(0.5 + abs(pct - 50) / 125, sources, essential=[SERIES])
+    signals = [env.signal("volatility_state", direction, confidence, urgency, reason)]
+    summary = (f"The VIX closed at {data['level']}, a {data['regime']} reading at the {fig(data['percentile_1y'])} "
+               f"percentile of its past year (1-year mean {data['mean_1y']}), "
+               f"{_move(data['change_1d_pct'])} on the day and {_move(data['change_1w_pct'])} on the week. "
+               + ("Spike flags raised: " + ", ".join(k for k, v in data["spike_flags"].items() if v) + "."
+                  if any(data["spike_flags"].values()) else "No spike flags are raised.")
+               + env.staleness_note(sources))
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("vix_term_structure", "contango or backwardation behind the level"),
+                         ("volatility_regime", "transition odds between volatility states"),
+                         ("volatility_risk_premium", "implied against realized volatility"),
+                         ("tail_risk", "expected shortfall and jump risk")),
+                     methodology="Bands are a 20-day average plus or minus two population standard "
+                                 "deviations; spike flags are fixed rules on 1-day and 1-week changes.")
+
+
+def _move(pct) -> str:
+    if pct is None:
+        return "with no earlier close to compare"
+    return "flat" if pct == 0 else f"{'up' if pct > 0 else 'down'} {abs(pct)}%"
+
+
+register(Module(name=NAME, category="volatility", tier="S", inputs=(SERIES,),
+                description="VIX level, percentile, 1d/1w change, spike flags, bands",
+                compute=compute, lookback_days=3700))

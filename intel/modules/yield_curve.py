@@ -1,0 +1,121 @@
+"""yield_curve: the Treasury curve 1m-30y, slopes, butterfly, inversion status and duration."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import polars as pl
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules._common import fig
+from intel.registry import Module, register
+
+NAME = "yield_curve"
+TENORS = {"1m": "DGS1MO", "3m": "DGS3MO", "6m": "DGS6MO", "1y": "DGS1", "2y": "DGS2", "3y": "DGS3",
+          "5y": "DGS5", "7y": "DGS7", "10y": "DGS10", "20y": "DGS20", "30y": "DGS30"}
+SLOPES = {"2s10s": ("DGS2", "DGS10"), "3m10y": ("DGS3MO", "DGS10"), "5s30s": ("DGS5", "DGS30")}
+
+
+def spread_series(frames: Frames, short: str, long: str) -> pl.DataFrame | None:
+    """long minus short in bp on the dates both were published."""
+    a, b = frames.get(short), frames.get(long)
+    if a is None or b is None:
+        return None
+    joined = b.join(a, on="date", how="inner", suffix="_short")
+    return joined.select("date", ((pl.col("value") - pl.col("value_short")) * 100).alias("value"))
+
+
+def inversion(spread: pl.DataFrame) -> dict:
+    """Current inversion run (spread < 0), its start and length, and the last one's end if not inverted."""
+    dates, values = spread["date"], spread["value"].to_numpy()
+    inverted = values < 0
+    out = {"inverted": bool(inverted[-1]), "inverted_since": None, "inversion_duration_days": 0,
+           "last_inversion_ended": None}
+    if inverted[-1]:
+        start = len(values) - 1
+        while start > 0 and inverted[start - 1]:
+            start -= 1
+        out["inverted_since"] = dates[start].isoformat()
+        out["inversion_duration_days"] = (dates[-1] - dates[start]).days
+    elif inverted.any():
+        last = int(np.flatnonzero(inverted)[-1])
+        out["last_inversion_ended"] = dates[last + 1].isoformat()
+    recent = ind.window(spread, 365)
+    out["share_inverted_1y_pct"] = env.rnd(float((recent["value"] < 0).mean()) * 100, 1)
+    return out
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, ["DGS10"], need="all")
+    env.require(frames, NAME, ["DGS2", "DGS3MO"])
+    sources = env.data_sources(frames, TENORS.values())
+    curve = {t: env.rnd(frames.get(s)["value"][-1], 2) for t, s in TENORS.items() if frames.get(s) is not None}
+    data: dict = {"curve_pct": curve, "slopes": {}, "inversion": {}}
+    for name, (short, long) in SLOPES.items():
+        spread = spread_series(frames, short, long)
+        if spread is None or spread.height == 0:
+            continue
+        month_ago = ind.value_on_or_before(spread, spread["date"][-1] - timedelta(days=30))
+        data["slopes"][f"{name}_bp"] = env.rnd(spread["value"][-1], 1)
+        data["slopes"][f"{name}_change_1m_bp"] = env.rnd(spread["value"][-1] - month_ago[1], 1) \
+            if month_ago else None
+        data["inversion"][name] = inversion(spread)
+    if {"2y", "5y", "10y"} <= curve.keys():
+        data["slopes"]["butterfly_2s5s10s_bp"] = env.rnd((2 * curve["5y"] - curve["2y"] - curve["10y"]) * 100, 1)
+    data["shape"] = _shape(data["slopes"])
+    signals, lead = [], data["inversion"].get("3m10y") or data["inversion"].get("2s10s")
+    if lead is not None:
+        key = "3m10y" if "3m10y" in data["inversion"] else "2s10s"
+        days = lead["inversion_duration_days"]
+        conf = env.degrade(0.5 + min(0.4, days / 500), sources, essential=["DGS10", SLOPES[key][0]])
+        signals.append(env.signal(
+            "curve_inversion", "bearish" if lead["inverted"] else "neutral", conf,
+            "medium" if lead["inverted"] else "low",
+            f"{key} inverted for {days} days (a classic recession lead)" if lead["inverted"]
+            else f"{key} not inverted"))
+    change = data["slopes"].get("2s10s_change_1m_bp")
+    if change is not None:
+        move = "steepening" if change > 10 else "flattening" if change < -10 else "stable"
+        signals.append(env.signal("curve_momentum", "neutral", env.degrade(0.5, sources, ["DGS10", "DGS2"]),
+                                  "low", f"2s10s {move} over the past month"))
+    summary = _summary(data) + env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("treasury_yields", "per-tenor changes and percentiles"),
+                         ("curve_dynamics", "bull/bear steepening or flattening"),
+                         ("recession_probability", "the 10y-3m spread in a recession model"),
+                         ("fed_policy", "what the front end prices for the Fed")),
+                     methodology="Slopes are long minus short yields in bp on common dates; an inversion "
+                                 "run counts calendar days from its first inverted observation.")
+
+
+def _shape(slopes: dict) -> str:
+    s, b = slopes.get("2s10s_bp"), slopes.get("butterfly_2s5s10s_bp")
+    if s is None:
+        return "unknown"
+    if s < -10:
+        return "inverted"
+    if abs(s) <= 10:
+        return "humped" if b is not None and b > 10 else "flat"
+    return "normal"
+
+
+def _summary(data: dict) -> str:
+    curve, slopes = data["curve_pct"], data["slopes"]
+    parts = [f"The Treasury curve is {data['shape']}: the 10-year yields {fig(curve.get('10y'), '%')}"
+             + (f" and the 2-year {curve['2y']}%" if "2y" in curve else "")
+             + f", a 2s10s slope of {fig(slopes.get('2s10s_bp'))} bp and 3m10y of {fig(slopes.get('3m10y_bp'))} bp."]
+    for key, inv in data["inversion"].items():
+        if inv["inverted"]:
+            parts.append(f"{key} has been inverted since {inv['inverted_since']} "
+                         f"({inv['inversion_duration_days']} days).")
+        elif inv["last_inversion_ended"]:
+            parts.append(f"{key} is positive; its last inversion ended {inv['last_inversion_ended']}.")
+    return " ".join(parts)
+
+
+register(Module(name=NAME, category="rates_credit", tier="S", inputs=tuple(TENORS.values()),
+                description="Curve 1m-30y, slopes 2s10s 3m10y 5s30s, butterfly, inversion status and duration",
+                compute=compute, lookback_days=3700))

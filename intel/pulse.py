@@ -1,0 +1,187 @@
+"""The free cross-market snapshot: regime, five asset-class signals with cross-market context,
+correlation breaks, a composite score and premium teasers. The per-asset signals are shared with
+market_intelligence."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from intel import indicators as ind
+from intel.correlations import CORRELATION_ASSETS, correlation_breaks
+from intel.envelope import data_sources, degrade, rnd, series_status
+from intel.frames import Frames
+from intel.regime import REGIME_INPUTS, classify, risk_balance
+
+ASSET_INPUTS = {"equities": ("SP500", "NASDAQCOM", "BAMLH0A0HYM2"), "bonds": ("DGS10", "DGS2"),
+                "crypto": ("CBBTCUSD",), "volatility": ("VIXCLS", "SP500"), "fx": ("DTWEXBGS", "DEXUSEU")}
+PULSE_INPUTS: tuple[str, ...] = tuple(dict.fromkeys(
+    [*REGIME_INPUTS, *(s for ids in ASSET_INPUTS.values() for s in ids), *CORRELATION_ASSETS]))
+# composite weights on risk-oriented scores (+1 = risk-on); the dollar counts inverted
+COMPOSITE_WEIGHTS = {"equities": 0.3, "volatility": 0.2, "credit": 0.2, "crypto": 0.1, "fx": 0.1, "regime": 0.1}
+COMPOSITE_METHOD = ("100 x the weighted mean of risk-oriented scores in -1..+1: equities 0.3, volatility "
+                    "0.2, credit (HY spread) 0.2, crypto 0.1, dollar (inverted) 0.1, regime balance "
+                    "P(risk_on) - P(risk_off) - P(crisis) 0.1; weights of missing parts are redistributed.")
+
+
+def _clip(x: float) -> float:
+    return float(max(-1.0, min(1.0, x)))
+
+
+def _trend(frame, sma_days: int = 200) -> dict:
+    close = frame["value"].to_numpy()
+    sma = ind.sma(close, sma_days)[-1] if len(close) >= sma_days else np.nan
+    return {"last": float(close[-1]), "vs_sma200_pct": (close[-1] / sma - 1) * 100 if np.isfinite(sma) else None,
+            "change_1m_pct": ind.change_since(frame, 30, "pct"),
+            "drawdown_1y_pct": float(ind.drawdown(ind.window(frame, 365)["value"])[-1] * 100)}
+
+
+def _finish(frames: Frames, ids: tuple[str, ...], score: float, direction_of: str, figures: dict,
+            cross: str) -> dict:
+    direction = "bullish" if score > 0.15 else "bearish" if score < -0.15 else "neutral"
+    sources = data_sources(frames, ids)
+    confidence = degrade(0.4 + 0.5 * abs(score), sources, essential=ids[:1])
+    return {"direction": direction, "confidence": rnd(confidence, 2), "score": rnd(score, 3),
+            "direction_of": direction_of, "key_figures": {k: rnd(v, 2) for k, v in figures.items()},
+            "cross_market": cross}
+
+
+def _unavailable(what: str) -> dict:
+    return {"direction": "neutral", "confidence": 0.0, "score": None, "key_figures": {},
+            "cross_market": f"{what} unavailable: no observations yet", "unavailable": True}
+
+
+def _fmt(x, digits=1):
+    return "n/a" if x is None else f"{abs(x):.{digits}f}"
+
+
+def _move(x, up="up", down="down", digits=1):
+    return "unchanged" if x is None or round(x, digits) == 0 else f"{up if x > 0 else down} {_fmt(x, digits)}"
+
+
+def asset_signals(frames: Frames) -> dict[str, dict]:
+    """Per asset class: direction, confidence, score (-1..+1), key figures and a cross-market line."""
+    out: dict[str, dict] = {}
+    hy = frames.get("BAMLH0A0HYM2")
+    hy_1m = ind.change_since(hy, 30, "bp") if hy is not None else None
+    eq_id = "SP500" if frames.get("SP500") is not None else "NASDAQCOM"
+    eq = frames.get(eq_id)
+    if eq is None:
+        out["equities"] = _unavailable("equities")
+    else:
+        t = _trend(eq)
+        score = _clip(np.mean([v for v in ((t["vs_sma200_pct"] or 0) / 10, (t["change_1m_pct"] or 0) / 5)]))
+        score = _clip(score - (0.5 if t["drawdown_1y_pct"] < -10 else 0))
+        credit = "no credit data" if hy_1m is None else (
+            f"HY spread {_move(hy_1m, 'widened', 'narrowed', 0)} bp over 1m: credit "
+            + ("confirms" if (hy_1m <= 0) == (score >= 0) else "diverges"))
+        out["equities"] = _finish(frames, (eq_id, "BAMLH0A0HYM2"), score, f"{eq_id} price", {
+            "level": t["last"], "change_1m_pct": t["change_1m_pct"], "vs_sma200_pct": t["vs_sma200_pct"],
+            "drawdown_1y_pct": t["drawdown_1y_pct"]}, f"{eq_id} {_move(t['change_1m_pct'])}% over 1m; {credit}")
+    ten = frames.get("DGS10")
+    if ten is None:
+        out["bonds"] = _unavailable("Treasury yields")
+    else:
+        change = ind.change_since(ten, 30, "bp") or 0.0
+        two = frames.get("DGS2")
+        slope = (float(ten["value"][-1]) - float(two["value"][-1])) * 100 if two is not None else None
+        eq_move = ind.change_since(eq, 30, "pct") if eq is not None else None
+        cross = "no equity data" if eq_move is None else (
+            f"10y yield {_move(change, digits=0)} bp while equities {_move(eq_move)}%: "
+            + ("stocks and bonds moving together" if change * eq_move < 0 else "stocks and bonds diverging"))
+        out["bonds"] = _finish(frames, ("DGS10", "DGS2"), _clip(-change / 30),
+                               "Treasury prices (falling yields = bullish)",
+                               {"yield_10y_pct": float(ten["value"][-1]), "change_1m_bp": change,
+                                "slope_2s10s_bp": slope}, cross)
+    btc = frames.get("CBBTCUSD")
+    if btc is None:
+        out["crypto"] = _unavailable("bitcoin")
+    else:
+        t = _trend(btc)
+        score = _clip(np.mean([(t["vs_sma200_pct"] or 0) / 20, (t["change_1m_pct"] or 0) / 15]))
+        nasdaq = frames.get("NASDAQCOM")
+        nq = ind.change_since(nasdaq, 30, "pct") if nasdaq is not None else None
+        cross = "no Nasdaq data" if nq is None else f"bitcoin {_move(t['change_1m_pct'])}% vs Nasdaq {_move(nq)}% over 1m"
+        out["crypto"] = _finish(frames, ("CBBTCUSD",), score, "bitcoin price", {
+            "btc_usd": t["last"], "change_1m_pct": t["change_1m_pct"], "vs_sma200_pct": t["vs_sma200_pct"],
+            "drawdown_1y_pct": t["drawdown_1y_pct"]}, cross)
+    vix = frames.get("VIXCLS")
+    if vix is None:
+        out["volatility"] = _unavailable("VIX")
+    else:
+        level, week = float(vix["value"][-1]), ind.change_since(vix, 7, "pct") or 0.0
+        pct = ind.percentile_rank(ind.window(vix, 365)["value"], level)
+        realized = ind.realized_vol(eq["value"].to_numpy(), 21) if eq is not None else None
+        cross = "no equity data for realized volatility" if realized is None else (
+            f"VIX {_fmt(level)} vs 21-day realized S&P volatility {_fmt(realized)}%: implied "
+            + ("above" if level > realized else "below") + " realized")
+        out["volatility"] = _finish(frames, ("VIXCLS", eq_id), _clip(np.mean([(20 - level) / 10, -week / 25])),
+                                    "risk assets (calm or falling VIX = bullish)",
+                                    {"vix": level, "percentile_1y": pct, "change_1w_pct": week,
+                                     "sp500_realized_vol_21d_pct": realized}, cross)
+    out["fx"] = _fx_signal(frames)
+    return out
+
+
+def credit_score(frames: Frames) -> float | None:
+    """-1..+1 risk-oriented: tight (below 4.5%) and narrowing high-yield spreads score positive."""
+    hy = frames.get("BAMLH0A0HYM2")
+    if hy is None:
+        return None
+    return _clip(np.mean([(4.5 - float(hy["value"][-1])) / 2, -(ind.change_since(hy, 30, "bp") or 0) / 50]))
+
+
+def _fx_signal(frames: Frames) -> dict:
+    usd, eur = frames.get("DTWEXBGS"), frames.get("DEXUSEU")
+    if usd is None and eur is None:
+        return _unavailable("dollar")
+    # DEXUSEU is dollars per euro: a rising quote is a falling dollar
+    change = ind.change_since(usd, 30, "pct") if usd is not None else -(ind.change_since(eur, 30, "pct") or 0)
+    change = change or 0.0
+    ten = frames.get("DGS10")
+    rates = ind.change_since(ten, 30, "bp") if ten is not None else None
+    cross = "no yield data" if rates is None else (
+        f"dollar {_move(change)}% with the 10y yield {_move(rates, digits=0)} bp over 1m: "
+        + ("rate-driven" if change * rates > 0 else "not following rates"))
+    ids = ("DTWEXBGS",) if usd is not None else ("DEXUSEU",)
+    figures = {"dollar_change_1m_pct": change}
+    if usd is not None:
+        figures["broad_dollar_index"] = float(usd["value"][-1])
+    eur_status = series_status(frames, "DEXUSEU")
+    if eur is not None and (usd is None or not eur_status["stale"]):  # a stale quote adds nothing here
+        figures["eurusd"] = float(eur["value"][-1])
+    return _finish(frames, ids, _clip(change / 2), "US dollar", figures, cross)
+
+
+def composite_score(signals: dict, probabilities: dict, credit: float | None) -> float | None:
+    parts = {"equities": signals["equities"]["score"], "volatility": signals["volatility"]["score"],
+             "credit": credit, "crypto": signals["crypto"]["score"],
+             "fx": None if signals["fx"]["score"] is None else -signals["fx"]["score"],
+             "regime": risk_balance(probabilities)}
+    present = {k: v for k, v in parts.items() if v is not None}
+    weight = sum(COMPOSITE_WEIGHTS[k] for k in present)
+    return rnd(100 * sum(COMPOSITE_WEIGHTS[k] * v for k, v in present.items()) / weight, 1) if weight else None
+
+
+def teaser(name: str, state: str) -> str:
+    """One line that names what the premium module adds, with no figures in it."""
+    words = re.sub(r"[\d_]+", " ", name).strip()
+    return re.sub(r"\d", "", f"Full {words} analysis behind today's {state.replace('_', ' ')} reading.")
+
+
+def compute_pulse(frames: Frames, premium_modules: list[tuple[str, int]]) -> dict:
+    regime = classify(frames)
+    signals = asset_signals(frames)
+    composite = composite_score(signals, regime["probabilities"], credit_score(frames))
+    breaks = correlation_breaks(frames)
+    return {
+        "as_of": frames.now.isoformat(),
+        "regime": {k: regime[k] for k in ("state", "probabilities", "rationale")},
+        "signals": signals,
+        "correlation_alerts": breaks["alerts"],
+        "correlation_method": breaks["method"],
+        "composite_score": composite, "composite_method": COMPOSITE_METHOD,
+        "premium_teasers": [{"module": n, "teaser": teaser(n, regime["state"]), "price_sats": p}
+                            for n, p in premium_modules],
+        "data_sources": data_sources(frames, PULSE_INPUTS),
+    }

@@ -1,0 +1,140 @@
+"""The cross-asset regime classifier shared by market_regime, market_intelligence and the pulse.
+
+Transparent scored rules: each available fact (equity trend and drawdown, VIX level and percentile,
+high-yield spread level and change, the 2s10s curve, the dollar) adds points to one of four states;
+probabilities are the softmax of the state scores. Stale inputs count half."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import indicators as ind
+from intel.envelope import rnd, series_status
+from intel.frames import Frames
+
+STATES = ("risk_on", "neutral", "risk_off", "crisis")
+REGIME_INPUTS = ("SP500", "VIXCLS", "BAMLH0A0HYM2", "T10Y2Y", "DGS10", "DGS2", "DTWEXBGS")
+METHODOLOGY = ("Scored rules: equity trend (distance to the 200-day average) and drawdown from the 1-year "
+               "high, VIX level and 1-year percentile, high-yield OAS level and 1-month change, the 2s10s "
+               "curve and the dollar's 3-month change each add points to risk_on, neutral, risk_off or "
+               "crisis (stale inputs count half); probabilities are the softmax of the state scores.")
+
+
+def regime_facts(frames: Frames) -> dict:
+    """The numbers the rules read (None where an input is missing or too short)."""
+    facts: dict = {}
+    spx = frames.get("SP500")
+    if spx is not None and spx.height >= 200:
+        close = spx["value"].to_numpy()
+        facts["sp500_vs_sma200_pct"] = (close[-1] / ind.sma(close, 200)[-1] - 1) * 100
+        year = ind.window(spx, 365)["value"].to_numpy()
+        facts["sp500_drawdown_1y_pct"] = (year[-1] / year.max() - 1) * 100
+    vix = frames.get("VIXCLS")
+    if vix is not None:
+        facts["vix"] = float(vix["value"][-1])
+        facts["vix_percentile_1y"] = ind.percentile_rank(ind.window(vix, 365)["value"], facts["vix"])
+    hy = frames.get("BAMLH0A0HYM2")
+    if hy is not None:
+        facts["hy_oas_pct"] = float(hy["value"][-1])
+        facts["hy_oas_change_1m_bp"] = ind.change_since(hy, 30, "bp")
+    curve = curve_2s10s_bp(frames)
+    if curve is not None:
+        facts["curve_2s10s_bp"] = curve
+    usd = frames.get("DTWEXBGS")
+    if usd is not None:
+        facts["dollar_change_3m_pct"] = ind.change_since(usd, 91, "pct")
+    return facts
+
+
+def curve_2s10s_bp(frames: Frames) -> float | None:
+    spread = frames.get("T10Y2Y")
+    if spread is not None:
+        return float(spread["value"][-1]) * 100
+    ten, two = frames.get("DGS10"), frames.get("DGS2")
+    if ten is None or two is None:
+        return None
+    return (float(ten["value"][-1]) - float(two["value"][-1])) * 100
+
+
+# (fact, series, [(predicate, state, points, text)]): first matching band wins within a rule.
+def _rules(f: dict) -> list[tuple[str, str, list]]:
+    return [
+        ("sp500_vs_sma200_pct", "SP500", [
+            (lambda d: d < -15, "crisis", 1.0, "S&P 500 {v}% below its 200-day average"),
+            (lambda d: d < -2, "risk_off", 1.0, "S&P 500 {v}% below its 200-day average"),
+            (lambda d: d <= 2, "neutral", 0.5, "S&P 500 within 2% of its 200-day average ({v}%)"),
+            (lambda d: True, "risk_on", 1.0, "S&P 500 {v}% above its 200-day average")]),
+        ("sp500_drawdown_1y_pct", "SP500", [
+            (lambda d: d <= -20, "crisis", 1.0, "S&P 500 in a {v}% drawdown from its 1-year high"),
+            (lambda d: d <= -10, "risk_off", 1.0, "S&P 500 in a {v}% drawdown from its 1-year high"),
+            (lambda d: d <= -5, "neutral", 0.5, "S&P 500 {v}% off its 1-year high"),
+            (lambda d: True, "risk_on", 0.5, "S&P 500 within 5% of its 1-year high ({v}%)")]),
+        ("vix", "VIXCLS", [
+            (lambda v: v >= 40, "crisis", 2.0, "VIX at {v}, a crisis level (40 or more)"),
+            (lambda v: v >= 30, "risk_off", 1.5, "VIX at {v}, stressed (30 to 40)"),
+            (lambda v: v >= 20, "risk_off", 1.0, "VIX at {v}, elevated (20 to 30)"),
+            (lambda v: v >= 15, "neutral", 1.0, "VIX at {v}, normal (15 to 20)"),
+            (lambda v: True, "risk_on", 1.0, "VIX at {v}, calm (below 15)")]),
+        ("vix_percentile_1y", "VIXCLS", [
+            (lambda p: p >= 90, "risk_off", 0.5, "VIX in the top decile of its year (percentile {v})"),
+            (lambda p: p <= 20, "risk_on", 0.5, "VIX in the bottom fifth of its year (percentile {v})")]),
+        ("hy_oas_pct", "BAMLH0A0HYM2", [
+            (lambda h: h >= 7, "crisis", 1.5, "high-yield spread at {v}%, distressed (7% or more)"),
+            (lambda h: h >= 5, "risk_off", 1.0, "high-yield spread at {v}%, wide (5% to 7%)"),
+            (lambda h: h >= 3.5, "neutral", 1.0, "high-yield spread at {v}%, middling (3.5% to 5%)"),
+            (lambda h: True, "risk_on", 1.0, "high-yield spread at {v}%, tight (below 3.5%)")]),
+        ("hy_oas_change_1m_bp", "BAMLH0A0HYM2", [
+            (lambda c: c > 100, "crisis", 1.0, "high-yield spread up {v} bp in a month"),
+            (lambda c: c > 40, "risk_off", 0.5, "high-yield spread up {v} bp in a month"),
+            (lambda c: c < -25, "risk_on", 0.5, "high-yield spread down {v} bp in a month")]),
+        ("curve_2s10s_bp", "T10Y2Y", [
+            (lambda s: s < 0, "risk_off", 0.5, "2s10s curve inverted at {v} bp"),
+            (lambda s: True, "neutral", 0.25, "2s10s curve positive at {v} bp")]),
+        ("dollar_change_3m_pct", "DTWEXBGS", [
+            (lambda u: u > 5, "risk_off", 0.5, "broad dollar up {v}% in 3 months (tightening)"),
+            (lambda u: u < -3, "risk_on", 0.5, "broad dollar down {v}% in 3 months (easing)"),
+            (lambda u: True, "neutral", 0.25, "broad dollar steady ({v}% in 3 months)")]),
+    ]
+
+
+def classify(frames: Frames, facts: dict | None = None) -> dict:
+    facts = regime_facts(frames) if facts is None else facts
+    scores = dict.fromkeys(STATES, 0.0)
+    rationale: list[tuple[float, str, dict]] = []
+    for key, series_id, bands in _rules(facts):
+        value = facts.get(key)
+        if value is None:
+            continue
+        # the curve may come from DGS10 - DGS2 when T10Y2Y itself is absent
+        status = series_status(frames, series_id) or series_status(frames, "DGS10")
+        stale = bool(status and status["stale"])
+        for test, state, points, text in bands:
+            if test(value):
+                points *= 0.5 if stale else 1.0
+                scores[state] += points
+                magnitude = any(w in text for w in ("up {v}", "down {v}", "drawdown", "below its", "off its"))
+                shown = rnd(abs(value) if magnitude else value, 2)
+                note = " (stale input, half weight)" if stale else ""
+                rationale.append((points, f"{text.format(v=shown)} -> {state}{note}",
+                                  {"fact": key, "value": rnd(value, 2), "state": state, "points": points}))
+                break
+    probabilities = softmax(scores)
+    # ties (e.g. no facts at all) resolve to neutral rather than to whichever state is listed first
+    state = max(STATES, key=lambda s: (round(probabilities[s], 9), s == "neutral"))
+    return {"state": state, "probabilities": {s: rnd(p, 3) for s, p in probabilities.items()},
+            "scores": {s: rnd(v, 2) for s, v in scores.items()},
+            "rationale": [text for _, text, _ in sorted(rationale, key=lambda r: -r[0])],
+            "drivers": [driver for _, _, driver in sorted(rationale, key=lambda r: -r[0])],
+            "facts": {k: rnd(v, 2) for k, v in facts.items()},
+            "missing_facts": [k for k, _, _ in _rules({}) if facts.get(k) is None]}
+
+
+def softmax(scores: dict[str, float]) -> dict[str, float]:
+    values = np.array(list(scores.values()), dtype=float)
+    weights = np.exp(values - values.max())
+    weights /= weights.sum()
+    return {k: float(w) for k, w in zip(scores, weights)}
+
+
+def risk_balance(probabilities: dict[str, float]) -> float:
+    """-1..+1: P(risk_on) minus P(risk_off) minus P(crisis), used by the composite score."""
+    return max(-1.0, min(1.0, probabilities["risk_on"] - probabilities["risk_off"] - probabilities["crisis"]))

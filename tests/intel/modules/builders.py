@@ -1,0 +1,118 @@
+"""Builders for constructed series and the checks every module payload must pass (imported by the
+module, regime and pulse tests)."""
+from __future__ import annotations
+
+import math
+import re
+from datetime import date, datetime, timezone
+
+import numpy as np
+import orjson
+import polars as pl
+
+from intel.formats import FORMATS, flatten, render
+from intel.frames import Frames
+
+NOW = date(2024, 6, 28)  # a Friday
+
+
+def bdays(n: int, end: date = NOW) -> list[date]:
+    """The last n business days up to `end`."""
+    days = np.busday_offset(np.datetime64(end, "D"), -np.arange(n)[::-1], roll="backward")
+    return [d.astype(date) for d in days]
+
+
+def cdays(n: int, end: date = NOW) -> list[date]:
+    """The last n calendar days up to `end` (crypto trades every day)."""
+    last = np.datetime64(end, "D")
+    return [(last - np.timedelta64(int(k), "D")).astype(date) for k in range(n)][::-1]
+
+
+def series(dates, values) -> pl.DataFrame:
+    return pl.DataFrame({"date": list(dates), "value": [float(v) for v in values]},
+                        schema={"date": pl.Date, "value": pl.Float64})
+
+
+def make_frames(parts: dict[str, pl.DataFrame], now: date = NOW) -> Frames:
+    if not parts:
+        return Frames(now=now, series={}, data_source="test")
+    long = pl.concat([df.with_columns(pl.lit(sid).alias("series_id")) for sid, df in parts.items()])
+    return Frames.from_long(long.select("series_id", "date", "value"), now, data_source="test")
+
+
+def random_walk(n: int, start: float, vol: float, seed: int, drift: float = 0.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return start * np.exp(np.cumsum(rng.normal(drift, vol, n)))
+
+
+def _finite_everywhere(value) -> None:
+    if isinstance(value, float):
+        assert math.isfinite(value), "non-finite number in payload"
+    elif isinstance(value, dict):
+        for item in value.values():
+            _finite_everywhere(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _finite_everywhere(item)
+
+
+FIGURE = re.compile(r"(?<![A-Za-z0-9_.\-])-?\d+(?:\.\d+)?(?![A-Za-z0-9_\-])")
+ISO = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+
+
+def summary_figures_in_data(payload: dict) -> None:
+    """Every figure in the summary is a value in `data` after the same rounding (dates as strings)."""
+    text, flat = payload["summary"], flatten(payload["data"])
+    strings = " ".join(str(v) for v in flat.values() if isinstance(v, str))
+    numbers = [abs(float(v)) for v in flat.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    for found in ISO.findall(text):
+        assert found in strings, f"date {found} in summary but not in data"
+    text = ISO.sub(" ", text).replace("S&P 500", "S&P")
+    for figure in FIGURE.findall(text):
+        digits = len(figure.split(".")[1]) if "." in figure else 0
+        target = abs(float(figure))
+        assert any(round(v, digits) == target for v in numbers), f"{figure} in summary, not in data: {text}"
+
+
+def check_payload(payload: dict) -> None:
+    """Envelope shape, no NaN anywhere, summary figures in data, and every format renders to JSON."""
+    for key in ("module", "as_of", "data", "signals", "summary", "data_sources", "related_modules", "full_data"):
+        assert key in payload, key
+    assert "_meta" not in payload and payload["full_data"] is True
+    for s in payload["signals"]:
+        assert s["direction"] in ("bullish", "bearish", "neutral") and 0 <= s["confidence"] <= 1
+        assert s["urgency"] in ("low", "medium", "high", "critical") and s["reason"]
+    for s in payload["data_sources"]["series"]:
+        assert {"id", "last_observation", "observations_used", "stale"} <= s.keys()
+    assert all({"name", "reason"} <= r.keys() for r in payload["related_modules"])
+    _finite_everywhere(payload)
+    summary_figures_in_data(payload)
+    for fmt in FORMATS:
+        for include in (False, True):
+            out = render(payload, fmt, include_prompt=include, previous=payload["data"],
+                         now=datetime(2024, 7, 1, tzinfo=timezone.utc))
+            _finite_everywhere(out)
+            orjson.dumps(out)
+
+
+def market(kind: str = "calm", n: int = 800, seed: int = 11) -> dict[str, pl.DataFrame]:
+    """A whole constructed market: `calm` (uptrend, low VIX, tight credit) or `crisis` (a 30% equity
+    fall over the last 60 days, VIX in the 40s, high-yield spreads blowing out, a surging dollar)."""
+    dates, days = bdays(n), cdays(int(n * 1.45))
+    rng = np.random.default_rng(seed)
+    ramp = lambda a, b, k: np.concatenate([np.full(n - k, a), np.linspace(a, b, k)])  # noqa: E731
+    spx = random_walk(n, 3000, 0.005, seed, drift=0.0012)
+    btc = random_walk(len(days), 20000, 0.02, seed + 1, drift=0.002)
+    vix = 13 + rng.normal(0, 0.5, n)
+    hy, curve, usd = ramp(3.6, 3.1, 60), np.full(n, 0.6), random_walk(n, 110, 0.002, seed + 2)
+    if kind == "crisis":
+        spx = spx * ramp(1.0, 0.7, 60)
+        btc = btc * np.concatenate([np.ones(len(days) - 90), np.linspace(1, 0.45, 90)])
+        vix, hy, curve = ramp(14, 45, 40), ramp(4.0, 8.5, 40), np.full(n, -0.3)
+        usd = usd * ramp(1.0, 1.08, 60)
+    return {"SP500": series(dates, spx), "NASDAQCOM": series(dates, spx * 4.2), "VIXCLS": series(dates, vix),
+            "BAMLH0A0HYM2": series(dates, hy), "BAMLC0A0CM": series(dates, hy / 3),
+            "T10Y2Y": series(dates, curve), "DGS10": series(dates, 4.0 + curve - 0.6 + rng.normal(0, 0.02, n)),
+            "DGS2": series(dates, np.full(n, 3.4)), "DGS3MO": series(dates, np.full(n, 3.6)),
+            "DTWEXBGS": series(dates, usd), "DEXUSEU": series(dates, 120 / usd),
+            "CBBTCUSD": series(days, btc), "DCOILWTICO": series(dates, random_walk(n, 75, 0.02, seed + 3))}

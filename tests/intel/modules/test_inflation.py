@@ -1,0 +1,55 @@
+from datetime import date
+
+import pytest
+
+from builders import check_payload, make_frames, series
+from intel.modules import inflation
+
+
+def _months(n, end=(2024, 5)):
+    y, m = end
+    out = []
+    for k in range(n - 1, -1, -1):
+        idx = y * 12 + m - 1 - k
+        out.append(date(idx // 12, idx % 12 + 1, 1))
+    return out
+
+
+def _index(n, r1, r2, last_k=3):
+    values, level = [], 100.0
+    for i in range(n):
+        level *= 1 + (r2 if i >= n - last_k else r1)
+        values.append(level)
+    return values
+
+
+def test_yoy_and_annualized_rates_on_constructed_index():
+    r1, r2 = 0.002, 0.005
+    cpi = _index(30, r1, r2)
+    frames = make_frames({"CPILFESL": series(_months(30), cpi), "PCEPILFE": series(_months(30), _index(30, r1, r1))},
+                         now=date(2024, 6, 20))
+    payload = inflation.compute(frames)
+    core = payload["data"]["core_cpi"]
+    yoy = ((1 + r1) ** 9 * (1 + r2) ** 3 - 1) * 100
+    assert core["yoy_pct"] == pytest.approx(round(yoy, 2))
+    assert core["annualized_3m_pct"] == pytest.approx(round(((1 + r2) ** 12 - 1) * 100, 2))
+    assert core["annualized_6m_pct"] == pytest.approx(round(((1 + r1) ** 3 * (1 + r2) ** 3) ** 2 * 100 - 100, 2))
+    assert core["mom_pct"] == pytest.approx(0.5) and core["period"] == "2024-05"
+    assert core["acceleration_pp"] > 0
+    pce = payload["data"]["core_pce"]
+    assert pce["yoy_pct"] == pytest.approx(round(((1 + r1) ** 12 - 1) * 100, 2))
+    assert pce["gap_to_target_pp"] == pytest.approx(round(pce["yoy_pct"] - 2, 2), abs=0.011)
+    assert payload["data"]["lead_measure"] == "core_pce"
+    assert set(payload["data_sources"]["missing"]) == {"CPIAUCSL", "PPIFIS"}
+    check_payload(payload)
+
+
+def test_missing_month_gives_none_not_a_shifted_month():
+    dates = _months(30)
+    values = _index(30, 0.003, 0.003)
+    del dates[23], values[23]  # 2023-11 absent: the 6-month base of 2024-05 is missing
+    payload = inflation.compute(make_frames({"CPIAUCSL": series(dates, values)}, now=date(2024, 6, 20)))
+    cpi = payload["data"]["cpi"]
+    assert cpi["yoy_pct"] is not None and cpi["annualized_3m_pct"] is not None
+    assert cpi["annualized_6m_pct"] is None
+    check_payload(payload)

@@ -1,0 +1,65 @@
+import time
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+import ta
+
+from builders import bdays, check_payload, make_frames
+from intel.envelope import InsufficientData
+from intel.modules import technical_analysis
+
+
+def _bars(n=504, seed=3, ranges=True):
+    rng = np.random.default_rng(seed)
+    close = 100 * np.exp(np.cumsum(rng.normal(0.0005, 0.015, n)))
+    wiggle = np.abs(rng.normal(0, 0.01, n)) * close
+    cols = {"date": bdays(n), "open": close, "high": close + wiggle, "low": close - wiggle, "close": close,
+            "volume": np.full(n, 1e6)}
+    frame = pl.DataFrame(cols)
+    if not ranges:
+        frame = frame.with_columns([pl.lit(None, pl.Float64).alias(c) for c in ("open", "high", "low", "volume")])
+    return frame
+
+
+def test_indicators_match_ta():
+    bars = _bars()
+    payload = technical_analysis.compute(make_frames({}), bars, "TEST")
+    d = payload["data"]
+    h, l, c = (pd.Series(bars[k].to_numpy()) for k in ("high", "low", "close"))
+    assert d["rsi_14"] == pytest.approx(round(ta.momentum.RSIIndicator(c).rsi().iloc[-1], 2), abs=0.011)
+    macd = ta.trend.MACD(c)
+    assert d["macd_12_26_9"]["histogram"] == pytest.approx(round(macd.macd_diff().iloc[-1], 4))
+    bb = ta.volatility.BollingerBands(c)
+    assert d["bollinger_20_2"]["upper"] == pytest.approx(round(bb.bollinger_hband().iloc[-1], 2))
+    assert d["adx_14"] == pytest.approx(round(ta.trend.ADXIndicator(h, l, c).adx().iloc[-1], 2))
+    assert d["atr_14"] == pytest.approx(round(ta.volatility.AverageTrueRange(h, l, c).average_true_range().iloc[-1], 4))
+    assert d["moving_averages"]["ema_50"] == pytest.approx(round(ta.trend.EMAIndicator(c, 50).ema_indicator().iloc[-1], 2))
+    assert d["support_resistance"]["support_20d"] == pytest.approx(round(l.iloc[-20:].min(), 4))
+    assert "unavailable" not in d
+    check_payload(payload)
+
+
+def test_closes_only_lists_unavailable_and_lowers_confidence():
+    full = technical_analysis.compute(make_frames({}), _bars(), "TEST")
+    closes = technical_analysis.compute(make_frames({}), _bars(ranges=False), "TEST")
+    assert {"adx_14", "atr_14"} <= closes["data"]["unavailable"].keys()
+    assert "adx_14" not in closes["data"] and closes["data"]["rsi_14"] == full["data"]["rsi_14"]
+    assert closes["signals"][0]["confidence"] < full["signals"][0]["confidence"]
+    check_payload(closes)
+
+
+def test_too_few_bars_and_speed():
+    with pytest.raises(InsufficientData):
+        technical_analysis.compute(make_frames({}), _bars(20), "TEST")
+    bars, frames = _bars(), make_frames({})
+    technical_analysis.compute(frames, bars, "TEST")
+    best = min(_timed(lambda: technical_analysis.compute(frames, bars, "TEST")) for _ in range(5))
+    assert best < 0.02
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start

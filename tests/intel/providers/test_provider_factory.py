@@ -1,0 +1,52 @@
+"""make_provider / make_clock follow the settings."""
+from __future__ import annotations
+
+import time
+from datetime import date, datetime, timezone
+
+import pytest
+
+from intel.providers.factory import make_clock, make_provider
+from intel.providers.replay import ReplayProvider
+from intel.providers.sim import SimProvider
+from marketintel.settings import Settings
+
+
+@pytest.fixture
+def replay_folder(tmp_path):
+    (tmp_path / "DGS10.csv").write_text("date,value\n2021-06-01,1.6\n2021-06-02,1.59\n")
+    return tmp_path
+
+
+def test_sim_provider_cached_per_seed():
+    first = make_provider(Settings(source="sim", sim_seed=5))
+    assert isinstance(first, SimProvider) and first.seed == 5
+    assert make_provider(Settings(source="sim", sim_seed=5)) is first
+    assert make_provider(Settings(source="sim", sim_seed=6)) is not first
+
+
+def test_replay_provider_cached_per_folder(replay_folder):
+    provider = make_provider(Settings(source="replay", replay_dir=replay_folder))
+    assert isinstance(provider, ReplayProvider)
+    assert provider.series_ids() == ["DGS10"]
+    assert make_provider(Settings(source="replay", replay_dir=replay_folder / ".." / replay_folder.name)) is provider
+
+
+def test_sim_clock_is_wall_time():
+    clock = make_clock(Settings(source="sim"))
+    assert clock.start is None
+    assert abs((clock.now() - datetime.now(timezone.utc)).total_seconds()) < 5
+
+
+def test_replay_clock_starts_after_the_data(replay_folder):
+    settings = Settings(source="replay", replay_dir=replay_folder, clock_speed=0.0)
+    assert make_clock(settings).today() == date(2021, 6, 3)
+    anchor = time.time() - 10
+    moving = make_clock(Settings(source="replay", replay_dir=replay_folder, clock_speed=3600.0, clock_anchor=anchor))
+    assert moving.anchor == anchor
+    assert 9 <= (moving.now() - datetime(2021, 6, 3, tzinfo=timezone.utc)).total_seconds() / 3600 <= 11
+
+
+def test_replay_start_overrides(replay_folder):
+    settings = Settings(source="replay", replay_dir=replay_folder, replay_start=date(2021, 6, 2), clock_speed=0.0)
+    assert make_clock(settings, make_provider(settings)).today() == date(2021, 6, 2)

@@ -1,0 +1,74 @@
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "modules"))
+from builders import make_frames, market  # noqa: E402
+from intel.formats import flatten, prompt_text, render  # noqa: E402
+from intel.modules import credit_spreads, market_intelligence  # noqa: E402
+from intel.pulse import compute_pulse  # noqa: E402
+
+NOW = datetime(2024, 7, 3, 12, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def payload():
+    return credit_spreads.compute(make_frames(market("calm")))
+
+
+def test_full_is_the_payload_and_prompt_is_optional(payload):
+    assert render(payload, "full") == payload
+    with_prompt = render(payload, "full", include_prompt=True)
+    assert with_prompt["prompt"] == prompt_text(payload) and "prompt" not in payload
+
+
+def test_compact_is_flat(payload):
+    out = render(payload, "compact")
+    assert out["module"] == "credit_spreads" and out["as_of"] == payload["as_of"]
+    assert out["high_yield.oas_bp"] == payload["data"]["high_yield"]["oas_bp"]
+    assert out["signal_direction"] == payload["signals"][0]["direction"]
+    assert not any(isinstance(v, (dict, list)) and v for v in out.values())
+
+
+def test_prompt_carries_the_same_figures(payload):
+    out = render(payload, "prompt")
+    assert set(out) == {"module", "as_of", "prompt"}
+    for key, value in flatten(payload["data"]).items():
+        if isinstance(value, float):
+            assert f"{key}: {value}" in out["prompt"]
+    assert payload["summary"] in out["prompt"]
+
+
+def test_agent_deltas_context_and_actions(payload):
+    first = render(payload, "agent", now=NOW)
+    assert first["deltas"] == {"first_query": True}
+    previous = orjson.loads(orjson.dumps(payload["data"]))
+    previous["high_yield"]["oas_bp"] -= 25
+    out = render(payload, "agent", previous=previous, now=NOW)
+    change = out["deltas"]["changed"]["high_yield.oas_bp"]
+    assert change["new"] - change["old"] == change["change"] == 25
+    assert out["deltas"]["unchanged_count"] > 0
+    ctx = out["temporal_context"]
+    assert ctx["data_age_days"]["BAMLH0A0HYM2"] == 5  # last observation Friday 2024-06-28
+    assert ctx["next_expected_update"]["BAMLH0A0HYM2"] == "overdue since 2024-07-01"
+    assert out["follow_up_actions"][0]["path"] == f"/api/v1/intelligence/{payload['related_modules'][0]['name']}"
+    assert "prompt" in render(payload, "agent", include_prompt=True, now=NOW)
+
+
+def test_every_format_serializes_and_is_fast():
+    big = market_intelligence.compute(make_frames(market("crisis")))
+    pulse = compute_pulse(make_frames(market("calm")), [("market_regime", 250)])
+    for p in (big, pulse):
+        for fmt in ("full", "compact", "prompt", "agent"):
+            orjson.dumps(render(p, fmt, include_prompt=True, previous=p.get("data"), now=NOW))
+    for fmt in ("compact", "prompt", "agent"):
+        start = time.perf_counter()
+        for _ in range(20):
+            render(big, fmt, previous=big["data"], now=NOW)
+        assert (time.perf_counter() - start) / 20 < 0.001, fmt
+    with pytest.raises(ValueError):
+        render(big, "xml")
