@@ -1,0 +1,52 @@
+"""Every ledger test runs on a real SQLite file and on a fresh database in the throwaway PostgreSQL."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from sqlalchemy import create_engine, make_url, text
+
+from warehouse.ledger import Agents, Invoices, Money, make_engine, migrate
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def ledger_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+        return
+    admin_url = request.getfixturevalue("pg_url")
+    name = f"ledger_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def engine(ledger_url):
+    migrate(ledger_url)
+    engine = make_engine(ledger_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def fund(engine):
+    """Top an agent up the way production does: record a credit invoice, then credit it."""
+    def fund(agent_pk: int, sats: int) -> int:
+        payment_hash = uuid.uuid4().hex * 2
+        Invoices(engine).record(payment_hash, "lnbcrt-test", sats, "credit", expires_at=4_000_000_000,
+                                agent_pk=agent_pk)
+        return Money(engine).credit_topup(agent_pk, payment_hash)
+    return fund
+
+
+@pytest.fixture
+def agent(engine):
+    agent, _key = Agents(engine).register("test-agent")
+    return agent

@@ -1,0 +1,109 @@
+"""Engines for the ledger and the programmatic Alembic upgrade.
+
+SQLite is the single-machine default, so several processes (gunicorn workers, RQ workers, the CLI) write
+one file: every transaction starts with BEGIN IMMEDIATE, which takes the write lock up front and makes
+writers queue on the busy timeout instead of failing half-way with "database is locked".
+"""
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
+
+_READ_ONLY = "ledger_read_only"
+MIGRATIONS_DIR = Path(__file__).resolve().parents[1] / "migrations"
+SQLITE_BUSY_TIMEOUT_S = 10
+# Any fixed 64-bit number: PostgreSQL sessions running `migrate` at once queue on it.
+_MIGRATION_LOCK_ID = int.from_bytes(hashlib.sha256(b"marketintel-ledger-migrate").digest()[:7], "big")
+
+
+def make_engine(url: str) -> Engine:
+    """An engine configured for concurrent use: WAL + BEGIN IMMEDIATE on SQLite, a pinged pool on PostgreSQL."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_engine(url)
+    if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")  # plain postgresql:// means psycopg 3 here
+    return create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=20, pool_recycle=1800)
+
+
+def _sqlite_engine(url: str) -> Engine:
+    database = make_url(url).database
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):
+        # Take transaction control away from pysqlite so the "begin" hook below decides how to begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_S * 1000}")
+        _set_wal(cursor)
+        cursor.execute("PRAGMA synchronous = NORMAL")  # durable in WAL mode up to the last checkpoint
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection):
+        # Reads (see `reading`) begin deferred: in WAL mode they neither wait for nor block writers.
+        deferred = connection.get_execution_options().get(_READ_ONLY, False)
+        connection.exec_driver_sql("BEGIN" if deferred else "BEGIN IMMEDIATE")
+
+    return engine
+
+
+def _set_wal(cursor) -> None:
+    """Switch a file to WAL (a persistent, one-time change). The switch needs an exclusive lock and
+    SQLite reports "locked" at once instead of using the busy timeout, so retry until the timeout."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[Connection]:
+    """A transaction for reads only. On SQLite it does not take the write lock, so lookups on every
+    request (keys, balances) do not queue behind writers. Writes must use `engine.begin()`."""
+    with engine.connect() as connection:
+        connection.execution_options(**{_READ_ONLY: True})
+        with connection.begin():
+            yield connection
+
+
+def alembic_config() -> Config:
+    config = Config(str(MIGRATIONS_DIR / "alembic.ini"))
+    # Absolute, so it works from any working directory and from an installed package.
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return config
+
+
+def migrate(url: str) -> None:
+    """`alembic upgrade head`, safe to repeat and to run from several processes at once.
+
+    The upgrade runs inside one transaction that first takes a lock (BEGIN IMMEDIATE on SQLite, an
+    advisory lock on PostgreSQL), so a second process waits, then finds the schema at head and does nothing.
+    """
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK_ID})
+            config = alembic_config()
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+    finally:
+        engine.dispose()
