@@ -1,0 +1,95 @@
+"""Who pays for a module query: the daily free allowance first, then the agent's balance, else 402."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass
+
+from api.errors import APIError
+from api.services import Services
+from intel.registry import Module
+
+FREE_MARK_TTL_S = 2 * 86400
+
+
+@dataclass(frozen=True)
+class Charge:
+    charged_sats: int
+    free: bool
+    free_queries_left: int
+    balance_sats: int | None
+
+
+def caller_id(req) -> str:
+    agent = req.context.agent
+    if agent is not None:
+        return f"a:{agent['agent_id']}"
+    # the IP is hashed so Redis never holds client addresses
+    return "ip:" + hashlib.sha256(req.context.client_ip.encode()).hexdigest()[:24]
+
+
+class Metering:
+    def __init__(self, services: Services):
+        self.services = services
+        self.allowance = services.settings.free_queries_per_module_per_day
+
+    def _free_key(self, who: str, module: str) -> str:
+        return f"mi:free:{self.services.clock.today().isoformat()}:{who}:{module}"
+
+    async def free_left(self, who: str, modules: list[str]) -> dict[str, int]:
+        used = await self.services.redis.mget([self._free_key(who, m) for m in modules]) if modules else []
+        return {m: max(0, self.allowance - int(u or 0)) for m, u in zip(modules, used)}
+
+    async def charge(self, req, module: Module) -> Charge:
+        """Claims a free query or debits the balance; raises a 402 carrying an invoice otherwise.
+        A claimed free query or a debit must be undone with `undo` if the request then fails."""
+        who = caller_id(req)
+        key = self._free_key(who, module.name)
+        async with self.services.redis.pipeline(transaction=True) as pipe:
+            used, _ = await pipe.incr(key).expire(key, FREE_MARK_TTL_S).execute()
+        if used <= self.allowance:
+            return Charge(0, True, self.allowance - used, None)
+        agent = req.context.agent
+        price = module.price_sats
+        if agent is not None:
+            balance = await asyncio.to_thread(
+                self.services.money.debit_for_query, agent["id"], price, module.name, req.context.request_id)
+            if balance is not None:
+                return Charge(price, False, 0, balance)
+        raise await self.payment_required(module, agent)
+
+    async def undo(self, req, module: Module, charge: Charge) -> None:
+        if charge.free:
+            await self.services.redis.decr(self._free_key(caller_id(req), module.name))
+        elif charge.charged_sats:
+            await asyncio.to_thread(self.services.money.refund, req.context.agent["id"], req.context.request_id)
+
+    async def payment_required(self, module: Module, agent: dict | None) -> APIError:
+        s = self.services
+        memo = f"marketintel: {module.name} query ({module.price_sats} sats)"
+        invoice = await asyncio.to_thread(s.lightning.create_invoice, module.price_sats, memo, s.settings.invoice_expiry_s)
+        await asyncio.to_thread(
+            s.invoices.record, invoice.payment_hash, invoice.bolt11, invoice.amount_sats, "credit",
+            invoice.expires_at, agent["id"] if agent else None, module.name)
+        if agent is not None:
+            message = (f"The free query for '{module.name}' is used up today and the balance is below "
+                       f"{module.price_sats} sats. Pay the invoice, then POST /api/v1/agents/topup with the "
+                       "payment_hash and preimage; the sats are credited to your balance.")
+        else:
+            message = (f"The free query for '{module.name}' is used up today. Pay the invoice, register "
+                       "(POST /api/v1/agents/register) and top up with its payment_hash and preimage; queries with "
+                       "your key are then debited from that balance.")
+        return APIError(402, "payment_required", message, module=module.name, price_sats=module.price_sats,
+                        invoice=invoice_body(invoice, "credit"),
+                        topup={"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]})
+
+
+def invoice_body(invoice, purpose: str) -> dict:
+    return {
+        "payment_request": invoice.bolt11,
+        "payment_hash": invoice.payment_hash,
+        "amount_sats": invoice.amount_sats,
+        "expires_at": int(invoice.expires_at),
+        "purpose": purpose,
+        "verify": f"/api/v1/payments/verify/{invoice.payment_hash}",
+    }

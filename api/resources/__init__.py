@@ -1,0 +1,1 @@
+"""One file per area of the interface."""

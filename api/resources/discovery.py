@@ -1,0 +1,95 @@
+"""GET / (discovery links), GET /health, /openapi.json and /docs."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+import orjson
+import sqlalchemy as sa
+from spectree import Response
+
+from warehouse.cache import AsyncServingCache
+from api.services import Services
+from api.spec import api_spec, openapi_document
+
+STARTED = time.time()
+
+
+class RootResource:
+    def __init__(self, services: Services):
+        self.s = services
+
+    @api_spec.validate(tags=["discovery"])
+    async def on_get(self, req, resp):
+        """Discovery links and the quick-start order."""
+        resp.media = {
+            "service": "marketintel", "version": "2.0.0",
+            "description": "Market intelligence for AI agents; pay per query in sats over Lightning.",
+            "data_source": self.s.data_source, "simulated": self.s.simulated,
+            "quick_start": ["GET /api/v1/pulse", "POST /api/v1/agents/register",
+                            "GET /api/v1/intelligence/market_intelligence", "POST /api/v1/agents/topup"],
+            "links": {"pulse": "/api/v1/pulse", "modules": "/api/v1/modules", "pricing": "/api/v1/pricing",
+                      "register": "/api/v1/agents/register", "health": "/health",
+                      "openapi": "/openapi.json", "docs": "/docs"},
+            "disclaimer": "Educational and informational only; not financial advice.",
+        }
+
+
+class HealthResource:
+    def __init__(self, services: Services, serving: AsyncServingCache):
+        self.s = services
+        self.serving = serving
+
+    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_503"))
+    async def on_get(self, req, resp):
+        """Liveness of the ledger and the cache, and the age of the published data. 503 when a dependency
+        is down or nothing has been published yet."""
+        checks = {}
+        try:
+            await self.s.redis.ping()
+            checks["redis"] = "ok"
+        except Exception as exc:  # noqa: BLE001  (health reports any failure)
+            checks["redis"] = f"down: {type(exc).__name__}"
+        try:
+            await asyncio.to_thread(self._ping_db)
+            checks["ledger"] = "ok"
+        except Exception as exc:  # noqa: BLE001
+            checks["ledger"] = f"down: {type(exc).__name__}"
+        published = None
+        if checks["redis"] == "ok":
+            _, published = await self.serving.get_pulse()
+        checks["data"] = "ok" if published else "not yet published"
+        healthy = all(v == "ok" for v in checks.values())
+        resp.status = 200 if healthy else 503
+        resp.media = {"status": "ok" if healthy else "degraded", "checks": checks,
+                      "data_source": self.s.data_source, "simulated": self.s.simulated,
+                      "data_age_seconds": round(time.time() - published["published_at"], 1) if published else None,
+                      "uptime_seconds": round(time.time() - STARTED, 1)}
+
+    def _ping_db(self) -> None:
+        with self.s.engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+
+
+class OpenAPIResource:
+    def __init__(self):
+        self._body: bytes | None = None
+
+    async def on_get(self, req, resp):
+        if self._body is None:  # the spec is fixed once routes are added
+            self._body = orjson.dumps(openapi_document())
+        resp.content_type = "application/json"
+        resp.data = self._body
+
+
+DOCS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>marketintel API</title>
+<link rel="stylesheet" href="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#ui"});</script>
+<noscript>The machine-readable description is at <a href="/openapi.json">/openapi.json</a>.</noscript></body></html>"""
+
+
+class DocsResource:
+    async def on_get(self, req, resp):
+        resp.content_type = "text/html; charset=utf-8"
+        resp.text = DOCS_PAGE

@@ -1,0 +1,59 @@
+"""Payments: create a Lightning invoice, check whether it is settled."""
+from __future__ import annotations
+
+import asyncio
+import re
+
+from spectree import Response
+
+from api.errors import APIError, invalid
+from api.metering import invoice_body
+from api.middleware import require_agent
+from api.schemas import PAYMENT_HASH_PATTERN, CreateInvoiceBody
+from api.services import Services
+from api.spec import api_spec
+
+HASH = re.compile(PAYMENT_HASH_PATTERN)
+
+
+class CreateInvoiceResource:
+    def __init__(self, services: Services):
+        self.s = services
+
+    @api_spec.validate(json=CreateInvoiceBody, tags=["payments"], resp=Response("HTTP_201", "HTTP_401", "HTTP_422"))
+    async def on_post(self, req, resp):
+        """Create a Lightning invoice for a credit purchase. Pay it, then POST /api/v1/agents/topup with
+        its `payment_hash` and the `preimage` your wallet returns."""
+        agent = require_agent(req)
+        body: CreateInvoiceBody = req.context.json
+        memo = body.memo or f"marketintel credit {body.amount_sats} sats"
+        invoice = await asyncio.to_thread(self.s.lightning.create_invoice, body.amount_sats, memo,
+                                          self.s.settings.invoice_expiry_s)
+        await asyncio.to_thread(self.s.invoices.record, invoice.payment_hash, invoice.bolt11, invoice.amount_sats,
+                                "credit", invoice.expires_at, agent["id"], None)
+        resp.status = 201
+        resp.media = {**invoice_body(invoice, body.purpose),
+                      "topup": {"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]}}
+
+
+class VerifyPaymentResource:
+    def __init__(self, services: Services):
+        self.s = services
+
+    @api_spec.validate(tags=["payments"], resp=Response("HTTP_200", "HTTP_401", "HTTP_404", "HTTP_422"))
+    async def on_get(self, req, resp, payment_hash: str):
+        """Whether the invoice with this `payment_hash` (8-128 letters, digits or hyphens) is settled."""
+        if not HASH.match(payment_hash):
+            raise invalid(["path", "payment_hash"], "must match ^[A-Za-z0-9-]{8,128}$", "string_pattern_mismatch")
+        agent = require_agent(req)
+        payment_hash = payment_hash.lower()
+        invoice = await asyncio.to_thread(self.s.invoices.get, payment_hash)
+        if invoice is None or invoice["agent_id"] not in (None, agent["id"]):
+            raise APIError(404, "unknown_invoice", "No invoice with that payment_hash was issued to you.")
+        status = await asyncio.to_thread(self.s.lightning.lookup, payment_hash)
+        settled = bool(status and status.settled)
+        if settled and invoice["status"] == "open":
+            await asyncio.to_thread(self.s.invoices.mark_settled, payment_hash)
+        resp.media = {"payment_hash": payment_hash, "settled": settled, "amount_sats": invoice["amount_sats"],
+                      "credited": invoice["status"] == "credited", "purpose": invoice["purpose"],
+                      "expires_at": int(invoice["expires_at"].timestamp()) if hasattr(invoice["expires_at"], "timestamp") else invoice["expires_at"]}

@@ -1,0 +1,41 @@
+"""Ticker modules, computed in the API process by the same `intel` functions the assets use, cached in Redis."""
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import orjson
+
+from api.errors import APIError
+from api.services import Services
+from intel.envelope import InsufficientData
+from intel.frames import Frames
+from intel.registry import Module
+
+TICKER_CACHE_TTL_S = 120
+
+
+class TickerModules:
+    def __init__(self, services: Services):
+        self.s = services
+
+    async def payload_json(self, module: Module, ticker: str) -> bytes:
+        today = self.s.clock.today()
+        key = f"mi:ticker:{module.name}:{ticker}:{today.isoformat()}"
+        cached = await self.s.redis.get(key)
+        if cached is not None:
+            return cached
+        payload_json = await asyncio.to_thread(self._compute, module, ticker, today)
+        await self.s.redis.set(key, payload_json, ex=TICKER_CACHE_TTL_S)
+        return payload_json
+
+    def _compute(self, module: Module, ticker: str, today) -> bytes:
+        bars = self.s.provider.bars(ticker, today - timedelta(days=module.lookback_days), today)
+        if bars.height == 0:
+            raise APIError(404, "unknown_ticker",
+                           f"The '{self.s.provider.name}' source has no daily bars for '{ticker}'.", ticker=ticker)
+        frames = Frames(now=today, series={}, data_source=self.s.provider.name)
+        try:
+            return orjson.dumps(module.compute(frames, bars, ticker))
+        except InsufficientData as exc:
+            raise APIError(503, "insufficient_data", str(exc), ticker=ticker) from exc

@@ -1,0 +1,151 @@
+"""The `marketintel` console script."""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+console = Console(stderr=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="marketintel", description="Market intelligence service for AI agents")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("up", help="run the whole service (Redis, first materialization, API, worker, Dagster)")
+    sub.add_parser("migrate", help="bring the ledger schema up to date")
+    sub.add_parser("materialize", help="run one full materialization with a progress bar")
+    dev = sub.add_parser("dev", help="development helpers").add_subparsers(dest="dev_command", required=True)
+    pay = dev.add_parser("pay", help="settle an invoice of the dev Lightning backend; prints the preimage")
+    pay.add_argument("bolt11")
+    args = parser.parse_args(argv)
+    if args.command == "up":
+        return up()
+    if args.command == "migrate":
+        return migrate()
+    if args.command == "materialize":
+        return materialize()
+    return dev_pay(args.bolt11)
+
+
+def migrate() -> int:
+    from marketintel.settings import get_settings
+    from warehouse.ledger.db import migrate as run_migrations
+
+    settings = get_settings()
+    settings.home.mkdir(parents=True, exist_ok=True)
+    run_migrations(settings.sqlalchemy_url)
+    return 0
+
+
+def materialize() -> int:
+    from marketintel.settings import get_settings
+    from pipelines.instance import ensure_dagster_home
+    from pipelines.materialize import materialize_all
+
+    settings = get_settings()
+    os.environ["DAGSTER_HOME"] = str(ensure_dagster_home(settings).resolve())
+    with Progress(TextColumn("[bold]materializing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=console) as progress:
+        task = progress.add_task("", total=None)
+
+        def on_progress(done: int, total: int, step: str) -> None:
+            progress.update(task, completed=done, total=total, description=step)
+
+        result = materialize_all(settings, on_progress=on_progress)
+    console.print(f"materialization: {result}")
+    return 0 if result.get("success", True) else 1
+
+
+def dev_pay(bolt11: str) -> int:
+    from marketintel.lightning.dev import DevLightning
+    from marketintel.lightning.factory import make_backend
+    from marketintel.settings import get_settings
+
+    backend = make_backend(get_settings())
+    if not isinstance(backend, DevLightning):
+        console.print("[red]`dev pay` settles invoices of the built-in dev backend only (MI_LIGHTNING_BACKEND=dev).")
+        return 2
+    try:
+        preimage = backend.pay(bolt11.strip())
+    except Exception as exc:  # noqa: BLE001  (a CLI reports, it does not trace)
+        console.print(f"[red]payment failed: {exc}")
+        return 1
+    console.print("paid; preimage:")
+    print(preimage)
+    return 0
+
+
+def up() -> int:
+    from marketintel.redis_server import EmbeddedRedis
+    from marketintel.settings import get_settings
+    from marketintel.supervisor import Child, Supervisor
+    from pipelines.instance import ensure_dagster_home
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # Every process must agree on the market clock and on the Redis server: fix both in the environment.
+    os.environ.setdefault("MI_CLOCK_ANCHOR", str(time.time()))
+    os.environ["MI_HOME"] = str(Path(os.environ.get("MI_HOME", "./var")).resolve())
+    get_settings.cache_clear()
+    settings = get_settings()
+    settings.home.mkdir(parents=True, exist_ok=True)
+    redis_server = None
+    if settings.redis_url is None:
+        redis_server = EmbeddedRedis(settings.redis_port, settings.home / "redis").start()
+        os.environ["MI_REDIS_URL"] = redis_server.url
+        get_settings.cache_clear()
+        settings = get_settings()
+    supervisor = None
+    try:
+        os.environ["DAGSTER_HOME"] = str(ensure_dagster_home(settings).resolve())
+        banner(settings)
+        migrate()
+        if materialize() != 0:
+            console.print("[red]the first materialization failed; see the Dagster run log")
+            return 1
+        supervisor = Supervisor(children(settings), env=dict(os.environ))
+        supervisor.start()
+        console.print(f"[green]ready:[/] API http://{settings.api_host}:{settings.api_port}  "
+                      f"Dagster UI http://127.0.0.1:{settings.dagster_port}  (Ctrl-C stops everything)")
+        return supervisor.wait()
+    finally:
+        if supervisor is not None:
+            supervisor.stop()
+        if redis_server is not None:
+            redis_server.stop()
+
+
+def children(settings) -> list:
+    from marketintel.supervisor import Child
+
+    bin_dir = Path(sys.executable).parent
+    python = sys.executable
+    return [
+        Child("api", [python, "-m", "gunicorn", "api.asgi:app", "-k", "uvicorn_worker.UvicornWorker",
+                      "-w", str(settings.api_workers), "-b", f"{settings.api_host}:{settings.api_port}",
+                      "--no-control-socket", "--graceful-timeout", "5", "--timeout", "60"]),
+        Child("worker", [python, "-m", "jobs.worker"]),
+        Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"]),
+        Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", "127.0.0.1",
+                                    "-p", str(settings.dagster_port), "-m", "pipelines.definitions"]),
+    ]
+
+
+def banner(settings) -> None:
+    from intel.providers.factory import make_provider
+
+    provider = make_provider(settings)
+    kind = "[bold yellow]SIMULATED data[/]" if provider.simulated else f"[bold]{provider.name}[/] data"
+    console.rule("marketintel")
+    console.print(f"data source: {provider.name} ({kind}); home: {settings.home}")
+    console.print(f"ledger: {settings.sqlalchemy_url.split('@')[-1]}; redis: {settings.effective_redis_url}")
+    console.rule()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""Runs the service's processes and stops them all together.
+
+Each child gets its own process group, so a terminal's Ctrl-C reaches only the supervisor, which then
+stops every group in order (SIGTERM, then SIGKILL after a grace period) and the embedded Redis last."""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+log = logging.getLogger("marketintel.supervisor")
+
+
+@dataclass
+class Child:
+    name: str
+    argv: list[str]
+    process: subprocess.Popen | None = field(default=None, repr=False)
+
+
+class Supervisor:
+    def __init__(self, children: list[Child], env: dict[str, str], grace_s: float = 15.0):
+        self.children = children
+        self.env = env
+        self.grace_s = grace_s
+        self.stopping = False
+
+    def start(self) -> None:
+        for child in self.children:
+            child.process = subprocess.Popen(child.argv, env=self.env, stdin=subprocess.DEVNULL, start_new_session=True)
+            log.info("started %s (pid %d)", child.name, child.process.pid)
+
+    def wait(self) -> int:
+        """Blocks until a signal asks us to stop (0) or a child exits on its own (1)."""
+        previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            while not self.stopping:
+                for child in self.children:
+                    code = child.process.poll()
+                    if code is not None:
+                        log.error("%s exited with code %s; stopping the service", child.name, code)
+                        return 1
+                time.sleep(0.2)
+            return 0
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _on_signal(self, signum, frame) -> None:
+        self.stopping = True
+
+    def stop(self) -> None:
+        running = [c for c in self.children if c.process is not None and c.process.poll() is None]
+        for child in running:
+            _signal_group(child.process, signal.SIGTERM)
+        deadline = time.monotonic() + self.grace_s
+        for child in running:
+            try:
+                child.process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log.warning("%s did not stop in %.0f s; killing it", child.name, self.grace_s)
+        for child in self.children:  # anything left in a group (also grandchildren) goes now
+            if child.process is not None:
+                _signal_group(child.process, signal.SIGKILL)
+                child.process.wait()
+        log.info("all processes stopped")
+
+
+def _signal_group(process: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        pass

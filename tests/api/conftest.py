@@ -1,0 +1,76 @@
+"""The API on real collaborators: embedded Redis, a SQLite ledger, the dev Lightning node, and module
+payloads computed by the real `intel` modules on simulated data, published with the real serving cache."""
+from __future__ import annotations
+
+import time
+from datetime import date, timedelta
+
+import falcon.testing
+import pytest
+import redis
+
+from intel.frames import Frames
+from intel.pulse import PULSE_INPUTS, compute_pulse
+from intel.providers.sim import SimProvider
+from intel.registry import modules
+from warehouse.cache import ServingCache
+
+AS_OF = date(2026, 11, 20)
+
+
+@pytest.fixture(scope="session")
+def computed_payloads():
+    """{module: payload} for every non-ticker module, and the pulse, on sim data as of AS_OF."""
+    registry = modules()
+    provider = SimProvider(seed=7)
+    inputs = sorted({sid for m in registry.values() for sid in m.inputs} | set(PULSE_INPUTS))
+    long = provider.observations(inputs, AS_OF - timedelta(days=3700), AS_OF)
+    frames = Frames.from_long(long, AS_OF, "sim")
+    payloads = {name: m.compute(frames) for name, m in registry.items() if not m.takes_ticker}
+    premium = [(n, m.price_sats) for n, m in registry.items() if m.tier == "P"]
+    return payloads, compute_pulse(frames, premium)
+
+
+def publish(redis_url: str, computed_payloads) -> None:
+    payloads, pulse = computed_payloads
+    cache = ServingCache(redis.Redis.from_url(redis_url))
+    cache.publish_modules([(n, p, "sim") for n, p in payloads.items()], True, time.time())
+    cache.publish_pulse(pulse, "sim", True, time.time())
+
+
+@pytest.fixture
+def settings(mi_home, redis_url, monkeypatch):
+    monkeypatch.setenv("MI_REDIS_URL", redis_url)
+    monkeypatch.setenv("MI_SOURCE", "sim")
+    from marketintel.settings import get_settings
+    from warehouse.ledger.db import migrate
+
+    get_settings.cache_clear()
+    s = get_settings()
+    migrate(s.sqlalchemy_url)
+    return s
+
+
+@pytest.fixture
+def services(settings):
+    from api.services import Services
+
+    return Services.build(settings)
+
+
+@pytest.fixture
+def app(settings, services):
+    from api.app import create_app
+
+    return create_app(settings, services)
+
+
+@pytest.fixture
+def client(app, settings, computed_payloads):
+    publish(settings.effective_redis_url, computed_payloads)
+    return falcon.testing.TestClient(app)
+
+
+@pytest.fixture
+def unpublished_client(app):
+    return falcon.testing.TestClient(app)

@@ -1,0 +1,61 @@
+"""Pulse, modules, pricing, health, OpenAPI and docs."""
+from tests.api.agent_helpers import auth, register
+
+
+def test_pulse_has_the_interface_fields_and_cache_meta(client):
+    resp = client.simulate_get("/api/v1/pulse")
+    assert resp.status_code == 200
+    body = resp.json
+    assert {"regime", "signals", "correlation_alerts", "composite_score", "premium_teasers"} <= set(body)
+    assert set(body["signals"]) == {"equities", "bonds", "crypto", "volatility", "fx"}
+    assert -100 <= body["composite_score"] <= 100
+    assert body["_meta"]["cache"]["source"] == "redis" and body["_meta"]["cache"]["age_seconds"] >= 0
+    assert body["_meta"]["simulated"] is True
+
+
+def test_pulse_rate_limit_is_10_per_minute_per_ip(client):
+    codes = [client.simulate_get("/api/v1/pulse", remote_addr="10.9.9.9").status_code for _ in range(11)]
+    assert codes == [200] * 10 + [429]
+    limited = client.simulate_get("/api/v1/pulse", remote_addr="10.9.9.9")
+    assert limited.status_code == 429 and 1 <= int(limited.headers["Retry-After"]) <= 60
+    assert client.simulate_get("/api/v1/pulse", remote_addr="10.9.9.8").status_code == 200
+
+
+def test_modules_and_pricing_come_from_the_registry(client):
+    from intel.registry import modules
+
+    listed = client.simulate_get("/api/v1/modules").json
+    assert {m["name"] for m in listed["modules"]} == set(modules())
+    prices = {m["name"]: m["price_sats"] for m in listed["modules"]}
+    assert prices["market_intelligence"] == 50 and prices["market_regime"] == 250
+    pricing = client.simulate_get("/api/v1/pricing").json
+    assert pricing["per_query"] == {"standard": 50, "proprietary": 250}
+    assert "market_regime" in pricing["modules"]["proprietary"]
+
+
+def test_health_ok_when_published(client):
+    resp = client.simulate_get("/health")
+    assert resp.status_code == 200 and resp.json["checks"] == {"redis": "ok", "ledger": "ok", "data": "ok"}
+
+
+def test_health_503_before_first_publish(unpublished_client):
+    resp = unpublished_client.simulate_get("/health")
+    assert resp.status_code == 503 and resp.json["checks"]["data"] == "not yet published"
+
+
+def test_openapi_is_generated_from_the_declarations(client):
+    spec = client.simulate_get("/openapi.json").json
+    op = spec["paths"]["/api/v1/intelligence/{module_name}"]["get"]
+    params = {p["name"]: p for p in op["parameters"]}
+    assert params["format"]["schema"]["enum"] == ["full", "compact", "prompt", "agent"]
+    ticker = params["ticker"]["schema"]
+    assert 10 in [s.get("maxLength") for s in ticker.get("anyOf", [ticker])]
+    assert "/api/v1/agents/register" in spec["paths"] and "/api/v1/pulse" in spec["paths"]
+    assert op["responses"]["422"]["content"]["application/json"]["schema"]["$ref"].endswith("ValidationErrorResponse")
+    docs = client.simulate_get("/docs")
+    assert docs.status_code == 200 and "/openapi.json" in docs.text
+
+
+def test_root_lists_links(client):
+    body = client.simulate_get("/").json
+    assert body["links"]["pulse"] == "/api/v1/pulse" and body["simulated"] is True

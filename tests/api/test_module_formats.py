@@ -1,0 +1,54 @@
+"""Every format of every implemented module over the API, plus the agent deltas."""
+import pytest
+
+from intel.registry import modules
+from tests.api.agent_helpers import auth, fund, register
+
+FORMATS = ("full", "compact", "prompt", "agent")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_module_in_every_format(client, fmt):
+    key, _ = register(client)
+    fund(client, key, 5000)
+    for name, module in sorted(modules().items()):
+        params = {"format": fmt}
+        if module.takes_ticker:
+            params["ticker"] = "AAPL"
+        resp = client.simulate_get(f"/api/v1/intelligence/{name}", params=params, headers=auth(key))
+        assert resp.status_code == 200, (name, fmt, resp.text[:300])
+        body = resp.json
+        assert body["_meta"]["request_id"] and body["_meta"]["price_sats"] == module.price_sats
+        if fmt == "full":
+            assert body["module"] == name and body["full_data"] is True and body["data"]
+            assert {"signals", "summary", "data_sources", "related_modules"} <= set(body)
+        elif fmt == "prompt":
+            assert isinstance(body["prompt"], str) and len(body["prompt"]) > 40
+        elif fmt == "compact":
+            assert all(not isinstance(v, (dict, list)) for k, v in body.items() if k != "_meta")
+        else:
+            assert {"signals", "deltas", "temporal_context", "follow_up_actions"} <= set(body)
+
+
+def test_include_prompt_adds_text_to_full(client):
+    resp = client.simulate_get("/api/v1/intelligence/vix", params={"include_prompt": "true"})
+    assert resp.status_code == 200 and isinstance(resp.json["prompt"], str) and resp.json["data"]
+
+
+def test_agent_format_reports_first_query_then_deltas(client):
+    key, _ = register(client)
+    fund(client, key, 500)
+    first = client.simulate_get("/api/v1/intelligence/vix", params={"format": "agent"}, headers=auth(key)).json
+    assert first["deltas"].get("first_query") is True
+    second = client.simulate_get("/api/v1/intelligence/vix", params={"format": "agent"}, headers=auth(key)).json
+    assert second["deltas"].get("first_query") is not True
+
+
+def test_technical_analysis_is_computed_and_cached(client):
+    key, _ = register(client)
+    fund(client, key, 500)
+    a = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "msft"}, headers=auth(key))
+    b = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "MSFT"}, headers=auth(key))
+    assert a.status_code == b.status_code == 200
+    strip = lambda body: {k: v for k, v in body.items() if k != "_meta"}
+    assert strip(a.json) == strip(b.json)
