@@ -50,7 +50,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/modules", ModulesResource(services, registry, metering, serving))
     app.add_route(f"{V1}/pricing", PricingResource(services, registry))
     app.add_route(f"{V1}/intelligence/{{module_name}}", IntelligenceResource(
-        services, registry, metering, serving, TickerModules(services), UsageRecorder(services.usage)))
+        services, registry, metering, serving, TickerModules(services), UsageRecorder(services.jobs)))
     app.add_route(f"{V1}/agents/register", RegisterResource(services))
     app.add_route(f"{V1}/agents/me", MeResource(services))
     app.add_route(f"{V1}/agents/balance", BalanceResource(services))

@@ -40,15 +40,16 @@ class Metering:
         used = await self.services.redis.mget([self._free_key(who, m) for m in modules]) if modules else []
         return {m: max(0, self.allowance - int(u or 0)) for m, u in zip(modules, used)}
 
-    async def charge(self, req, module: Module) -> Charge:
-        """Claims a free query or debits the balance; raises a 402 carrying an invoice otherwise.
-        A claimed free query or a debit must be undone with `undo` if the request then fails."""
-        who = caller_id(req)
-        key = self._free_key(who, module.name)
-        async with self.services.redis.pipeline(transaction=True) as pipe:
-            used, _ = await pipe.incr(key).expire(key, FREE_MARK_TTL_S).execute()
-        if used <= self.allowance:
-            return Charge(0, True, self.allowance - used, None)
+    def add_claim(self, pipe, req, module: Module) -> None:
+        """Count this attempt on `pipe` (a Redis pipeline); its INCR result goes to `settle`."""
+        key = self._free_key(caller_id(req), module.name)
+        pipe.incr(key)
+        pipe.expire(key, FREE_MARK_TTL_S)
+
+    async def settle(self, req, module: Module, attempts: int) -> Charge:
+        """Free while today's attempts are within the allowance, else the price from the balance, else 402."""
+        if attempts <= self.allowance:
+            return Charge(0, True, self.allowance - attempts, None)
         agent = req.context.agent
         price = module.price_sats
         if agent is not None:
@@ -58,10 +59,10 @@ class Metering:
                 return Charge(price, False, 0, balance)
         raise await self.payment_required(module, agent)
 
-    async def undo(self, req, module: Module, charge: Charge) -> None:
-        if charge.free:
-            await self.services.redis.decr(self._free_key(caller_id(req), module.name))
-        elif charge.charged_sats:
+    async def undo(self, req, module: Module, charge: Charge | None) -> None:
+        """A request that failed after its claim: the attempt does not count and a debit is refunded."""
+        await self.services.redis.decr(self._free_key(caller_id(req), module.name))
+        if charge is not None and charge.charged_sats:
             await asyncio.to_thread(self.services.money.refund, req.context.agent["id"], req.context.request_id)
 
     async def payment_required(self, module: Module, agent: dict | None) -> APIError:

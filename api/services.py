@@ -9,7 +9,7 @@ from sqlalchemy.engine import Engine
 from rq import Queue
 
 from intel.clock import MarketClock
-from jobs.queues import usage_queue
+from jobs.queues import job_queue
 from intel.providers.base import Provider
 from intel.providers.factory import make_clock, make_provider
 from marketintel.lightning.base import LightningBackend
@@ -30,7 +30,7 @@ class Services:
     lightning: LightningBackend
     provider: Provider
     clock: MarketClock
-    usage: Queue
+    jobs: Queue
 
     @classmethod
     def build(cls, settings: Settings) -> "Services":
@@ -46,7 +46,7 @@ class Services:
             lightning=make_backend(settings),
             provider=provider,
             clock=make_clock(settings, provider),
-            usage=usage_queue(settings.effective_redis_url),
+            jobs=job_queue(settings.effective_redis_url),
         )
 
     @property

@@ -1,28 +1,36 @@
-"""Hands each served query to the worker, which writes the usage statistics."""
+"""Queues each served query for the usage statistics (see jobs.usage)."""
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from rq import Queue
 
 from api.metering import Charge, caller_id
-from jobs.usage import record_usage
+from jobs.usage import DRAIN_GATE, USAGE_STREAM, drain_usage
 
 log = logging.getLogger(__name__)
+GATE_TTL_S = 30  # a lost job (worker killed) delays the drain at most this long
 
 
 class UsageRecorder:
     def __init__(self, queue: Queue):
         self.queue = queue
 
-    async def record(self, req, module: str, charge: Charge) -> None:
+    def add_event(self, pipe, req, module: str, charge: Charge) -> None:
+        """Queue the event and a try at the drain gate on `pipe` (its results: xadd id, gate taken)."""
         agent = req.context.agent
-        request_id = req.context.request_id
+        pipe.xadd(USAGE_STREAM, {
+            "request_id": req.context.request_id, "module": module, "charged_sats": charge.charged_sats,
+            "free": int(charge.free), "agent_pk": agent["id"] if agent else "", "client": caller_id(req),
+            "ts": time.time()})
+        pipe.set(DRAIN_GATE, 1, nx=True, ex=GATE_TTL_S)
+
+    async def gate_taken(self, taken: bool) -> None:
+        if not taken:
+            return
         try:
-            await asyncio.to_thread(
-                self.queue.enqueue, record_usage, request_id, module, charge.charged_sats, charge.free,
-                agent["id"] if agent else None, caller_id(req),
-                job_id=f"usage-{request_id}", result_ttl=0, failure_ttl=86400)
+            await asyncio.to_thread(self.queue.enqueue, drain_usage, result_ttl=0, failure_ttl=86400)
         except Exception:  # noqa: BLE001  (statistics must never fail a query that was paid for)
-            log.exception("could not enqueue usage for request %s", request_id)
+            log.exception("could not enqueue the usage drain")

@@ -48,7 +48,8 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="mi-bench-"))
     redis_server = EmbeddedRedis(free_port(), home / "redis").start()
     env = {**os.environ, "MI_HOME": str(home), "MI_REDIS_URL": redis_server.url, "MI_SOURCE": "sim",
-           "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "100000000", "DAGSTER_HOME": str(home / "dagster")}
+           "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "100000000",
+           "MI_PULSE_RATE_PER_MINUTE": "100000000", "DAGSTER_HOME": str(home / "dagster")}
     os.environ.update(env)
     try:
         t = time.perf_counter()
@@ -63,6 +64,8 @@ def main() -> None:
             path = "/api/v1/intelligence/market_intelligence"
             run("127.0.0.1", port, path, {"X-API-Key": key}, CONNECTIONS, 1.0)  # warm-up
             module = run("127.0.0.1", port, path, {"X-API-Key": key}, CONNECTIONS, SECONDS)
+            anonymous = run("127.0.0.1", port, path, None, CONNECTIONS, SECONDS)
+            pulse = run("127.0.0.1", port, "/api/v1/pulse", None, CONNECTIONS, SECONDS)
         finally:
             stop(api)
         port = free_port()
@@ -77,7 +80,9 @@ def main() -> None:
     print(f"gunicorn + uvicorn workers: {WORKERS}, connections: {CONNECTIONS}, {SECONDS:.0f} s each, loopback, "
           f"{os.cpu_count()} cores shared with the load generator")
     print(f"{'route':<44}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}  statuses")
-    for name, r in (("cached module (market_intelligence, keyed)", module), ("bare Falcon route", bare)):
+    rows = (("cached module (market_intelligence, keyed)", module), ("cached module, anonymous", anonymous),
+            ("pulse (free, one Redis read)", pulse), ("bare Falcon route", bare))
+    for name, r in rows:
         print(f"{name:<44}{r['rps']:>10.0f}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}  {r['statuses']}")
     print(f"ratio cached module / bare route: {module['rps'] / bare['rps']:.2f} of the throughput, "
           f"p50 x{module['p50_ms'] / bare['p50_ms']:.2f}")

@@ -1,11 +1,11 @@
-"""Queue names and the enqueue side used by the API."""
+"""The queue the API enqueues on and the worker listens to."""
 from __future__ import annotations
 
 import redis
 from rq import Queue
 
-USAGE_QUEUE = "mi-usage"
+QUEUE = "mi"
 
 
-def usage_queue(redis_url: str) -> Queue:
-    return Queue(USAGE_QUEUE, connection=redis.Redis.from_url(redis_url))
+def job_queue(redis_url: str) -> Queue:
+    return Queue(QUEUE, connection=redis.Redis.from_url(redis_url))

@@ -1,18 +1,45 @@
-"""RQ job: record a query in the usage statistics, off the request path."""
+"""Usage statistics, written off the request path.
+
+The API appends one event per served query to a Redis stream and, when it takes the drain gate, enqueues
+`drain_usage`. The job drops the gate before reading, so an event added after its read takes the gate
+again and gets a job of its own: no event waits for a later request to be written."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from functools import lru_cache
 
+import redis
+
 from marketintel.settings import get_settings
-from warehouse.ledger.db import make_engine
-from warehouse.ledger import Usage
+from warehouse.ledger import Usage, make_engine
+
+USAGE_STREAM = "mi:usage:events"
+DRAIN_GATE = "mi:usage:drain-gate"
+BATCH = 2000
 
 
 @lru_cache(maxsize=1)
-def _usage() -> Usage:
-    return Usage(make_engine(get_settings().sqlalchemy_url))
+def _collaborators() -> tuple[redis.Redis, Usage]:
+    settings = get_settings()
+    return redis.Redis.from_url(settings.effective_redis_url), Usage(make_engine(settings.sqlalchemy_url))
 
 
-def record_usage(request_id: str, module: str, charged_sats: int, free: bool,
-                 agent_pk: int | None, client: str | None) -> None:
-    _usage().record(request_id, module, charged_sats, free, agent_pk=agent_pk, client=client)
+def drain_usage() -> int:
+    """Move every queued usage event from the stream into SQL; returns how many were written."""
+    client, usage = _collaborators()
+    client.delete(DRAIN_GATE)
+    written = 0
+    while True:
+        entries = client.xrange(USAGE_STREAM, count=BATCH)
+        if not entries:
+            return written
+        usage.record_many([_event(fields) for _, fields in entries])
+        client.xdel(USAGE_STREAM, *[entry_id for entry_id, _ in entries])
+        written += len(entries)
+
+
+def _event(fields: dict) -> dict:
+    f = {k.decode(): v.decode() for k, v in fields.items()}
+    return {"request_id": f["request_id"], "module": f["module"], "charged_sats": int(f["charged_sats"]),
+            "free": f["free"] == "1", "agent_id": int(f["agent_pk"]) if f["agent_pk"] else None,
+            "client": f["client"], "created_at": datetime.fromtimestamp(float(f["ts"]), tz=timezone.utc)}

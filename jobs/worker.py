@@ -6,14 +6,14 @@ import logging
 import redis
 from rq import Worker
 
-from jobs.queues import USAGE_QUEUE
+from jobs.queues import QUEUE
 from marketintel.settings import get_settings
 
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(levelname)s %(message)s")
     connection = redis.Redis.from_url(get_settings().effective_redis_url)
-    Worker([USAGE_QUEUE], connection=connection).work(with_scheduler=False)
+    Worker([QUEUE], connection=connection).work(with_scheduler=False)
 
 
 if __name__ == "__main__":

@@ -84,7 +84,7 @@ def dev_pay(bolt11: str) -> int:
 def up() -> int:
     from marketintel.redis_server import EmbeddedRedis
     from marketintel.settings import get_settings
-    from marketintel.supervisor import Child, Supervisor
+    from marketintel.supervisor import Supervisor
     from pipelines.instance import ensure_dagster_home
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")

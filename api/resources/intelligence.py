@@ -10,13 +10,13 @@ from api.errors import APIError, invalid
 from api.metering import Metering
 from api.responses import cache_meta, send_json, splice_meta, with_meta
 from api.schemas import IntelligenceQuery
-from warehouse.cache import AsyncServingCache
 from api.services import Services
 from api.spec import api_spec
 from api.ticker_modules import TickerModules
 from api.usage import UsageRecorder
 from intel.formats import render
 from intel.registry import Module
+from warehouse.cache import AsyncServingCache
 
 SEEN_TTL_S = 30 * 86400
 
@@ -47,55 +47,65 @@ class IntelligenceResource:
         if module is None:
             raise unknown_module(module_name, self.registry)
         query: IntelligenceQuery = req.context.query
-        payload_json, published = await self._payload_json(module, query)
+        if module.takes_ticker and not query.ticker:
+            raise invalid(["query", "ticker"], f"'{module.name}' needs a ticker, e.g. ?ticker=AAPL", "missing")
         agent = req.context.agent
-        needs_dict = query.format == "agent" or query.include_prompt or (module.takes_ticker and query.format != "full")
-        rendered = None
-        if needs_dict:
-            previous = await self._previous_data(agent, module) if query.format == "agent" else None
-            rendered = render(orjson.loads(payload_json), query.format, query.include_prompt, previous, self.s.clock.now())
-        charge = await self.metering.charge(req, module)
+        cached_fmt = query.format if query.format in ("compact", "prompt") and not query.include_prompt else "full"
+        # one round trip: the cached rendering, its meta, the previous snapshot and the attempt count
+        async with self.s.redis.pipeline(transaction=False) as pipe:
+            pipe.mget(self.serving.module_key(module.name, cached_fmt), self.serving.module_key(module.name, "meta"),
+                      seen_key(agent, module))
+            self.metering.add_claim(pipe, req, module)
+            (payload_json, published, seen), attempts, _ = await pipe.execute()
+        charge = None
         try:
-            meta = {
-                "data_source": published.get("data_source", self.s.data_source) if published else self.s.data_source,
-                "simulated": published.get("simulated", self.s.simulated) if published else self.s.simulated,
-                "cache": cache_meta(published),
-                "price_sats": module.price_sats,
-                "charged_sats": charge.charged_sats,
-                "paid_with": "free_allowance" if charge.free else "balance",
-                "free_queries_left": charge.free_queries_left,
-                "request_id": req.context.request_id,
-            }
-            if charge.balance_sats is not None:
-                meta["balance_sats"] = charge.balance_sats
-            body = with_meta(rendered, meta) if rendered is not None else splice_meta(payload_json, meta)
-            if agent is not None:
-                await self.s.redis.set(f"mi:seen:{agent['agent_id']}:{module.name}", payload_json, ex=SEEN_TTL_S)
-        except Exception:
+            if module.takes_ticker:
+                payload_json, published = await self.tickers.payload_json(module, query.ticker.upper()), None
+                cached_fmt = "full"
+            elif payload_json is None:
+                raise APIError(503, "data_not_ready",
+                               f"'{module.name}' has not been computed yet; the pipeline rebuilds modules every "
+                               f"{self.s.settings.refresh_minutes} minutes.",
+                               headers={"Retry-After": str(self.s.settings.refresh_minutes * 60)})
+            published = orjson.loads(published) if published else None
+            rendered = None
+            if query.format != cached_fmt or query.include_prompt or query.format == "agent":
+                previous = orjson.loads(seen).get("data") if seen and query.format == "agent" else None
+                rendered = render(orjson.loads(payload_json), query.format, query.include_prompt, previous,
+                                  self.s.clock.now())
+            charge = await self.metering.settle(req, module, attempts)
+            body = self._body(req, module, payload_json, rendered, published, charge)
+            async with self.s.redis.pipeline(transaction=False) as pipe:
+                if agent is not None and cached_fmt == "full":
+                    pipe.set(seen_key(agent, module), payload_json, ex=SEEN_TTL_S)
+                self.usage.add_event(pipe, req, module.name, charge)
+                gate_taken = (await pipe.execute())[-1]
+        except BaseException:
             await self.metering.undo(req, module, charge)
             raise
         send_json(resp, body)
-        await self.usage.record(req, module.name, charge)
+        await self.usage.gate_taken(bool(gate_taken))
 
-    async def _payload_json(self, module: Module, query: IntelligenceQuery) -> tuple[bytes, dict | None]:
-        if module.takes_ticker:
-            if not query.ticker:
-                raise invalid(["query", "ticker"], f"'{module.name}' needs a ticker, e.g. ?ticker=AAPL", "missing")
-            return await self.tickers.payload_json(module, query.ticker.upper()), None
-        fmt = query.format if query.format in ("compact", "prompt") and not query.include_prompt else "full"
-        payload_json, published = await self.serving.get_module(module.name, fmt)
-        if payload_json is None:
-            raise APIError(503, "data_not_ready",
-                           f"'{module.name}' has not been computed yet; the pipeline rebuilds modules every "
-                           f"{self.s.settings.refresh_minutes} minutes.",
-                           headers={"Retry-After": str(self.s.settings.refresh_minutes * 60)})
-        return payload_json, published
+    def _body(self, req, module: Module, payload_json: bytes, rendered: dict | None, published: dict | None,
+              charge) -> bytes:
+        meta = {
+            "data_source": published["data_source"] if published else self.s.data_source,
+            "simulated": published["simulated"] if published else self.s.simulated,
+            "cache": cache_meta(published),
+            "price_sats": module.price_sats,
+            "charged_sats": charge.charged_sats,
+            "paid_with": "free_allowance" if charge.free else "balance",
+            "free_queries_left": charge.free_queries_left,
+            "request_id": req.context.request_id,
+        }
+        if charge.balance_sats is not None:
+            meta["balance_sats"] = charge.balance_sats
+        return with_meta(rendered, meta) if rendered is not None else splice_meta(payload_json, meta)
 
-    async def _previous_data(self, agent: dict | None, module: Module) -> dict | None:
-        if agent is None:
-            return None
-        seen = await self.s.redis.get(f"mi:seen:{agent['agent_id']}:{module.name}")
-        return orjson.loads(seen).get("data") if seen else None
+
+def seen_key(agent: dict | None, module: Module) -> str:
+    """The last full payload this agent was served of the module (for the agent format's deltas)."""
+    return f"mi:seen:{agent['agent_id'] if agent else '-'}:{module.name}"
 
 
 def unknown_module(name: str, registry: dict[str, Module]) -> APIError:

@@ -56,4 +56,4 @@ class VerifyPaymentResource:
             await asyncio.to_thread(self.s.invoices.mark_settled, payment_hash)
         resp.media = {"payment_hash": payment_hash, "settled": settled, "amount_sats": invoice["amount_sats"],
                       "credited": invoice["status"] == "credited", "purpose": invoice["purpose"],
-                      "expires_at": int(invoice["expires_at"].timestamp()) if hasattr(invoice["expires_at"], "timestamp") else invoice["expires_at"]}
+                      "expires_at": int(invoice["expires_at"].timestamp())}

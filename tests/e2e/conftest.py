@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import httpx
-import psutil
 import pytest
 
 from marketintel.redis_server import free_port
