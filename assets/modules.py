@@ -1,0 +1,76 @@
+"""One asset per non-ticker module of the registry (ticker modules are computed on demand by the API).
+
+A module that fails must not hold back the other seventy: each asset records its outcome in an asset check
+(`computed`) instead of failing the step, so the run goes on to publish, and the failure shows red in the UI
+with its error. `InsufficientData` is a warning; anything else is an error."""
+
+import traceback
+
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    AssetsDefinition,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
+
+from assets.ingest import observations
+from assets.resources import MarketResource, WarehouseResource
+from intel.envelope import InsufficientData
+from intel.registry import Module, modules
+
+CHECK = "computed"
+
+
+def scheduled_modules() -> list[Module]:
+    """Registry modules computed by the pipeline (everything but the ticker modules)."""
+    return [m for m in modules().values() if not m.takes_ticker]
+
+
+def build_module_asset(module: Module) -> AssetsDefinition:
+    @asset(
+        name=module.name,
+        group_name=module.category,
+        deps=[observations],
+        description=module.description,
+        tags={"tier": module.tier},
+        kinds={"polars", "duckdb"},
+        check_specs=[AssetCheckSpec(CHECK, asset=module.name, description="the module computed a payload")],
+        metadata={"inputs": MetadataValue.json(list(module.inputs)), "price_sats": module.price_sats},
+    )
+    def _module(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
+        source = market.provider.name
+        with warehouse.open() as store:
+            frames = store.frames(module.inputs, market.today, module.lookback_days, source)
+            try:
+                payload = module.compute(frames)
+            except InsufficientData as exc:
+                context.log.warning(f"{module.name}: insufficient data: {exc}")
+                return _outcome(module, "insufficient_data", str(exc), AssetCheckSeverity.WARN)
+            except Exception as exc:  # a bug in one module: record it, keep the run going
+                context.log.error(f"{module.name} failed:\n{traceback.format_exc()}")
+                return _outcome(module, "error", f"{type(exc).__name__}: {exc}", AssetCheckSeverity.ERROR)
+            store.write_module_result(module.name, market.today, payload, source, market.now)
+        missing = [s for s in module.inputs if frames.get(s) is None]
+        return MaterializeResult(
+            metadata={"status": "ok", "as_of": str(payload.get("as_of", market.today)),
+                      "missing_inputs": MetadataValue.json(missing)},
+            check_results=[AssetCheckResult(check_name=CHECK, passed=True)],
+        )
+
+    return _module
+
+
+def _outcome(module: Module, status: str, reason: str, severity: AssetCheckSeverity) -> MaterializeResult:
+    return MaterializeResult(
+        metadata={"status": status, "reason": reason},
+        check_results=[AssetCheckResult(check_name=CHECK, passed=False, severity=severity,
+                                        metadata={"status": status, "reason": reason})],
+    )
+
+
+def module_assets() -> list[AssetsDefinition]:
+    return [build_module_asset(m) for m in scheduled_modules()]

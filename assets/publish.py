@@ -1,0 +1,42 @@
+"""Publish: the latest results, already rendered and serialized, into Redis; then the analyst copy."""
+
+import time
+
+from dagster import AssetExecutionContext, AssetKey, MaterializeResult, MetadataValue, asset
+
+from assets.modules import scheduled_modules
+from assets.pulse import pulse
+from assets.resources import MarketResource, ServingCacheResource, WarehouseResource
+
+
+def build_publish_asset():
+    names = [m.name for m in scheduled_modules()]
+
+    @asset(group_name="publish", deps=[pulse, *(AssetKey(n) for n in names)], kinds={"redis", "duckdb"},
+           description="Latest module payloads and the pulse into the Redis serving cache; refresh analyst.duckdb.")
+    def publish(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource,
+                serving: ServingCacheResource) -> MaterializeResult:
+        cache = serving.cache()
+        source, simulated = market.provider.name, market.provider.simulated
+        published_at = time.time()
+        with warehouse.open() as store:
+            # Only results of the source in use: a home switched from sim to replay never serves sim numbers.
+            results = store.latest_module_results(source)
+            latest_pulse = store.latest_pulse(source)
+            # A module that failed today keeps serving its last good result; its meta `as_of` says how old.
+            items = [(n, results[n].payload, results[n].data_source) for n in names if n in results]
+            count = cache.publish_modules(items, simulated, published_at)
+            if latest_pulse is not None:
+                cache.publish_pulse(latest_pulse.payload, latest_pulse.data_source, simulated, published_at)
+            store.refresh_analyst_copy(warehouse.analyst_path)
+        stale = sorted(n for n in names if n in results and results[n].as_of < market.today)
+        unpublished = sorted(n for n in names if n not in results)
+        return MaterializeResult(metadata={
+            "modules_published": count,
+            "pulse_published": latest_pulse is not None,
+            "stale_modules": MetadataValue.json(stale),
+            "never_computed": MetadataValue.json(unpublished),
+            "analyst_copy": MetadataValue.path(warehouse.analyst_path),
+        })
+
+    return publish

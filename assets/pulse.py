@@ -1,0 +1,30 @@
+"""The pulse: the free one-glance market state, with the premium modules it points to."""
+
+from dagster import AssetExecutionContext, MaterializeResult, asset
+
+from assets.ingest import observations
+from assets.resources import MarketResource, WarehouseResource
+from intel.envelope import InsufficientData
+from intel.registry import modules
+
+# Calendar days of history the pulse reads (its percentiles look back about ten years).
+PULSE_LOOKBACK_DAYS = 3700
+
+
+@asset(group_name="pulse", deps=[observations], kinds={"polars", "duckdb"},
+       description="The pulse: regime, key moves and the premium modules worth a look.")
+def pulse(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
+    from intel.pulse import PULSE_INPUTS, compute_pulse
+
+    premium = [(m.name, m.price_sats) for m in modules().values() if m.tier == "P"]
+    source = market.provider.name
+    with warehouse.open() as store:
+        frames = store.frames(PULSE_INPUTS, market.today, PULSE_LOOKBACK_DAYS, source)
+        try:
+            payload = compute_pulse(frames, premium)
+        except InsufficientData as exc:
+            context.log.warning(f"pulse: insufficient data: {exc}")
+            return MaterializeResult(metadata={"status": "insufficient_data", "reason": str(exc)})
+        store.write_pulse(market.today, payload, source, market.now)
+    return MaterializeResult(metadata={"status": "ok", "as_of": str(payload.get("as_of", market.today)),
+                                       "premium_modules": len(premium)})

@@ -1,0 +1,92 @@
+"""Dagster resources over the warehouse, the serving cache and the market (provider + clock).
+
+`pipelines/definitions.py` builds them from `Settings`; their fields show in the Dagster UI."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from datetime import date, datetime
+from pathlib import Path
+from typing import Iterator
+
+from dagster import ConfigurableResource, InitResourceContext
+from pydantic import PrivateAttr
+
+from marketintel.settings import Settings
+from warehouse.duckdb_store import Warehouse
+
+
+class WarehouseResource(ConfigurableResource):
+    """The DuckDB warehouse file. Opened per asset and closed right after, so no handle outlives a step."""
+
+    path: str
+    analyst_path: str
+
+    @contextmanager
+    def open(self) -> Iterator[Warehouse]:
+        with Warehouse(Path(self.path)) as store:
+            yield store
+
+
+class ServingCacheResource(ConfigurableResource):
+    redis_url: str
+    prefix: str = "mi"
+
+    def cache(self):
+        from warehouse.cache import ServingCache  # imports intel.formats; only the publish step needs it
+
+        return ServingCache.from_url(self.redis_url, self.prefix)
+
+
+class MarketResource(ConfigurableResource):
+    """The data provider and the market clock, as `intel.providers.factory` makes them from Settings.
+
+    The fields are the settings that decide what data a run sees; anything else comes from the MI_*
+    environment. `now` is read once per run so every asset of a run agrees on the market date."""
+
+    source: str
+    replay_dir: str
+    replay_start: str | None = None  # ISO date
+    clock_speed: float = 1.0
+    clock_anchor: float | None = None
+    sim_seed: int = 7
+    sim_years: int = 16
+
+    _provider: object = PrivateAttr(default=None)
+    _now: datetime | None = PrivateAttr(default=None)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "MarketResource":
+        return cls(
+            source=settings.source,
+            replay_dir=str(settings.replay_dir.resolve()),
+            replay_start=settings.replay_start.isoformat() if settings.replay_start else None,
+            clock_speed=settings.clock_speed,
+            clock_anchor=settings.clock_anchor,
+            sim_seed=settings.sim_seed,
+            sim_years=settings.sim_years,
+        )
+
+    def settings(self) -> Settings:
+        overrides = self.model_dump(exclude={"replay_start"}) | {
+            "replay_start": date.fromisoformat(self.replay_start) if self.replay_start else None
+        }
+        return Settings(**overrides)
+
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        from intel.providers.factory import make_clock, make_provider
+
+        settings = self.settings()
+        self._provider = make_provider(settings)
+        self._now = make_clock(settings, self._provider).now()
+
+    @property
+    def provider(self):
+        return self._provider
+
+    @property
+    def now(self) -> datetime:
+        return self._now
+
+    @property
+    def today(self) -> date:
+        return self._now.date()

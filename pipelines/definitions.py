@@ -1,0 +1,73 @@
+"""The one `Definitions`: assets, resources from Settings, jobs, the refresh schedule.
+
+Every job uses the in-process executor (a subprocess per step would cost over a second of imports per
+module) and carries the warehouse tag the instance's run queue limits to one run at a time."""
+
+from dagster import (
+    AssetSelection,
+    DagsterRunStatus,
+    DefaultScheduleStatus,
+    Definitions,
+    RunRequest,
+    RunsFilter,
+    ScheduleEvaluationContext,
+    SkipReason,
+    define_asset_job,
+    in_process_executor,
+    schedule,
+)
+
+from assets.ingest import observations
+from assets.modules import module_assets
+from assets.publish import build_publish_asset
+from assets.pulse import pulse
+from assets.resources import MarketResource, ServingCacheResource, WarehouseResource
+from marketintel.settings import Settings, get_settings
+from pipelines.instance import WAREHOUSE_TAGS
+
+_PENDING = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
+            DagsterRunStatus.STARTED]
+
+
+def refresh_cron(minutes: int) -> str:
+    if minutes < 60:
+        return f"*/{max(1, minutes)} * * * *"
+    return f"0 */{max(1, minutes // 60)} * * *"
+
+
+def build_defs(settings: Settings) -> Definitions:
+    assets = [observations, *module_assets(), pulse, build_publish_asset()]
+    ingest = AssetSelection.assets(observations)
+
+    ingest_job = define_asset_job("ingest_job", selection=ingest, executor_def=in_process_executor,
+                                  tags=WAREHOUSE_TAGS, description="Fetch new observations.")
+    modules_job = define_asset_job("modules_job", selection=AssetSelection.all() - ingest,
+                                   executor_def=in_process_executor, tags=WAREHOUSE_TAGS,
+                                   description="Modules, pulse and publish from the stored observations.")
+    refresh_job = define_asset_job("refresh_job", selection=AssetSelection.all(), executor_def=in_process_executor,
+                                   tags=WAREHOUSE_TAGS, description="Ingest, modules, pulse, publish.")
+
+    @schedule(job=refresh_job, cron_schedule=refresh_cron(settings.refresh_minutes),
+              default_status=DefaultScheduleStatus.RUNNING)
+    def refresh_schedule(context: ScheduleEvaluationContext):
+        # A refresh still queued or running makes the next one redundant: skip instead of piling up.
+        busy = context.instance.get_runs_count(RunsFilter(job_name="refresh_job", statuses=_PENDING))
+        if busy:
+            return SkipReason(f"{busy} refresh run(s) still pending")
+        return RunRequest()
+
+    return Definitions(
+        assets=assets,
+        jobs=[ingest_job, modules_job, refresh_job],
+        schedules=[refresh_schedule],
+        resources={
+            "warehouse": WarehouseResource(path=str(settings.warehouse_path.resolve()),
+                                           analyst_path=str(settings.analyst_path.resolve())),
+            "serving": ServingCacheResource(redis_url=settings.effective_redis_url),
+            "market": MarketResource.from_settings(settings),
+        },
+        executor=in_process_executor,
+    )
+
+
+defs = build_defs(get_settings())

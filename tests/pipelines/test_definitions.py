@@ -1,0 +1,90 @@
+"""The Definitions load, cover the registry, wire the in-process executor, and pass `dagster definitions validate`."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import yaml
+from dagster import AssetKey, DagsterInstance, DagsterRun, DagsterRunStatus, build_schedule_context
+from dagster._core.utils import make_new_run_id
+
+from intel.registry import modules
+from marketintel.settings import Settings
+from pipelines.definitions import build_defs, refresh_cron
+from pipelines.instance import WAREHOUSE_TAG, ensure_dagster_home
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_one_asset_per_non_ticker_module_grouped_by_category(mi_home):
+    defs = build_defs(Settings())
+    graph = defs.resolve_asset_graph()
+    keys = {key.to_user_string() for key in graph.get_all_asset_keys()}
+    registered = modules()
+    expected = {m.name for m in registered.values() if not m.takes_ticker}
+    assert keys == expected | {"observations", "pulse", "publish"}
+    for name in expected:
+        assert graph.get(AssetKey(name)).group_name == registered[name].category
+        assert AssetKey("observations") in graph.get(AssetKey(name)).parent_keys
+    assert not keys & {m.name for m in registered.values() if m.takes_ticker}
+    assert graph.get(AssetKey("publish")).parent_keys == {AssetKey(n) for n in expected} | {AssetKey("pulse")}
+
+
+def test_jobs_run_in_process_and_are_serialized(mi_home):
+    defs = build_defs(Settings(refresh_minutes=5))
+    steps = {}
+    for name in ("ingest_job", "modules_job", "refresh_job"):
+        job = defs.resolve_job_def(name)
+        assert job.executor_def.name == "in_process"
+        assert job.tags[WAREHOUSE_TAG] == "writer"
+        steps[name] = {n.name for n in job.graph.node_defs}
+    assert steps["ingest_job"] == {"observations"}
+    assert steps["refresh_job"] == steps["modules_job"] | {"observations"}
+    assert "publish" in steps["modules_job"] and "pulse" in steps["modules_job"]
+    schedule = defs.resolve_schedule_def("refresh_schedule")
+    assert schedule.cron_schedule == "*/5 * * * *" and schedule.job_name == "refresh_job"
+    assert refresh_cron(120) == "0 */2 * * *"
+
+
+def test_resources_come_from_settings(mi_home, monkeypatch):
+    monkeypatch.setenv("MI_REDIS_URL", "redis://127.0.0.1:1/3")
+    settings = Settings(source="replay", replay_dir=Path("/data/history"), sim_years=3)
+    resources = build_defs(settings).resources
+    assert resources["warehouse"].path == str(settings.warehouse_path.resolve())
+    assert resources["warehouse"].analyst_path == str(settings.analyst_path.resolve())
+    assert resources["serving"].redis_url == "redis://127.0.0.1:1/3"
+    market = resources["market"]
+    assert (market.source, market.replay_dir, market.sim_years) == ("replay", "/data/history", 3)
+    assert market.settings().source == "replay" and market.settings().home == settings.home
+
+
+def test_dagster_home_limits_warehouse_runs_to_one(mi_home):
+    home = ensure_dagster_home(Settings())
+    config = yaml.safe_load((home / "dagster.yaml").read_text())
+    assert config["concurrency"]["runs"]["tag_concurrency_limits"] == [{"key": WAREHOUSE_TAG, "limit": 1}]
+    assert config["run_coordinator"]["class"] == "QueuedRunCoordinator"
+    with DagsterInstance.from_config(str(home)) as instance:  # the file is a valid instance config
+        assert instance.run_coordinator.__class__.__name__ == "QueuedRunCoordinator"
+        assert Path(instance.root_directory) == home
+    before = (home / "dagster.yaml").stat().st_mtime_ns
+    assert ensure_dagster_home(Settings()) == home and (home / "dagster.yaml").stat().st_mtime_ns == before
+
+
+def test_dagster_cli_validates_the_workspace(tmp_path, mi_home):
+    home = ensure_dagster_home(Settings())
+    env = {**os.environ, "DAGSTER_HOME": str(home)}
+    proc = subprocess.run([str(ROOT / ".venv" / "bin" / "dagster"), "definitions", "validate", "-w", "workspace.yaml"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_refresh_schedule_skips_while_a_refresh_is_pending(mi_home):
+    settings = Settings()
+    schedule = build_defs(settings).resolve_schedule_def("refresh_schedule")
+    with DagsterInstance.from_config(str(ensure_dagster_home(settings))) as instance:
+        first = schedule.evaluate_tick(build_schedule_context(instance=instance))
+        assert [type(r).__name__ for r in first.run_requests] == ["RunRequest"]
+        instance.add_run(DagsterRun(job_name="refresh_job", run_id=make_new_run_id(), status=DagsterRunStatus.STARTED))
+        second = schedule.evaluate_tick(build_schedule_context(instance=instance))
+        assert not second.run_requests and "pending" in second.skip_message

@@ -1,0 +1,138 @@
+"""The Redis serving cache: latest module and pulse payloads, already serialized, for the API.
+
+Key layout (prefix `mi`):
+    mi:module:<name>:full | :compact | :prompt   orjson bytes of the rendering, without `_meta`
+    mi:module:<name>:meta                        orjson {module, as_of, published_at, data_source, simulated}
+    mi:modules                                   set of published module names
+    mi:pulse:full, mi:pulse:meta                 the pulse, same shape
+
+Each publish is one MULTI/EXEC, so a reader never sees a rendering from one run with the meta of another;
+each read is one MGET. Renderings carry no `_meta` so the API can splice its per-request `_meta` into
+the bytes (`full[:-1] + b',"_meta":...}'`) without parsing them. `AsyncServingCache` gives the same reads
+on a `redis.asyncio` client.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import orjson
+import redis
+import redis.asyncio as aioredis
+
+from intel.formats import render
+
+FORMATS = ("full", "compact", "prompt")
+_JSON_OPTS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+
+
+def _dumps(obj: dict) -> bytes:
+    return orjson.dumps(obj, option=_JSON_OPTS, default=str)
+
+
+class _Keys:
+    prefix: str
+
+    def module_key(self, name: str, fmt: str) -> str:
+        return f"{self.prefix}:module:{name}:{fmt}"
+
+    def pulse_key(self, fmt: str) -> str:
+        return f"{self.prefix}:pulse:{fmt}"
+
+    @property
+    def modules_key(self) -> str:
+        return f"{self.prefix}:modules"
+
+
+class ServingCache(_Keys):
+    """Writer (the publish asset) and synchronous reader."""
+
+    def __init__(self, redis_client: redis.Redis, prefix: str = "mi"):
+        self.r = redis_client
+        self.prefix = prefix
+
+    @classmethod
+    def from_url(cls, url: str, prefix: str = "mi") -> "ServingCache":
+        return cls(redis.Redis.from_url(url), prefix)
+
+    # ---- modules ----------------------------------------------------------------------------------
+
+    def publish_module(
+        self, name: str, payload: dict, data_source: str, simulated: bool, published_at: float
+    ) -> None:
+        """Write every rendering of `payload` and its meta in one transaction."""
+        self.publish_modules([(name, payload, data_source)], simulated, published_at)
+
+    def publish_modules(
+        self, items: Iterable[tuple[str, dict, str]], simulated: bool, published_at: float
+    ) -> int:
+        """Publish many `(name, payload, data_source)` in one transaction: readers switch from one run's
+        results to the next all at once. Rendering happens before MULTI so the transaction is short."""
+        staged: list[tuple[str, dict[str, bytes]]] = []
+        for name, payload, data_source in items:
+            values = {fmt: _dumps(_without_meta(render(payload, fmt))) for fmt in FORMATS}
+            values["meta"] = _dumps(
+                {"module": name, "as_of": payload.get("as_of"), "published_at": published_at,
+                 "data_source": data_source, "simulated": simulated}
+            )
+            staged.append((name, values))
+        if not staged:
+            return 0
+        pipe = self.r.pipeline(transaction=True)
+        for name, values in staged:
+            pipe.mset({self.module_key(name, key): value for key, value in values.items()})
+        pipe.sadd(self.modules_key, *[name for name, _ in staged])
+        pipe.execute()
+        return len(staged)
+
+    def get_module(self, name: str, fmt: str = "full") -> tuple[bytes | None, dict | None]:
+        """(rendering bytes, meta) in one round trip; (None, None) when never published."""
+        body, meta = self.r.mget(self.module_key(name, fmt), self.module_key(name, "meta"))
+        return body, (orjson.loads(meta) if meta is not None else None)
+
+    def module_full(self, name: str) -> dict | None:
+        body = self.r.get(self.module_key(name, "full"))
+        return orjson.loads(body) if body is not None else None
+
+    def published_modules(self) -> list[str]:
+        return sorted(m.decode() if isinstance(m, bytes) else m for m in self.r.smembers(self.modules_key))
+
+    # ---- pulse ------------------------------------------------------------------------------------
+
+    def publish_pulse(self, payload: dict, data_source: str, simulated: bool, published_at: float) -> None:
+        meta = {"as_of": payload.get("as_of"), "published_at": published_at,
+                "data_source": data_source, "simulated": simulated}
+        self.r.mset({self.pulse_key("full"): _dumps(_without_meta(payload)), self.pulse_key("meta"): _dumps(meta)})
+
+    def get_pulse(self) -> tuple[bytes | None, dict | None]:
+        body, meta = self.r.mget(self.pulse_key("full"), self.pulse_key("meta"))
+        return body, (orjson.loads(meta) if meta is not None else None)
+
+
+class AsyncServingCache(_Keys):
+    """The same reads for the ASGI API on a `redis.asyncio` client; one round trip each."""
+
+    def __init__(self, redis_client: aioredis.Redis, prefix: str = "mi"):
+        self.r = redis_client
+        self.prefix = prefix
+
+    async def get_module(self, name: str, fmt: str = "full") -> tuple[bytes | None, dict | None]:
+        body, meta = await self.r.mget(self.module_key(name, fmt), self.module_key(name, "meta"))
+        return body, (orjson.loads(meta) if meta is not None else None)
+
+    async def module_full(self, name: str) -> dict | None:
+        body = await self.r.get(self.module_key(name, "full"))
+        return orjson.loads(body) if body is not None else None
+
+    async def published_modules(self) -> list[str]:
+        members = await self.r.smembers(self.modules_key)
+        return sorted(m.decode() if isinstance(m, bytes) else m for m in members)
+
+    async def get_pulse(self) -> tuple[bytes | None, dict | None]:
+        body, meta = await self.r.mget(self.pulse_key("full"), self.pulse_key("meta"))
+        return body, (orjson.loads(meta) if meta is not None else None)
+
+
+def _without_meta(rendering: dict) -> dict:
+    if "_meta" not in rendering:
+        return rendering
+    return {key: value for key, value in rendering.items() if key != "_meta"}

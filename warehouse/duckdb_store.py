@@ -1,0 +1,328 @@
+"""The DuckDB warehouse: observation history with revisions, module and pulse results, watermarks.
+
+Only the Dagster process tree opens this file. DuckDB allows one writing process and any other process
+holding the file (even read-only) blocks it, so the API reads Redis and analysts read a copy
+(`refresh_analyst_copy`).
+
+Polars frames go into DuckDB through the Arrow PyCapsule interface and come back through numpy, so
+pyarrow is not needed.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+import duckdb
+import orjson
+import polars as pl
+
+from intel.frames import BARS_SCHEMA, LONG_SCHEMA, Frames
+
+SCHEMA = """
+create table if not exists observations (
+    series_id varchar not null,
+    date date not null,
+    value double not null,
+    source varchar not null,
+    ingested_at timestamp not null  -- market-clock time the value became known (UTC, naive)
+);
+create table if not exists bars (
+    ticker varchar not null,
+    date date not null,
+    open double, high double, low double, close double, volume double,
+    source varchar not null,
+    ingested_at timestamp not null
+);
+create table if not exists module_results (
+    module varchar not null,
+    as_of date not null,
+    computed_at timestamp not null,
+    data_source varchar not null,
+    payload json not null,
+    primary key (module, as_of, data_source)  -- one row per module, market day and source: reruns replace
+);
+create table if not exists pulse_results (
+    as_of date not null,
+    computed_at timestamp not null,
+    data_source varchar not null,
+    payload json not null,
+    primary key (as_of, data_source)
+);
+create table if not exists watermarks (
+    source varchar not null,  -- per source, so switching MI_SOURCE on one home never mixes histories
+    series_id varchar not null,
+    last_date date not null,
+    updated_at timestamp not null,
+    primary key (source, series_id)
+);
+"""
+
+_JSON_OPTS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+
+
+class _Arrow:
+    """Hands a polars frame to DuckDB as an Arrow C stream. DuckDB's own polars scan calls
+    `to_arrow()`, which needs pyarrow; the PyCapsule protocol does not."""
+
+    def __init__(self, frame: pl.DataFrame):
+        self._frame = frame
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._frame.__arrow_c_stream__(requested_schema)
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """One stored module or pulse result."""
+
+    name: str
+    as_of: date
+    computed_at: datetime
+    data_source: str
+    payload: dict
+
+
+def _naive_utc(moment: datetime) -> datetime:
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment
+
+
+def _dumps(payload: dict) -> str:
+    return orjson.dumps(payload, option=_JSON_OPTS, default=str).decode()
+
+
+class Warehouse:
+    """One connection to the warehouse file; use as a context manager or call `close()`."""
+
+    def __init__(self, path: Path, lock_timeout_s: float = 60.0):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.con = self._connect(lock_timeout_s)
+        self.con.execute(SCHEMA)
+
+    def _connect(self, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
+        # Runs are serialized by the Dagster run queue, but `marketintel up`'s in-process run or an
+        # analyst opening the live file by mistake can still hold the lock for a moment: wait, then fail.
+        deadline = time.monotonic() + lock_timeout_s
+        while True:
+            try:
+                return duckdb.connect(str(self.path))
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.25)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "Warehouse":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- observations -------------------------------------------------------------------------
+
+    def write_observations(self, long_df: pl.DataFrame, source: str, ingested_at: datetime) -> int:
+        """Append `series_id, date, value` rows from `source` as a revision known at `ingested_at`, skipping
+        rows whose value equals the latest stored revision of that source for that (series_id, date).
+        Advances the source's watermarks. Returns the number of rows written."""
+        incoming = (
+            long_df.select(list(LONG_SCHEMA))
+            .cast(LONG_SCHEMA)
+            .filter(pl.col("value").is_not_null() & pl.col("value").is_finite())
+            .unique(["series_id", "date"], keep="last")
+        )
+        if incoming.is_empty():
+            return 0
+        stamp = _naive_utc(ingested_at)
+        lo = incoming["date"].min()
+        src = _Arrow(incoming)  # noqa: F841  (scanned by name below)
+        con = self.con
+        con.execute("begin transaction")
+        try:
+            con.execute("create or replace temp table _incoming as select * from src")
+            written = con.execute(
+                """
+                insert into observations
+                select n.series_id, n.date, n.value, $source, $stamp
+                from _incoming n
+                left join (
+                    select series_id, date, arg_max(value, ingested_at) as value
+                    from observations
+                    where source = $source and date >= $lo
+                      and series_id in (select distinct series_id from _incoming)
+                    group by series_id, date
+                ) cur using (series_id, date)
+                where cur.value is distinct from n.value
+                """,
+                {"source": source, "stamp": stamp, "lo": lo},
+            ).fetchone()[0]
+            con.execute(
+                """
+                insert into watermarks
+                select $source, series_id, max(date), $stamp from _incoming group by series_id
+                on conflict (source, series_id) do update
+                set last_date = greatest(watermarks.last_date, excluded.last_date), updated_at = excluded.updated_at
+                """,
+                {"source": source, "stamp": stamp},
+            )
+            con.execute("drop table _incoming")
+            con.execute("commit")
+        except BaseException:
+            con.execute("rollback")
+            raise
+        return int(written)
+
+    def watermarks(self, source: str | None = None) -> dict[str, date]:
+        """Last observation date stored per series, for one source (or the latest across sources)."""
+        return dict(self.con.execute(
+            "select series_id, max(last_date) from watermarks where $source is null or source = $source"
+            " group by series_id", {"source": source}).fetchall())
+
+    def observations_count(self) -> int:
+        return self.con.execute("select count(*) from observations").fetchone()[0]
+
+    def frames(self, series_ids: Sequence[str], now: date, lookback_days: int, data_source: str) -> Frames:
+        """Point-in-time inputs from source `data_source`: dates in [now - lookback_days, now], each at its
+        latest revision ingested by the end of `now`. Dates first stored after `now` (a backfill carries one vintage only) fall back
+        to their first stored revision, the closest thing to what was known then."""
+        ids = sorted(set(series_ids))
+        if not ids:
+            return Frames(now=now, series={}, data_source=data_source)
+        cur = self.con.execute(
+            """
+            select series_id, date,
+                   coalesce(arg_max(value, ingested_at) filter (where ingested_at < $cutoff),
+                            arg_min(value, ingested_at)) as value
+            from observations
+            where source = $source and list_contains($ids, series_id) and date between $lo and $now
+            group by series_id, date
+            """,
+            {
+                "source": data_source,
+                "ids": ids,
+                "lo": now - timedelta(days=lookback_days),
+                "now": now,
+                "cutoff": datetime(now.year, now.month, now.day) + timedelta(days=1),
+            },
+        )
+        long = self._to_polars(cur, LONG_SCHEMA)
+        return Frames.from_long(long, now, data_source)
+
+    # ---- bars -----------------------------------------------------------------------------------
+
+    def write_bars(self, ticker: str, bars_df: pl.DataFrame, source: str, ingested_at: datetime) -> int:
+        """Replace the stored bars of `ticker` on the dates given (bars are not revisioned)."""
+        frame = bars_df.select(list(BARS_SCHEMA)).cast(BARS_SCHEMA).unique("date", keep="last")
+        if frame.is_empty():
+            return 0
+        src = _Arrow(frame)  # noqa: F841
+        con = self.con
+        con.execute("begin transaction")
+        try:
+            con.execute(
+                "delete from bars where ticker = $t and date in (select date from src)", {"t": ticker}
+            )
+            con.execute(
+                "insert into bars select $t, date, open, high, low, close, volume, $s, $i from src",
+                {"t": ticker, "s": source, "i": _naive_utc(ingested_at)},
+            )
+            con.execute("commit")
+        except BaseException:
+            con.execute("rollback")
+            raise
+        return frame.height
+
+    def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
+        cur = self.con.execute(
+            "select date, open, high, low, close, volume from bars"
+            " where ticker = $t and date between $a and $b order by date",
+            {"t": ticker, "a": start, "b": end},
+        )
+        return self._to_polars(cur, BARS_SCHEMA)
+
+    # ---- results ----------------------------------------------------------------------------------
+
+    def write_module_result(
+        self, module: str, as_of: date, payload: dict, data_source: str, computed_at: datetime | None = None
+    ) -> None:
+        """Store a module's payload for market day `as_of` (a rerun the same day replaces it)."""
+        self.con.execute(
+            "insert or replace into module_results values ($m, $a, $c, $d, $p)",
+            {"m": module, "a": as_of, "c": _naive_utc(computed_at or datetime.now(timezone.utc)),
+             "d": data_source, "p": _dumps(payload)},
+        )
+
+    def latest_module_result(self, name: str, data_source: str | None = None) -> StoredResult | None:
+        """The newest result of module `name` (from `data_source` only, when given)."""
+        row = self.con.execute(
+            "select module, as_of, computed_at, data_source, payload from module_results"
+            " where module = $m and ($d is null or data_source = $d) order by as_of desc, computed_at desc limit 1",
+            {"m": name, "d": data_source},
+        ).fetchone()
+        return _result(row) if row else None
+
+    def latest_module_results(self, data_source: str | None = None) -> dict[str, StoredResult]:
+        """The newest result of every module that has one (from `data_source` only, when given)."""
+        rows = self.con.execute(
+            "select module, as_of, computed_at, data_source, payload from module_results"
+            " where $d is null or data_source = $d"
+            " qualify row_number() over (partition by module order by as_of desc, computed_at desc) = 1",
+            {"d": data_source},
+        ).fetchall()
+        return {row[0]: _result(row) for row in rows}
+
+    def write_pulse(
+        self, as_of: date, payload: dict, data_source: str, computed_at: datetime | None = None
+    ) -> None:
+        self.con.execute(
+            "insert or replace into pulse_results values ($a, $c, $d, $p)",
+            {"a": as_of, "c": _naive_utc(computed_at or datetime.now(timezone.utc)),
+             "d": data_source, "p": _dumps(payload)},
+        )
+
+    def latest_pulse(self, data_source: str | None = None) -> StoredResult | None:
+        row = self.con.execute(
+            "select 'pulse', as_of, computed_at, data_source, payload from pulse_results"
+            " where $d is null or data_source = $d order by as_of desc, computed_at desc limit 1",
+            {"d": data_source},
+        ).fetchone()
+        return _result(row) if row else None
+
+    # ---- analyst copy -----------------------------------------------------------------------------
+
+    def refresh_analyst_copy(self, dest: Path) -> Path:
+        """Copy the whole warehouse to `dest` atomically: build a temp file beside it, then rename, so an
+        analyst never sees a half-written copy (and one holding the old file open keeps its snapshot)."""
+        dest = Path(dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+        for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
+            stale.unlink(missing_ok=True)
+        source = self.con.execute("select current_database()").fetchone()[0]
+        quoted = str(tmp).replace("'", "''")
+        self.con.execute(f"attach '{quoted}' as analyst_copy")
+        try:
+            self.con.execute(f'copy from database "{source}" to analyst_copy')
+        finally:
+            self.con.execute("detach analyst_copy")
+        os.replace(tmp, dest)
+        return dest
+
+    # ---- helpers --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _to_polars(cur: duckdb.DuckDBPyConnection, schema: dict) -> pl.DataFrame:
+        # fetchnumpy is several times faster than a relation's Arrow stream for these result sizes
+        return pl.DataFrame(cur.fetchnumpy()).cast(schema)
+
+
+def _result(row: tuple) -> StoredResult:
+    name, as_of, computed_at, data_source, payload = row
+    return StoredResult(name, as_of, computed_at, data_source, orjson.loads(payload))
