@@ -19,6 +19,8 @@ import bolt11
 from bolt11 import Bolt11, MilliSatoshi, Tags
 from coincurve import PrivateKey
 
+from warehouse.sqlite_wal import enable_wal
+
 from .base import Invoice, InvoiceExpired, InvoiceStatus, UnknownInvoice
 
 _SCHEMA = """
@@ -126,23 +128,12 @@ class DevLightning:
         # isolation_level=None: autocommit, with explicit BEGIN IMMEDIATE where a step must be atomic.
         conn = sqlite3.connect(self.db_path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_S * 1000}")
-        _set_wal(conn)
-        return conn
-
-
-def _set_wal(conn: sqlite3.Connection) -> None:
-    """WAL lets readers and one writer work at once. Switching needs an exclusive lock, and SQLite
-    answers "locked" at once instead of waiting the busy timeout, so retry while another process holds it."""
-    deadline = time.monotonic() + _BUSY_TIMEOUT_S
-    while True:
         try:
-            conn.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                conn.close()
-                raise
-            time.sleep(0.02)
+            enable_wal(conn, _BUSY_TIMEOUT_S)
+        except sqlite3.OperationalError:
+            conn.close()
+            raise
+        return conn
 
 
 def _load_or_create_key(path: Path) -> PrivateKey:

@@ -7,8 +7,6 @@ writers queue on the busy timeout instead of failing half-way with "database is 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +14,8 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
+
+from warehouse.sqlite_wal import enable_wal
 
 _READ_ONLY = "ledger_read_only"
 MIGRATIONS_DIR = Path(__file__).resolve().parents[1] / "migrations"
@@ -46,7 +46,7 @@ def _sqlite_engine(url: str) -> Engine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_S * 1000}")
-        _set_wal(cursor)
+        enable_wal(cursor, SQLITE_BUSY_TIMEOUT_S)
         cursor.execute("PRAGMA synchronous = NORMAL")  # durable in WAL mode up to the last checkpoint
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()
@@ -58,20 +58,6 @@ def _sqlite_engine(url: str) -> Engine:
         connection.exec_driver_sql("BEGIN" if deferred else "BEGIN IMMEDIATE")
 
     return engine
-
-
-def _set_wal(cursor) -> None:
-    """Switch a file to WAL (a persistent, one-time change). The switch needs an exclusive lock and
-    SQLite reports "locked" at once instead of using the busy timeout, so retry until the timeout."""
-    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
-    while True:
-        try:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
 
 
 @contextmanager
