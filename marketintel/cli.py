@@ -88,6 +88,7 @@ def up() -> int:
     from pipelines.instance import ensure_dagster_home
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     # Every process must agree on the market clock and on the Redis server: fix both in the environment.
     os.environ.setdefault("MI_CLOCK_ANCHOR", str(time.time()))
     os.environ["MI_HOME"] = str(Path(os.environ.get("MI_HOME", "./var")).resolve())

@@ -33,10 +33,6 @@ class Settings(BaseSettings):
     invoice_expiry_s: int = 3600
     pulse_rate_per_minute: int = 10
     free_queries_per_module_per_day: int = 1
-    standard_price_sats: int = 50
-    proprietary_price_sats: int = 250
-    min_topup_sats: int = 1
-    max_topup_sats: int = 10_000_000
     refresh_minutes: int = 2
     trust_forwarded_for: bool = Field(False, description="Take the client IP from X-Forwarded-For")
 
