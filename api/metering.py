@@ -3,13 +3,17 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from dataclasses import dataclass
+
+import orjson
 
 from api.errors import APIError
 from api.services import Services
 from intel.registry import Module
 
 FREE_MARK_TTL_S = 2 * 86400
+CHALLENGE_REUSE_S = 600
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ class Metering:
                 self.services.money.debit_for_query, agent["id"], price, module.name, req.context.request_id)
             if balance is not None:
                 return Charge(price, False, 0, balance)
-        raise await self.payment_required(module, agent)
+        raise await self.payment_required(req, module)
 
     async def undo(self, req, module: Module, charge: Charge | None) -> None:
         """A request that failed after its claim: the attempt does not count and a debit is refunded."""
@@ -65,13 +69,9 @@ class Metering:
         if charge is not None and charge.charged_sats:
             await asyncio.to_thread(self.services.money.refund, req.context.agent["id"], req.context.request_id)
 
-    async def payment_required(self, module: Module, agent: dict | None) -> APIError:
-        s = self.services
-        memo = f"marketintel: {module.name} query ({module.price_sats} sats)"
-        invoice = await asyncio.to_thread(s.lightning.create_invoice, module.price_sats, memo, s.settings.invoice_expiry_s)
-        await asyncio.to_thread(
-            s.invoices.record, invoice.payment_hash, invoice.bolt11, invoice.amount_sats, "credit",
-            invoice.expires_at, agent["id"] if agent else None, module.name)
+    async def payment_required(self, req, module: Module) -> APIError:
+        agent = req.context.agent
+        invoice = await self._challenge_invoice(caller_id(req), module, agent)
         if agent is not None:
             message = (f"The free query for '{module.name}' is used up today and the balance is below "
                        f"{module.price_sats} sats. Pay the invoice, then POST /api/v1/agents/topup with the "
@@ -81,8 +81,28 @@ class Metering:
                        "(POST /api/v1/agents/register) and top up with its payment_hash and preimage; queries with "
                        "your key are then debited from that balance.")
         return APIError(402, "payment_required", message, module=module.name, price_sats=module.price_sats,
-                        invoice=invoice_body(invoice, "credit"),
-                        topup={"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]})
+                        invoice=invoice, topup={"method": "POST", "path": "/api/v1/agents/topup",
+                                                "body": ["payment_hash", "preimage"]})
+
+    async def _challenge_invoice(self, who: str, module: Module, agent: dict | None) -> dict:
+        """The invoice a 402 carries. A caller that keeps asking gets the same open invoice back for a
+        while, so repeated 402s cost neither a node invoice nor a ledger row each."""
+        s = self.services
+        key = f"mi:challenge:{who}:{module.name}"
+        cached = await s.redis.get(key)
+        if cached is not None:
+            body = orjson.loads(cached)
+            stored = await asyncio.to_thread(s.invoices.get, body["payment_hash"])
+            if stored is not None and stored["status"] == "open" and body["expires_at"] - time.time() > 60:
+                return body
+        memo = f"marketintel: {module.name} query ({module.price_sats} sats)"
+        invoice = await asyncio.to_thread(s.lightning.create_invoice, module.price_sats, memo, s.settings.invoice_expiry_s)
+        await asyncio.to_thread(
+            s.invoices.record, invoice.payment_hash, invoice.bolt11, invoice.amount_sats, "credit",
+            invoice.expires_at, agent["id"] if agent else None, module.name)
+        body = invoice_body(invoice, "credit")
+        await s.redis.set(key, orjson.dumps(body), ex=CHALLENGE_REUSE_S)
+        return body
 
 
 def invoice_body(invoice, purpose: str) -> dict:

@@ -63,3 +63,19 @@ def test_concurrent_paid_queries_never_overspend(client, app):
     assert statuses.count(200) == 8  # one free + seven paid
     assert statuses.count(402) == 12
     assert client.simulate_get("/api/v1/agents/balance", headers=auth(key)).json["balance_sats"] == 0
+
+
+def test_repeated_402_reuses_the_open_invoice_until_it_is_paid(client, settings):
+    key, _ = register(client)
+    client.simulate_get("/api/v1/intelligence/vix", headers=auth(key))
+    first = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).json["error"]["invoice"]
+    again = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).json["error"]["invoice"]
+    assert again["payment_hash"] == first["payment_hash"]
+    from marketintel.lightning.factory import make_backend
+
+    preimage = make_backend(settings).pay(first["payment_request"])
+    client.simulate_post("/api/v1/agents/topup", headers=auth(key),
+                         json={"payment_hash": first["payment_hash"], "preimage": preimage})
+    client.simulate_get("/api/v1/intelligence/vix", headers=auth(key))  # spends the 50 sats
+    after = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).json["error"]["invoice"]
+    assert after["payment_hash"] != first["payment_hash"]  # a credited invoice is never offered again
