@@ -39,9 +39,17 @@ def publish(redis_url: str, computed_payloads) -> None:
 
 
 @pytest.fixture
-def settings(mi_home, redis_url, monkeypatch):
+def ledger(request):
+    """Which ledger database the API runs on; modules parametrize it indirectly (default SQLite)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def settings(mi_home, redis_url, monkeypatch, ledger, request):
     monkeypatch.setenv("MI_REDIS_URL", redis_url)
     monkeypatch.setenv("MI_SOURCE", "sim")
+    if ledger == "postgresql":
+        monkeypatch.setenv("MI_DATABASE_URL", fresh_database(request.getfixturevalue("pg_url")))
     from marketintel.settings import get_settings
     from warehouse.ledger.db import migrate
 
@@ -49,6 +57,19 @@ def settings(mi_home, redis_url, monkeypatch):
     s = get_settings()
     migrate(s.sqlalchemy_url)
     return s
+
+
+def fresh_database(admin_url: str) -> str:
+    import uuid
+
+    import sqlalchemy as sa
+
+    name = f"api_{uuid.uuid4().hex[:12]}"
+    engine = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return admin_url.rsplit("/", 1)[0] + f"/{name}"
 
 
 @pytest.fixture

@@ -3,8 +3,11 @@ import asyncio
 
 import bolt11
 import falcon.testing
+import pytest
 
 from tests.api.agent_helpers import auth, fund, register
+
+pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
 
 
 def test_free_then_402_with_invoice_for_the_price(client):

@@ -1,7 +1,11 @@
 """Invoices from the dev Lightning backend, verification, and topups that credit once."""
 import bolt11
 
+import pytest
+
 from tests.api.agent_helpers import auth, fund, register
+
+pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
 
 
 def test_create_pay_verify_topup(client):
