@@ -1,6 +1,5 @@
 """Invoices from the dev Lightning backend, verification, and topups that credit once."""
 import bolt11
-
 import pytest
 
 from tests.api.agent_helpers import auth, fund, register
