@@ -12,14 +12,19 @@ log = logging.getLogger(__name__)
 class APIError(Exception):
     """An error a client should see: status, a stable code, a message and optional extra fields."""
 
-    def __init__(self, status: int, code: str, message: str, headers: dict | None = None, **extra):
+    def __init__(self, status: int, code: str, message: str, headers: dict | None = None, meta: dict | None = None,
+                 **extra):
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
         self.headers = headers or {}
+        self.meta = meta
         self.extra = extra
 
     def body(self) -> dict:
-        return {"error": {"code": self.code, "message": self.message, **self.extra}}
+        body = {"error": {"code": self.code, "message": self.message, **self.extra}}
+        if self.meta is not None:
+            body["_meta"] = self.meta
+        return body
 
 
 class ValidationFailed(Exception):

@@ -45,8 +45,9 @@ class Metering:
         return {m: max(0, self.allowance - int(u or 0)) for m, u in zip(modules, used)}
 
     def add_claim(self, pipe, req, module: Module) -> None:
-        """Count this attempt on `pipe` (a Redis pipeline); its INCR result goes to `settle`."""
-        key = self._free_key(caller_id(req), module.name)
+        """Count this attempt on `pipe` (a Redis pipeline); its INCR result goes to `settle`. The key is
+        kept on the request so `undo` takes back exactly this attempt, even across midnight."""
+        key = req.context.free_key = self._free_key(caller_id(req), module.name)
         pipe.incr(key)
         pipe.expire(key, FREE_MARK_TTL_S)
 
@@ -57,19 +58,33 @@ class Metering:
         agent = req.context.agent
         price = module.price_sats
         if agent is not None:
-            balance = await asyncio.to_thread(
-                self.services.money.debit_for_query, agent["id"], price, module.name, req.context.request_id)
+            # The debit commits in a thread; if this request is cancelled meanwhile, wait for the commit so
+            # that `undo` finds (and refunds) it rather than racing it.
+            debit = asyncio.ensure_future(asyncio.to_thread(
+                self.services.money.debit_for_query, agent["id"], price, module.name, req.context.request_id))
+            try:
+                balance = await asyncio.shield(debit)
+            except asyncio.CancelledError:
+                await asyncio.wait([debit])
+                req.context.debited = debit.exception() is None and debit.result() is not None
+                raise
+            req.context.debited = balance is not None
             if balance is not None:
                 return Charge(price, False, 0, balance)
         raise await self.payment_required(req, module)
 
-    async def undo(self, req, module: Module, charge: Charge | None) -> None:
-        """A request that failed after its claim: the attempt does not count and a debit is refunded."""
-        await self.services.redis.decr(self._free_key(caller_id(req), module.name))
-        if charge is not None and charge.charged_sats:
-            await asyncio.to_thread(self.services.money.refund, req.context.agent["id"], req.context.request_id)
+    async def undo(self, req) -> None:
+        """A request that failed after its claim: the attempt does not count and its debit is refunded
+        (once: the refund is keyed by the request's server-made id)."""
+        try:
+            if getattr(req.context, "free_key", None):
+                await self.services.redis.decr(req.context.free_key)
+        finally:
+            if getattr(req.context, "debited", False):
+                await asyncio.to_thread(self.services.money.refund, req.context.agent["id"], req.context.request_id)
 
     async def payment_required(self, req, module: Module) -> APIError:
+        s = self.services
         agent = req.context.agent
         invoice = await self._challenge_invoice(caller_id(req), module, agent)
         if agent is not None:
@@ -80,9 +95,11 @@ class Metering:
             message = (f"The free query for '{module.name}' is used up today. Pay the invoice, register "
                        "(POST /api/v1/agents/register) and top up with its payment_hash and preimage; queries with "
                        "your key are then debited from that balance.")
+        meta = {"data_source": s.data_source, "simulated": s.simulated, "price_sats": module.price_sats,
+                "charged_sats": 0, "free_queries_left": 0, "request_id": req.context.request_id}
         return APIError(402, "payment_required", message, module=module.name, price_sats=module.price_sats,
                         invoice=invoice, topup={"method": "POST", "path": "/api/v1/agents/topup",
-                                                "body": ["payment_hash", "preimage"]})
+                                                "body": ["payment_hash", "preimage"]}, meta=meta)
 
     async def _challenge_invoice(self, who: str, module: Module, agent: dict | None) -> dict:
         """The invoice a 402 carries. A caller that keeps asking gets the same open invoice back for a
@@ -94,7 +111,9 @@ class Metering:
             body = orjson.loads(cached)
             stored = await asyncio.to_thread(s.invoices.get, body["payment_hash"])
             if stored is not None and stored["status"] == "open" and body["expires_at"] - time.time() > 60:
-                return body
+                status = await asyncio.to_thread(s.lightning.lookup, body["payment_hash"])
+                if status is not None and not status.settled:
+                    return body
         memo = f"marketintel: {module.name} query ({module.price_sats} sats)"
         invoice = await asyncio.to_thread(s.lightning.create_invoice, module.price_sats, memo, s.settings.invoice_expiry_s)
         await asyncio.to_thread(

@@ -16,10 +16,22 @@ class RequestContext:
         self.trust_forwarded_for = trust_forwarded_for
 
     async def process_request(self, req, resp):
-        given = req.get_header("X-Request-ID")
-        req.context.request_id = given if given and REQUEST_ID.match(given) else uuid.uuid4().hex
-        req.context.client_ip = req.access_route[0] if self.trust_forwarded_for else (req.remote_addr or "unknown")
+        # Our id keys debits and refunds, so it is always made here; a client's own id is only echoed.
+        req.context.request_id = uuid.uuid4().hex
         resp.set_header("X-Request-ID", req.context.request_id)
+        given = req.get_header("X-Request-ID")
+        if given and REQUEST_ID.match(given):
+            resp.set_header("X-Client-Request-ID", given)
+        req.context.client_ip = self._client_ip(req)
+
+    def _client_ip(self, req) -> str:
+        """Behind one trusted proxy the client is the entry that proxy appended: the last one. Entries
+        further left were written by the client and prove nothing."""
+        if self.trust_forwarded_for:
+            forwarded = req.get_header("X-Forwarded-For")
+            if forwarded and forwarded.rsplit(",", 1)[-1].strip():
+                return forwarded.rsplit(",", 1)[-1].strip()
+        return req.remote_addr or "unknown"
 
 
 def api_key_from(req) -> str | None:

@@ -1,6 +1,7 @@
 """GET /api/v1/intelligence/{module_name}: cached module payloads, metered."""
 from __future__ import annotations
 
+import asyncio
 import difflib
 
 import orjson
@@ -50,17 +51,17 @@ class IntelligenceResource:
         if module.takes_ticker and not query.ticker:
             raise invalid(["query", "ticker"], f"'{module.name}' needs a ticker, e.g. ?ticker=AAPL", "missing")
         agent = req.context.agent
+        ticker = query.ticker.upper() if module.takes_ticker else None
         cached_fmt = query.format if query.format in ("compact", "prompt") and not query.include_prompt else "full"
-        # one round trip: the cached rendering, its meta, the previous snapshot and the attempt count
-        async with self.s.redis.pipeline(transaction=False) as pipe:
-            pipe.mget(self.serving.module_key(module.name, cached_fmt), self.serving.module_key(module.name, "meta"),
-                      seen_key(agent, module))
-            self.metering.add_claim(pipe, req, module)
-            (payload_json, published, seen), attempts, _ = await pipe.execute()
-        charge = None
         try:
+            # one round trip: the cached rendering, its meta, the previous snapshot and the attempt count
+            async with self.s.redis.pipeline(transaction=False) as pipe:
+                pipe.mget(self.serving.module_key(module.name, cached_fmt), self.serving.module_key(module.name, "meta"),
+                          seen_key(agent, module, ticker))
+                self.metering.add_claim(pipe, req, module)
+                (payload_json, published, seen), attempts, _ = await pipe.execute()
             if module.takes_ticker:
-                payload_json, published = await self.tickers.payload_json(module, query.ticker.upper()), None
+                payload_json, published = await self.tickers.payload_json(module, ticker), None
                 cached_fmt = "full"
             elif payload_json is None:
                 raise APIError(503, "data_not_ready",
@@ -77,11 +78,12 @@ class IntelligenceResource:
             body = self._body(req, module, payload_json, rendered, published, charge)
             async with self.s.redis.pipeline(transaction=False) as pipe:
                 if agent is not None and cached_fmt == "full":
-                    pipe.set(seen_key(agent, module), payload_json, ex=SEEN_TTL_S)
+                    pipe.set(seen_key(agent, module, ticker), payload_json, ex=SEEN_TTL_S)
                 self.usage.add_event(pipe, req, module.name, charge)
                 gate_taken = (await pipe.execute())[-1]
         except BaseException:
-            await self.metering.undo(req, module, charge)
+            # shielded: a second cancellation must not stop the refund half way
+            await asyncio.shield(self.metering.undo(req))
             raise
         send_json(resp, body)
         await self.usage.gate_taken(bool(gate_taken))
@@ -103,9 +105,9 @@ class IntelligenceResource:
         return with_meta(rendered, meta) if rendered is not None else splice_meta(payload_json, meta)
 
 
-def seen_key(agent: dict | None, module: Module) -> str:
-    """The last full payload this agent was served of the module (for the agent format's deltas)."""
-    return f"mi:seen:{agent['agent_id'] if agent else '-'}:{module.name}"
+def seen_key(agent: dict | None, module: Module, ticker: str | None) -> str:
+    """The last full payload this agent was served of the module (and ticker), for the agent format's deltas."""
+    return f"mi:seen:{agent['agent_id'] if agent else '-'}:{module.name}:{ticker or ''}"
 
 
 def unknown_module(name: str, registry: dict[str, Module]) -> APIError:

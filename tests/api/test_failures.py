@@ -1,0 +1,78 @@
+"""Nothing is charged for a failed request: failures after the debit, cancellation, and request ids
+that a client repeats."""
+import asyncio
+import time
+
+import falcon.testing
+import pytest
+
+from api.usage import UsageRecorder
+from tests.api.agent_helpers import auth, fund, register
+from warehouse.ledger import check_consistency
+
+pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
+
+
+def balance(client, key) -> int:
+    return client.simulate_get("/api/v1/agents/balance", headers=auth(key)).json["balance_sats"]
+
+
+def test_a_repeated_client_request_id_does_not_make_queries_free(client, services):
+    key, _ = register(client)
+    fund(client, key, 150)
+    headers = {**auth(key), "X-Request-ID": "fixed-id-0001"}
+    responses = [client.simulate_get("/api/v1/intelligence/vix", headers=headers) for _ in range(5)]
+    assert [r.status_code for r in responses] == [200, 200, 200, 200, 402]
+    assert [r.json["_meta"]["charged_sats"] for r in responses] == [0, 50, 50, 50, 0]
+    assert all(r.headers["X-Client-Request-ID"] == "fixed-id-0001" for r in responses)
+    assert len({r.headers["X-Request-ID"] for r in responses}) == 5
+    assert balance(client, key) == 0 and check_consistency(services.engine) == []
+
+
+def test_failure_after_the_debit_is_refunded_and_the_attempt_not_counted(client, services, monkeypatch):
+    key, _ = register(client)
+    fund(client, key, 100)
+
+    def broken(self, *args):
+        raise RuntimeError("queue down")
+
+    monkeypatch.setattr(UsageRecorder, "add_event", broken)
+    failed_free = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
+    assert failed_free.status_code == 500 and "Traceback" not in failed_free.text
+    monkeypatch.undo()
+    assert client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key)).json["_meta"]["charged_sats"] == 0
+
+    monkeypatch.setattr(UsageRecorder, "add_event", broken)
+    failed_paid = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
+    assert failed_paid.status_code == 500
+    assert balance(client, key) == 100
+    assert check_consistency(services.engine) == []
+
+
+def test_a_request_cancelled_during_the_debit_is_refunded(app, client, services, settings, monkeypatch):
+    """The whole scenario runs on one event loop (the app's Redis pool is bound to the loop it first used)."""
+    from marketintel.lightning.factory import make_backend
+
+    real = services.money.debit_for_query
+
+    def slow_debit(*args):
+        time.sleep(0.3)
+        return real(*args)
+
+    async def scenario() -> int:
+        async with falcon.testing.ASGIConductor(app) as c:
+            key = (await c.simulate_post("/api/v1/agents/register", json={"name": "x"})).json["api_key"]
+            inv = (await c.simulate_post("/api/v1/payments/create-invoice", json={"amount_sats": 100},
+                                         headers=auth(key))).json
+            preimage = make_backend(settings).pay(inv["payment_request"])
+            await c.simulate_post("/api/v1/agents/topup", headers=auth(key),
+                                  json={"payment_hash": inv["payment_hash"], "preimage": preimage})
+            await c.simulate_get("/api/v1/intelligence/vix", headers=auth(key))  # the free one
+            monkeypatch.setattr(services.money, "debit_for_query", slow_debit)
+            with pytest.raises((asyncio.TimeoutError, asyncio.CancelledError)):
+                await asyncio.wait_for(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)), 0.1)
+            await asyncio.sleep(0.6)  # the debit commits, then the refund follows it
+            return (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"]
+
+    assert asyncio.run(scenario()) == 100
+    assert check_consistency(services.engine) == []
