@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import date, timedelta
 
 import orjson
 
@@ -11,6 +11,7 @@ from api.services import Services
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.registry import Module
+from intel.sessions import last_closed_day
 
 TICKER_CACHE_TTL_S = 120
 
@@ -20,21 +21,22 @@ class TickerModules:
         self.s = services
 
     async def payload_json(self, module: Module, ticker: str) -> bytes:
-        today = self.s.clock.today()
-        key = f"mi:ticker:{module.name}:{ticker}:{today.isoformat()}"
+        # only bars that are final at the market clock's now: a bar dated today exists after the close
+        closed = last_closed_day(self.s.clock.now())
+        key = f"mi:ticker:{module.name}:{ticker}:{closed.isoformat()}"
         cached = await self.s.redis.get(key)
         if cached is not None:
             return cached
-        payload_json = await asyncio.to_thread(self._compute, module, ticker, today)
+        payload_json = await asyncio.to_thread(self._compute, module, ticker, closed)
         await self.s.redis.set(key, payload_json, ex=TICKER_CACHE_TTL_S)
         return payload_json
 
-    def _compute(self, module: Module, ticker: str, today) -> bytes:
-        bars = self.s.provider.bars(ticker, today - timedelta(days=module.lookback_days), today)
+    def _compute(self, module: Module, ticker: str, closed: date) -> bytes:
+        bars = self.s.provider.bars(ticker, closed - timedelta(days=module.lookback_days), closed)
         if bars.height == 0:
             raise APIError(404, "unknown_ticker",
                            f"The '{self.s.provider.name}' source has no daily bars for '{ticker}'.", ticker=ticker)
-        frames = Frames(now=today, series={}, data_source=self.s.provider.name)
+        frames = Frames(now=closed, series={}, data_source=self.s.provider.name)
         try:
             return orjson.dumps(module.compute(frames, bars, ticker))
         except InsufficientData as exc:

@@ -89,7 +89,10 @@ def signal(name: str, direction: str, confidence: float, urgency: str, reason: s
 
 
 def related(*pairs: tuple[str, str]) -> list[dict]:
-    return [{"name": name, "reason": reason} for name, reason in pairs]
+    """Suggested next modules, only those implemented: a suggestion must not lead to a 404."""
+    from intel.registry import REGISTRY  # filled once intel.modules is imported, before any compute runs
+
+    return [{"name": name, "reason": reason} for name, reason in pairs if name in REGISTRY]
 
 
 def degrade(confidence: float, sources: dict, essential: Iterable[str] = ()) -> float:

@@ -45,6 +45,8 @@ def compute(frames: Frames) -> dict:
                + env.staleness_note(sources))
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
+                         ("equity_indices", "the Nasdaq and S&P 500 trend beside bitcoin"),
+                         ("market_intelligence", "where crypto sits in the cross-market picture"),
                          ("crypto_volatility", "bitcoin volatility against equities"),
                          ("btc_macro_correlation", "rolling betas to Nasdaq, the dollar and yields"),
                          ("halving_cycle", "where bitcoin sits in its halving cycle"),

@@ -63,6 +63,8 @@ def compute(frames: Frames) -> dict:
                      summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
                      related_modules=env.related(
                          ("credit_stress", "stress score and the episodes it resembles"),
+                         ("vix", "whether equity volatility confirms the credit move"),
+                         ("market_regime", "the cross-asset regime that credit feeds into"),
                          ("risk_dashboard", "credit beside volatility, liquidity and the curve"),
                          ("intermarket_divergences", "whether equities confirm credit")),
                      methodology="Percentiles count observations at or below today's level; z-scores use "

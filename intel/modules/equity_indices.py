@@ -50,6 +50,8 @@ def compute(frames: Frames) -> dict:
     summary = " ".join(sentences) + env.staleness_note(sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
+                         ("vix", "implied volatility behind the index moves"),
+                         ("credit_spreads", "whether credit confirms the equity trend"),
                          ("equity_momentum", "multi-horizon momentum and trend strength"),
                          ("equity_drawdown", "recovery times from similar drawdowns"),
                          ("market_breadth", "whether sectors confirm the index trend"),

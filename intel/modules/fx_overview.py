@@ -57,6 +57,8 @@ def compute(frames: Frames) -> dict:
     summary = _summary(data, stale) + env.staleness_note(sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
+                         ("yield_curve", "the rate moves behind the dollar"),
+                         ("market_intelligence", "the dollar in the cross-market picture"),
                          ("dollar_strength", "broad dollar trend and percentile"),
                          ("fx_volatility", "realized volatility per pair"),
                          ("fx_carry", "rate differentials and carry-to-vol"),

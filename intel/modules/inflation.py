@@ -84,6 +84,7 @@ def compute(frames: Frames) -> dict:
     return env.build(NAME, frames, data=data, signals=signals,
                      summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
                      related_modules=env.related(
+                         ("yield_curve", "how the curve prices the inflation trend"),
                          ("fed_policy", "what inflation means for the policy path"),
                          ("real_yields", "breakevens and real rates"),
                          ("macro_regime", "growth x inflation quadrant"),

@@ -79,6 +79,8 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
                + (" The last bar is stale." if stale else ""))
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
+                         ("equity_indices", "the broad market trend beside the ticker"),
+                         ("vix", "market volatility beside the ticker's own"),
                          ("price_levels", "pivots, Fibonacci levels and VWAP for the same ticker"),
                          ("momentum_score", "momentum and strength against the S&P 500"),
                          ("volatility_analysis", "realized volatility and expected move")),

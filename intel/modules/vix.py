@@ -70,6 +70,8 @@ def compute(frames: Frames) -> dict:
                + env.staleness_note(sources))
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
+                         ("equity_indices", "the index moves behind volatility"),
+                         ("credit_spreads", "whether credit confirms the stress"),
                          ("vix_term_structure", "contango or backwardation behind the level"),
                          ("volatility_regime", "transition odds between volatility states"),
                          ("volatility_risk_premium", "implied against realized volatility"),

@@ -83,6 +83,8 @@ def compute(frames: Frames) -> dict:
     summary = _summary(data) + env.staleness_note(sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
+                         ("inflation", "the inflation trend the curve prices"),
+                         ("credit_spreads", "credit beside the curve"),
                          ("treasury_yields", "per-tenor changes and percentiles"),
                          ("curve_dynamics", "bull/bear steepening or flattening"),
                          ("recession_probability", "the 10y-3m spread in a recession model"),

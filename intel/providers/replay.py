@@ -82,12 +82,14 @@ class ReplayProvider:
         ).select(list(LONG_SCHEMA))
 
     def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
-        """Close-only bars from `<TICKER>.csv` (the folder has no open, high, low or volume)."""
+        """Close-only bars from `<TICKER>.csv` (the folder has no open, high, low or volume), as published
+        by `end` like the observations they are (CPI read as a ticker still waits for its release)."""
         if not valid_ticker(ticker):
             return pl.DataFrame(schema=BARS_SCHEMA)
         series_id = ticker if ticker in self._last else ticker.upper()
         closes = self._long.filter(
-            (pl.col("series_id") == series_id) & (pl.col("date") >= start) & (pl.col("date") <= end))
+            (pl.col("series_id") == series_id) & (pl.col("date") >= start) & (pl.col("date") <= end)
+            & (pl.col("published") <= end))
         return closes.select(
             "date", *(pl.lit(None, dtype=pl.Float64).alias(c) for c in ("open", "high", "low")),
             pl.col("value").alias("close"), pl.lit(None, dtype=pl.Float64).alias("volume"),

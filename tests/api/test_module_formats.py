@@ -52,3 +52,22 @@ def test_technical_analysis_is_computed_and_cached(client):
     assert a.status_code == b.status_code == 200
     strip = lambda body: {k: v for k, v in body.items() if k != "_meta"}
     assert strip(a.json) == strip(b.json)
+
+
+def test_ticker_bars_stop_at_the_last_closed_day(client, services):
+    from datetime import datetime, timezone
+
+    services.clock.set(datetime(2026, 11, 20, 15, 0, tzinfo=timezone.utc))  # before the close
+    body = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "NVDA"}).json
+    assert body["as_of"] == "2026-11-19"
+    services.clock.set(datetime(2026, 11, 20, 21, 30, tzinfo=timezone.utc))  # after it
+    body = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "NVDA"},
+                               remote_addr="10.3.3.3").json
+    assert body["as_of"] == "2026-11-20"
+
+
+def test_every_module_suggests_only_modules_that_exist(client, computed_payloads):
+    payloads, _ = computed_payloads
+    for name, payload in payloads.items():
+        suggested = {r["name"] for r in payload["related_modules"]}
+        assert suggested and suggested <= set(modules()), name
