@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -89,6 +90,9 @@ def up() -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    # A SIGTERM before the supervisor takes over (during migration or the first materialization) must
+    # still run the `finally` below, or the embedded Redis would outlive us.
+    signal.signal(signal.SIGTERM, _interrupt)
     # Every process must agree on the market clock and on the Redis server: fix both in the environment.
     os.environ.setdefault("MI_CLOCK_ANCHOR", str(time.time()))
     os.environ["MI_HOME"] = str(Path(os.environ.get("MI_HOME", "./var")).resolve())
@@ -114,11 +118,18 @@ def up() -> int:
         console.print(f"[green]ready:[/] API http://{settings.api_host}:{settings.api_port}  "
                       f"Dagster UI http://127.0.0.1:{settings.dagster_port}  (Ctrl-C stops everything)")
         return supervisor.wait()
+    except KeyboardInterrupt:
+        console.print("stopped before start-up finished")
+        return 130
     finally:
         if supervisor is not None:
             supervisor.stop()
         if redis_server is not None:
             redis_server.stop()
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def children(settings) -> list:

@@ -48,7 +48,11 @@ class EmbeddedRedis:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                client.ping()
+                answering = client.info("server")["process_id"]
+                if answering != self.process.pid:  # someone else's server on a taken port; ours failed to bind
+                    self.stop()
+                    raise RuntimeError(f"port {self.port} is taken by another Redis server (pid {answering}); "
+                                       "set MI_REDIS_PORT or MI_REDIS_URL")
                 return self
             except redis.exceptions.ConnectionError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
@@ -59,6 +63,10 @@ class EmbeddedRedis:
     def stop(self, timeout: float = 10.0) -> None:
         if self.process is None or self.process.poll() is not None:
             return
+        if self.process.pid != self._server_pid():
+            self.process.kill()  # ours never came up; never shut down a server we do not own
+            self.process.wait()
+            return
         try:
             redis.Redis(port=self.port, socket_timeout=2).shutdown(nosave=False)
         except redis.exceptions.RedisError:
@@ -68,3 +76,9 @@ class EmbeddedRedis:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+    def _server_pid(self) -> int | None:
+        try:
+            return redis.Redis(port=self.port, socket_timeout=2).info("server")["process_id"]
+        except redis.exceptions.RedisError:
+            return None

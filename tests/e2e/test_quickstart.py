@@ -66,3 +66,29 @@ def test_sigterm_stops_every_process(service):
     time.sleep(0.5)
     alive = [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert alive == [], [" ".join(p.cmdline()) for p in alive]
+
+
+def test_sigterm_during_start_up_leaves_no_process(tmp_path):
+    """Stopped during the first materialization, before the supervisor runs: the embedded Redis goes too."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from marketintel.redis_server import free_port
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MI_", "DAGSTER_"))}
+    env.update(MI_HOME=str(tmp_path), MI_REDIS_PORT=str(free_port()), MI_API_PORT=str(free_port()),
+               MI_DAGSTER_PORT=str(free_port()))
+    up = subprocess.Popen([str(Path(sys.executable).parent / "marketintel"), "up"], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    root = psutil.Process(up.pid)
+    deadline = time.monotonic() + 30
+    while not any("redis-server" in " ".join(p.cmdline()) for p in root.children()):
+        assert time.monotonic() < deadline, "the embedded Redis never started"
+        time.sleep(0.05)
+    family = [root, *root.children(recursive=True)]
+    up.send_signal(signal.SIGTERM)
+    up.wait(30)
+    time.sleep(0.3)
+    assert [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []

@@ -1,0 +1,22 @@
+"""The embedded Redis refuses a port another server holds, and never shuts that server down."""
+import pytest
+import redis
+
+from marketintel.redis_server import EmbeddedRedis, free_port
+
+
+def test_a_taken_port_is_refused_and_the_owner_survives(redis_server, tmp_path):
+    intruder = EmbeddedRedis(redis_server.port, tmp_path / "second")
+    with pytest.raises(RuntimeError, match="taken by another Redis server"):
+        intruder.start()
+    intruder.stop()
+    assert redis.Redis.from_url(redis_server.url).ping()
+    assert intruder.process.poll() is not None
+
+
+def test_start_and_stop(tmp_path):
+    server = EmbeddedRedis(free_port(), tmp_path / "r").start()
+    pid = server.process.pid
+    assert redis.Redis.from_url(server.url).info("server")["process_id"] == pid
+    server.stop()
+    assert server.process.poll() is not None
