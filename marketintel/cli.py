@@ -100,13 +100,14 @@ def up() -> int:
     settings = get_settings()
     settings.home.mkdir(parents=True, exist_ok=True)
     redis_server = None
-    if settings.redis_url is None:
-        redis_server = EmbeddedRedis(settings.redis_port, settings.home / "redis").start()
-        os.environ["MI_REDIS_URL"] = redis_server.url
-        get_settings.cache_clear()
-        settings = get_settings()
     supervisor = None
     try:
+        if settings.redis_url is None:
+            redis_server = EmbeddedRedis(settings.redis_port, settings.home / "redis")
+            redis_server.start()
+            os.environ["MI_REDIS_URL"] = redis_server.url
+            get_settings.cache_clear()
+            settings = get_settings()
         os.environ["DAGSTER_HOME"] = str(ensure_dagster_home(settings).resolve())
         banner(settings)
         migrate()

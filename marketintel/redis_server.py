@@ -44,19 +44,25 @@ class EmbeddedRedis:
             "--logfile", str((self.data_dir / "redis.log").resolve()),
         ]
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            self._wait_until_up(timeout)
+        except BaseException:  # also an interrupt while waiting: the child must not outlive us
+            self.stop()
+            raise
+        return self
+
+    def _wait_until_up(self, timeout: float) -> None:
         client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
         deadline = time.monotonic() + timeout
         while True:
             try:
                 answering = client.info("server")["process_id"]
                 if answering != self.process.pid:  # someone else's server on a taken port; ours failed to bind
-                    self.stop()
                     raise RuntimeError(f"port {self.port} is taken by another Redis server (pid {answering}); "
                                        "set MI_REDIS_PORT or MI_REDIS_URL")
-                return self
+                return
             except redis.exceptions.ConnectionError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
                     raise RuntimeError(f"embedded Redis did not start on port {self.port}; see {self.data_dir}/redis.log")
                 time.sleep(0.05)
 
