@@ -1,6 +1,7 @@
 """`create_app(settings)`: builds the collaborators and adds the routes."""
 from __future__ import annotations
 
+import importlib.resources
 import logging
 
 import falcon
@@ -12,7 +13,7 @@ from api.middleware import Authentication, RequestContext
 from api.ratelimit import RateLimiter
 from api.resources.agents import BalanceResource, MeResource, RegisterResource, TopupResource
 from api.resources.catalog import ModulesResource, PricingResource
-from api.resources.discovery import DocsResource, HealthResource, OpenAPIResource, RootResource
+from api.resources.discovery import DOCS_ASSETS, DocsResource, HealthResource, OpenAPIResource, RootResource
 from api.resources.intelligence import IntelligenceResource
 from api.resources.payments import CreateInvoiceResource, VerifyPaymentResource
 from api.resources.pulse import PulseResource
@@ -60,4 +61,5 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     api_spec.register(app)  # spectree collects the validated routes into the spec
     app.add_route("/openapi.json", OpenAPIResource())
     app.add_route("/docs", DocsResource())
+    app.add_static_route(DOCS_ASSETS, str(importlib.resources.files("swagger_ui") / "static"))
     return app

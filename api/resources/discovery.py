@@ -82,10 +82,12 @@ class OpenAPIResource:
         resp.data = self._body
 
 
-DOCS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>marketintel API</title>
-<link rel="stylesheet" href="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui.css"></head>
-<body><div id="ui"></div><script src="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#ui"});</script>
+# Swagger UI 5 (it reads OpenAPI 3.1) is served from the `swagger-ui-py` package's static folder (see create_app), so /docs works offline.
+DOCS_ASSETS = "/docs/assets"
+DOCS_PAGE = f"""<!doctype html><html><head><meta charset="utf-8"><title>marketintel API</title>
+<link rel="stylesheet" href="{DOCS_ASSETS}/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="{DOCS_ASSETS}/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({{url: "/openapi.json", dom_id: "#ui"}});</script>
 <noscript>The machine-readable description is at <a href="/openapi.json">/openapi.json</a>.</noscript></body></html>"""
 
 

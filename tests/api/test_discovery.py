@@ -53,7 +53,9 @@ def test_openapi_is_generated_from_the_declarations(client):
     assert "/api/v1/agents/register" in spec["paths"] and "/api/v1/pulse" in spec["paths"]
     assert op["responses"]["422"]["content"]["application/json"]["schema"]["$ref"].endswith("ValidationErrorResponse")
     docs = client.simulate_get("/docs")
-    assert docs.status_code == 200 and "/openapi.json" in docs.text
+    assert docs.status_code == 200 and "/openapi.json" in docs.text and "https://" not in docs.text
+    bundle = client.simulate_get("/docs/assets/swagger-ui-bundle.js")
+    assert bundle.status_code == 200 and len(bundle.content) > 100_000
 
 
 def test_root_lists_links(client):
