@@ -1,0 +1,41 @@
+"""Operational status in Redis, written by the pipeline, read by /health/dashboard and /api/v1/sla.
+
+Keys (prefix `mi`):
+    mi:status:sources     hash  source name -> JSON {state: closed|open|half_open, consecutive_failures,
+                                 last_error, last_error_at, last_success_at, requests_used, request_budget}
+    mi:status:ingest      JSON  {run_at, data_source, rows_written, series_ok: [...], series_failed: {id: error}}
+    mi:status:freshness   JSON  {series_id: {last_observation, age_days, expected_cadence_days, max_age_days, stale}}
+"""
+from __future__ import annotations
+
+import orjson
+import redis
+import redis.asyncio as aioredis
+
+SOURCES = "mi:status:sources"
+INGEST = "mi:status:ingest"
+FRESHNESS = "mi:status:freshness"
+
+
+def publish_sources(client: redis.Redis, statuses: dict[str, dict]) -> None:
+    if statuses:
+        client.hset(SOURCES, mapping={name: orjson.dumps(status) for name, status in statuses.items()})
+
+
+def publish_ingest(client: redis.Redis, report: dict) -> None:
+    client.set(INGEST, orjson.dumps(report))
+
+
+def publish_freshness(client: redis.Redis, freshness: dict[str, dict]) -> None:
+    client.set(FRESHNESS, orjson.dumps(freshness))
+
+
+async def read_all(client: aioredis.Redis) -> dict:
+    """{sources, ingest, freshness} in one round trip; missing parts are empty."""
+    async with client.pipeline(transaction=False) as pipe:
+        sources, ingest, freshness = await pipe.hgetall(SOURCES).get(INGEST).get(FRESHNESS).execute()
+    return {
+        "sources": {k.decode(): orjson.loads(v) for k, v in (sources or {}).items()},
+        "ingest": orjson.loads(ingest) if ingest else None,
+        "freshness": orjson.loads(freshness) if freshness else {},
+    }
