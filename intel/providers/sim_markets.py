@@ -14,18 +14,32 @@ from intel.catalog import SECTORS
 from intel.providers.sim_noise import Draws, ar1, smooth_toward
 
 REGIMES = ("calm", "normal", "stress", "crisis")
-# Daily transition probabilities: expected stays of about 250, 140, 40 and 30 business days; in the
-# long run 34% calm, 49% normal, 14% stress, 4% crisis, a crisis starting every three years or so.
+# Daily transition probabilities: expected stays of about 170, 120, 50 and 33 business days; in the
+# long run about 31% calm, 47% normal, 19% stress, 3% crisis (bench/calibration.py: VIX>25 spells cover
+# about a quarter of real days since 2005).
 TRANSITIONS = np.array([
-    [0.9960, 0.0035, 0.0005, 0.0000],
-    [0.0025, 0.9930, 0.0040, 0.0005],
-    [0.0010, 0.0150, 0.9760, 0.0080],
-    [0.0000, 0.0050, 0.0300, 0.9650],
+    [0.9940, 0.0050, 0.0010, 0.0000],
+    [0.0035, 0.9915, 0.0045, 0.0005],
+    [0.0010, 0.0140, 0.9800, 0.0050],
+    [0.0000, 0.0040, 0.0260, 0.9700],
 ])
 SEVERITY = np.array([0.0, 0.3, 1.0, 2.5])  # how hard each regime presses on the real economy
-EQUITY_DRIFT = np.array([0.0008, 0.0005, -0.0008, -0.0040])  # daily log drift, about 6%/yr on average
-EQUITY_VOL = np.array([0.0060, 0.0090, 0.0150, 0.0300])  # daily vol before clustering
+EQUITY_DRIFT = np.array([0.0008, 0.0006, -0.0005, -0.0020])  # daily log drift, about 6%/yr on average
+EQUITY_VOL = np.array([0.0055, 0.0105, 0.0175, 0.0300])  # daily vol before clustering
 VOL_SCALE = np.array([0.8, 1.0, 1.4, 2.1])  # how other markets' volatility scales with the regime
+# log-vol clustering: persistence, noise, and the leverage effect (a down day raises tomorrow's vol)
+LOGVOL_PHI, LOGVOL_NOISE, LEVERAGE = 0.97, 0.03, 0.06
+LOGVOL_CAP = 0.6  # clustering can at most multiply the regime's vol by exp(cap): no runaway feedback
+EQUITY_TAIL_DOF = 3.5  # Student-t degrees of freedom of the daily equity shock
+# Crash days on top of the fat tails (Brexit, Feb 2018, Aug 2024, April 2025 happened outside any crisis):
+# a daily chance by regime, and a size in units of the day's vol, JUMP_SIZE[0] + JUMP_SIZE[1] * |N(0, 1)|.
+JUMP_CHANCE = np.array([0.001, 0.003, 0.006, 0.010])
+JUMP_SIZE = (3.0, 2.0)
+SHOCK_CAP = 8.0  # t draws beyond 8 sd are sampling freaks, not markets
+CIRCUIT_BREAKER = np.log(0.8)  # the NYSE's level-3 halt closes the market after a 20% fall
+TREND_GROWTH, TREND_PULL = 0.00026, 0.003  # daily log growth of earnings, and the index's pull toward it
+# VIX = VIX_RATIO * forward vol (annualized, points) + VIX_PREMIUM: implied vol above realized
+VIX_RATIO, VIX_PREMIUM = 1.03, 2.5
 
 
 def regime_path(draws: Draws, days: np.ndarray) -> np.ndarray:
@@ -40,25 +54,29 @@ def regime_path(draws: Draws, days: np.ndarray) -> np.ndarray:
 
 def equity_factor(draws: Draws, days: np.ndarray, regime: np.ndarray) -> dict[str, np.ndarray]:
     """Log returns of the broad index, its daily vol, and the implied-vol indices built on that vol."""
-    shock = draws.fat("equity", days)
+    jumps = draws.uniform("equity.jump", days) < JUMP_CHANCE[regime]
+    jump_size = JUMP_SIZE[0] + JUMP_SIZE[1] * np.abs(draws.normal("equity.jump_size", days))
+    # one standardized shock, crash days included, so vol, credit, rates and havens all feel them
+    shock = np.clip(draws.fat("equity", days, EQUITY_TAIL_DOF), -SHOCK_CAP, SHOCK_CAP) - np.where(jumps, jump_size, 0.0)
     base = smooth_toward(EQUITY_VOL[regime], 0.3, EQUITY_VOL[1])  # vol ramps over a few days
     # log-vol clustering with a leverage effect: a down day raises tomorrow's vol
-    log_vol = ar1(0.97, 0.04 * draws.normal("equity.logvol", days) - 0.05 * shock)
+    log_vol = ar1(LOGVOL_PHI, LOGVOL_NOISE * draws.normal("equity.logvol", days) - LEVERAGE * shock)
+    log_vol = np.minimum(log_vol, LOGVOL_CAP)
     prior_log_vol = np.concatenate([[0.0], log_vol[:-1]])
     vol = base * np.exp(prior_log_vol)
     # the index's log level drifts by regime and is pulled slowly toward a 6.5%-a-year earnings trend,
     # so lucky or unlucky regime paths do not compound into absurd levels
-    steps = (EQUITY_DRIFT[regime] + vol * shock).tolist()
+    steps = np.maximum(EQUITY_DRIFT[regime] + vol * shock, CIRCUIT_BREAKER).tolist()
     x, trend, levels = 0.0, 0.0, []
     for step in steps:
-        trend += 0.00026
-        x += step + 0.0008 * (trend - x)
+        trend += TREND_GROWTH
+        x += step + TREND_PULL * (trend - x)
         levels.append(x)
     levels = np.asarray(levels)
     returns = np.diff(levels, prepend=0.0)
     forward_vol = base * np.exp(log_vol)  # what the market expects at today's close
     noise = ar1(0.9, 0.35 * draws.normal("vix", days))
-    vix = np.clip(1.12 * np.sqrt(252) * 100 * forward_vol + 1.2 + noise, 9.0, 80.0)
+    vix = np.clip(VIX_RATIO * np.sqrt(252) * 100 * forward_vol + VIX_PREMIUM + noise, 9.0, 80.0)
     # VIX3M sits above VIX in calm markets and below it in a panic
     vix3m = np.clip(vix + 1.2 + 0.15 * (19.0 - vix) + ar1(0.9, 0.2 * draws.normal("vix3m", days)), 10.0, 70.0)
     # `surprise` is the unexpected part of the return: what other markets react to

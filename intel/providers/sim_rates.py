@@ -14,6 +14,8 @@ from intel.providers.sim_noise import Draws, ar1, last_before, smooth_toward
 
 FLOOR = 0.1  # the effective funds rate at the zero bound
 FOMC_EVERY = 32  # business days between meetings (eight a year)
+LEVEL_VOL = np.array([0.052, 0.072, 0.090, 0.130])  # daily vol of the curve's level by regime (percent)
+EQUITY_LOADING = 0.25  # the level's loading on the equity shock (the stock-bond correlation)
 
 
 def taylor_rate(core_yoy: np.ndarray, unrate: np.ndarray) -> np.ndarray:
@@ -60,9 +62,10 @@ def curve(draws: Draws, days: np.ndarray, regime: np.ndarray, shock: np.ndarray,
     anchor = 3.5 + ar1(0.999, 0.012 * draws.normal("rates.anchor", days))
     smoothed_policy = smooth_toward(policy, 0.004, policy[0])
     level_mean = 0.5 * anchor + 0.5 * (smoothed_policy + 1.3)
-    vol = np.array([0.040, 0.055, 0.070, 0.100])[regime]
+    vol = LEVEL_VOL[regime]
     flight = np.array([0.0, 0.0, -0.002, -0.006])[regime]  # havens bid while stress lasts
-    kicks = (vol * (0.45 * shock + 0.89 * draws.normal("rates.level", days)) + flight).tolist()
+    own = np.sqrt(1 - EQUITY_LOADING**2)
+    kicks = (vol * (EQUITY_LOADING * shock + own * draws.normal("rates.level", days)) + flight).tolist()
     x, level = 4.9, []
     for mean, kick in zip(level_mean.tolist(), kicks):
         x += 0.008 * (mean - x) + kick
