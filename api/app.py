@@ -9,9 +9,12 @@ import falcon.asgi
 
 from api import errors
 from api.metering import Metering
+from api.metrics import RequestMetrics
 from api.middleware import Authentication, RequestContext
 from api.ratelimit import RateLimiter
 from api.resources.agents import BalanceResource, MeResource, RegisterResource, TopupResource
+from api.resources.dashboard import DashboardResource
+from api.resources.sla import SLAResource
 from api.resources.catalog import ModulesResource, PricingResource
 from api.resources.discovery import DOCS_ASSETS, DocsResource, HealthResource, OpenAPIResource, RootResource
 from api.resources.intelligence import IntelligenceResource
@@ -38,7 +41,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     limiter = RateLimiter(settings.effective_redis_url)
     pulse_budget = limiter.budget("pulse", f"{settings.pulse_rate_per_minute}/minute")
 
-    app = falcon.asgi.App(middleware=[RequestContext(settings.trust_forwarded_for),
+    # RequestMetrics first: its latency spans the other middleware, and it sees the final status.
+    app = falcon.asgi.App(middleware=[RequestMetrics(settings.effective_redis_url), RequestContext(settings.trust_forwarded_for),
                                       Authentication(services.agents)])
     handlers = json_handlers()
     app.req_options.media_handlers.update(handlers)
@@ -47,6 +51,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
 
     app.add_route("/", RootResource(services))
     app.add_route("/health", HealthResource(services, serving))
+    app.add_route("/health/dashboard", DashboardResource(services, serving))
+    app.add_route(f"{V1}/sla", SLAResource(services, serving))
     app.add_route(f"{V1}/pulse", PulseResource(services, serving, pulse_budget))
     app.add_route(f"{V1}/modules", ModulesResource(services, registry, metering, serving))
     app.add_route(f"{V1}/pricing", PricingResource(services, registry))

@@ -4,9 +4,11 @@ import time
 
 from dagster import AssetExecutionContext, AssetKey, MaterializeResult, MetadataValue, asset
 
+from assets.checks import series_freshness
 from assets.modules import scheduled_modules
 from assets.pulse import pulse
 from assets.resources import MarketResource, ServingCacheResource, WarehouseResource
+from warehouse.status import publish_freshness
 
 
 def build_publish_asset():
@@ -28,7 +30,10 @@ def build_publish_asset():
             count = cache.publish_modules(items, simulated, published_at)
             if latest_pulse is not None:
                 cache.publish_pulse(latest_pulse.payload, latest_pulse.data_source, simulated, published_at)
+            # Per-series freshness against the catalog's cadence, relative to the market clock.
+            freshness = series_freshness(list(market.provider.series_ids()), store.watermarks(source), market.today)
             store.refresh_analyst_copy(warehouse.analyst_path)
+        publish_freshness(cache.r, freshness)
         stale = sorted(n for n in names if n in results and results[n].as_of < market.today)
         unpublished = sorted(n for n in names if n not in results)
         return MaterializeResult(metadata={
@@ -36,6 +41,7 @@ def build_publish_asset():
             "pulse_published": latest_pulse is not None,
             "stale_modules": MetadataValue.json(stale),
             "never_computed": MetadataValue.json(unpublished),
+            "stale_series": MetadataValue.json(sorted(s for s, f in freshness.items() if f["stale"])),
             "analyst_copy": MetadataValue.path(warehouse.analyst_path),
         })
 

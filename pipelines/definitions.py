@@ -7,16 +7,19 @@ from dagster import (
     AssetSelection,
     DagsterRunStatus,
     DefaultScheduleStatus,
+    DefaultSensorStatus,
     Definitions,
     RunRequest,
     RunsFilter,
     ScheduleEvaluationContext,
     SkipReason,
     define_asset_job,
+    run_status_sensor,
     in_process_executor,
     schedule,
 )
 
+from assets.checks import observations_quality
 from assets.ingest import observations
 from assets.modules import module_assets
 from assets.publish import build_publish_asset
@@ -37,15 +40,23 @@ def refresh_cron(minutes: int) -> str:
 
 def build_defs(settings: Settings) -> Definitions:
     assets = [observations, *module_assets(), pulse, build_publish_asset()]
-    ingest = AssetSelection.assets(observations)
+    # The data-quality checks run in their own job after each ingest or refresh (quality_sensor), so the
+    # refresh steps (and `materialize_all`'s progress over them) stay one per asset, and a failed check can
+    # never hold back publishing.
+    quality = AssetSelection.checks(observations_quality)
+    ingest = AssetSelection.assets(observations) - quality
+    everything = AssetSelection.all() - quality
 
     ingest_job = define_asset_job("ingest_job", selection=ingest, executor_def=in_process_executor,
                                   tags=WAREHOUSE_TAGS, description="Fetch new observations.")
-    modules_job = define_asset_job("modules_job", selection=AssetSelection.all() - ingest,
+    modules_job = define_asset_job("modules_job", selection=everything - ingest,
                                    executor_def=in_process_executor, tags=WAREHOUSE_TAGS,
                                    description="Modules, pulse and publish from the stored observations.")
-    refresh_job = define_asset_job("refresh_job", selection=AssetSelection.all(), executor_def=in_process_executor,
+    refresh_job = define_asset_job("refresh_job", selection=everything, executor_def=in_process_executor,
                                    tags=WAREHOUSE_TAGS, description="Ingest, modules, pulse, publish.")
+    quality_job = define_asset_job("quality_job", selection=quality,
+                                   executor_def=in_process_executor, tags=WAREHOUSE_TAGS,
+                                   description="Stale series, gaps, impossible values, outliers.")
 
     @schedule(job=refresh_job, cron_schedule=refresh_cron(settings.refresh_minutes),
               default_status=DefaultScheduleStatus.RUNNING)
@@ -56,10 +67,17 @@ def build_defs(settings: Settings) -> Definitions:
             return SkipReason(f"{busy} refresh run(s) still pending")
         return RunRequest()
 
+    @run_status_sensor(run_status=DagsterRunStatus.SUCCESS, monitored_jobs=[ingest_job, refresh_job],
+                       request_job=quality_job, default_status=DefaultSensorStatus.RUNNING)
+    def quality_sensor(context):
+        return RunRequest(run_key=f"quality-after-{context.dagster_run.run_id}")
+
     return Definitions(
         assets=assets,
-        jobs=[ingest_job, modules_job, refresh_job],
+        asset_checks=[observations_quality],
+        jobs=[ingest_job, modules_job, refresh_job, quality_job],
         schedules=[refresh_schedule],
+        sensors=[quality_sensor],
         resources={
             "warehouse": WarehouseResource(path=str(settings.warehouse_path.resolve()),
                                            analyst_path=str(settings.analyst_path.resolve())),
