@@ -2,9 +2,12 @@
 
 from datetime import date, timedelta
 
+import orjson
+import redis
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from assets.resources import MarketResource, WarehouseResource
+from warehouse import status as ops_status
 
 # Re-fetch this many days below each watermark so late revisions of recent values are picked up
 # (unchanged rows are skipped by the warehouse, so the overlap costs little).
@@ -40,9 +43,42 @@ def backfill_start(market: MarketResource, today: date) -> date:
     return EPOCH
 
 
+def _fetch(provider, series_ids: list[str], start: date, end: date):
+    """(frame, {series_id: error}). The live provider reports failed series and leaves them out of the
+    frame, so a failure writes nothing for them and their stored rows stay as they were."""
+    if hasattr(provider, "fetch"):
+        result = provider.fetch(series_ids, start, end)
+        return result.frame, result.failures
+    return provider.observations(series_ids, start, end), {}
+
+
+def _restore_breakers(context, provider, client) -> None:
+    """Each Dagster run may be a fresh process: carry the breakers over from the last run's status."""
+    if not hasattr(provider, "restore_status"):
+        return
+    try:
+        raw = client.hgetall(ops_status.SOURCES)
+        provider.restore_status({k.decode(): orjson.loads(v) for k, v in raw.items()})
+    except (redis.RedisError, orjson.JSONDecodeError) as exc:
+        context.log.warning(f"could not read the source statuses: {exc}")
+
+
+def _publish_status(context, client, provider, report: dict) -> None:
+    # Status is rebuildable: a Redis hiccup is logged, it does not undo an ingest already written.
+    try:
+        ops_status.publish_ingest(client, report)
+        if hasattr(provider, "status"):
+            ops_status.publish_sources(client, provider.status())
+    except redis.RedisError as exc:
+        context.log.warning(f"could not publish the ingest status: {exc}")
+
+
 @asset(group_name="ingest", description="Every catalog series the provider offers, with revisions, as of the market clock.")
 def observations(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
     provider, today = market.provider, market.today
+    client = market.status_client()
+    _restore_breakers(context, provider, client)
+    failures: dict[str, str] = {}
     with warehouse.open() as store:
         marks = store.watermarks(provider.name)
         ids = sorted(provider.series_ids())
@@ -51,13 +87,20 @@ def observations(context: AssetExecutionContext, market: MarketResource, warehou
         for series_ids, start in fetch_plans(ids, marks, backfill_start(market, today)):
             if start > today:
                 continue
-            frame = provider.observations(series_ids, start, today)
+            frame, failed = _fetch(provider, series_ids, start, today)
+            failures.update(failed)
             fetched += frame.height
             written += store.write_observations(frame, provider.name, market.now)
-            context.log.info(f"{len(series_ids)} series from {start}: {frame.height} fetched")
+            context.log.info(f"{len(series_ids)} series from {start}: {frame.height} fetched, {len(failed)} failed")
         after = store.watermarks(provider.name)
         total = store.observations_count()
+    for series_id, error in sorted(failures.items()):
+        context.log.warning(f"{series_id}: {error}")
     missing = sorted(set(ids) - set(after))
+    report = {"run_at": market.now.isoformat(), "data_source": provider.name, "rows_written": written,
+              "series_ok": sorted(set(ids) - set(failures)), "series_failed": failures}
+    _publish_status(context, client, provider, report)
+    sources = provider.status() if hasattr(provider, "status") else {}
     return MaterializeResult(
         metadata={
             "market_date": MetadataValue.text(today.isoformat()),
@@ -66,6 +109,8 @@ def observations(context: AssetExecutionContext, market: MarketResource, warehou
             "rows_written": written,
             "series_new": len(new),
             "series_without_data": MetadataValue.json(missing),
+            "series_failed": MetadataValue.json(failures),
+            "source_status": MetadataValue.json(sources),
             "rows_total": total,
         }
     )

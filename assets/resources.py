@@ -79,6 +79,13 @@ class MarketResource(ConfigurableResource):
         self._provider = make_provider(settings)
         self._now = make_clock(settings, self._provider).now()
 
+    def status_client(self):
+        """Redis for the operational status keys (`warehouse.status`): the same server the serving cache
+        uses (MI_REDIS_URL or the embedded one), so ingest needs no extra resource."""
+        import redis
+
+        return redis.Redis.from_url(self.settings().effective_redis_url, socket_connect_timeout=2, socket_timeout=5)
+
     @property
     def provider(self):
         return self._provider

@@ -109,7 +109,10 @@ def up() -> int:
             get_settings.cache_clear()
             settings = get_settings()
         os.environ["DAGSTER_HOME"] = str(ensure_dagster_home(settings).resolve())
-        banner(settings)
+        # `auto` is decided once, here: every child process then uses the same source (and says so).
+        os.environ["MI_SOURCE"] = banner(settings)
+        get_settings.cache_clear()
+        settings = get_settings()
         migrate()
         if materialize() != 0:
             console.print("[red]the first materialization failed; see the Dagster run log")
@@ -149,15 +152,20 @@ def children(settings) -> list:
     ]
 
 
-def banner(settings) -> None:
-    from intel.providers.factory import make_provider
+def banner(settings) -> str:
+    """Print the start-up banner; returns the data source in use (`auto` resolved)."""
+    from intel.providers.factory import make_provider, resolve_source
 
+    _, reason = resolve_source(settings)
     provider = make_provider(settings)
     kind = "[bold yellow]SIMULATED data[/]" if provider.simulated else f"[bold]{provider.name}[/] data"
     console.rule("marketintel")
-    console.print(f"data source: {provider.name} ({kind}); home: {settings.home}")
+    if settings.source == "auto" and provider.simulated:
+        console.print(f"[bold yellow on red] {reason} [/]")
+    console.print(f"data source: {provider.name} ({kind}); {reason}; home: {settings.home}")
     console.print(f"ledger: {settings.sqlalchemy_url.split('@')[-1]}; redis: {settings.effective_redis_url}")
     console.rule()
+    return provider.name
 
 
 if __name__ == "__main__":

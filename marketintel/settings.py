@@ -21,13 +21,28 @@ class Settings(BaseSettings):
     database_url: str | None = Field(None, description="SQLAlchemy URL; default SQLite under home")
     redis_url: str | None = Field(None, description="External Redis; default an embedded server")
     redis_port: int = Field(6390, description="Port of the embedded Redis server")
-    source: Literal["sim", "replay"] = "sim"
+    source: Literal["auto", "live", "sim", "replay"] = Field(
+        "auto", description="auto: live when its sources answer at start-up, else sim")
     replay_dir: Path = Path("../shared/data/history")
     replay_start: date | None = Field(None, description="Replay clock start; default the day after the data ends")
     clock_speed: float = Field(1.0, description="Market seconds per wall second for sim/replay")
     clock_anchor: float | None = Field(None, description="Wall time (epoch s) the clock started; set by `up`")
     sim_seed: int = 7
     sim_years: int = 16
+    # Live sources (keyless). Base URLs are settings so tests point them at a local protocol server.
+    live_fred_url: str = "https://fred.stlouisfed.org/graph/fredgraph.csv"
+    live_treasury_url: str = ("https://home.treasury.gov/resource-center/data-chart-center/interest-rates/"
+                              "daily-treasury-rates.csv")
+    live_ecb_url: str = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip"
+    live_coinbase_url: str = "https://api.exchange.coinbase.com"
+    live_stooq_url: str = "https://stooq.com/q/d/l/"
+    live_timeout_s: float = Field(10.0, description="Per-request timeout of the live sources")
+    live_retries: int = Field(2, description="Retries after a 429, 5xx, timeout or connection error")
+    live_backoff_s: float = Field(0.5, description="First retry delay; doubles per retry")
+    live_breaker_failures: int = Field(3, description="Consecutive failures that open a source's breaker")
+    live_breaker_reset_s: float = Field(300.0, description="Seconds an open breaker waits before one trial")
+    live_request_budget: int = Field(600, description="Requests per source per hour")
+    live_probe_timeout_s: float = Field(2.0, description="Timeout of the `auto` start-up probe")
     lightning_backend: Literal["dev"] = "dev"
     lightning_network: Literal["bcrt", "tb", "bc"] = "bcrt"
     invoice_expiry_s: int = 3600

@@ -17,6 +17,14 @@ from marketintel.redis_server import EmbeddedRedis, free_port
 from tests.history import HISTORY_DIR, history_dir  # noqa: F401  (re-exported for older imports)
 
 
+@pytest.fixture(autouse=True)
+def no_live_sources_by_default(monkeypatch):
+    """The default source is `auto`, which probes the public live sources: tests never reach the
+    internet, so they run on `sim` unless they choose a source (live tests point at a local server)."""
+    if "MI_SOURCE" not in os.environ:
+        monkeypatch.setenv("MI_SOURCE", "sim")
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory):
     server = EmbeddedRedis(free_port(), tmp_path_factory.mktemp("redis")).start()

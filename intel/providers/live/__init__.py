@@ -1,0 +1,5 @@
+"""Keyless live market data: one small client per public source (see `provider.py` for the routing)."""
+from intel.providers.live.client import LiveConfig, SourceError
+from intel.providers.live.provider import FetchResult, LiveProvider, probe
+
+__all__ = ["FetchResult", "LiveConfig", "LiveProvider", "SourceError", "probe"]

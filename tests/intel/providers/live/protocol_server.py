@@ -1,0 +1,198 @@
+"""A local stand-in for the five live sources: each path speaks the source's documented response format
+(FRED fredgraph.csv, Treasury yearly curve CSV, ECB eurofxref-hist.zip, Coinbase candles JSON, Stooq daily
+CSV) from deterministic fixtures, and can be told to fail (`faults[source] = mode`) in the ways the real
+ones do. Nothing here talks to the internet; the production clients point their base URLs at it."""
+from __future__ import annotations
+
+import io
+import threading
+import time
+import zipfile
+from collections import Counter
+from datetime import date, datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+import orjson
+
+from intel.catalog import CATALOG, SECTORS
+from intel.providers.live.provider import route
+from intel.providers.live.treasury import COLUMNS as TREASURY_COLUMNS
+
+MODES = ("429", "503", "timeout", "empty", "html", "truncated", "dots")
+ECB_CURRENCIES = ["USD", "JPY", "BGN", "CZK", "GBP", "CHF", "AUD", "CAD", "CNY", "MXN"]
+HTML = b"<!DOCTYPE html><html><head><title>Service Unavailable</title></head><body>Try later</body></html>"
+
+
+def fixture_dates(series_id: str, today: date) -> list[date]:
+    """Dates a fixture series has: the last 60 days (weekdays, or every day for crypto), 30 weeks,
+    36 month starts or 16 quarter starts, all old enough for every release lag to have passed some."""
+    entry = CATALOG[series_id]
+    if entry.frequency == "daily":
+        days = [today - timedelta(days=i) for i in range(60, 0, -1)]
+        return days if entry.trades_weekends else [d for d in days if d.weekday() < 5]
+    if entry.frequency == "weekly":
+        return [today - timedelta(days=7 * i) for i in range(30, 0, -1)]
+    months = [(today.year * 12 + today.month - 1 - i) for i in range(48, 0, -1)]
+    starts = [date(m // 12, m % 12 + 1, 1) for m in months]
+    return starts[-36:] if entry.frequency == "monthly" else [d for d in starts if d.month in (1, 4, 7, 10)]
+
+
+def fixture_value(series_id: str, day: date, bump: float = 0.0) -> float:
+    base = 1.0 + sum(map(ord, series_id)) % 97
+    return round(base + (day.toordinal() % 50) * 0.01 + bump, 2)
+
+
+def ecb_rates(day: date, bump: float) -> dict[str, float]:
+    """Currency per euro: USD moves with the day (and the bump), the others are fixed multiples."""
+    usd = round(1.05 + (day.toordinal() % 20) * 0.001 + bump / 100, 4)
+    return {"USD": usd, "JPY": 160.5, "BGN": 1.9558, "CZK": 25.1, "GBP": 0.85, "CHF": 0.95, "AUD": 1.62,
+            "CAD": 1.47, "CNY": 7.8, "MXN": 18.2}
+
+
+class ProtocolServer:
+    def __init__(self, today: date | None = None) -> None:
+        self.today = today or datetime.now(timezone.utc).date()
+        self.faults: dict[str, str] = {}
+        self.bump = 0.0  # added to every value: a later "revision", so a wrongly accepted body would show
+        self.hits: Counter = Counter()
+        self.timeout_sleep_s = 2.0
+        handler = type("Handler", (_Handler,), {"owner": self})
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def __enter__(self) -> "ProtocolServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def env(self) -> dict[str, str]:
+        """MI_* variables pointing every live client here."""
+        return {"MI_LIVE_FRED_URL": f"{self.url}/fred/fredgraph.csv", "MI_LIVE_TREASURY_URL": f"{self.url}/treasury",
+                "MI_LIVE_ECB_URL": f"{self.url}/ecb/eurofxref-hist.zip", "MI_LIVE_COINBASE_URL": f"{self.url}/coinbase",
+                "MI_LIVE_STOOQ_URL": f"{self.url}/stooq/"}
+
+    # --- bodies in each source's documented format ---
+
+    def fred_csv(self, series_id: str, dots: bool) -> bytes:
+        lines = [f"observation_date,{series_id}"]
+        for i, day in enumerate(fixture_dates(series_id, self.today)):
+            holiday = (i % 17 == 5) or (dots and i >= len(fixture_dates(series_id, self.today)) - 5)
+            lines.append(f"{day.isoformat()},{'.' if holiday else fixture_value(series_id, day, self.bump)}")
+        return ("\n".join(lines) + "\n").encode()
+
+    def treasury_csv(self, year: int) -> bytes:
+        cols = ["1 Mo", "1.5 Month", "2 Mo", "3 Mo", "4 Mo", "6 Mo", "1 Yr", "2 Yr", "3 Yr", "5 Yr", "7 Yr",
+                "10 Yr", "20 Yr", "30 Yr"]
+        lines = ["Date," + ",".join(f'"{c}"' for c in cols)]
+        days = [d for d in fixture_dates("DGS10", self.today) if d.year == year]
+        for day in reversed(days):  # newest first, like the real file
+            cells = [str(fixture_value(TREASURY_COLUMNS[c], day, self.bump)) if c in TREASURY_COLUMNS else "4.40"
+                     for c in cols]
+            lines.append(day.strftime("%m/%d/%Y") + "," + ",".join(cells))
+        return ("\n".join(lines) + "\n").encode()
+
+    def ecb_zip(self) -> bytes:
+        lines = ["Date," + ",".join(ECB_CURRENCIES) + ","]
+        for day in reversed(fixture_dates("DEXUSEU", self.today)):
+            rates = ecb_rates(day, self.bump)
+            lines.append(day.isoformat() + "," + ",".join(str(rates[c]) for c in ECB_CURRENCIES) + ",")
+        lines.append("1999-01-04," + ",".join("N/A" if c == "CNY" else "1.5" for c in ECB_CURRENCIES) + ",")
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("eurofxref-hist.csv", "\n".join(lines) + "\n")
+        return buf.getvalue()
+
+    def candles(self, series_id: str, start: date, end: date) -> bytes:
+        out = []
+        for day in reversed(fixture_dates(series_id, self.today)):
+            if start <= day <= end:
+                close = fixture_value(series_id, day, self.bump)
+                t = int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp())
+                out.append([t, close - 1, close + 1, close - 0.5, close, 123.4])
+        return orjson.dumps(out)
+
+    def stooq_csv(self, ticker: str) -> bytes:
+        if ticker.upper() not in CATALOG and ticker.upper() not in ("SPY", "AAPL"):
+            return b"No data"
+        sid = ticker.upper() if ticker.upper() in CATALOG else "XLK"
+        lines = ["Date,Open,High,Low,Close,Volume"]
+        for day in fixture_dates(sid, self.today):
+            close = fixture_value(sid, day, self.bump)
+            lines.append(f"{day.isoformat()},{close - 0.5},{close + 1},{close - 1},{close},1000000")
+        return ("\r\n".join(lines) + "\r\n").encode()
+
+
+def series_of(source: str) -> list[str]:
+    return sorted(sid for sid in CATALOG if route(sid) == source)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: ProtocolServer
+
+    def log_message(self, *args) -> None:  # keep pytest output quiet
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802
+        url = urlparse(self.path)
+        query = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        source = url.path.strip("/").split("/")[0]
+        owner = self.owner
+        owner.hits[source] += 1
+        mode = owner.faults.get(source)
+        if mode == "429":
+            return self._send(429, b"Too Many Requests", "text/plain", {"Retry-After": "0"})
+        if mode == "503":
+            return self._send(503, HTML, "text/html")
+        if mode == "timeout":
+            time.sleep(owner.timeout_sleep_s)
+            return self._send(504, b"", "text/plain")
+        if mode == "empty":
+            return self._send(200, b"", "text/csv")
+        if mode == "html":  # an error/consent page with status 200; the content type lies, the body does not
+            return self._send(200, HTML, "text/csv" if source == "fred" else "text/html")
+        body, ctype = self._body(source, url.path, query, dots=mode == "dots")
+        if body is None:
+            return self._send(404, b"not found", "text/plain")
+        if mode == "truncated":
+            body = body[: int(len(body) * 0.6) - 1]  # cut mid-line, as a dropped connection leaves a file
+        self._send(200, body, ctype)
+
+    def _body(self, source: str, path: str, query: dict, dots: bool):
+        owner = self.owner
+        if source == "fred" and query.get("id") in CATALOG:
+            return owner.fred_csv(query["id"], dots), "text/csv"
+        if source == "treasury":
+            return owner.treasury_csv(int(path.strip("/").split("/")[1])), "text/csv"
+        if source == "ecb":
+            return owner.ecb_zip(), "application/zip"
+        if source == "coinbase":
+            product = path.split("/")[3]
+            sid = {"BTC-USD": "CBBTCUSD", "ETH-USD": "CBETHUSD"}.get(product)
+            if sid is None:
+                return orjson.dumps({"message": "NotFound"}), "application/json"
+            start = datetime.fromisoformat(query["start"]).date()
+            end = datetime.fromisoformat(query["end"]).date()
+            return owner.candles(sid, start, end), "application/json"
+        if source == "stooq":
+            return owner.stooq_csv(query.get("s", "").split(".")[0]), "text/csv"
+        return None, ""
+
+    def _send(self, status: int, body: bytes, ctype: str, headers: dict | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
+            pass
+
+
