@@ -108,3 +108,34 @@ def test_repeated_failures_open_the_breaker_across_runs(live, redis_url, monkeyp
     assert live.hits["fred"] == hits and meta["source_status"]["fred"]["state"] == "open"
     assert set(meta["series_failed"]) == set(series_of("fred"))
     assert all("circuit open" in e for e in meta["series_failed"].values())
+
+
+def test_the_dashboard_shows_an_open_breaker_and_the_staleness_it_causes(live, redis_url):
+    """A live source that keeps failing: its breaker opens, its series age past their cadence, and the
+    operator sees both on /health/dashboard (the same Redis keys the pipeline writes)."""
+    from datetime import timedelta
+
+    import falcon.testing
+
+    from api.app import create_app
+    from assets.checks import series_freshness
+    from warehouse.ledger import migrate
+
+    ingest()
+    live.faults["fred"] = "503"
+    ingest()
+    settings = Settings()
+    with Warehouse(settings.warehouse_path) as store:
+        marks = store.watermarks("live")
+    # ten market days on, FRED still down: the freshness the publish step computes from the same watermarks
+    later = max(marks.values()) + timedelta(days=10)
+    status.publish_freshness(redis.Redis.from_url(redis_url), series_freshness(sorted(CATALOG), marks, later))
+
+    migrate(settings.sqlalchemy_url)
+    dashboard = falcon.testing.TestClient(create_app(settings)).simulate_get("/health/dashboard").json
+    breakers = {b["source"]: b for b in dashboard["circuit_breakers"]}
+    assert breakers["fred"]["state"] == "open" and "503" in breakers["fred"]["last_error"]
+    assert breakers["treasury"]["state"] == "closed"
+    stale = set(dashboard["data_freshness"]["stale"])
+    assert "VIXCLS" in stale and "BAMLH0A0HYM2" in stale  # daily FRED series, no longer fed
+    assert "CPIAUCSL" not in stale  # monthly: ten days is within its cadence, failing source or not
