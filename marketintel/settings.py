@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -43,6 +43,12 @@ class Settings(BaseSettings):
     live_breaker_reset_s: float = Field(300.0, description="Seconds an open breaker waits before one trial")
     live_request_budget: int = Field(600, description="Requests per source per hour")
     live_probe_timeout_s: float = Field(2.0, description="Timeout of the `auto` start-up probe")
+    # Optional keyed daily-bar providers, tried before Stooq (Tiingo, then Alpha Vantage) only when keyed.
+    tiingo_api_key: SecretStr | None = Field(None, description="Tiingo API token; enables Tiingo daily bars")
+    alphavantage_api_key: SecretStr | None = Field(
+        None, description="Alpha Vantage API key; enables Alpha Vantage daily bars")
+    live_tiingo_url: str = "https://api.tiingo.com"
+    live_alphavantage_url: str = "https://www.alphavantage.co"
     lightning_backend: Literal["dev"] = "dev"
     lightning_network: Literal["bcrt", "tb", "bc"] = "bcrt"
     invoice_expiry_s: int = 3600

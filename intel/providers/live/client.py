@@ -6,12 +6,16 @@ Every failure becomes a `SourceError`; callers never see a half-parsed body.
 """
 from __future__ import annotations
 
+import logging
+import math
+import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, TypeVar
 
 import httpx
+import orjson
 from limits import RateLimitItemPerHour
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
@@ -37,10 +41,49 @@ class LiveConfig:
     breaker_reset_s: float = 300.0
     request_budget: int = 600
     probe_timeout_s: float = 2.0
+    # optional keyed daily-bar providers: on only when their key is set (keys never in repr or logs)
+    tiingo_url: str = "https://api.tiingo.com"
+    alphavantage_url: str = "https://www.alphavantage.co"
+    tiingo_api_key: str | None = field(default=None, repr=False)
+    alphavantage_api_key: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_settings(cls, settings) -> "LiveConfig":
-        return cls(**{name: getattr(settings, f"live_{name}") for name in cls.__dataclass_fields__})
+        values = {}
+        for name in cls.__dataclass_fields__:
+            if name.endswith("_api_key"):  # MI_TIINGO_API_KEY, not MI_LIVE_...; a SecretStr in the settings
+                secret = getattr(settings, name, None)
+                value = secret.get_secret_value() if hasattr(secret, "get_secret_value") else secret
+                values[name] = value.strip() if value and value.strip() else None
+            else:
+                values[name] = getattr(settings, f"live_{name}")
+        return cls(**values)
+
+
+_SECRET_PARAM = re.compile(r"(?i)\b(token|apikey|api_key|key)=[^&\s'\"]+")
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """`text` with every known secret and every `token=`/`apikey=` query value replaced by `***`."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return _SECRET_PARAM.sub(lambda m: f"{m.group(1)}=***", text)
+
+
+class _RedactKeys(logging.Filter):
+    """httpx logs every request URL at INFO; Alpha Vantage's key travels in the query string."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, ()
+        return True
+
+
+if not any(isinstance(f, _RedactKeys) for f in logging.getLogger("httpx").filters):
+    logging.getLogger("httpx").addFilter(_RedactKeys())
 
 
 def _iso(epoch: float | None) -> str | None:
@@ -94,13 +137,16 @@ class SourceClient:
     """GETs for one source. `call(url, params, parse)` returns `parse(response)` or raises SourceError;
     the breaker counts the outcome of the whole call (retries included, parse errors included)."""
 
-    def __init__(self, name: str, config: LiveConfig, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(self, name: str, config: LiveConfig, transport: httpx.BaseTransport | None = None,
+                 headers: dict[str, str] | None = None, secrets: tuple[str, ...] = ()) -> None:
+        """`headers` go with every request (an auth header); `secrets` are cut out of every error text."""
         self.name, self.config = name, config
+        self.secrets = tuple(s for s in secrets if s)
         self.breaker = Breaker(config.breaker_failures, config.breaker_reset_s)
         self._budget = RateLimitItemPerHour(max(1, config.request_budget))
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
         self._http = httpx.Client(timeout=config.timeout_s, follow_redirects=True, transport=transport,
-                                  headers={"User-Agent": "marketintel/0.1 (+self-hosted)"})
+                                  headers={"User-Agent": "marketintel/0.1 (+self-hosted)", **(headers or {})})
 
     def close(self) -> None:
         self._http.close()
@@ -116,23 +162,30 @@ class SourceClient:
                 "requests_used": self.requests_used(), "request_budget": self.config.request_budget}
 
     def call(self, url: str, params: dict | None, parse: Callable[[httpx.Response], T],
-             retries: int | None = None, timeout_s: float | None = None) -> T:
+             retries: int | None = None, timeout_s: float | None = None, accept: tuple[int, ...] = ()) -> T:
+        """`accept`: 4xx statuses that are answers for `parse` (e.g. a 404 meaning "no such ticker")."""
         if not self.breaker.allow():
             raise SourceError(f"{self.name}: circuit open after {self.breaker.consecutive_failures} failures "
                               f"(last: {self.breaker.last_error})")
         try:
-            result = parse(self._get(url, params, self.config.retries if retries is None else retries, timeout_s))
+            result = parse(self._get(url, params, self.config.retries if retries is None else retries,
+                                     timeout_s, accept))
         except SourceError as exc:
-            if not str(exc).startswith(f"{self.name}: request budget"):  # our limit, not the source's fault
-                self.breaker.failure(str(exc))
+            message = redact(str(exc), self.secrets)
+            if not message.startswith(f"{self.name}: request budget"):  # our limit, not the source's fault
+                self.breaker.failure(message)
+            if message != str(exc):
+                raise SourceError(message) from None
             raise
         except Exception as exc:  # a parser bug or odd body: still a source failure, never a crash
-            self.breaker.failure(f"{self.name}: {type(exc).__name__}: {exc}")
-            raise SourceError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+            message = redact(f"{self.name}: {type(exc).__name__}: {exc}", self.secrets)
+            self.breaker.failure(message)
+            raise SourceError(message) from (None if self.secrets else exc)
         self.breaker.success()
         return result
 
-    def _get(self, url: str, params: dict | None, retries: int, timeout_s: float | None) -> httpx.Response:
+    def _get(self, url: str, params: dict | None, retries: int, timeout_s: float | None,
+             accept: tuple[int, ...] = ()) -> httpx.Response:
         error = ""
         for attempt in range(retries + 1):
             if not self._limiter.hit(self._budget, self.name):
@@ -148,7 +201,7 @@ class SourceClient:
                 if response.status_code == 429 or response.status_code >= 500:
                     error = f"{self.name}: HTTP {response.status_code}"
                     delay = max(delay, _retry_after(response))
-                elif response.status_code >= 400:
+                elif response.status_code >= 400 and response.status_code not in accept:
                     raise SourceError(f"{self.name}: HTTP {response.status_code}")  # retrying will not help
                 else:
                     return response
@@ -178,3 +231,44 @@ def text_body(source: str, response: httpx.Response) -> str:
     if not text.endswith("\n"):
         raise SourceError(f"{source}: truncated body (last line incomplete)")
     return text
+
+
+def json_body(source: str, response: httpx.Response):
+    """The decoded body of a JSON answer, or SourceError for an HTML page with 200, an empty body or a
+    body that is not JSON (cut short, garbled)."""
+    if "html" in response.headers.get("content-type", "").lower():
+        raise SourceError(f"{source}: HTML answer where JSON was expected")
+    content = response.content.strip()
+    if not content:
+        raise SourceError(f"{source}: empty body")
+    if content[:1] == b"<":
+        raise SourceError(f"{source}: HTML/XML answer where JSON was expected")
+    try:
+        return orjson.loads(content)
+    except orjson.JSONDecodeError:
+        raise SourceError(f"{source}: body is not JSON (truncated or malformed)") from None
+
+
+def checked_bar(source: str, day, open_, high, low, close, volume) -> tuple:
+    """One daily bar as (date, open, high, low, close, volume) floats, or SourceError when a price is not a
+    finite positive number, the close is missing, high < low or the volume is negative."""
+    def number(name, value, required=False):
+        if value is None and not required:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise SourceError(f"{source}: {day}: {name} is not a number: {str(value)[:40]!r}")
+        try:
+            out = float(value)
+        except ValueError:
+            raise SourceError(f"{source}: {day}: unparseable {name} {str(value)[:40]!r}") from None
+        if not math.isfinite(out):
+            raise SourceError(f"{source}: {day}: non-finite {name}")
+        return out
+    o, h, l, c = (number("open", open_), number("high", high), number("low", low),
+                  number("close", close, required=True))
+    v = number("volume", volume)
+    if any(x is not None and x <= 0 for x in (o, h, l, c)) or (v is not None and v < 0):
+        raise SourceError(f"{source}: {day}: impossible bar {(o, h, l, c, v)}")
+    if h is not None and l is not None and h < l:
+        raise SourceError(f"{source}: {day}: high {h} below low {l}")
+    return day, o, h, l, c, v

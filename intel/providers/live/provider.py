@@ -4,9 +4,18 @@ Routing (no silent fallback between sources, so one series never mixes two publi
 Treasury curve -> the Treasury CSV, FX -> the ECB reference rates, crypto -> Coinbase candles, sector
 ETFs -> Stooq, everything else -> FRED's CSV. A failed source leaves its series out of the frame; the
 per-call report (`last_failures`, or `fetch()`'s result) says which and why.
+
+Daily bars of a ticker (`bars()`) are the exception: every provider there serves the whole bar history of
+the ticker, so they are tried in order and the first with bars wins: Tiingo (when `MI_TIINGO_API_KEY` is
+set; adjusted prices), then Alpha Vantage (when `MI_ALPHAVANTAGE_API_KEY` is set; unadjusted), then Stooq
+(keyless). A failure (breaker open, transport, status, a refusal or malformed body) or an empty answer falls
+through to the next; `last_bars_source` (or `bars_with_source()`'s result) names the one that answered.
+The keyed providers take plain US tickers only (letters, digits, `-`, optional `.US`); index, FX and
+exchange-suffixed symbols go to Stooq directly. The two crypto series come from Coinbase as before.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Sequence
@@ -15,12 +24,15 @@ import polars as pl
 
 from intel.catalog import CATALOG, SECTORS, TREASURY_TENORS, release_lag
 from intel.frames import BARS_SCHEMA, LONG_SCHEMA
-from intel.providers.live import coinbase, ecb, fred, stooq, treasury
+from intel.providers.live import alphavantage, coinbase, ecb, fred, stooq, tiingo, treasury
 from intel.providers.live.client import LiveConfig, SourceClient, SourceError
 from intel.providers.sim_bars import valid_ticker
 
 FETCHERS = {"fred": fred.fetch, "treasury": treasury.fetch, "ecb": ecb.fetch, "coinbase": coinbase.fetch,
             "stooq": stooq.fetch}
+# keyed daily-bar providers, in the order `bars()` tries them: (name, config key field, module)
+KEYED_BARS = (("tiingo", "tiingo_api_key", tiingo), ("alphavantage", "alphavantage_api_key", alphavantage))
+PLAIN_US_TICKER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 
 
 def route(series_id: str) -> str:
@@ -41,6 +53,19 @@ class FetchResult:
     failures: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass
+class BarsResult:
+    frame: pl.DataFrame  # BARS_SCHEMA
+    source: str | None  # the provider whose bars these are; None when none had any
+    attempts: dict[str, str] = field(default_factory=dict)  # provider -> why it was passed over
+
+
+def keyed_symbol(ticker: str) -> str | None:
+    """The ticker as the keyed providers spell it, or None when they do not serve it."""
+    plain = ticker[:-3] if ticker.upper().endswith(".US") else ticker
+    return plain.upper() if PLAIN_US_TICKER.match(plain) else None
+
+
 class LiveProvider:
     name = "live"
     simulated = False
@@ -48,7 +73,16 @@ class LiveProvider:
     def __init__(self, config: LiveConfig, transport=None) -> None:
         self.config = config
         self.clients = {name: SourceClient(name, config, transport) for name in FETCHERS}
+        # a keyed provider exists (client, status, breaker) only when its key is set
+        self.bar_providers: list[tuple[str, object]] = []
+        for name, key_field, module in KEYED_BARS:
+            key = getattr(config, key_field)
+            if key:
+                self.clients[name] = SourceClient(name, config, transport, **module.client_options(key))
+                self.bar_providers.append((name, module))
+        self.bar_providers.append(("stooq", stooq))
         self.last_failures: dict[str, str] = {}
+        self.last_bars_source: str | None = None
 
     def series_ids(self) -> list[str]:
         return sorted(CATALOG)
@@ -78,20 +112,40 @@ class LiveProvider:
         return self.fetch(series_ids, start, end).frame
 
     def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
-        """Daily OHLCV from Stooq (Coinbase for the two crypto series). A source failure gives an empty
-        frame and is recorded in `last_failures`: no bars rather than wrong bars."""
+        """Daily OHLCV: the first provider with bars (see the module doc), Coinbase for the two crypto
+        series. When none has any, an empty frame, and the errors in `last_failures`: no bars rather than
+        wrong bars. `last_bars_source` names the provider of the last call's bars (None when empty); with
+        threads sharing this provider, `bars_with_source()` returns it with the frame instead."""
+        result = self.bars_with_source(ticker, start, end)
+        self.last_bars_source = result.source
+        errors = {name: why for name, why in result.attempts.items() if why != "no bars"}
+        if result.source is None and errors:
+            self.last_failures = {ticker: "; ".join(errors.values())}
+        return result.frame
+
+    def bars_with_source(self, ticker: str, start: date, end: date) -> BarsResult:
         if not valid_ticker(ticker):
-            return pl.DataFrame(schema=BARS_SCHEMA)
-        try:
-            if ticker.upper() in coinbase.PRODUCTS:
-                rows = coinbase.daily(self.clients["coinbase"], coinbase.PRODUCTS[ticker.upper()], start, end)
-            else:
-                rows = stooq.daily(self.clients["stooq"], ticker, start, end)
-        except SourceError as exc:
-            self.last_failures = {ticker: str(exc)}
-            return pl.DataFrame(schema=BARS_SCHEMA)
-        rows = [r for r in rows if start <= r[0] <= end]
-        return pl.DataFrame(rows, schema=list(BARS_SCHEMA), orient="row").cast(BARS_SCHEMA)
+            return BarsResult(pl.DataFrame(schema=BARS_SCHEMA), None)
+        if ticker.upper() in coinbase.PRODUCTS:
+            chain = [("coinbase", lambda: coinbase.daily(self.clients["coinbase"], coinbase.PRODUCTS[ticker.upper()],
+                                                         start, end))]
+        else:
+            symbol = keyed_symbol(ticker)
+            chain = [(name, lambda m=module, n=name: m.daily(self.clients[n], symbol, start, end))
+                     for name, module in self.bar_providers if name != "stooq" and symbol]
+            chain.append(("stooq", lambda: stooq.daily(self.clients["stooq"], ticker, start, end)))
+        attempts: dict[str, str] = {}
+        for name, get in chain:
+            try:
+                rows = [r for r in get() if start <= r[0] <= end]
+            except SourceError as exc:
+                attempts[name] = str(exc)
+                continue
+            if rows:
+                frame = pl.DataFrame(rows, schema=list(BARS_SCHEMA), orient="row").cast(BARS_SCHEMA)
+                return BarsResult(frame.unique("date", keep="last").sort("date"), name, attempts)
+            attempts[name] = "no bars"
+        return BarsResult(pl.DataFrame(schema=BARS_SCHEMA), None, attempts)
 
     def status(self) -> dict[str, dict]:
         return {name: client.status() for name, client in self.clients.items()}

@@ -1,7 +1,11 @@
-"""A local stand-in for the five live sources: each path speaks the source's documented response format
+"""A local stand-in for the live sources: each path speaks the source's documented response format
 (FRED fredgraph.csv, Treasury yearly curve CSV, ECB eurofxref-hist.zip, Coinbase candles JSON, Stooq daily
-CSV) from deterministic fixtures, and can be told to fail (`faults[source] = mode`) in the ways the real
-ones do. Nothing here talks to the internet; the production clients point their base URLs at it."""
+CSV, and the keyed bar providers Tiingo daily prices JSON and Alpha Vantage TIME_SERIES_DAILY JSON) from
+deterministic fixtures, and can be told to fail (`faults[source] = mode`) in the ways the real ones do.
+Nothing here talks to the internet; the production clients point their base URLs at it.
+
+Bar prices differ per provider so a test can tell whose bars it got: Stooq closes are `fixture_value`,
+Tiingo's adjusted closes `+ TIINGO_ADJ` (its raw closes `+ TIINGO_RAW`), Alpha Vantage's `+ AV_BUMP`."""
 from __future__ import annotations
 
 import io
@@ -20,6 +24,12 @@ from intel.providers.live.provider import route
 from intel.providers.live.treasury import COLUMNS as TREASURY_COLUMNS
 
 MODES = ("429", "503", "timeout", "empty", "html", "truncated", "dots")
+# extra failure modes of the keyed JSON providers (Tiingo, Alpha Vantage): 200 answers that are not data
+KEYED_MODES = ("note", "information", "error_message", "empty_list", "malformed", "not_list")
+TIINGO_KEY = "tiingo-secret-0123456789abcdef"
+ALPHAVANTAGE_KEY = "AVSECRETKEY42XYZ"
+TIINGO_ADJ, TIINGO_RAW, AV_BUMP = 0.25, 10.0, 0.5
+BAR_TICKERS = ("SPY", "AAPL")  # besides the catalog's tickers, the ones every bar provider knows
 ECB_CURRENCIES = ["USD", "JPY", "BGN", "CZK", "GBP", "CHF", "AUD", "CAD", "CNY", "MXN"]
 HTML = b"<!DOCTYPE html><html><head><title>Service Unavailable</title></head><body>Try later</body></html>"
 
@@ -57,6 +67,7 @@ class ProtocolServer:
         self.bump = 0.0  # added to every value: a later "revision", so a wrongly accepted body would show
         self.hits: Counter = Counter()
         self.timeout_sleep_s = 2.0
+        self.requests: list[tuple[str, str, dict, str]] = []  # (source, path, query, Authorization header)
         handler = type("Handler", (_Handler,), {"owner": self})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
@@ -75,7 +86,12 @@ class ProtocolServer:
         """MI_* variables pointing every live client here."""
         return {"MI_LIVE_FRED_URL": f"{self.url}/fred/fredgraph.csv", "MI_LIVE_TREASURY_URL": f"{self.url}/treasury",
                 "MI_LIVE_ECB_URL": f"{self.url}/ecb/eurofxref-hist.zip", "MI_LIVE_COINBASE_URL": f"{self.url}/coinbase",
-                "MI_LIVE_STOOQ_URL": f"{self.url}/stooq/"}
+                "MI_LIVE_STOOQ_URL": f"{self.url}/stooq/", "MI_LIVE_TIINGO_URL": f"{self.url}/tiingo",
+                "MI_LIVE_ALPHAVANTAGE_URL": f"{self.url}/alphavantage"}
+
+    def keys_env(self) -> dict[str, str]:
+        """The keys this server accepts, as the variables that enable the keyed providers."""
+        return {"MI_TIINGO_API_KEY": TIINGO_KEY, "MI_ALPHAVANTAGE_API_KEY": ALPHAVANTAGE_KEY}
 
     # --- bodies in each source's documented format ---
 
@@ -127,6 +143,49 @@ class ProtocolServer:
             lines.append(f"{day.isoformat()},{close - 0.5},{close + 1},{close - 1},{close},1000000")
         return ("\r\n".join(lines) + "\r\n").encode()
 
+    @staticmethod
+    def bar_series(ticker: str) -> str | None:
+        t = ticker.upper()
+        return t if t in CATALOG else "XLK" if t in BAR_TICKERS else None
+
+    def tiingo_prices(self, sid: str, start: date, end: date) -> bytes:
+        out = []
+        for day in fixture_dates(sid, self.today):
+            if start <= day <= end:
+                adj, raw = fixture_value(sid, day, self.bump) + TIINGO_ADJ, fixture_value(sid, day, self.bump) + TIINGO_RAW
+                out.append({"date": f"{day.isoformat()}T00:00:00.000Z", "close": raw, "high": raw + 1, "low": raw - 1,
+                            "open": raw - 0.5, "volume": 2000000, "adjClose": adj, "adjHigh": adj + 1,
+                            "adjLow": adj - 1, "adjOpen": adj - 0.5, "adjVolume": 2000000, "divCash": 0.0,
+                            "splitFactor": 1.0})
+        return orjson.dumps(out)
+
+    def alphavantage_daily(self, sid: str, symbol: str, outputsize: str) -> bytes:
+        days = list(reversed(fixture_dates(sid, self.today)))  # newest first, like the real answer
+        if outputsize == "compact":
+            days = days[:100]
+        series = {}
+        for day in days:
+            close = fixture_value(sid, day, self.bump) + AV_BUMP
+            series[day.isoformat()] = {"1. open": f"{close - 0.5:.4f}", "2. high": f"{close + 1:.4f}",
+                                       "3. low": f"{close - 1:.4f}", "4. close": f"{close:.4f}",
+                                       "5. volume": "3000000"}
+        meta = {"1. Information": "Daily Prices (open, high, low, close) and Volumes", "2. Symbol": symbol,
+                "3. Last Refreshed": days[0].isoformat() if days else "", "4. Output Size": outputsize.title(),
+                "5. Time Zone": "US/Eastern"}
+        return orjson.dumps({"Meta Data": meta, "Time Series (Daily)": series})
+
+
+KEYED_FAULTS = {  # mode -> (body, content type), all sent with status 200
+    "note": (orjson.dumps({"Note": "Thank you for using Alpha Vantage! Our standard API call frequency is "
+                                   "5 calls per minute and 500 calls per day."}), "application/json"),
+    "information": (orjson.dumps({"Information": "Thank you for using Alpha Vantage! Our standard API rate "
+                                                 "limit is 25 requests per day."}), "application/json"),
+    "error_message": (orjson.dumps({"Error Message": "Invalid API call."}), "application/json"),
+    "empty_list": (b"[]", "application/json"),
+    "malformed": (b'[{"date": "2024-01-02T00:00:00.000Z", "close": 1', "application/json"),
+    "not_list": (orjson.dumps({"detail": "Not found."}), "application/json"),
+}
+
 
 def series_of(source: str) -> list[str]:
     return sorted(sid for sid in CATALOG if route(sid) == source)
@@ -144,6 +203,7 @@ class _Handler(BaseHTTPRequestHandler):
         source = url.path.strip("/").split("/")[0]
         owner = self.owner
         owner.hits[source] += 1
+        owner.requests.append((source, url.path, query, self.headers.get("Authorization", "")))
         mode = owner.faults.get(source)
         if mode == "429":
             return self._send(429, b"Too Many Requests", "text/plain", {"Retry-After": "0"})
@@ -156,14 +216,46 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, b"", "text/csv")
         if mode == "html":  # an error/consent page with status 200; the content type lies, the body does not
             return self._send(200, HTML, "text/csv" if source == "fred" else "text/html")
-        body, ctype = self._body(source, url.path, query, dots=mode == "dots")
+        if mode in KEYED_MODES:
+            return self._send(200, *KEYED_FAULTS[mode])
+        body, ctype, status = self._body(source, url.path, query, dots=mode == "dots")
         if body is None:
             return self._send(404, b"not found", "text/plain")
         if mode == "truncated":
             body = body[: int(len(body) * 0.6) - 1]  # cut mid-line, as a dropped connection leaves a file
-        self._send(200, body, ctype)
+        self._send(status, body, ctype)
 
     def _body(self, source: str, path: str, query: dict, dots: bool):
+        """(body, content type, status)"""
+        if source in ("tiingo", "alphavantage"):
+            return self._keyed_body(source, path, query)
+        body, ctype = self._keyless_body(source, path, query, dots)
+        return body, ctype, 200
+
+    def _keyed_body(self, source: str, path: str, query: dict):
+        owner, json = self.owner, "application/json"
+        if source == "tiingo":  # /tiingo/tiingo/daily/<ticker>/prices, token in the header (or ?token=)
+            parts = path.strip("/").split("/")
+            if parts[1:3] != ["tiingo", "daily"] or len(parts) != 5 or parts[4] != "prices":
+                return None, "", 404
+            if self.headers.get("Authorization") != f"Token {TIINGO_KEY}" and query.get("token") != TIINGO_KEY:
+                return orjson.dumps({"detail": "Invalid token. Please specify a valid token."}), json, 401
+            sid = owner.bar_series(parts[3])
+            if sid is None:
+                return orjson.dumps({"detail": f"Error: Ticker '{parts[3]}' not found"}), json, 404
+            start, end = date.fromisoformat(query["startDate"]), date.fromisoformat(query["endDate"])
+            return owner.tiingo_prices(sid, start, end), json, 200
+        if path.rstrip("/") != "/alphavantage/query":
+            return None, "", 404
+        if query.get("apikey") != ALPHAVANTAGE_KEY:  # the real service says this with status 200
+            return orjson.dumps({"Error Message": "the parameter apikey is invalid or missing."}), json, 200
+        sid = owner.bar_series(query.get("symbol", ""))
+        if query.get("function") != "TIME_SERIES_DAILY" or sid is None:
+            return orjson.dumps({"Error Message": "Invalid API call. Please retry or visit the documentation "
+                                 "(https://www.alphavantage.co/documentation/) for TIME_SERIES_DAILY."}), json, 200
+        return owner.alphavantage_daily(sid, query["symbol"], query.get("outputsize", "compact")), json, 200
+
+    def _keyless_body(self, source: str, path: str, query: dict, dots: bool):
         owner = self.owner
         if source == "fred" and query.get("id") in CATALOG:
             return owner.fred_csv(query["id"], dots), "text/csv"
