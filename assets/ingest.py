@@ -1,6 +1,6 @@
 """Ingest: provider observations into the warehouse, incrementally from the watermarks."""
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import orjson
 import redis
@@ -15,6 +15,9 @@ OVERLAP_DAYS = 10
 # The provider's whole history, for providers that are not simulations.
 EPOCH = date(1900, 1, 1)
 
+
+# Hourly candles re-fetched every run: the window the modules read (unchanged candles are not rewritten).
+INTRADAY_HOURS = 48
 
 # Series whose restart dates lie within this many days share one provider call.
 GROUP_SPAN_DAYS = 120
@@ -50,6 +53,15 @@ def _fetch(provider, series_ids: list[str], start: date, end: date):
         result = provider.fetch(series_ids, start, end)
         return result.frame, result.failures
     return provider.observations(series_ids, start, end), {}
+
+
+def _ingest_intraday(provider, store, ids: list[str], now: datetime) -> tuple[int, dict[str, str]]:
+    """(rows written, {series_id: error}). Only providers with an `intraday` method have candles (sim and
+    replay have none, and none are invented); a failed series writes nothing, its stored candles stay."""
+    if getattr(provider, "intraday", None) is None:
+        return 0, {}
+    result = provider.fetch_intraday(ids, now - timedelta(hours=INTRADAY_HOURS), now)
+    return store.write_intraday(result.frame, provider.name, now), result.failures
 
 
 def _restore_breakers(context, provider, client) -> None:
@@ -92,13 +104,17 @@ def observations(context: AssetExecutionContext, market: MarketResource, warehou
             fetched += frame.height
             written += store.write_observations(frame, provider.name, market.now)
             context.log.info(f"{len(series_ids)} series from {start}: {frame.height} fetched, {len(failed)} failed")
+        intraday_written, intraday_failed = _ingest_intraday(provider, store, ids, market.now)
         after = store.watermarks(provider.name)
         total = store.observations_count()
     for series_id, error in sorted(failures.items()):
         context.log.warning(f"{series_id}: {error}")
+    for series_id, error in sorted(intraday_failed.items()):
+        context.log.warning(f"{series_id} (hourly candles): {error}")
     missing = sorted(set(ids) - set(after))
     report = {"run_at": market.now.isoformat(), "data_source": provider.name, "rows_written": written,
-              "series_ok": sorted(set(ids) - set(failures)), "series_failed": failures}
+              "series_ok": sorted(set(ids) - set(failures)), "series_failed": failures,
+              "intraday_rows_written": intraday_written, "intraday_failed": intraday_failed}
     _publish_status(context, client, provider, report)
     sources = provider.status() if hasattr(provider, "status") else {}
     return MaterializeResult(
@@ -110,6 +126,8 @@ def observations(context: AssetExecutionContext, market: MarketResource, warehou
             "series_new": len(new),
             "series_without_data": MetadataValue.json(missing),
             "series_failed": MetadataValue.json(failures),
+            "intraday_rows_written": intraday_written,
+            "intraday_failed": MetadataValue.json(intraday_failed),
             "source_status": MetadataValue.json(sources),
             "rows_total": total,
         }

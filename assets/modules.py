@@ -44,7 +44,8 @@ def build_module_asset(module: Module) -> AssetsDefinition:
     def _module(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
         source = market.provider.name
         with warehouse.open() as store:
-            frames = store.frames(module.inputs, market.today, module.lookback_days, source)
+            frames = store.frames(module.inputs, market.today, module.lookback_days, source,
+                                  now_ts=market.now)
             try:
                 payload = module.compute(frames)
             except InsufficientData as exc:

@@ -16,6 +16,19 @@ BARS_SCHEMA = {
     "close": pl.Float64,
     "volume": pl.Float64,
 }
+# Hourly candles; `ts` is the candle's CLOSE time (UTC), so `ts <= now` means the close was known by now.
+INTRADAY_SCHEMA = {
+    "series_id": pl.Utf8,
+    "ts": pl.Datetime("us", "UTC"),
+    "open": pl.Float64,
+    "high": pl.Float64,
+    "low": pl.Float64,
+    "close": pl.Float64,
+    "volume": pl.Float64,
+}
+# Data sources whose provider serves intraday candles (only live's Coinbase client): for any other source
+# a module says the provider has none rather than treating the absence as a data problem.
+INTRADAY_SOURCES = frozenset({"live"})
 
 
 @dataclass(frozen=True)
@@ -26,6 +39,9 @@ class Frames:
     now: date
     series: dict[str, pl.DataFrame] = field(default_factory=dict)
     data_source: str = "sim"
+    # series_id -> hourly candles (INTRADAY_SCHEMA without series_id), ascending, every ts <= the clock's
+    # now; only the warehouse fills it, and only when given the clock's time (`frames(now_ts=...)`).
+    intraday: dict[str, pl.DataFrame] = field(default_factory=dict)
 
     @classmethod
     def from_long(cls, long: pl.DataFrame, now: date, data_source: str = "sim") -> "Frames":

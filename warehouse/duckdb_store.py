@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Sequence
@@ -20,7 +20,7 @@ import duckdb
 import orjson
 import polars as pl
 
-from intel.frames import BARS_SCHEMA, LONG_SCHEMA, Frames
+from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA, Frames
 
 SCHEMA = """
 create table if not exists observations (
@@ -36,6 +36,14 @@ create table if not exists bars (
     open double, high double, low double, close double, volume double,
     source varchar not null,
     ingested_at timestamp not null
+);
+create table if not exists intraday (
+    series_id varchar not null,
+    ts timestamp not null,  -- the hourly candle's CLOSE time (UTC, naive): known from ts on, not before
+    open double not null, high double not null, low double not null, close double not null,
+    volume double not null,
+    source varchar not null,
+    ingested_at timestamp not null  -- revisions are appended, as for observations
 );
 create table if not exists module_results (
     module varchar not null,
@@ -188,7 +196,8 @@ class Warehouse:
     def observations_count(self) -> int:
         return self.con.execute("select count(*) from observations").fetchone()[0]
 
-    def frames(self, series_ids: Sequence[str], now: date, lookback_days: int, data_source: str) -> Frames:
+    def frames(self, series_ids: Sequence[str], now: date, lookback_days: int, data_source: str,
+               now_ts: datetime | None = None) -> Frames:
         """Point-in-time inputs from source `data_source`: dates in [now - lookback_days, now], each at its
         latest revision ingested by the end of `now`. Dates first stored after `now` (a backfill carries one vintage only) fall back
         to their first stored revision, the closest thing to what was known then."""
@@ -213,7 +222,61 @@ class Warehouse:
             },
         )
         long = self._to_polars(cur, LONG_SCHEMA)
-        return Frames.from_long(long, now, data_source)
+        frames = Frames.from_long(long, now, data_source)
+        if now_ts is None:  # without the clock's time of day, "closed by now" cannot be decided: attach none
+            return frames
+        return replace(frames, intraday=self.intraday_frames(ids, now_ts, data_source))
+
+    # ---- intraday -------------------------------------------------------------------------------
+
+    def write_intraday(self, frame: pl.DataFrame, source: str, ingested_at: datetime) -> int:
+        """Append hourly candles (INTRADAY_SCHEMA) as a revision known at `ingested_at`, skipping candles equal
+        to the latest stored revision of that source. Returns the number of rows written."""
+        incoming = (frame.select(list(INTRADAY_SCHEMA)).cast(INTRADAY_SCHEMA)
+                    .with_columns(pl.col("ts").dt.replace_time_zone(None))
+                    .unique(["series_id", "ts"], keep="last"))
+        if incoming.is_empty():
+            return 0
+        src = _Arrow(incoming)  # noqa: F841  (scanned by name below)
+        return int(self.con.execute(
+            """
+            insert into intraday
+            select n.series_id, n.ts, n.open, n.high, n.low, n.close, n.volume, $source, $stamp
+            from src n
+            left join (
+                select series_id, ts, arg_max(struct_pack(open, high, low, close, volume), ingested_at) as cur
+                from intraday where source = $source and ts >= $lo group by series_id, ts
+            ) c using (series_id, ts)
+            where c.cur is distinct from struct_pack(open := n.open, high := n.high, low := n.low,
+                                                      close := n.close, volume := n.volume)
+            """,
+            {"source": source, "stamp": _naive_utc(ingested_at), "lo": incoming["ts"].min()},
+        ).fetchone()[0])
+
+    def intraday_frames(self, series_ids: Sequence[str], now_ts: datetime, data_source: str,
+                        hours: int = 48) -> dict[str, pl.DataFrame]:
+        """Hourly candles closed in [now_ts - hours, now_ts], each at its latest revision ingested by now_ts
+        (a candle first stored later falls back to its first revision, as `frames` does for dates)."""
+        now = _naive_utc(now_ts)
+        cur = self.con.execute(
+            """
+            select series_id, ts,
+                   coalesce(arg_max(struct_pack(open, high, low, close, volume), ingested_at)
+                                filter (where ingested_at <= $now),
+                            arg_min(struct_pack(open, high, low, close, volume), ingested_at)) as c
+            from intraday
+            where source = $source and list_contains($ids, series_id) and ts between $lo and $now
+            group by series_id, ts
+            """,
+            {"source": data_source, "ids": sorted(set(series_ids)), "lo": now - timedelta(hours=hours), "now": now},
+        )
+        rows = [(sid, ts, c["open"], c["high"], c["low"], c["close"], c["volume"]) for sid, ts, c in cur.fetchall()]
+        if not rows:
+            return {}
+        long = (pl.DataFrame(rows, schema=list(INTRADAY_SCHEMA), orient="row")
+                .with_columns(pl.col("ts").cast(pl.Datetime("us")).dt.replace_time_zone("UTC"))
+                .cast(INTRADAY_SCHEMA).sort(["series_id", "ts"]))
+        return {key[0]: part.drop("series_id") for key, part in long.partition_by("series_id", as_dict=True).items()}
 
     # ---- bars -----------------------------------------------------------------------------------
 

@@ -1,15 +1,44 @@
 """bitcoin: price, returns, trend against its averages, realized volatility and drawdown."""
 from __future__ import annotations
 
+from datetime import timedelta
+
+import polars as pl
+
 from intel import envelope as env
 from intel import indicators as ind
-from intel.frames import Frames
+from intel.frames import INTRADAY_SOURCES, Frames
 from intel.modules._common import drawdown_profile, fig, horizon_returns, pct_word, trend_profile
 from intel.registry import Module, register
 
 NAME = "bitcoin"
 SERIES = "CBBTCUSD"
 DAYS_PER_YEAR = 365  # bitcoin trades every day: annualize with 365, not 252
+HOURS_PER_YEAR = 24 * DAYS_PER_YEAR
+
+
+def intraday_block(frames: Frames) -> tuple[dict | None, str | None]:
+    """(figures from the hourly candles, None) or (None, why there are none). The 24h window is the 24
+    candles closed in (last - 24h, last]; the change compares the last close with the last close at or
+    before last - 24h; volatility is the sample std (ddof 1) of the hourly log returns between the closes
+    in [last - 24h, last], annualized with sqrt(24 * 365), in percent."""
+    candles = frames.intraday.get(SERIES)
+    if candles is None or candles.is_empty():
+        if frames.data_source not in INTRADAY_SOURCES:
+            return None, f"the {frames.data_source} provider has no intraday candles"
+        return None, f"no hourly {SERIES} candles closed in the 48 hours before now are stored"
+    last_ts = candles["ts"][-1]
+    start = last_ts - timedelta(hours=24)
+    window = candles.filter(pl.col("ts") > start)
+    before = candles.filter(pl.col("ts") <= start)
+    last = float(candles["close"][-1])
+    base = float(before["close"][-1]) if before.height else None
+    closes = candles.filter(pl.col("ts") >= start)["close"].to_numpy()
+    vol = ind.realized_vol(closes, len(closes) - 1, HOURS_PER_YEAR) if len(closes) >= 3 else None
+    return {"last_close_usd": env.rnd(last, 2), "last_close_ts": last_ts.isoformat(),
+            "change_24h_pct": env.rnd((last / base - 1) * 100, 2) if base else None,
+            "high_24h": env.rnd(window["high"].max(), 2), "low_24h": env.rnd(window["low"].min(), 2),
+            "realized_vol_24h_pct": env.rnd(vol, 2), "candles_24h": window.height}, None
 
 
 def compute(frames: Frames) -> dict:
@@ -24,6 +53,9 @@ def compute(frames: Frames) -> dict:
     data["realized_vol_90d_pct"] = env.rnd(ind.realized_vol(close, 90, DAYS_PER_YEAR), 2)
     data.update(drawdown_profile(frame))
     data["history_start"] = frame["date"][0].isoformat()
+    intraday, no_intraday = intraday_block(frames)
+    if intraday is not None:
+        data["intraday"] = intraday
 
     state, dist, dd = data["trend_state"], data["distance_to_sma200_pct"], data["drawdown_from_high_pct"]
     trend_dir = {"uptrend": "bullish", "downtrend": "bearish"}.get(state, "neutral")
@@ -42,6 +74,11 @@ def compute(frames: Frames) -> dict:
                f"It is {fig(data['distance_to_sma50_pct'], '%')} from its 50-day and {fig(dist, '%')} from its "
                f"200-day average ({state.replace('_', ' ')}), with 30-day realized volatility of {fig(vol, '%')} "
                f"and a drawdown of {abs(dd)}% from the {data['high']} high of {data['high_date']}."
+               # no "24" in the text: every figure of a summary must be a value in data
+               + (f" On hourly candles the last close is {intraday['last_close_usd']} USD, "
+                  f"{pct_word(intraday['change_24h_pct'])} over the past day, between {fig(intraday['low_24h'])} "
+                  f"and {fig(intraday['high_24h'])}, with realized volatility of hourly returns over the day of "
+                  f"{fig(intraday['realized_vol_24h_pct'], '%')} annualized." if intraday else "")
                + env.staleness_note(sources))
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
@@ -53,7 +90,12 @@ def compute(frames: Frames) -> dict:
                          ("ethereum", "ether and the ETH/BTC ratio")),
                      methodology="Realized volatility is the sample standard deviation of daily log returns "
                                  "annualized with 365 days; drawdown is measured from the highest close in the "
-                                 "history available.")
+                                 "history available. Intraday (from hourly candles stamped with their close time): "
+                                 "change over 24h against the last close at or before 24h earlier, high and low "
+                                 "of the candles closed in the last 24h, and realized volatility as the sample "
+                                 "standard deviation of the hourly log returns over those 24 hours annualized "
+                                 "with 24 x 365 hours.",
+                     unavailable={"intraday": no_intraday} if no_intraday else None)
 
 
 register(Module(name=NAME, category="crypto", tier="S", inputs=(SERIES,),

@@ -19,3 +19,7 @@ class Provider(Protocol):
 
     def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
         """Daily OHLCV (BARS_SCHEMA) for start <= date <= end; empty frame when the ticker is unknown."""
+
+    # Optional, only where a source has hourly candles (live's Coinbase; not sim or replay, which must not
+    # invent them), so callers test `getattr(provider, "intraday", None)`:
+    # intraday(series_ids, start: datetime, end: datetime) -> INTRADAY_SCHEMA frame of candles closed by `end`.

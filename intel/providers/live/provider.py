@@ -12,19 +12,21 @@ set; adjusted prices), then Alpha Vantage (when `MI_ALPHAVANTAGE_API_KEY` is set
 through to the next; `last_bars_source` (or `bars_with_source()`'s result) names the one that answered.
 The keyed providers take plain US tickers only (letters, digits, `-`, optional `.US`); index, FX and
 exchange-suffixed symbols go to Stooq directly. The two crypto series come from Coinbase as before.
+
+Hourly candles (`intraday()`/`fetch_intraday()`) exist for the two crypto series only, from Coinbase.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Sequence
 
 import polars as pl
 
 from intel.catalog import CATALOG, SECTORS, TREASURY_TENORS, release_lag
-from intel.frames import BARS_SCHEMA, LONG_SCHEMA
-from intel.providers.live import alphavantage, coinbase, ecb, fred, stooq, tiingo, treasury
+from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA
+from intel.providers.live import alphavantage, coinbase, coinbase_hourly, ecb, fred, stooq, tiingo, treasury
 from intel.providers.live.client import LiveConfig, SourceClient, SourceError
 from intel.providers.sim_bars import valid_ticker
 
@@ -110,6 +112,30 @@ class LiveProvider:
 
     def observations(self, series_ids: Sequence[str], start: date, end: date) -> pl.DataFrame:
         return self.fetch(series_ids, start, end).frame
+
+    def fetch_intraday(self, series_ids: Sequence[str], start: datetime, end: datetime) -> FetchResult:
+        """Hourly candles (INTRADAY_SCHEMA, `ts` the close time) of the series Coinbase serves (others are
+        ignored: only crypto trades around the clock here), only those closed by `end`, and
+        {series_id: error} for the series whose fetch failed: those contribute no rows at all."""
+        parts, failures = [], {}
+        for sid in sorted(set(series_ids) & set(coinbase.PRODUCTS)):
+            try:
+                rows = coinbase_hourly.hourly(self.clients["coinbase"], coinbase.PRODUCTS[sid], start, end)
+            except SourceError as exc:
+                failures[sid] = str(exc)
+                continue
+            if rows:
+                frame = pl.DataFrame(rows, schema=[c for c in INTRADAY_SCHEMA if c != "series_id"], orient="row")
+                parts.append(frame.with_columns(pl.lit(sid).alias("series_id")).select(list(INTRADAY_SCHEMA))
+                             .cast(INTRADAY_SCHEMA))
+        frame = pl.concat(parts) if parts else pl.DataFrame(schema=INTRADAY_SCHEMA)
+        self.last_failures = failures
+        return FetchResult(frame.sort(["series_id", "ts"]), failures)
+
+    def intraday(self, series_ids: Sequence[str], start: datetime, end: datetime) -> pl.DataFrame:
+        """`fetch_intraday`'s frame; the failures in `last_failures`. Providers without intraday data (sim,
+        replay) do not have this method, so callers test for it and never get invented candles."""
+        return self.fetch_intraday(series_ids, start, end).frame
 
     def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
         """Daily OHLCV: the first provider with bars (see the module doc), Coinbase for the two crypto

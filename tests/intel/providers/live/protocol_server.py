@@ -1,5 +1,5 @@
 """A local stand-in for the live sources: each path speaks the source's documented response format
-(FRED fredgraph.csv, Treasury yearly curve CSV, ECB eurofxref-hist.zip, Coinbase candles JSON, Stooq daily
+(FRED fredgraph.csv, Treasury yearly curve CSV, ECB eurofxref-hist.zip, Coinbase daily and hourly candles JSON, Stooq daily
 CSV, and the keyed bar providers Tiingo daily prices JSON and Alpha Vantage TIME_SERIES_DAILY JSON) from
 deterministic fixtures, and can be told to fail (`faults[source] = mode`) in the ways the real ones do.
 Nothing here talks to the internet; the production clients point their base URLs at it.
@@ -53,6 +53,12 @@ def fixture_value(series_id: str, day: date, bump: float = 0.0) -> float:
     return round(base + (day.toordinal() % 50) * 0.01 + bump, 2)
 
 
+def fixture_hourly(series_id: str, began: datetime, bump: float = 0.0) -> float:
+    """The close of the hourly candle that began at `began`: moves with the hour of day and the day."""
+    base = 1000.0 + sum(map(ord, series_id)) % 97
+    return round(base + began.hour * 1.5 + (began.toordinal() % 7) * 3 + bump, 2)
+
+
 def ecb_rates(day: date, bump: float) -> dict[str, float]:
     """Currency per euro: USD moves with the day (and the bump), the others are fixed multiples."""
     usd = round(1.05 + (day.toordinal() % 20) * 0.001 + bump / 100, 4)
@@ -64,6 +70,8 @@ class ProtocolServer:
     def __init__(self, today: date | None = None) -> None:
         self.today = today or datetime.now(timezone.utc).date()
         self.faults: dict[str, str] = {}
+        self.now: datetime | None = None  # Coinbase's wall clock for hourly candles; None: the real time
+        self.hourly_overshoot = 0  # hours of candles served past `end` (up to now), as a lenient server might
         self.bump = 0.0  # added to every value: a later "revision", so a wrongly accepted body would show
         self.hits: Counter = Counter()
         self.timeout_sleep_s = 2.0
@@ -131,6 +139,18 @@ class ProtocolServer:
                 close = fixture_value(series_id, day, self.bump)
                 t = int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp())
                 out.append([t, close - 1, close + 1, close - 0.5, close, 123.4])
+        return orjson.dumps(out)
+
+    def hourly_candles(self, series_id: str, start: datetime, end: datetime) -> bytes:
+        """Newest first, like Coinbase; the hour in progress is included with its close so far, as the real
+        API does: a client must drop it itself."""
+        now = self.now or datetime.now(timezone.utc)
+        began = min(end + timedelta(hours=self.hourly_overshoot), now).replace(minute=0, second=0, microsecond=0)
+        out = []
+        while began >= start:
+            close = fixture_hourly(series_id, began, self.bump)
+            out.append([int(began.timestamp()), close - 2, close + 2, close - 1, close, 10.5])
+            began -= timedelta(hours=1)
         return orjson.dumps(out)
 
     def stooq_csv(self, ticker: str) -> bytes:
@@ -268,6 +288,9 @@ class _Handler(BaseHTTPRequestHandler):
             sid = {"BTC-USD": "CBBTCUSD", "ETH-USD": "CBETHUSD"}.get(product)
             if sid is None:
                 return orjson.dumps({"message": "NotFound"}), "application/json"
+            if query.get("granularity") == "3600":
+                start, end = datetime.fromisoformat(query["start"]), datetime.fromisoformat(query["end"])
+                return owner.hourly_candles(sid, start, end), "application/json"
             start = datetime.fromisoformat(query["start"]).date()
             end = datetime.fromisoformat(query["end"]).date()
             return owner.candles(sid, start, end), "application/json"
