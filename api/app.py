@@ -42,8 +42,11 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     pulse_budget = limiter.budget("pulse", f"{settings.pulse_rate_per_minute}/minute")
 
     # RequestMetrics first: its latency spans the other middleware, and it sees the final status.
-    app = falcon.asgi.App(middleware=[RequestMetrics(settings.effective_redis_url), RequestContext(settings.trust_forwarded_for),
-                                      Authentication(services.agents)])
+    app = falcon.asgi.App(middleware=[
+        RequestMetrics(settings.effective_redis_url),
+        RequestContext(settings.trust_forwarded_for, services.data_source, services.simulated),
+        Authentication(services.agents),
+    ])
     handlers = json_handlers()
     app.req_options.media_handlers.update(handlers)
     app.resp_options.media_handlers.update(handlers)

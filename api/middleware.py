@@ -12,13 +12,16 @@ REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 
 
 class RequestContext:
-    def __init__(self, trust_forwarded_for: bool):
+    def __init__(self, trust_forwarded_for: bool, data_source: str, simulated: bool):
         self.trust_forwarded_for = trust_forwarded_for
+        # every response says where the data comes from, also those without a `_meta` (accounts, payments)
+        self.source_headers = {"X-Data-Source": data_source, "X-Simulated": "true" if simulated else "false"}
 
     async def process_request(self, req, resp):
         # Our id keys debits and refunds, so it is always made here; a client's own id is only echoed.
         req.context.request_id = uuid.uuid4().hex
         resp.set_header("X-Request-ID", req.context.request_id)
+        resp.set_headers(self.source_headers)
         given = req.get_header("X-Request-ID")
         if given and REQUEST_ID.match(given):
             resp.set_header("X-Client-Request-ID", given)

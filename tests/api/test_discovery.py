@@ -61,3 +61,11 @@ def test_openapi_is_generated_from_the_declarations(client):
 def test_root_lists_links(client):
     body = client.simulate_get("/").json
     assert body["links"]["pulse"] == "/api/v1/pulse" and body["simulated"] is True
+
+
+def test_every_response_says_where_its_data_comes_from(client):
+    key = client.simulate_post("/api/v1/agents/register", json={"name": "h"}).json["api_key"]
+    for resp in (client.simulate_get("/api/v1/agents/balance", headers={"X-API-Key": key}),
+                 client.simulate_get("/api/v1/nowhere"),
+                 client.simulate_post("/api/v1/agents/register", json={})):
+        assert resp.headers["X-Data-Source"] == "sim" and resp.headers["X-Simulated"] == "true"
