@@ -5,6 +5,8 @@ import time
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
+from intel.sessions import DAILY_CLOSE_UTC
+
 
 @dataclass
 class MarketClock:
@@ -42,5 +44,5 @@ class MarketClock:
 def fixed(moment: datetime | date) -> MarketClock:
     """A clock frozen at `moment` (speed 0), for tests and point-in-time replays."""
     if isinstance(moment, date) and not isinstance(moment, datetime):
-        moment = datetime(moment.year, moment.month, moment.day, 21, 0, tzinfo=timezone.utc)
+        moment = datetime.combine(moment, DAILY_CLOSE_UTC, tzinfo=timezone.utc)
     return MarketClock(start=moment, speed=0.0)

@@ -5,14 +5,13 @@ import asyncio
 import time
 
 import orjson
-import sqlalchemy as sa
 from spectree import Response
 
-from warehouse.cache import AsyncServingCache
+from api.metrics import PROCESS_STARTED
 from api.services import Services
 from api.spec import api_spec, openapi_document
-
-STARTED = time.time()
+from warehouse.cache import AsyncServingCache
+from warehouse.ledger import ping
 
 
 class RootResource:
@@ -51,7 +50,7 @@ class HealthResource:
         except Exception as exc:  # noqa: BLE001  (health reports any failure)
             checks["redis"] = f"down: {type(exc).__name__}"
         try:
-            await asyncio.to_thread(self._ping_db)
+            await asyncio.to_thread(ping, self.s.engine)
             checks["ledger"] = "ok"
         except Exception as exc:  # noqa: BLE001
             checks["ledger"] = f"down: {type(exc).__name__}"
@@ -64,11 +63,7 @@ class HealthResource:
         resp.media = {"status": "ok" if healthy else "degraded", "checks": checks,
                       "data_source": self.s.data_source, "simulated": self.s.simulated,
                       "data_age_seconds": round(time.time() - published["published_at"], 1) if published else None,
-                      "uptime_seconds": round(time.time() - STARTED, 1)}
-
-    def _ping_db(self) -> None:
-        with self.s.engine.connect() as conn:
-            conn.execute(sa.text("SELECT 1"))
+                      "uptime_seconds": round(time.time() - PROCESS_STARTED, 1)}
 
 
 class OpenAPIResource:

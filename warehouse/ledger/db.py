@@ -7,6 +7,7 @@ writers queue on the busy timeout instead of failing half-way with "database is 
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -68,6 +69,14 @@ def reading(engine: Engine) -> Iterator[Connection]:
         connection.execution_options(**{_READ_ONLY: True})
         with connection.begin():
             yield connection
+
+
+def ping(engine: Engine) -> float:
+    """Round-trip the database once; returns the seconds it took (raises when it is down)."""
+    started = time.perf_counter()
+    with engine.connect() as conn:
+        conn.execute(text("SELECT 1"))
+    return time.perf_counter() - started
 
 
 def alembic_config() -> Config:
