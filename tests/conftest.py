@@ -14,9 +14,6 @@ import redis
 
 from marketintel.redis_server import EmbeddedRedis, free_port
 
-from tests.history import HISTORY_DIR, history_dir  # noqa: F401  (re-exported for older imports)
-
-
 @pytest.fixture(autouse=True)
 def no_live_sources_by_default(monkeypatch):
     """The default source is `auto`, which probes the public live sources: tests never reach the

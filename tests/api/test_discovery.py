@@ -1,5 +1,4 @@
 """Pulse, modules, pricing, health, OpenAPI and docs."""
-from tests.api.agent_helpers import auth, register
 
 
 def test_pulse_has_the_interface_fields_and_cache_meta(client):

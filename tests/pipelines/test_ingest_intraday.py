@@ -8,7 +8,7 @@ from datetime import timedelta
 from intel.modules import bitcoin
 from marketintel.settings import Settings
 from tests.intel.providers.live.protocol_server import fixture_hourly
-from tests.pipelines.test_ingest_live import ingest, live, redis_status  # noqa: F401  (live: a fixture)
+from tests.pipelines.live_ingest import ingest, redis_status
 from warehouse.duckdb_store import Warehouse
 
 

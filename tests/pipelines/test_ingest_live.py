@@ -3,56 +3,16 @@ materializations: a full ingest fills every catalog series; each injected failur
 rows, is recorded (asset metadata and mi:status:ingest) and shows in the breakers (mi:status:sources)."""
 from __future__ import annotations
 
-import orjson
 import pytest
 import redis
-from dagster import materialize
 
-from assets.ingest import observations
-from assets.resources import MarketResource, WarehouseResource
 from intel.catalog import CATALOG
 from intel.providers import factory
 from marketintel.settings import Settings
-from tests.intel.providers.live.protocol_server import ProtocolServer, fixture_dates, series_of
+from tests.intel.providers.live.protocol_server import fixture_dates, series_of
+from tests.pipelines.live_ingest import ingest, redis_status, stored
 from warehouse import status
 from warehouse.duckdb_store import Warehouse
-
-
-@pytest.fixture
-def live(mi_home, redis_url, monkeypatch):
-    with ProtocolServer() as server:
-        env = {**server.env(), "MI_SOURCE": "live", "MI_REDIS_URL": redis_url, "MI_LIVE_TIMEOUT_S": "0.3",
-               "MI_LIVE_RETRIES": "1", "MI_LIVE_BACKOFF_S": "0.01"}
-        for key, value in env.items():
-            monkeypatch.setenv(key, value)
-        server.timeout_sleep_s = 1.0
-        yield server
-    factory._CACHE.clear()  # drop this server's provider (and its breakers)
-
-
-def ingest() -> dict:
-    settings = Settings()
-    result = materialize([observations], resources={
-        "warehouse": WarehouseResource(path=str(settings.warehouse_path), analyst_path=str(settings.analyst_path)),
-        "market": MarketResource.from_settings(settings)})
-    assert result.success
-    mats = result.asset_materializations_for_node("observations")
-    return {k: v.value for k, v in mats[0].metadata.items()}
-
-
-def stored() -> dict[tuple[str, str], float]:
-    """The latest revision of every (series, date) the live source holds."""
-    with Warehouse(Settings().warehouse_path) as store:
-        rows = store.con.execute(
-            "select series_id, date, arg_max(value, ingested_at) from observations where source = 'live'"
-            " group by series_id, date").fetchall()
-    return {(sid, day.isoformat()): value for sid, day, value in rows}
-
-
-def redis_status(url: str) -> tuple[dict, dict]:
-    client = redis.Redis.from_url(url)
-    sources = {k.decode(): orjson.loads(v) for k, v in client.hgetall(status.SOURCES).items()}
-    return sources, orjson.loads(client.get(status.INGEST))
 
 
 def test_full_live_ingest_fills_every_catalog_series(live, redis_url):

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlparse
 
 import orjson
 
-from intel.catalog import CATALOG, SECTORS
+from intel.catalog import CATALOG
 from intel.providers.live.provider import route
 from intel.providers.live.treasury import COLUMNS as TREASURY_COLUMNS
 
