@@ -8,6 +8,7 @@ import numpy as np
 
 from intel.envelope import rnd
 from intel.frames import Frames
+from intel.indicators import common_changes, iso_day, run_start, window_sums
 
 # one series per asset class, and how a day's move is measured (yields and spreads in points, not %)
 CORRELATION_ASSETS = {
@@ -24,22 +25,14 @@ METHOD = (f"Correlation of daily changes over the last {SHORT_WINDOW} common tra
           f"from the first day of the current run beyond the threshold.")
 
 
-def daily_changes(frames: Frames, series_id: str, kind: str, keep: int) -> tuple[np.ndarray, np.ndarray] | None:
-    frame = frames.get(series_id)
-    if frame is None or frame.height < 3:
+def pair_changes(frames: Frames, a: str, kind_a: str, b: str, kind_b: str, keep: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(days, changes of a, changes of b) between consecutive dates BOTH series have, within the last keep+1
+    observations of each (see indicators.common_changes); None when either has fewer than 3."""
+    fa, fb = frames.get(a), frames.get(b)
+    if fa is None or fb is None or fa.height < 3 or fb.height < 3:
         return None
-    frame = frame.tail(keep + 1)
-    days = frame["date"].to_numpy().astype("datetime64[D]").astype(np.int64)
-    values = frame["value"].to_numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if kind == "log":
-            change = np.diff(np.log(values))
-        elif kind == "pct":
-            change = values[1:] / values[:-1] - 1
-        else:
-            change = np.diff(values)
-    ok = np.isfinite(change)
-    return days[1:][ok], change[ok]
+    return common_changes(fa.tail(keep + 1), kind_a, fb.tail(keep + 1), kind_b)
 
 
 def rolling_corr(x: np.ndarray, y: np.ndarray, w: int) -> np.ndarray:
@@ -47,12 +40,7 @@ def rolling_corr(x: np.ndarray, y: np.ndarray, w: int) -> np.ndarray:
     out = np.full(len(x), np.nan)
     if len(x) < w:
         return out
-
-    def wsum(a):
-        c = np.cumsum(np.insert(a, 0, 0.0))
-        return c[w:] - c[:-w]
-
-    sx, sy, sxx, syy, sxy = wsum(x), wsum(y), wsum(x * x), wsum(y * y), wsum(x * y)
+    sx, sy, sxx, syy, sxy = (window_sums(a, w) for a in (x, y, x * x, y * y, x * y))
     cov = w * sxy - sx * sy
     var = (w * sxx - sx * sx) * (w * syy - sy * sy)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -64,32 +52,29 @@ def correlation_breaks(frames: Frames, assets: dict = CORRELATION_ASSETS, thresh
                        short: int = SHORT_WINDOW, baseline: int = BASELINE_WINDOW) -> dict:
     """{"alerts": [...], "pairs_checked": n, "pairs_skipped": [{pair, reason}], "method": str}."""
     keep = short + baseline + 400  # enough history to date a run that began up to ~a year ago
-    changes = {sid: daily_changes(frames, sid, kind, keep) for sid, (_, kind) in assets.items()}
     alerts, skipped, checked = [], [], 0
     for a, b in combinations(assets, 2):
         pair = f"{a}/{b}"
-        if changes[a] is None or changes[b] is None:
+        aligned = pair_changes(frames, a, assets[a][1], b, assets[b][1], keep)
+        if aligned is None:
             skipped.append({"pair": pair, "reason": "series missing"})
             continue
-        common, ia, ib = np.intersect1d(changes[a][0], changes[b][0], return_indices=True)
+        common, x, y = aligned
         if len(common) < short + baseline:
             skipped.append({"pair": pair, "reason": f"only {len(common)} common days"})
             continue
         checked += 1
-        x, y = changes[a][1][ia], changes[b][1][ib]
         recent = rolling_corr(x, y, short)
         base = np.concatenate([np.full(short, np.nan), rolling_corr(x, y, baseline)[:-short]])
         gap = recent - base
         if not np.isfinite(gap[-1]) or abs(gap[-1]) < threshold:
             continue
-        sign, start = np.sign(gap[-1]), len(gap) - 1
-        while start > 0 and np.isfinite(gap[start - 1]) and abs(gap[start - 1]) >= threshold \
-                and np.sign(gap[start - 1]) == sign:
-            start -= 1
+        sign = np.sign(gap[-1])
+        start = run_start(np.isfinite(gap) & (np.abs(gap) >= threshold) & (np.sign(gap) == sign))
         alerts.append({
             "pair": pair, "assets": f"{assets[a][0]} vs {assets[b][0]}",
             f"correlation_{short}d": rnd(recent[-1], 3), "baseline_1y": rnd(base[-1], 3),
-            "change": rnd(gap[-1], 3), "since": str(np.datetime64(int(common[start]), "D")),
+            "change": rnd(gap[-1], 3), "since": iso_day(common[start]),
             "days_broken": int(len(gap) - start),
             "direction": "correlation rose" if sign > 0 else "correlation fell"})
     alerts.sort(key=lambda r: -abs(r["change"]))

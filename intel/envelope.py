@@ -8,6 +8,7 @@ from typing import Iterable
 import numpy as np
 import polars as pl
 
+from intel import catalog
 from intel.frames import Frames
 
 DIRECTIONS = ("bullish", "bearish", "neutral")
@@ -58,8 +59,15 @@ def series_status(frames: Frames, series_id: str) -> dict | None:
         return None
     last = frame["date"][-1]
     cadence = cadence_of(frame)
+    entry = catalog.get(series_id)
+    if entry is not None and cadence != "daily":
+        # weekly and slower series are published weeks after their date (Case-Shiller: about 88 days), so
+        # age is judged against the series' own release lag rather than one limit per cadence
+        stale = (frames.now - last).days > entry.max_age_days
+    else:
+        stale = is_stale(last, frames.now, cadence)
     return {"id": series_id, "last_observation": last.isoformat(), "observations_used": frame.height,
-            "stale": is_stale(last, frames.now, cadence), "cadence": cadence}
+            "stale": stale, "cadence": cadence}
 
 
 def data_sources(frames: Frames, series_ids: Iterable[str], used: dict[str, int] | None = None) -> dict:
@@ -75,6 +83,20 @@ def data_sources(frames: Frames, series_ids: Iterable[str], used: dict[str, int]
             status["observations_used"] = int(used[series_id])
         series.append(status)
     return {"provider": frames.data_source, "series": series, "missing": missing}
+
+
+def bars_status(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
+    """The data_sources entry of a ticker's daily bars (a ticker module's own input)."""
+    last = bars["date"][-1]
+    return {"id": ticker, "last_observation": last.isoformat(), "observations_used": bars.height,
+            "stale": is_stale(last, frames.now, "daily"), "cadence": "daily"}
+
+
+def ticker_sources(frames: Frames, bars: pl.DataFrame, ticker: str, inputs: Iterable[str] = ()) -> dict:
+    """Attribution for a ticker module: the ticker's bars first, then every declared series input."""
+    sources = data_sources(frames, inputs)
+    sources["series"].insert(0, bars_status(frames, bars, ticker))
+    return sources
 
 
 def stale_ids(sources: dict) -> list[str]:

@@ -3,8 +3,11 @@ and agent (signals, per-agent deltas, temporal context, follow-up actions). Pure
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
+from functools import lru_cache
 
 import numpy as np
+
+from intel import econ_calendar
 
 FORMATS = ("full", "compact", "prompt", "agent")
 # next publication after the last observation, by cadence (daily: next business day)
@@ -122,7 +125,28 @@ def temporal_context(payload: dict, now: datetime | None) -> dict:
         nxt = _next_update(last, series.get("cadence", "daily"))
         upcoming[series["id"]] = nxt.isoformat() if nxt >= today else f"overdue since {nxt.isoformat()}"
     return {"as_of": payload.get("as_of"), "now": now.isoformat(), "data_age_days": ages,
-            "next_expected_update": upcoming}
+            "next_expected_update": upcoming, "upcoming_events": relevant_events(payload, today)}
+
+
+@lru_cache(maxsize=8)
+def _two_weeks_of_events(today: date) -> tuple[dict, ...]:
+    # built once per day, not per query: the agent format is rendered on the request path
+    return tuple(econ_calendar.upcoming(today, 14))
+
+
+def relevant_events(payload: dict, today: date) -> list[dict]:
+    """Calendar events that bear on this payload: releases of the series it read within two weeks, and
+    any high-importance release (FOMC, CPI, payrolls...) within one week, since those move every market."""
+    used = {s["id"] for s in (payload.get("data_sources") or {}).get("series", [])}
+    out = []
+    for event in _two_weeks_of_events(today):
+        own = bool(used & set(event["series_ids"]))
+        days = (date.fromisoformat(event["date"]) - today).days
+        if own or (event["importance"] == "high" and days <= 7):
+            out.append({"event": event["event"], "date": event["date"], "time_et": event["time_et"],
+                        "importance": event["importance"], "days_until": days,
+                        "why": "releases an input of this module" if own else "high-importance release"})
+    return out
 
 
 def agent(payload: dict, previous: dict | None, now: datetime | None) -> dict:

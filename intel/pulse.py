@@ -42,7 +42,7 @@ def _finish(frames: Frames, ids: tuple[str, ...], score: float, direction_of: st
     sources = data_sources(frames, ids)
     confidence = degrade(0.4 + 0.5 * abs(score), sources, essential=ids[:1])
     return {"direction": direction, "confidence": rnd(confidence, 2), "score": rnd(score, 3),
-            "direction_of": direction_of, "key_figures": {k: rnd(v, 2) for k, v in figures.items()},
+            "direction_of": direction_of, "key_figures": {k: rnd(v, 4 if k == "eurusd" else 2) for k, v in figures.items()},
             "cross_market": cross}
 
 
@@ -52,7 +52,8 @@ def _unavailable(what: str) -> dict:
 
 
 def _fmt(x, digits=1):
-    return "n/a" if x is None else f"{abs(x):.{digits}f}"
+    # from the 2-digit figure the payload shows, so the text never rounds differently from the data
+    return "n/a" if x is None else f"{abs(rnd(x, 2)):.{digits}f}"
 
 
 def _move(x, up="up", down="down", digits=1):

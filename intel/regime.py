@@ -39,6 +39,11 @@ def regime_facts(frames: Frames) -> dict:
     curve = curve_2s10s_bp(frames)
     if curve is not None:
         facts["curve_2s10s_bp"] = curve
+    # context for the rationale reader (no rule scores them): a bond rally with a weak curve reads differently
+    for series_id, key in (("DGS10", "yield_10y_change_1m_bp"), ("DGS2", "yield_2y_change_1m_bp")):
+        frame = frames.get(series_id)
+        if frame is not None:
+            facts[key] = ind.change_since(frame, 30, "bp")
     usd = frames.get("DTWEXBGS")
     if usd is not None:
         facts["dollar_change_3m_pct"] = ind.change_since(usd, 91, "pct")

@@ -1,13 +1,8 @@
-"""Importing this package registers every implemented module with intel.registry."""
-from intel.modules import (  # noqa: F401  (registration side effects)
-    bitcoin,
-    credit_spreads,
-    equity_indices,
-    fx_overview,
-    inflation,
-    market_intelligence,
-    market_regime,
-    technical_analysis,
-    vix,
-    yield_curve,
-)
+"""Importing this package registers every module file in it with intel.registry: one file per module,
+named after it; files starting with an underscore hold shared helpers and register nothing."""
+import importlib
+import pkgutil
+
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+    if not _info.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_info.name}")

@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "modules"))
-from builders import _finite_everywhere, bdays, make_frames, market, series  # noqa: E402
+from builders import _finite_everywhere, bdays, make_frames, market, random_walk, series  # noqa: E402
 from intel.correlations import BREAK_THRESHOLD, correlation_breaks, rolling_corr  # noqa: E402
 from intel.pulse import PULSE_INPUTS, compute_pulse  # noqa: E402
 
@@ -77,3 +77,18 @@ def test_missing_classes_are_marked_and_pulse_is_fast():
     start = time.perf_counter()
     compute_pulse(frames, PREMIUM)
     assert time.perf_counter() - start < 0.1
+
+
+def test_pair_changes_span_the_same_dates_for_both_series():
+    """Bitcoin trades at weekends: its Monday change must run from Friday, as the S&P 500's does."""
+    from builders import cdays
+    from intel.correlations import pair_changes
+
+    days = cdays(120)
+    btc = random_walk(len(days), 30000, 0.03, 4)
+    spx_days = [d for d in days if d.weekday() < 5]
+    spx = [btc[days.index(d)] / 10 for d in spx_days]  # the same path, seen on weekdays only
+    frames = make_frames({"CBBTCUSD": series(days, btc), "SP500": series(spx_days, spx)})
+    common, x, y = pair_changes(frames, "CBBTCUSD", "log", "SP500", "log", 500)
+    assert len(common) == len(spx_days) - 1
+    assert np.allclose(x, y) and np.corrcoef(x, y)[0, 1] > 0.999999

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import date, datetime, timezone
+import time
+from datetime import date, datetime, timedelta, timezone
 
 import numpy as np
 import orjson
+import pandas as pd
 import polars as pl
 
 from intel.formats import FORMATS, flatten, render
@@ -28,6 +30,19 @@ def cdays(n: int, end: date = NOW) -> list[date]:
     return [(last - np.timedelta64(int(k), "D")).astype(date) for k in range(n)][::-1]
 
 
+def month_starts(n: int, last: date = date(2024, 5, 1)) -> list[date]:
+    """The first days of the last n calendar months up to `last`'s month (monthly series are dated the 1st)."""
+    index = last.year * 12 + last.month - 1
+    return [date((index - k) // 12, (index - k) % 12 + 1, 1) for k in range(n)][::-1]
+
+
+def weekly(n: int, end: date = NOW, weekday: int | None = None) -> list[date]:
+    """n dates a week apart ending on `end`, or on the last `weekday` (Monday 0) up to `end`."""
+    if weekday is not None:
+        end = end - timedelta(days=(end.weekday() - weekday) % 7)
+    return [end - timedelta(weeks=k) for k in range(n - 1, -1, -1)]
+
+
 def series(dates, values) -> pl.DataFrame:
     return pl.DataFrame({"date": list(dates), "value": [float(v) for v in values]},
                         schema={"date": pl.Date, "value": pl.Float64})
@@ -38,6 +53,36 @@ def make_frames(parts: dict[str, pl.DataFrame], now: date = NOW) -> Frames:
         return Frames(now=now, series={}, data_source="test")
     long = pl.concat([df.with_columns(pl.lit(sid).alias("series_id")) for sid, df in parts.items()])
     return Frames.from_long(long.select("series_id", "date", "value"), now, data_source="test")
+
+
+def compounded(rates, start: float = 100.0) -> np.ndarray:
+    """A level series growing by each period's rate (0.01 = 1%), from `start`."""
+    return start * np.cumprod(1 + np.asarray(rates))
+
+
+def to_pandas(frame: pl.DataFrame) -> pd.Series:
+    """A `date, value` frame as a pandas series on a DatetimeIndex (for reference computations)."""
+    return pd.Series(frame["value"].to_list(), index=pd.to_datetime(frame["date"].to_list()))
+
+
+def ohlcv(dates, close, wiggle, volume, ranges: bool = True) -> pl.DataFrame:
+    """Daily ticker bars: open at the close, high and low the close +/- wiggle. ranges=False blanks open,
+    high, low and volume, as a closes-only source would."""
+    frame = pl.DataFrame({"date": list(dates), "open": close, "high": close + wiggle, "low": close - wiggle,
+                          "close": close, "volume": volume})
+    if not ranges:
+        frame = frame.with_columns([pl.lit(None, pl.Float64).alias(c) for c in ("open", "high", "low", "volume")])
+    return frame
+
+
+def timings(fn, runs: int) -> list[float]:
+    """Seconds each of `runs` calls of fn took."""
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
 
 
 def random_walk(n: int, start: float, vol: float, seed: int, drift: float = 0.0) -> np.ndarray:
@@ -56,22 +101,26 @@ def _finite_everywhere(value) -> None:
             _finite_everywhere(item)
 
 
-FIGURE = re.compile(r"(?<![A-Za-z0-9_.\-])-?\d+(?:\.\d+)?(?![A-Za-z0-9_\-])")
+FIGURE = re.compile(r"(?<![A-Za-z0-9_.\-])-?\d+(?:\.\d+)?(?!\.?[A-Za-z0-9_\-])")
 ISO = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+
+
+def figures_of_text_in_data(text: str, data: dict, where: str = "summary") -> None:
+    """Every number in `text` is a value of `data` at the same rounding; every ISO date is a string there."""
+    flat = flatten(data)
+    strings = " ".join(str(v) for v in flat.values() if isinstance(v, str))
+    numbers = [abs(float(v)) for v in flat.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    for found in ISO.findall(text):
+        assert found in strings, f"{where}: date {found} not in data: {text}"
+    text = ISO.sub(" ", text).replace("S&P 500", "S&P")
+    for figure in FIGURE.findall(text):
+        digits = len(figure.split(".")[1]) if "." in figure else 0
+        assert any(round(v, digits) == abs(float(figure)) for v in numbers), f"{where}: {figure} not in data: {text}"
 
 
 def summary_figures_in_data(payload: dict) -> None:
     """Every figure in the summary is a value in `data` after the same rounding (dates as strings)."""
-    text, flat = payload["summary"], flatten(payload["data"])
-    strings = " ".join(str(v) for v in flat.values() if isinstance(v, str))
-    numbers = [abs(float(v)) for v in flat.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    for found in ISO.findall(text):
-        assert found in strings, f"date {found} in summary but not in data"
-    text = ISO.sub(" ", text).replace("S&P 500", "S&P")
-    for figure in FIGURE.findall(text):
-        digits = len(figure.split(".")[1]) if "." in figure else 0
-        target = abs(float(figure))
-        assert any(round(v, digits) == target for v in numbers), f"{figure} in summary, not in data: {text}"
+    figures_of_text_in_data(payload["summary"], payload["data"])
 
 
 def check_payload(payload: dict) -> None:
