@@ -8,13 +8,13 @@ import polars as pl
 from intel import envelope as env
 from intel import indicators as ind
 from intel.frames import INTRADAY_SOURCES, Frames
-from intel.modules._common import drawdown_profile, fig, horizon_returns, pct_word, trend_profile
+from intel.modules import _crypto as cx
+from intel.modules._common import fig, pct_word
 from intel.registry import Module, register
 
 NAME = "bitcoin"
 SERIES = "CBBTCUSD"
-DAYS_PER_YEAR = 365  # bitcoin trades every day: annualize with 365, not 252
-HOURS_PER_YEAR = 24 * DAYS_PER_YEAR
+HOURS_PER_YEAR = 24 * cx.DAYS_PER_YEAR  # bitcoin trades around the clock
 
 
 def intraday_block(frames: Frames) -> tuple[dict | None, str | None]:
@@ -45,35 +45,17 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [SERIES], need="all")
     frame = frames.get(SERIES)
     sources = env.data_sources(frames, [SERIES])
-    close = frame["value"].to_numpy()
-    data = {"price_usd": env.rnd(close[-1], 2), "date": frame["date"][-1].isoformat()}
-    data.update(horizon_returns(frame))
-    data.update(trend_profile(frame))
-    data["realized_vol_30d_pct"] = env.rnd(ind.realized_vol(close, 30, DAYS_PER_YEAR), 2)
-    data["realized_vol_90d_pct"] = env.rnd(ind.realized_vol(close, 90, DAYS_PER_YEAR), 2)
-    data.update(drawdown_profile(frame))
-    data["history_start"] = frame["date"][0].isoformat()
+    data = cx.coin_profile(frame)
     intraday, no_intraday = intraday_block(frames)
     if intraday is not None:
         data["intraday"] = intraday
 
-    state, dist, dd = data["trend_state"], data["distance_to_sma200_pct"], data["drawdown_from_high_pct"]
-    trend_dir = {"uptrend": "bullish", "downtrend": "bearish"}.get(state, "neutral")
-    signals = [env.signal("btc_trend", trend_dir, env.degrade(0.5 + min(0.4, abs(dist or 0) / 50), sources, [SERIES]),
-                          "low", f"bitcoin in {state.replace('_', ' ')}, {fig(dist, '%')} from its 200-day average")]
-    if dd <= -20:
-        urgency = "high" if dd <= -50 else "medium"
-        signals.append(env.signal("btc_drawdown", "bearish", env.degrade(0.6, sources, [SERIES]), urgency,
-                                  f"bitcoin {abs(dd)}% below its high of {data['high_date']}"))
+    signals = cx.coin_signals(data, sources, SERIES, "btc", "bitcoin", severe_dd=-50)
     vol = data["realized_vol_30d_pct"]
     if vol is not None and data["realized_vol_90d_pct"] is not None and vol > 1.5 * data["realized_vol_90d_pct"]:
         signals.append(env.signal("btc_volatility_spike", "bearish", env.degrade(0.55, sources, [SERIES]),
                                   "medium", "30-day realized volatility is over 1.5x its 90-day level"))
-    summary = (f"Bitcoin trades at {data['price_usd']} USD, {pct_word(data['change_1d_pct'])} on the day, "
-               f"{pct_word(data['change_1m_pct'])} over a month and {pct_word(data['change_1y_pct'])} over a year. "
-               f"It is {fig(data['distance_to_sma50_pct'], '%')} from its 50-day and {fig(dist, '%')} from its "
-               f"200-day average ({state.replace('_', ' ')}), with 30-day realized volatility of {fig(vol, '%')} "
-               f"and a drawdown of {abs(dd)}% from the {data['high']} high of {data['high_date']}."
+    summary = (cx.coin_summary("Bitcoin", data)
                # no "24" in the text: every figure of a summary must be a value in data
                + (f" On hourly candles the last close is {intraday['last_close_usd']} USD, "
                   f"{pct_word(intraday['change_24h_pct'])} over the past day, between {fig(intraday['low_24h'])} "

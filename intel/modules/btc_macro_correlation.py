@@ -1,0 +1,135 @@
+"""btc_macro_correlation: rolling 63-day and 1-year correlations and OLS betas of bitcoin's daily returns
+to Nasdaq returns, broad-dollar returns, and changes in the 10-year Treasury yield and the 10-year
+breakeven (in bp), each with its percentile over the history available."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import correlations as corr
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules import _crypto as cx
+from intel.modules._common import fig, not_computed
+from intel.registry import Module, register
+
+NAME = "btc_macro_correlation"
+BTC = "CBBTCUSD"
+# driver -> (label, change kind, unit of the beta: BTC % per 1% move or per 1 bp change)
+DRIVERS = {
+    "NASDAQCOM": ("Nasdaq Composite", "log", "pct_per_pct"),
+    "DTWEXBGS": ("broad dollar index", "log", "pct_per_pct"),
+    "DGS10": ("10-year Treasury yield", "bp", "pct_per_bp"),
+    "T10YIE": ("10-year breakeven inflation", "bp", "pct_per_bp"),
+}
+INPUTS = (BTC, *DRIVERS)
+SHORT, LONG = 63, 252  # common trading days: about a quarter and a year
+MIN_HISTORY = 126  # rolling values needed before a percentile is given
+COUPLED = 0.3  # |63-day correlation| from which a driver's move is read through to bitcoin
+
+
+def driver_block(btc, frame, kind: str, unit: str) -> dict | None:
+    days, b, d = cx.aligned_changes(btc, "log", frame, kind)
+    if len(b) < SHORT:
+        return None
+    out: dict = {"common_observations": int(len(b)), "sample_start": ind.iso_day(days[0]), "sample_end": ind.iso_day(days[-1])}
+    for label, w in (("63d", SHORT), ("1y", LONG)):
+        if len(b) < w:
+            for key in (f"correlation_{label}", f"correlation_{label}_percentile", f"beta_{label}_{unit}",
+                        f"beta_{label}_percentile"):
+                out[key] = None
+            continue
+        rc, rb = corr.rolling_corr(b, d, w), cx.rolling_beta(b, d, w)
+        hc, hb = rc[np.isfinite(rc)], rb[np.isfinite(rb)]
+        out[f"correlation_{label}"] = env.rnd(rc[-1], 3)
+        out[f"correlation_{label}_percentile"] = (env.rnd(ind.percentile_of(hc, rc[-1]), 1)
+                                                  if len(hc) >= MIN_HISTORY else None)
+        out[f"beta_{label}_{unit}"] = env.rnd(rb[-1], 3)
+        out[f"beta_{label}_percentile"] = env.rnd(ind.percentile_of(hb, rb[-1]), 1) if len(hb) >= MIN_HISTORY else None
+        if label == "63d":
+            out["correlation_63d_median_history"] = env.rnd(np.median(hc), 3) if len(hc) else None
+            out["correlation_63d_1m_ago"] = env.rnd(rc[-22], 3) if len(rc) >= SHORT + 21 else None
+    # the driver's own move over the last month (30 calendar days), to read a coupling through
+    change = ind.change_since(frame, 30, "pct" if kind == "log" else "bp")
+    out["driver_change_1m_pct" if kind == "log" else "driver_change_1m_bp"] = env.rnd(change, 2)
+    return out
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, [BTC], need="all")
+    env.require(frames, NAME, DRIVERS)
+    btc = frames.get(BTC)
+    sources = env.data_sources(frames, INPUTS)
+    data: dict = {"window_short_days": SHORT, "window_long_days": LONG}
+    unavailable: dict = {}
+    for sid, (label, kind, unit) in DRIVERS.items():
+        frame = frames.get(sid)
+        block = driver_block(btc, frame, kind, unit) if frame is not None else None
+        if block is None:
+            unavailable[sid] = f"{sid} missing" if frame is None else f"fewer than {SHORT} common daily changes"
+        else:
+            data[sid] = {"driver": label, **block}
+            if block["correlation_1y"] is None:
+                unavailable[f"{sid}.1y"] = f"fewer than {LONG} common daily changes"
+    blocks = {sid: data[sid] for sid in DRIVERS if sid in data}
+    if not blocks:
+        raise env.InsufficientData(f"{NAME}: no macro driver shares {SHORT} daily changes with bitcoin")
+    strongest = max(blocks, key=lambda s: abs(blocks[s]["correlation_63d"] or 0))
+    data["strongest_driver_63d"] = strongest
+    data["mean_abs_correlation_63d"] = env.rnd(np.mean([abs(b["correlation_63d"] or 0) for b in blocks.values()]), 3)
+
+    signals = []
+    for sid, b in blocks.items():
+        r = b["correlation_63d"]
+        move = b.get("driver_change_1m_pct", b.get("driver_change_1m_bp"))
+        if r is None or move is None or abs(r) < COUPLED or move == 0:
+            continue
+        # a coupled driver's monthly move read through to bitcoin: same sign as correlation x move
+        direction = "bullish" if r * move > 0 else "bearish"
+        pct = b["correlation_63d_percentile"]
+        urgency = "medium" if abs(r) >= 0.5 and pct is not None and (pct >= 80 or pct <= 20) else "low"
+        unit = "%" if "driver_change_1m_pct" in b else " bp"
+        signals.append(env.signal(
+            f"btc_{sid.lower()}_coupling", direction,
+            env.degrade(0.3 + min(0.4, abs(r) * 0.5), sources, [BTC, sid]), urgency,
+            f"63-day correlation with the {b['driver']} {r}, which moved {move}{unit} over the month"))
+    if not signals:
+        s = blocks[strongest]
+        signals.append(env.signal("btc_macro_decoupled", "neutral", env.degrade(0.5, sources, [BTC]), "low",
+                                  f"no macro driver couples strongly: the largest 63-day correlation is "
+                                  f"{s['correlation_63d']} with the {s['driver']}"))
+
+    parts = []
+    for sid, b in blocks.items():
+        unit = DRIVERS[sid][2]
+        per = "per percent move" if unit == "pct_per_pct" else "per bp"
+        text = f"{b['driver']}: correlation {b['correlation_63d']} on the 63-day window"
+        text += f" (percentile {b['correlation_63d_percentile']})" if b["correlation_63d_percentile"] is not None else ""
+        text += f" and {fig(b['correlation_1y'])} over a year, beta {b[f'beta_63d_{unit}']}% {per}"
+        parts.append(text)
+    summary = ("Bitcoin's daily returns against macro drivers on common dates. " + "; ".join(parts) +
+               f". The strongest 63-day link is with the {blocks[strongest]['driver']}.")
+    summary += not_computed(unavailable)
+    summary += env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("bitcoin", "bitcoin's own trend and drawdown"),
+                         ("equity_indices", "the Nasdaq trend behind the equity beta"),
+                         ("dollar_strength", "the broad dollar trend"),
+                         ("real_yields", "yields and breakevens in detail"),
+                         ("correlations", "the cross-asset correlation matrix"),
+                         ("correlation_breaks", "correlations that broke from their baseline")),
+                     methodology="Bitcoin and each driver are joined on common dates and changes are taken "
+                                 "between consecutive common dates (a crypto weekend folds into Monday): bitcoin "
+                                 "and Nasdaq/dollar as log returns in percent, the 10-year yield and breakeven as "
+                                 "changes in basis points. Pearson correlation and the OLS slope of bitcoin on the "
+                                 "driver (with intercept) over the last 63 and 252 common days; percentiles rank "
+                                 "today's value among all rolling values in the history available since "
+                                 "sample_start. A driver coupled at |correlation| of 0.3 or more has its 1-month move "
+                                 "read through to bitcoin by the correlation's sign.",
+                     unavailable=unavailable or None)
+
+
+register(Module(name=NAME, category="crypto", tier="P", inputs=INPUTS,
+                description="Rolling 63-day and 1-year correlations and betas of BTC to Nasdaq, dollar, yields, breakevens",
+                compute=compute, lookback_days=3700))

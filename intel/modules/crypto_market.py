@@ -1,0 +1,122 @@
+"""crypto_market: an overview of the coins the catalog covers (bitcoin and ether): price, returns, trend,
+volatility and drawdown side by side, the ETH/BTC price ratio and relative performance, their return
+correlation, an equal-weight two-coin basket and how many coins are trending up. There is no market-cap
+or supply data, so no dominance figure is given: the ETH/BTC figure is a price ratio only."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import correlations as corr
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules import _crypto as cx
+from intel.modules._common import fig, pct_word
+from intel.registry import Module, register
+
+NAME = "crypto_market"
+INPUTS = tuple(cx.COINS)  # CBBTCUSD, CBETHUSD
+HORIZONS = ("1d", "1w", "1m", "3m", "ytd", "1y")
+CORR_WINDOW = 90  # daily returns (calendar days) for the BTC-ETH correlation
+
+
+def coin_block(frame) -> dict:
+    p = cx.coin_profile(frame)
+    year = ind.window(frame, 365)["value"].to_numpy()
+    lo, hi = float(year.min()), float(year.max())
+    block = {"price_usd": p["price_usd"], "date": p["date"]}
+    block.update({f"change_{h}_pct": p[f"change_{h}_pct"] for h in HORIZONS})
+    block.update({"trend_state": p["trend_state"], "distance_to_sma200_pct": p["distance_to_sma200_pct"],
+                  "realized_vol_30d_pct": p["realized_vol_30d_pct"],
+                  "drawdown_from_high_pct": p["drawdown_from_high_pct"], "high_date": p["high_date"],
+                  # where the price sits between its 1-year low (0) and high (100)
+                  "position_in_1y_range_pct": env.rnd((p["price_usd"] - lo) / (hi - lo) * 100, 1) if hi > lo else None,
+                  "history_start": p["history_start"]})
+    return block
+
+
+def cross_block(btc, eth, coins: dict) -> dict:
+    ratio = cx.ratio_frame(eth, btc)
+    out: dict = {"eth_btc_price_ratio": env.rnd(ratio["value"][-1], 6) if ratio.height else None}
+    for h in ("1m", "3m", "1y"):
+        b, e = coins["BTC"][f"change_{h}_pct"], coins["ETH"][f"change_{h}_pct"]
+        # relative performance in percentage points, and the average of the two (equal weight at the start)
+        out[f"eth_minus_btc_{h}_pp"] = env.rnd(e - b, 2) if None not in (b, e) else None
+        out[f"equal_weight_basket_change_{h}_pct"] = env.rnd((e + b) / 2, 2) if None not in (b, e) else None
+    _, rb, re = cx.aligned_changes(btc, "log", eth, "log")
+    out[f"correlation_{CORR_WINDOW}d"] = (env.rnd(corr.rolling_corr(rb[-CORR_WINDOW:], re[-CORR_WINDOW:], CORR_WINDOW)[-1], 3)
+                                          if len(rb) >= CORR_WINDOW else None)
+    return out
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INPUTS)
+    sources = env.data_sources(frames, INPUTS)
+    coins, unavailable = cx.covered_coins(frames, coin_block, missing_key="coins.{}")
+    data: dict = {"coins_covered": ", ".join(coins), "coins_count": len(coins), "coins": coins}
+    if len(coins) == 2:
+        data["cross"] = cross_block(frames.get("CBBTCUSD"), frames.get("CBETHUSD"), coins)
+    else:
+        unavailable["cross"] = "needs both BTC and ETH"
+    unavailable["market_cap_dominance"] = ("no market capitalisation or coin supply data in the catalog: only the "
+                                           "ETH/BTC price ratio is given, which is not a dominance measure")
+    up = [s for s, c in coins.items() if c["trend_state"] == "uptrend"]
+    down = [s for s, c in coins.items() if c["trend_state"] == "downtrend"]
+    above = [s for s, c in coins.items() if (c["distance_to_sma200_pct"] or 0) > 0]
+    data.update({"coins_in_uptrend": len(up), "coins_in_downtrend": len(down), "coins_above_sma200": len(above)})
+    leaders = {h: max((s for s in coins if coins[s][f"change_{h}_pct"] is not None),
+                      key=lambda s: coins[s][f"change_{h}_pct"], default=None) for h in ("1m", "1y")}
+    data.update({f"leader_{h}": v for h, v in leaders.items()})
+
+    dists = [c["distance_to_sma200_pct"] for c in coins.values() if c["distance_to_sma200_pct"] is not None]
+    mean_dist = float(np.mean(dists)) if dists else 0.0
+    essential = [c["series"] for c in coins.values()]
+    share = len(coins) / len(INPUTS)
+    if up and len(up) == len(coins):
+        direction, reason = "bullish", f"{len(up)} of {len(coins)} covered coins in uptrend"
+    elif down and len(down) == len(coins):
+        direction, reason = "bearish", f"{len(down)} of {len(coins)} covered coins in downtrend"
+    else:
+        direction, reason = "neutral", (f"mixed trends: {len(up)} coins in uptrend, {len(down)} in downtrend, "
+                                        f"{len(above)} above the 200-day average")
+    urgency = "medium" if direction == "bearish" and any((c["drawdown_from_high_pct"] or 0) <= -50
+                                                         for c in coins.values()) else "low"
+    confidence = env.degrade((0.45 + min(0.35, abs(mean_dist) / 60)) * (0.7 + 0.3 * share), sources, essential)
+    signals = [env.signal("crypto_market_trend", direction, confidence, urgency, reason)]
+    cross = data.get("cross")
+    if cross and cross["eth_minus_btc_3m_pp"] is not None and abs(cross["eth_minus_btc_3m_pp"]) >= 10:
+        lead = cross["eth_minus_btc_3m_pp"] > 0
+        # ether is the higher-beta coin: its lead tends to go with broader crypto risk appetite
+        signals.append(env.signal("crypto_risk_appetite", "bullish" if lead else "bearish",
+                                  env.degrade(0.4 + min(0.3, abs(cross["eth_minus_btc_3m_pp"]) / 100), sources, INPUTS),
+                                  "low", f"ether {'ahead of' if lead else 'behind'} bitcoin by "
+                                         f"{abs(cross['eth_minus_btc_3m_pp'])} percentage points over three months"))
+
+    parts = [f"{s} at {c['price_usd']} USD ({pct_word(c['change_1d_pct'])} on the day, {pct_word(c['change_1m_pct'])} "
+             f"over a month, {cx.trend_word(c['trend_state'])}, 30-day volatility {fig(c['realized_vol_30d_pct'], '%')}, "
+             f"{fig(c['drawdown_from_high_pct'], '%')} from its high)" for s, c in coins.items()]
+    summary = f"Covered coins: {'; '.join(parts)}."
+    if cross:
+        summary += (f" The ETH/BTC price ratio is {fig(cross['eth_btc_price_ratio'])}; ether's return minus "
+                    f"bitcoin's over three months is {fig(cross['eth_minus_btc_3m_pp'])} percentage points and an equal-weight basket of the two moved "
+                    f"{fig(cross['equal_weight_basket_change_1m_pct'], '%')} over a month.")
+    summary += (f" {data['coins_in_uptrend']} of {data['coins_count']} coins are in an uptrend. No market-cap "
+                f"dominance is given: the catalog has prices only." + env.staleness_note(sources))
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("bitcoin", "bitcoin in detail"), ("ethereum", "ether and the ETH/BTC ratio trend"),
+                         ("crypto_momentum", "multi-horizon momentum per coin"),
+                         ("crypto_risk", "drawdown, volatility spikes and the risk regime"),
+                         ("crypto_volatility", "bitcoin volatility against equities")),
+                     methodology="Per coin: returns by calendar horizon, trend against the 50- and 200-day "
+                                 "averages (uptrend when price > 50-day > 200-day), 30-day realized volatility "
+                                 "annualised with 365 days, drawdown from the highest close available. The basket "
+                                 "change is the simple average of the two coins' returns (equal weight at the "
+                                 "start of the horizon); the correlation uses the last 90 daily log returns on "
+                                 "common dates. The ETH/BTC figure is a price ratio, not market-cap dominance.",
+                     unavailable=unavailable)
+
+
+register(Module(name=NAME, category="crypto", tier="S", inputs=INPUTS,
+                description="Overview of the covered coins (BTC, ETH): returns, trend, vol, drawdown, ETH/BTC ratio",
+                compute=compute, lookback_days=3700))

@@ -1,0 +1,107 @@
+"""ethereum: ether's price, returns, trend against its averages, realized volatility and drawdown (the
+bitcoin module's figures), plus the ETH/BTC price ratio, its trend and ether's co-movement with bitcoin."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import correlations as corr
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules import _crypto as cx
+from intel.modules._common import fig, pct_word, trend_figures
+from intel.registry import Module, register
+
+NAME = "ethereum"
+ETH, BTC = "CBETHUSD", "CBBTCUSD"
+INPUTS = (ETH, BTC)
+CO_WINDOW = 90  # calendar days of daily returns for the ETH-BTC correlation and beta
+
+
+def ratio_block(eth, btc) -> tuple[dict | None, str | None]:
+    """ETH/BTC price ratio on common dates: level, changes, its own 50/200-day averages and trend,
+    1-year percentile, and ether's 90-day correlation and beta to bitcoin."""
+    ratio = cx.ratio_frame(eth, btc)
+    if ratio.height < 2:
+        return None, "fewer than two common ETH and BTC dates"
+    values = ratio["value"].to_numpy()
+    last = float(values[-1])
+    year = ind.window(ratio, 365)["value"].to_numpy()
+    out = {"eth_btc_ratio": env.rnd(last, 6), "date": ratio["date"][-1].isoformat(), "co_window_days": CO_WINDOW}
+    for label, days in (("1w", 7), ("1m", 30), ("3m", 91), ("1y", 365)):
+        out[f"change_{label}_pct"] = env.rnd(ind.change_since(ratio, days, "pct"), 2)
+    out.update({
+        **trend_figures(last, ind.sma(values, 50)[-1], ind.sma(values, 200)[-1], digits=6),
+        "percentile_1y": env.rnd(ind.percentile_rank(year, last), 1),
+        "high_1y": env.rnd(year.max(), 6), "low_1y": env.rnd(year.min(), 6),
+    })
+    days, e, b = cx.aligned_changes(eth, "log", btc, "log")
+    if len(e) >= CO_WINDOW:
+        out[f"correlation_{CO_WINDOW}d"] = env.rnd(corr.rolling_corr(e[-CO_WINDOW:], b[-CO_WINDOW:], CO_WINDOW)[-1], 3)
+        out[f"beta_to_btc_{CO_WINDOW}d"] = env.rnd(cx.rolling_beta(e[-CO_WINDOW:], b[-CO_WINDOW:], CO_WINDOW)[-1], 3)
+        out[f"vol_ratio_eth_btc_{CO_WINDOW}d"] = env.rnd(np.std(e[-CO_WINDOW:], ddof=1) / np.std(b[-CO_WINDOW:], ddof=1), 3)
+    else:
+        for key in (f"correlation_{CO_WINDOW}d", f"beta_to_btc_{CO_WINDOW}d", f"vol_ratio_eth_btc_{CO_WINDOW}d"):
+            out[key] = None
+    return out, None
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, [ETH], need="all")
+    eth, btc = frames.get(ETH), frames.get(BTC)
+    sources = env.data_sources(frames, INPUTS)
+    data = cx.coin_profile(eth)
+    unavailable = {}
+    if btc is None:
+        rb, why = None, f"{BTC} missing"
+    else:
+        rb, why = ratio_block(eth, btc)
+    if rb is None:
+        unavailable["eth_btc"] = why
+    else:
+        data["eth_btc"] = rb
+        if rb[f"correlation_{CO_WINDOW}d"] is None:
+            unavailable["eth_btc.correlation"] = f"fewer than {CO_WINDOW} common daily returns"
+
+    signals = cx.coin_signals(data, sources, ETH, "eth", "ether", severe_dd=-60)
+    vol, vol90 = data["realized_vol_30d_pct"], data["realized_vol_90d_pct"]
+    if vol is not None and vol90 is not None and vol > 1.5 * vol90:
+        signals.append(env.signal("eth_volatility_spike", "bearish", env.degrade(0.55, sources, [ETH]), "medium",
+                                  f"30-day realized volatility {vol}% against a 90-day figure of {vol90}%"))
+    if rb is not None and rb["trend_state"] in ("uptrend", "downtrend"):
+        up = rb["trend_state"] == "uptrend"
+        signals.append(env.signal(
+            "eth_btc_relative_trend", "bullish" if up else "bearish",
+            env.degrade(0.45 + min(0.35, abs(rb["distance_to_sma200_pct"] or 0) / 60), sources, INPUTS), "low",
+            f"ETH/BTC ratio {rb['eth_btc_ratio']} in {rb['trend_state']}, {fig(rb['distance_to_sma200_pct'], '%')} "
+            f"from its 200-day average: ether {'outperforming' if up else 'underperforming'} bitcoin"))
+
+    summary = cx.coin_summary("Ether", data)
+    if rb is not None:
+        summary += (f" The ETH/BTC price ratio is {rb['eth_btc_ratio']} ({cx.trend_word(rb['trend_state'])}, "
+                    f"{pct_word(rb['change_3m_pct'])} over three months, 1-year percentile "
+                    f"{fig(rb['percentile_1y'])})")
+        summary += (f"; over the last {rb['co_window_days']} days ether's daily returns correlate at {rb['correlation_90d']} with "
+                    f"bitcoin's, with a beta of {rb['beta_to_btc_90d']}." if rb["correlation_90d"] is not None else ".")
+    else:
+        summary += f" The ETH/BTC ratio is not available ({why})."
+    summary += env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("bitcoin", "the same figures for bitcoin"),
+                         ("crypto_market", "both covered coins side by side"),
+                         ("crypto_momentum", "multi-horizon momentum for ether and bitcoin"),
+                         ("crypto_risk", "drawdown, volatility spikes and the crypto risk regime"),
+                         ("btc_macro_correlation", "how crypto moves with equities, the dollar and yields")),
+                     methodology="Realized volatility is the sample standard deviation of daily log returns "
+                                 "annualized with 365 days (crypto trades every calendar day); drawdown is measured "
+                                 "from the highest close in the history available. The ETH/BTC ratio is the ratio of "
+                                 "the two USD prices on common dates (a price ratio, not a market-cap share); its "
+                                 "trend compares it with its own 50- and 200-day averages. Correlation and beta (OLS "
+                                 "slope) use the last 90 daily log returns of both coins.",
+                     unavailable=unavailable or None)
+
+
+register(Module(name=NAME, category="crypto", tier="S", inputs=INPUTS,
+                description="Ether price, returns, trend, realized vol, drawdown and the ETH/BTC ratio trend",
+                compute=compute, lookback_days=3700))

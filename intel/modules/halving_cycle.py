@@ -1,0 +1,187 @@
+"""halving_cycle: where bitcoin sits in its four-year halving cycle (days since the last halving, an
+estimate of the next one) and its performance by cycle phase over the cycles the price history covers."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import numpy as np
+import polars as pl
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules._common import pct_word
+from intel.registry import Module, register
+
+NAME = "halving_cycle"
+BTC = "CBBTCUSD"
+# the real halving dates (UTC day of the halving block) and their block heights
+HALVINGS = (date(2012, 11, 28), date(2016, 7, 9), date(2020, 5, 11), date(2024, 4, 20))
+BLOCKS_PER_HALVING, TARGET_MINUTES = 210_000, 10
+EST_CYCLE_DAYS = round(BLOCKS_PER_HALVING * TARGET_MINUTES / (60 * 24))  # 1458 days at the 10-minute target
+PHASES = ("first quarter (just after the halving)", "second quarter", "third quarter",
+          "fourth quarter (run-up to the next halving)")
+APPROACHING_DAYS = 180
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, [BTC], need="all")
+    now = frames.now
+    past = [h for h in HALVINGS if h <= now]
+    if not past:
+        raise env.InsufficientData(f"{NAME}: no halving on or before {now.isoformat()}")
+    btc = frames.get(BTC)
+    sources = env.data_sources(frames, [BTC])
+    days, close = ind.day_numbers(btc), btc["value"].to_numpy()
+    first, last_day = int(days[0]), int(days[-1])
+    dn = lambda d: int(np.datetime64(d, "D").astype(np.int64))  # noqa: E731
+
+    def price(day: int) -> float | None:
+        """Close on or before a day number, only inside the history (never before its first close)."""
+        if day < first:
+            return None
+        return float(close[np.searchsorted(days, day, side="right") - 1])
+
+    last = past[-1]
+    next_est = last + timedelta(days=EST_CYCLE_DAYS)
+    pace = (last + (last - past[-2])) if len(past) >= 2 else None  # at the pace of the last full cycle
+    since = (now - last).days
+    phase = min(len(PHASES), since * len(PHASES) // EST_CYCLE_DAYS + 1)
+    data: dict = {
+        "last_halving": last.isoformat(), "blocks_per_halving": BLOCKS_PER_HALVING,
+        "last_halving_block_height": BLOCKS_PER_HALVING * len(past),
+        "days_since_halving": since,
+        "next_halving_estimate": next_est.isoformat(),
+        "next_halving_block_height": BLOCKS_PER_HALVING * (len(past) + 1),
+        "days_until_next_halving_estimate": max(0, (next_est - now).days),
+        "next_halving_estimate_passed": now >= next_est,
+        "next_halving_estimate_method": (f"estimate: {BLOCKS_PER_HALVING} blocks at the 10-minute target after "
+                                         f"the last halving ({EST_CYCLE_DAYS} days); block times vary, so the "
+                                         f"real date can differ by weeks"),
+        "next_halving_at_last_cycle_pace": pace.isoformat() if pace else None,
+        "estimated_cycle_days": EST_CYCLE_DAYS,
+        "cycle_progress_pct": env.rnd(since / EST_CYCLE_DAYS * 100, 1),
+        "phase": phase, "phase_label": PHASES[phase - 1],
+    }
+    unavailable: dict = {}
+
+    # phases: each cycle cut into four equal parts (completed cycles: their real length; the current one:
+    # the 10-minute estimate). A phase counts only when the history covers it from start to end.
+    table = [{"phase": k + 1, "label": PHASES[k], "by_cycle": []} for k in range(len(PHASES))]
+    cycle_returns, current_phase_return = [], None
+    for i, start in enumerate(past):
+        end = past[i + 1] if i + 1 < len(past) else start + timedelta(days=EST_CYCLE_DAYS)
+        length = (end - start).days
+        bounds = [dn(start) + round(k * length / len(PHASES)) for k in range(len(PHASES) + 1)]
+        for k in range(len(PHASES)):
+            p0 = price(bounds[k])
+            if p0 is None:
+                continue
+            if bounds[k + 1] <= last_day:
+                table[k]["by_cycle"].append({"cycle_start": start.isoformat(), "from": ind.iso_day(bounds[k]),
+                                             "to": ind.iso_day(bounds[k + 1]),
+                                             "return_pct": env.rnd((price(bounds[k + 1]) / p0 - 1) * 100, 2)})
+            elif bounds[k] <= last_day and i == len(past) - 1 and k == phase - 1:
+                current_phase_return = (close[-1] / p0 - 1) * 100
+        p_start = price(dn(start))
+        if i + 1 < len(past) and p_start is not None and dn(end) <= last_day:
+            cycle_returns.append({"cycle_start": start.isoformat(), "cycle_end": end.isoformat(), "days": length,
+                                  "return_pct": env.rnd((price(dn(end)) / p_start - 1) * 100, 2)})
+    for row in table:
+        rets = [c["return_pct"] for c in row["by_cycle"]]
+        row.update({"cycles_observed": len(rets),
+                    "mean_return_pct": env.rnd(np.mean(rets), 2) if rets else None,
+                    "median_return_pct": env.rnd(np.median(rets), 2) if rets else None,
+                    "positive_cycles": int(sum(r > 0 for r in rets))})
+    data["phase_performance"] = table
+    data["full_cycle_returns"] = cycle_returns
+    data["current_phase_return_to_date_pct"] = env.rnd(current_phase_return, 2)
+    if current_phase_return is None:
+        unavailable["current_phase_return_to_date_pct"] = "the price history does not reach back to the phase start"
+
+    # the current cycle against earlier cycles at the same number of days after their halving
+    span = last_day - dn(last)
+    p_last = price(dn(last))
+    data["days_since_halving_at_last_close"] = span
+    data["return_since_halving_pct"] = env.rnd((close[-1] / p_last - 1) * 100, 2) if p_last and span >= 0 else None
+    same = []
+    for i, start in enumerate(past[:-1]):
+        p0 = price(dn(start))
+        if p0 is not None and span >= 0 and span <= (past[i + 1] - start).days:
+            same.append({"cycle_start": start.isoformat(),
+                         "return_pct": env.rnd((price(dn(start) + span) / p0 - 1) * 100, 2)})
+    data["same_day_prior_cycles"] = same
+    data["same_day_prior_cycles_mean_pct"] = env.rnd(np.mean([s["return_pct"] for s in same]), 2) if same else None
+    if p_last is None:
+        unavailable["return_since_halving_pct"] = "the price history starts after the last halving"
+    cycle = btc.filter(pl.col("date") >= last)
+    if cycle.height:
+        peak = int(np.argmax(cycle["value"].to_numpy()))
+        data.update({"cycle_high": env.rnd(cycle["value"][peak], 2), "cycle_high_date": cycle["date"][peak].isoformat(),
+                     "drawdown_from_cycle_high_pct": env.rnd((close[-1] / cycle["value"][peak] - 1) * 100, 2)})
+    data["sample"] = {"history_start": btc["date"][0].isoformat(), "history_end": ind.iso_day(last_day),
+                      "completed_phases_observed": int(sum(r["cycles_observed"] for r in table)),
+                      "cycles_with_data": int(sum(1 for i, s in enumerate(past)
+                                                  if (past[i + 1] if i + 1 < len(past) else now) >= btc["date"][0]))}
+
+    row = table[phase - 1]
+    n, mean = row["cycles_observed"], row["mean_return_pct"]
+    if n >= 2 and mean is not None:
+        direction = ("bullish" if mean > 0 and row["positive_cycles"] == n else
+                     "bearish" if mean < 0 and row["positive_cycles"] == 0 else "neutral")
+        reason = (f"phase {phase} of the halving cycle: across {n} covered cycles bitcoin's mean return in this phase "
+                  f"was {mean}% ({row['positive_cycles']} positive)")
+    else:
+        direction = "neutral"
+        reason = f"phase {phase} of the halving cycle, with only {n} covered cycles of this phase to compare"
+    # a handful of cycles at most: a tendency, never a high-confidence call
+    signals = [env.signal("halving_cycle_phase", direction, env.degrade(min(0.5, 0.2 + 0.1 * n), sources, [BTC]),
+                          "low", reason)]
+    if data["days_until_next_halving_estimate"] <= APPROACHING_DAYS and not data["next_halving_estimate_passed"]:
+        signals.append(env.signal("halving_approaching", "neutral", env.degrade(0.5, sources, [BTC]), "medium",
+                                  f"next halving estimated in {data['days_until_next_halving_estimate']} days "
+                                  f"({data['next_halving_estimate']}, an estimate)"))
+    now_ret, prior = data["return_since_halving_pct"], [s["return_pct"] for s in same]
+    if now_ret is not None and prior:
+        ahead = now_ret > max(prior)
+        behind = now_ret < min(prior)
+        signals.append(env.signal("cycle_vs_prior_cycles", "bullish" if ahead else "bearish" if behind else "neutral",
+                                  env.degrade(0.3, sources, [BTC]), "low",
+                                  f"{now_ret}% since the halving against a mean of "
+                                  f"{data['same_day_prior_cycles_mean_pct']}% at the same point of "
+                                  f"{len(prior)} earlier covered cycles"))
+        data["prior_cycles_compared"] = len(prior)
+
+    summary = (f"The last bitcoin halving was on {data['last_halving']}, {since} days ago, which puts bitcoin "
+               f"{data['cycle_progress_pct']}% through an estimated cycle, in its {PHASES[phase - 1]}. The next "
+               f"halving is estimated for {data['next_halving_estimate']} ({data['days_until_next_halving_estimate']} "
+               f"days away), an estimate from {BLOCKS_PER_HALVING} blocks at about ten minutes each.")
+    if now_ret is not None:
+        summary += f" Bitcoin is {pct_word(now_ret)} since the halving"
+        summary += (f", against a mean of {data['same_day_prior_cycles_mean_pct']}% at the same point of earlier "
+                    f"covered cycles." if prior else ".")
+    if mean is not None:
+        summary += (f" In this phase bitcoin returned a mean of {mean}% over {n} covered cycles (the history starts "
+                    f"{data['sample']['history_start']}).")
+    else:
+        summary += " No earlier cycle in the price history covers this phase."
+    summary += env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("bitcoin", "bitcoin's price, trend and drawdown"),
+                         ("crypto_momentum", "momentum behind the cycle position"),
+                         ("crypto_risk", "drawdown and volatility regime"),
+                         ("seasonality", "calendar seasonality in equities")),
+                     methodology="Halving dates are the real ones (2012-11-28, 2016-07-09, 2020-05-11, 2024-04-20); "
+                                 "the next is an estimate: 210,000 blocks at the 10-minute target after the last "
+                                 "halving (about 1458 days), with a second estimate at the pace of the last full "
+                                 "cycle. Each cycle is split into four equal phases (the current one on the estimated "
+                                 "length); a phase's return is close to close from its first to its last day and "
+                                 "counts only when the price history covers the whole phase. Samples are a few "
+                                 "cycles at most, so the phase signal is a tendency with low confidence.",
+                     unavailable=unavailable or None)
+
+
+register(Module(name=NAME, category="crypto", tier="S", inputs=(BTC,),
+                description="Days since/until the halving (next one estimated) and bitcoin performance by cycle phase",
+                compute=compute, lookback_days=7700))
