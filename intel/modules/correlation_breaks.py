@@ -1,0 +1,137 @@
+"""correlation_breaks (proprietary): asset pairs whose 63-day correlation broke from its 1-year baseline,
+measured as a Fisher z-score, with the date each break began and how often the pair breaks."""
+from __future__ import annotations
+
+import math
+import numpy as np
+
+from intel import correlations as corr  # the package-level helpers
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules import _cross_asset as xa
+from intel.registry import Module, register
+
+NAME = "correlation_breaks"
+ASSETS = corr.CORRELATION_ASSETS
+SHORT, BASE = corr.SHORT_WINDOW, corr.BASELINE_WINDOW
+Z_BREAK, Z_SEVERE = 2.0, 3.0
+HISTORY = 3 * 252  # days of z-scores kept to date runs and count how often a pair breaks
+# standard error of the difference of two Fisher-transformed correlations from disjoint windows
+SE = math.sqrt(1.0 / (SHORT - 3) + 1.0 / (BASE - 3))
+METHOD = (f"Each pair's Pearson correlation of daily changes over the last {SHORT} common trading days is "
+          f"compared with the {BASE} days before that window: z = (atanh(r_{SHORT}) - atanh(r_base)) / "
+          f"sqrt(1/{SHORT - 3} + 1/{BASE - 3}) (Fisher transform, approximate because returns are fat-tailed "
+          f"and autocorrelated). A pair is broken when |z| >= {Z_BREAK}; it is dated from the first day of "
+          f"the current run of same-signed |z| >= {Z_BREAK}; break frequency is the share of the last three "
+          f"years' days with |z| >= {Z_BREAK}.")
+
+
+def label(sid: str) -> str:
+    return ASSETS[sid][0]
+
+
+def pair_breaks(frames: Frames, a: str, b: str) -> tuple[dict | None, str | None]:
+    got = xa.aligned_changes(frames, a, ASSETS[a][1], b, ASSETS[b][1], HISTORY + SHORT + BASE)
+    if got is None:
+        return None, "series missing"
+    days, x, y = got
+    if len(x) < SHORT + BASE:
+        return None, f"only {len(x)} common daily changes (needs {SHORT + BASE})"
+    recent = corr.rolling_corr(x, y, SHORT)
+    base = np.concatenate([np.full(SHORT, np.nan), corr.rolling_corr(x, y, BASE)[:-SHORT]])
+    z = (xa.fisher(recent) - xa.fisher(base)) / SE
+    if not np.isfinite(z[-1]):
+        return None, "no variation in a window"
+    ok = np.isfinite(z)
+    sign = np.sign(z[-1])
+    broken_now = abs(z[-1]) >= Z_BREAK
+    out = {"assets": f"{label(a)} vs {label(b)}", "correlation_63d": env.rnd(recent[-1], 3),
+           "baseline_1y": env.rnd(base[-1], 3), "change": env.rnd(recent[-1] - base[-1], 3),
+           "zscore": env.rnd(z[-1], 2),
+           "p_value": env.rnd(2 * (1 - float(ind.normal_cdf(abs(z[-1])))), 4),
+           "broken": bool(broken_now),
+           "break_frequency_3y_pct": env.rnd(float(np.mean(np.abs(z[ok]) >= Z_BREAK)) * 100, 1),
+           "max_abs_zscore_1y": env.rnd(float(np.max(np.abs(z[ok][-252:]))), 2),
+           "sign_flipped": bool(np.isfinite(base[-1]) and np.sign(recent[-1]) != np.sign(base[-1])
+                                and abs(recent[-1] - base[-1]) >= 0.2)}
+    if broken_now:
+        start = ind.run_start(ok & (np.abs(z) >= Z_BREAK) & (np.sign(z) == sign))
+        out.update({"direction": "correlation rose" if sign > 0 else "correlation fell",
+                    "since": ind.iso_day(days[start]), "days_broken": int(len(z) - start),
+                    # a run reaching back to the start of the kept history may be older still
+                    "since_is_lower_bound": bool(start == int(np.argmax(ok)))})
+    else:
+        past = np.flatnonzero(ok & (np.abs(z) >= Z_BREAK))
+        out["last_break_ended"] = ind.iso_day(days[past[-1] + 1]) if len(past) else None
+    return out, None
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, ASSETS)
+    sources = env.data_sources(frames, ASSETS)
+    pairs, unavailable = xa.each_pair(frames, ASSETS, pair_breaks)
+    if not pairs:
+        raise env.InsufficientData(f"{NAME}: no pair has the {SHORT + BASE} common daily changes a break test needs")
+    breaks = sorted(({"pair": k, **{f: s[f] for f in ("assets", "zscore", "correlation_63d", "baseline_1y",
+                                                         "direction", "since", "days_broken")}}
+                     for k, s in pairs.items() if s["broken"]), key=lambda r: -abs(r["zscore"]))
+    zs = [abs(s["zscore"]) for s in pairs.values()]
+    data = {"z_threshold": Z_BREAK, "window_days": SHORT, "baseline_days": BASE,
+            "pairs_checked": len(pairs), "pairs_broken": len(breaks),
+            "share_broken_pct": env.rnd(len(breaks) / len(pairs) * 100, 1),
+            "mean_abs_zscore": env.rnd(float(np.mean(zs)), 2),
+            "average_break_frequency_3y_pct": env.rnd(float(np.mean([s["break_frequency_3y_pct"] for s in pairs.values()])), 1),
+            "breaks": breaks, "pairs": pairs}
+    signals = [_stability_signal(data, sources)]
+    for brk in breaks[:3]:
+        z = brk["zscore"]
+        signals.append(env.signal(
+            f"break_{brk['pair'].lower().replace('/', '_')}", "neutral",
+            env.degrade(min(0.9, 0.4 + abs(z) / 10), sources, essential=brk["pair"].split("/")),
+            "high" if abs(z) >= Z_SEVERE else "medium",
+            f"{brk['assets']}: {brk['direction']} to {brk['correlation_63d']} from {brk['baseline_1y']} "
+            f"(z {z}) since {brk['since']}"))
+    if breaks:
+        top = breaks[0]
+        summary = (f"{len(breaks)} of {len(pairs)} asset pairs have broken from their 1-year correlation baseline "
+                   f"(|z| of at least {Z_BREAK}). The strongest is {top['assets']}: {top['direction']} to "
+                   f"{top['correlation_63d']} from {top['baseline_1y']} (z {top['zscore']}), broken since "
+                   f"{top['since']}.")
+    else:
+        summary = (f"None of the {len(pairs)} asset pairs has broken from its 1-year correlation baseline "
+                   f"(largest |z| {env.rnd(max(zs), 2)}).")
+        data["max_abs_zscore"] = env.rnd(max(zs), 2)
+    summary += (f" Across pairs, a break is present on {data['average_break_frequency_3y_pct']}% of days over "
+                f"the past three years.")
+    if unavailable:
+        summary += f" Not tested: {', '.join(unavailable)}."
+    summary += env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("correlations", "the full correlation matrix and its baseline"),
+                         ("stock_bond_correlation", "the stock-bond link behind many breaks"),
+                         ("intermarket_divergences", "markets moving against their usual relationship"),
+                         ("market_regime", "whether the breaks come with a regime change")),
+                     methodology=METHOD, unavailable=unavailable or None)
+
+
+def _stability_signal(data: dict, sources: dict) -> dict:
+    share, broken, checked = data["share_broken_pct"], data["pairs_broken"], data["pairs_checked"]
+    usual = data["average_break_frequency_3y_pct"]
+    # breaks happen all the time with fat-tailed returns: only a cluster well above the usual rate counts
+    if share >= 40 or (broken >= 3 and share >= 2 * usual):
+        direction, urgency = "bearish", "high" if share >= 50 else "medium"
+        reason = (f"{broken} of {checked} pairs broken ({share}%, against {usual}% of days usually): "
+                  "cross-asset relationships and hedges unstable")
+    else:
+        direction, urgency = "neutral", "medium" if broken and share >= usual else "low"
+        reason = f"{broken} of {checked} pairs broken ({share}%, against {usual}% of days usually)"
+    confidence = 0.45 + min(0.45, data["mean_abs_zscore"] / 8 + share / 200)
+    return env.signal("correlation_stability", direction,
+                      env.degrade(confidence, sources, essential=("SP500", "DGS10")), urgency, reason)
+
+
+register(Module(name=NAME, category="cross_asset", tier="P", inputs=tuple(ASSETS),
+                description="Pairs whose correlation broke from baseline (Fisher z-score), since when",
+                compute=compute, lookback_days=1900))

@@ -1,0 +1,129 @@
+"""correlations: rolling 63-day correlation matrix of daily changes, one series per asset class, against
+the 1-year baseline before it (the same assets and windows as the pulse's correlation alerts)."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import correlations as corr  # the package-level helpers (not this module)
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules import _cross_asset as xa
+from intel.modules._common import fig, not_computed
+from intel.registry import Module, register
+
+NAME = "correlations"
+ASSETS = corr.CORRELATION_ASSETS
+SHORT, BASE = corr.SHORT_WINDOW, corr.BASELINE_WINDOW
+HISTORY = 3 * 252  # the 63-day correlation's own 3-year history, for its percentile
+SHIFT = 0.1  # average absolute correlation moving this much from baseline counts as a shift
+
+
+def label(sid: str) -> str:
+    return ASSETS[sid][0]
+
+
+def pair_stats(frames: Frames, a: str, b: str) -> tuple[dict | None, str | None]:
+    got = xa.aligned_changes(frames, a, ASSETS[a][1], b, ASSETS[b][1], HISTORY + SHORT + BASE)
+    if got is None:
+        return None, "series missing"
+    _, x, y = got
+    if len(x) < SHORT:
+        return None, f"only {len(x)} common daily changes"
+    rolling = corr.rolling_corr(x, y, SHORT)
+    now = rolling[-1]
+    if not np.isfinite(now):
+        return None, "no variation in the last window"
+    # baseline: the 252 common days before the current 63-day window (disjoint, as the pulse does)
+    base = ind.pearson(x[-SHORT - BASE:-SHORT], y[-SHORT - BASE:-SHORT]) if len(x) >= SHORT + BASE else None
+    history = rolling[-HISTORY:]
+    history = history[np.isfinite(history)]
+    month_ago = rolling[-22] if len(rolling) >= 22 + SHORT - 1 else np.nan
+    return {"assets": f"{label(a)} vs {label(b)}", "correlation_63d": env.rnd(now, 3),
+            "baseline_1y": env.rnd(base, 3), "change_vs_baseline": env.rnd(now - base, 3) if base is not None else None,
+            "change_1m": env.rnd(now - month_ago, 3),
+            "percentile_3y": env.rnd(ind.percentile_rank(history, now), 1) if len(history) >= 252 else None,
+            "common_days": int(len(x))}, None
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, ASSETS)
+    sources = env.data_sources(frames, ASSETS)
+    pairs, unavailable = xa.each_pair(frames, ASSETS, pair_stats)
+    if not pairs:
+        raise env.InsufficientData(f"{NAME}: no pair of asset series has {SHORT} common daily changes")
+    matrix: dict = {}
+    for key, s in pairs.items():
+        a, b = key.split("/")
+        matrix.setdefault(label(a), {})[label(b)] = s["correlation_63d"]
+        matrix.setdefault(label(b), {})[label(a)] = s["correlation_63d"]
+    with_base = [s for s in pairs.values() if s["baseline_1y"] is not None]
+    avg_now = float(np.mean([abs(s["correlation_63d"]) for s in pairs.values()]))
+    avg_base = float(np.mean([abs(s["baseline_1y"]) for s in with_base])) if with_base else None
+    avg_now_same = float(np.mean([abs(s["correlation_63d"]) for s in with_base])) if with_base else None
+    ranked = sorted(pairs.items(), key=lambda kv: kv[1]["correlation_63d"])
+    brief = lambda kv: {"pair": kv[0], "assets": kv[1]["assets"], "correlation_63d": kv[1]["correlation_63d"]}  # noqa: E731
+    data = {
+        "window_days": SHORT, "baseline_days": BASE, "pairs_computed": len(pairs),
+        "average_abs_correlation_63d": env.rnd(avg_now, 3),
+        "average_abs_correlation_baseline_1y": env.rnd(avg_base, 3),
+        # same pairs on both sides, so the shift is not an artefact of pairs lacking a baseline
+        "average_abs_correlation_shift": env.rnd(avg_now_same - avg_base, 3) if with_base else None,
+        "strongest_positive": brief(ranked[-1]), "strongest_negative": brief(ranked[0]),
+        "pairs": pairs, "matrix_63d": matrix,
+    }
+    if with_base:
+        moved = max(with_base, key=lambda s: abs(s["change_vs_baseline"]))
+        key = next(k for k, s in pairs.items() if s is moved)
+        data["largest_change"] = {"pair": key, "assets": moved["assets"], "change_vs_baseline": moved["change_vs_baseline"]}
+    else:
+        unavailable["baseline_1y"] = f"fewer than {SHORT + BASE} common daily changes for every pair"
+    signals = [_diversification_signal(data, sources)]
+    summary = (f"Across {len(pairs)} asset pairs the average absolute correlation of daily changes over the last "
+               f"{SHORT} common trading days is {data['average_abs_correlation_63d']}"
+               + (f", against {data['average_abs_correlation_baseline_1y']} in the 1-year baseline"
+                  if avg_base is not None else " (no 1-year baseline yet)")
+               + f". Most positive: {data['strongest_positive']['assets']} at "
+               f"{data['strongest_positive']['correlation_63d']}; most negative: "
+               f"{data['strongest_negative']['assets']} at {data['strongest_negative']['correlation_63d']}.")
+    if "largest_change" in data:
+        lc = data["largest_change"]
+        summary += f" The largest move from baseline is {lc['assets']} ({lc['change_vs_baseline']})."
+    summary += not_computed(unavailable)
+    summary += env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("correlation_breaks", "which pairs broke from baseline, with z-scores and dates"),
+                         ("stock_bond_correlation", "the stock-bond link and its regime"),
+                         ("btc_macro_correlation", "bitcoin's betas to macro drivers"),
+                         ("portfolio_60_40", "what the correlations mean for a balanced portfolio"),
+                         ("market_regime", "the regime the correlations sit in")),
+                     methodology=(f"Pearson correlation of daily changes (log changes for prices and the VIX, "
+                                  f"percent for oil, point changes for the 10-year yield) between consecutive "
+                                  f"dates both series have, over the last {SHORT} such days, against the "
+                                  f"{BASE} days before that window; percentiles rank the current value among "
+                                  f"the rolling {SHORT}-day correlations of the past three years."),
+                     unavailable=unavailable or None)
+
+
+def _diversification_signal(data: dict, sources: dict) -> dict:
+    shift, avg = data["average_abs_correlation_shift"], data["average_abs_correlation_63d"]
+    if shift is not None and shift >= SHIFT:
+        direction, urgency = "bearish", "high" if shift >= 2 * SHIFT else "medium"
+        reason = f"cross-asset correlations converging (average absolute {avg}, up {shift} on baseline): diversification eroding"
+    elif shift is not None and shift <= -SHIFT:
+        direction, urgency = "bullish", "low"
+        reason = f"cross-asset correlations loosening (average absolute {avg}, {shift} on baseline): diversification improving"
+    else:
+        direction, urgency = "neutral", "low"
+        reason = f"average absolute correlation {avg} near its baseline (shift {fig(shift)})"
+    confidence = 0.45 + min(0.4, abs(shift or 0) * 2)
+    if shift is None:
+        confidence = 0.3
+    return env.signal("diversification", direction, env.degrade(confidence, sources, essential=("SP500", "DGS10")),
+                      urgency, reason)
+
+
+register(Module(name=NAME, category="cross_asset", tier="S", inputs=tuple(ASSETS),
+                description="Rolling 63-day cross-asset correlation matrix vs the 1-year baseline",
+                compute=compute, lookback_days=1900))

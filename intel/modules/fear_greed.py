@@ -1,0 +1,184 @@
+"""fear_greed: a 0-100 fear & greed composite of six named components, each scored as the percentile of
+its current reading within its own past five years (0 = most fearful, 100 = most greedy)."""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.catalog import SECTORS
+from intel.frames import Frames
+from intel.modules import _cross_asset as xa
+from intel.registry import Module, register
+
+NAME = "fear_greed"
+INPUTS = ("SP500", "VIXCLS", "BAMLH0A0HYM2", "DGS10", *SECTORS)
+HISTORY, MIN_HISTORY = 1260, 252  # five years of each component's readings (at least one)
+MIN_SECTORS = 5  # breadth needs this many sectors with a 50-day average on a day
+# component -> (what it reads, unit of its raw reading, what a high reading means)
+COMPONENTS = {
+    "market_momentum": ("S&P 500 distance to its 125-day average", "pct", "greed"),
+    "price_strength": ("S&P 500 distance to its 52-week (252-day) high", "pct", "greed"),
+    "volatility": ("VIX distance to its 50-day average", "pct", "fear"),
+    "junk_bond_demand": ("high-yield option-adjusted spread", "bp", "fear"),
+    "market_breadth": ("share of the sector ETFs above their 50-day averages", "pct", "greed"),
+    "safe_haven_demand": ("S&P 500 minus 10-year Treasury 20-day return", "pct", "greed"),
+}
+
+
+def _sma_gap(values: np.ndarray, n: int) -> np.ndarray:
+    return (values / ind.sma(values, n) - 1) * 100
+
+
+def _readings(frames: Frames, breadth) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each component's daily readings (days, values) in its own units."""
+    out = {}
+    spx = frames.get("SP500")
+    if spx is not None:
+        days, close = ind.day_numbers(spx), spx["value"].to_numpy()
+        out["market_momentum"] = (days, _sma_gap(close, 125))
+        high = np.full(len(close), np.nan)
+        if len(close) >= 252:
+            high[251:] = np.lib.stride_tricks.sliding_window_view(close, 252).max(axis=1)
+        out["price_strength"] = (days, (close / high - 1) * 100)
+        if frames.get("DGS10") is not None:
+            bond_days, bond, _ = xa.bond_index(frames.get("DGS10"))
+            common, s, b = xa.align((days, close), (bond_days, bond))
+            rel = np.full(len(common), np.nan)
+            if len(common) > 20:
+                rel[20:] = (s[20:] / s[:-20] - b[20:] / b[:-20]) * 100
+            out["safe_haven_demand"] = (common, rel)
+    if (vix := frames.get("VIXCLS")) is not None:
+        out["volatility"] = (ind.day_numbers(vix), _sma_gap(vix["value"].to_numpy(), 50))
+    if (hy := frames.get("BAMLH0A0HYM2")) is not None:
+        out["junk_bond_demand"] = (ind.day_numbers(hy), hy["value"].to_numpy() * 100)
+    if breadth is not None:
+        out["market_breadth"] = breadth[:2]
+    return out
+
+
+def _breadth(frames: Frames):
+    """(days, share of sectors above their 50-day average, {sector: distance to it today})."""
+    parts, distance = [], {}
+    for sid in SECTORS:
+        f = frames.get(sid)
+        if f is None or f.height < 50:
+            continue
+        gap = _sma_gap(f["value"].to_numpy(), 50)
+        ok = np.isfinite(gap)
+        parts.append(pl.DataFrame({"date": f["date"].to_numpy()[ok], "above": (gap[ok] > 0).astype(np.float64)}))
+        distance[sid] = env.rnd(gap[-1], 2)
+    if len(parts) < MIN_SECTORS:
+        return None
+    daily = (pl.concat(parts).group_by("date").agg(pl.col("above").mean() * 100, pl.len().alias("n"))
+             .filter(pl.col("n") >= MIN_SECTORS).sort("date"))
+    if daily.height == 0:
+        return None
+    return ind.day_numbers(daily), daily["above"].to_numpy(), distance
+
+
+def _score_at(values: np.ndarray, idx: int, greed_high: bool) -> float | None:
+    """Percentile of values[idx] among the HISTORY readings up to it; inverted when high means fear."""
+    window = values[max(0, idx - HISTORY + 1): idx + 1]
+    if len(window) < MIN_HISTORY:
+        return None
+    sign = 1.0 if greed_high else -1.0  # inverted: the share of readings at or ABOVE today's
+    return ind.percentile_rank(sign * window, sign * values[idx])
+
+
+def label_of(score: float) -> str:
+    if score < 25:
+        return "extreme fear"
+    if score < 45:
+        return "fear"
+    if score <= 55:
+        return "neutral"
+    return "greed" if score <= 75 else "extreme greed"
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, ("SP500", "VIXCLS", "BAMLH0A0HYM2"))
+    sources = env.data_sources(frames, INPUTS)
+    components, unavailable, past = {}, {}, {"1w": [], "1m": []}
+    breadth = _breadth(frames)
+    for name, (days, values) in _readings(frames, breadth).items():
+        ok = np.isfinite(values)
+        days, values = days[ok], values[ok]
+        what, unit, high_means = COMPONENTS[name]
+        greed_high = high_means == "greed"
+        score = _score_at(values, len(values) - 1, greed_high) if len(values) else None
+        if score is None:
+            unavailable[name] = f"only {len(values)} readings (needs {MIN_HISTORY})"
+            continue
+        components[name] = {"reads": what, f"value_{unit}": env.rnd(values[-1], 2), "score": env.rnd(score, 1),
+                            "high_reading_means": high_means, "as_of": ind.iso_day(days[-1]),
+                            "history_years_used": env.rnd(min(len(values), HISTORY) / 252, 1)}
+        for key, back in (("1w", 7), ("1m", 30)):
+            idx = ind.index_days_ago(days, back)
+            then = _score_at(values, idx, greed_high) if idx is not None else None
+            if then is not None:
+                past[key].append(then)
+    for name in COMPONENTS:
+        if name not in components and name not in unavailable:
+            unavailable[name] = "input missing or too short"
+    if not components:
+        raise env.InsufficientData(f"{NAME}: no component has {MIN_HISTORY} readings")
+    score = float(np.mean([c["score"] for c in components.values()]))
+    data = {"score": env.rnd(score, 1), "label": label_of(score), "components_used": len(components),
+            "components": components}
+    for key in ("1w", "1m"):
+        # only comparable when every component that scores today also scored then
+        data[f"score_{key}_ago"] = env.rnd(np.mean(past[key]), 1) if len(past[key]) == len(components) else None
+    data["change_1m"] = env.rnd(score - data["score_1m_ago"], 1) if data["score_1m_ago"] is not None else None
+    if breadth is not None:
+        data["sector_distance_to_sma50_pct"] = breadth[2]
+        data["sectors_above_sma50"] = sorted(s for s, v in breadth[2].items() if v is not None and v > 0)
+    ranked = sorted(components.items(), key=lambda kv: kv[1]["score"])
+    signals = [_signal(data, sources)]
+    summary = (f"The fear & greed composite reads {data['score']} ({data['label']}) from {len(components)} components"
+               + (f", against {data['score_1w_ago']} a week ago and {data['score_1m_ago']} a month ago"
+                  if data["score_1w_ago"] is not None and data["score_1m_ago"] is not None else "")
+               + f". Most fearful: {ranked[0][0].replace('_', ' ')} ({ranked[0][1]['score']}); most greedy: "
+               f"{ranked[-1][0].replace('_', ' ')} ({ranked[-1][1]['score']}).")
+    if unavailable:
+        summary += f" Not computed: {', '.join(n.replace('_', ' ') for n in unavailable)}."
+    summary += env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("risk_appetite", "risk-on/off from one-month cross-asset moves"),
+                         ("vix", "the volatility component in detail"),
+                         ("credit_spreads", "the junk bond component in detail"),
+                         ("market_breadth", "the breadth component in detail"),
+                         ("crash_risk", "whether fear comes with crash warnings")),
+                     methodology=("Six components: S&P 500 distance to its 125-day average (momentum) and to its "
+                                  "252-day high (price strength); VIX distance to its 50-day average (inverted); "
+                                  "high-yield OAS level (junk bond demand, inverted); share of the sector ETFs "
+                                  "above their 50-day averages (breadth, days with at least five sectors); S&P 500 "
+                                  "minus 10-year Treasury total return over 20 trading days (safe haven demand). "
+                                  "Each is scored 0-100 as the percentile of today's reading among its own last "
+                                  "five years of daily readings (at least one year), inverted where a high reading "
+                                  "means fear; the composite is their equal-weighted mean. " + xa.BOND_METHOD),
+                     unavailable=unavailable or None)
+
+
+def _signal(data: dict, sources: dict) -> dict:
+    score, label = data["score"], data["label"]
+    if score < 45:
+        direction, urgency = "bearish", "high" if score < 25 else "medium"
+    elif score > 55:
+        direction, urgency = "bullish", "medium" if score > 75 else "low"
+    else:
+        direction, urgency = "neutral", "low"
+    spread = float(np.std([c["score"] for c in data["components"].values()]))
+    confidence = 0.35 + min(0.35, abs(score - 50) / 100) + max(0.0, 0.2 - spread / 200)
+    confidence = env.degrade(confidence * min(1.0, data["components_used"] / 5), sources,
+                             essential=("SP500", "VIXCLS", "BAMLH0A0HYM2"))
+    more = (" (greed stretched: watch for complacency)" if urgency == "medium" and direction == "bullish" else "")
+    return env.signal("sentiment", direction, confidence, urgency,
+                      f"fear & greed at {score}: {label} across {data['components_used']} components{more}")
+
+
+register(Module(name=NAME, category="cross_asset", tier="S", inputs=INPUTS,
+                description="0-100 fear & greed composite of six named components",
+                compute=compute, lookback_days=2400))

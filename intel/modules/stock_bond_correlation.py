@@ -1,0 +1,120 @@
+"""stock_bond_correlation: rolling correlation of S&P 500 returns with 10-year Treasury returns, its regime
+(positive = inflation regime, bonds fall with stocks; negative = bonds hedge equities) and persistence."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import correlations as corr
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules import _cross_asset as xa
+from intel.modules._common import fig
+from intel.registry import Module, register
+
+NAME = "stock_bond_correlation"
+INPUTS = ("SP500", "DGS10")
+WINDOWS = {"21d": 21, "63d": 63, "252d": 252}
+REGIME_BAND = 0.2  # |correlation| below this is a transition zone
+HISTORY = 2520  # ten years of the 63-day correlation for its percentile and long-run mean
+
+
+def regime_of(r: float) -> str:
+    if r >= REGIME_BAND:
+        return "positive"
+    return "negative" if r <= -REGIME_BAND else "transition"
+
+
+MEANING = {"positive": "an inflation regime, where bonds fall with stocks and do not hedge",
+           "negative": "a growth regime, where bonds rally when stocks fall and hedge equities",
+           "transition": "no stable sign, so bonds give little hedge either way"}
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INPUTS, need="all")
+    sources = env.data_sources(frames, INPUTS)
+    spx, dgs = frames.get("SP500"), frames.get("DGS10")
+    bdays, bond, _ = xa.bond_index(dgs)
+    days, s, b = xa.align((ind.day_numbers(spx), spx["value"].to_numpy()), (bdays, bond))
+    days, s, b = days[-HISTORY - 64:], s[-HISTORY - 64:], b[-HISTORY - 64:]
+    y = xa.align((ind.day_numbers(dgs), dgs["value"].to_numpy()), (days, days))[1]
+    stock, bond_ret, dy = ind.changes(s, "log"), ind.changes(b, "log"), np.diff(y) * 100
+    if len(stock) < 63:
+        raise env.InsufficientData(f"{NAME}: only {len(stock)} common daily returns (needs 63)")
+    days = days[1:]
+    rolling = corr.rolling_corr(stock, bond_ret, 63)
+    now = float(rolling[-1])
+    if not np.isfinite(now):
+        raise env.InsufficientData(f"{NAME}: no variation in the last 63 days")
+    data: dict = {"window_days": 63}
+    for key, w in WINDOWS.items():
+        data[f"correlation_{key}"] = env.rnd(corr.rolling_corr(stock, bond_ret, w)[-1], 3) if len(stock) >= w else None
+    regime = regime_of(now)
+    finite = np.flatnonzero(np.isfinite(rolling))
+    hist = rolling[finite]
+    positive = hist > 0
+    flip = ind.run_start(positive if now > 0 else ~positive)
+    beta = np.cov(stock[-63:], bond_ret[-63:])[0, 1] / np.var(bond_ret[-63:], ddof=1)
+    data.update({
+        "regime": regime, "regime_meaning": MEANING[regime],
+        "correlation_with_yield_changes_63d": env.rnd(corr.rolling_corr(stock, dy, 63)[-1], 3),
+        "change_3m": env.rnd(now - rolling[-64], 3) if len(rolling) >= 126 else None,
+        "percentile_10y": env.rnd(ind.percentile_rank(hist, now), 1) if len(hist) >= 252 else None,
+        "mean_10y": env.rnd(float(hist.mean()), 3) if len(hist) >= 252 else None,
+        "share_positive_1y_pct": env.rnd(float(positive[-252:].mean()) * 100, 1) if len(hist) >= 252 else None,
+        "sign_since": ind.iso_day(days[finite[flip]]) if flip is not None else None,
+        "sign_days": int(len(hist) - flip) if flip is not None else None,
+        "equity_beta_to_bonds_63d": env.rnd(beta, 2),
+        "history_years_used": env.rnd(len(hist) / 252, 1),
+    })
+    unavailable = {k: "fewer than 252 daily returns" for k in ("correlation_252d", "percentile_10y", "mean_10y",
+                                                                 "share_positive_1y_pct") if data[k] is None}
+    if data["change_3m"] is None:
+        unavailable["change_3m"] = "fewer than 126 daily returns"
+    signals = _signals(data, now, sources)
+    summary = (f"Over the last 63 trading days the S&P 500 and the 10-year Treasury total return correlate at "
+               f"{data['correlation_63d']} ({regime}: {MEANING[regime]}), against {fig(data['correlation_21d'])} "
+               f"over one month and {fig(data['correlation_252d'])} over one year.")
+    if data["sign_since"]:
+        summary += (f" The 63-day correlation has been {'positive' if now > 0 else 'negative'} since "
+                    f"{data['sign_since']} ({data['sign_days']} trading days)")
+        summary += (f", at the {data['percentile_10y']} percentile of the past {data['history_years_used']} years."
+                    if data["percentile_10y"] is not None else ".")
+    if unavailable:
+        summary += f" Not enough history for: {', '.join(unavailable)}."
+    summary += env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("portfolio_60_40", "what the correlation does to a balanced portfolio"),
+                         ("inflation", "the inflation backdrop that drives a positive correlation"),
+                         ("correlations", "the full cross-asset correlation matrix"),
+                         ("equity_bond_relative", "relative returns of stocks and bonds"),
+                         ("treasury_yields", "the yield moves behind bond returns")),
+                     methodology=("Pearson correlation of daily S&P 500 log returns with daily 10-year Treasury "
+                                  "total returns on common dates. " + xa.BOND_METHOD + f" The regime is positive "
+                                  f"above {REGIME_BAND}, negative below -{REGIME_BAND}, transition between."),
+                     unavailable=unavailable or None)
+
+
+def _signals(data: dict, now: float, sources: dict) -> list[dict]:
+    r63, regime = data["correlation_63d"], data["regime"]
+    if regime == "positive":
+        direction, urgency = "bearish", "high" if now >= 0.5 else "medium"
+        reason = f"stock-bond correlation {r63}: bonds are not hedging equities"
+    elif regime == "negative":
+        direction, urgency, reason = "bullish", "low", f"stock-bond correlation {r63}: bonds hedge equities"
+    else:
+        direction, urgency, reason = "neutral", "low", f"stock-bond correlation {r63} in the transition zone"
+    persistence = min(1.0, (data["sign_days"] or 0) / 252)
+    confidence = env.degrade(0.4 + min(0.3, abs(now) / 2) + 0.2 * persistence, sources, essential=INPUTS)
+    out = [env.signal("diversification", direction, confidence, urgency, reason)]
+    if data["sign_days"] is not None and data["sign_days"] <= 21 and abs(now) >= 0.1:
+        out.append(env.signal("correlation_flip", "neutral", env.degrade(0.5, sources, essential=INPUTS), "medium",
+                              f"the 63-day correlation turned {'positive' if now > 0 else 'negative'} on "
+                              f"{data['sign_since']}, {data['sign_days']} trading days ago"))
+    return out
+
+
+register(Module(name=NAME, category="cross_asset", tier="S", inputs=INPUTS,
+                description="Rolling stock-bond correlation and its regime (positive = inflation regime)",
+                compute=compute, lookback_days=3800))
