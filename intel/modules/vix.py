@@ -1,16 +1,19 @@
 """vix: VIX level, percentiles, 1d/1w changes, spike flags and Bollinger bands."""
 from __future__ import annotations
 
+from functools import partial
+
 from intel import envelope as env
 from intel import indicators as ind
 from intel.frames import Frames
-from intel.modules._common import fig
+from intel.modules._common import fig, move_word
 from intel.registry import Module, register
 
 NAME = "vix"
 SERIES = "VIXCLS"
 # spike rules: a one-day jump of 20% or more, a one-week jump of 50% or more, or a close at 30+
 SPIKE_1D_PCT, SPIKE_1W_PCT, STRESS_LEVEL, CRISIS_LEVEL = 20.0, 50.0, 30.0, 40.0
+_move = partial(move_word, unit="%", missing="with no earlier close to compare", zero="flat")
 
 
 def regime_of(level: float) -> str:
@@ -78,12 +81,6 @@ def compute(frames: Frames) -> dict:
                          ("tail_risk", "expected shortfall and jump risk")),
                      methodology="Bands are a 20-day average plus or minus two population standard "
                                  "deviations; spike flags are fixed rules on 1-day and 1-week changes.")
-
-
-def _move(pct) -> str:
-    if pct is None:
-        return "with no earlier close to compare"
-    return "flat" if pct == 0 else f"{'up' if pct > 0 else 'down'} {abs(pct)}%"
 
 
 register(Module(name=NAME, category="volatility", tier="S", inputs=(SERIES,),

@@ -1,0 +1,127 @@
+"""cross_asset_volatility: realized volatility over 21 and 63 observations for equities, rates, FX, oil and
+bitcoin, each against its own 10-year history, and how broad any volatility stress is."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.envelope import InsufficientData
+from intel.frames import Frames
+from intel.indicators import DECADE_DAYS, annualize, dated_changes, history_years, in_window, iso_day, rolling_std
+from intel.modules._common import not_computed
+from intel.registry import Module, register
+
+NAME = "cross_asset_volatility"
+# series -> (asset class, label, change kind, observations per year, unit)
+ASSETS = {
+    "SP500": ("equities", "S&P 500", "log", 252, "pct"),
+    "DGS10": ("rates", "10-year Treasury yield", "diff", 252, "bp"),
+    "DEXUSEU": ("fx", "EUR/USD", "log", 252, "pct"),
+    "DCOILWTICO": ("oil", "WTI crude", "log", 252, "pct"),
+    "CBBTCUSD": ("bitcoin", "bitcoin", "log", 365, "pct"),  # trades every calendar day
+}
+WINDOWS = (21, 63)
+HIGH_PCT, EXTREME_PCT = 80.0, 95.0
+
+
+def asset_block(frame, kind: str, per_year: int, unit: str) -> dict | None:
+    days, change = dated_changes(frame, kind)
+    if len(change) < WINDOWS[0]:
+        return None
+    decade = in_window(days, DECADE_DAYS)
+    out = {"date": iso_day(days[-1])}
+    for n in WINDOWS:
+        # rates: standard deviation of daily yield changes in basis points per day (percent points x 100)
+        path = rolling_std(change, n) * 100 if unit == "bp" else annualize(rolling_std(change, n), per_year)
+        now = float(path[-1])
+        key = f"realized_vol_{n}d_bp_per_day" if unit == "bp" else f"realized_vol_{n}d_pct"
+        out[key] = env.rnd(now, 2)
+        if unit == "bp":
+            out[f"realized_vol_{n}d_bp_annualised"] = env.rnd(annualize(now, per_year, 1.0), 1)
+        out[f"percentile_{n}d_10y"] = env.rnd(ind.percentile_rank(path[decade], now), 1) if np.isfinite(now) else None
+        if n == WINDOWS[0]:
+            out[f"median_{n}d_10y_{'bp_per_day' if unit == 'bp' else 'pct'}"] = env.rnd(np.nanmedian(path[decade]), 2)
+    short = out["realized_vol_21d_bp_per_day" if unit == "bp" else "realized_vol_21d_pct"]
+    long_ = out["realized_vol_63d_bp_per_day" if unit == "bp" else "realized_vol_63d_pct"]
+    out["ratio_21d_63d"] = env.rnd(short / long_, 2) if long_ else None
+    out["history_years"] = env.rnd(history_years(days), 1)
+    out["observations"] = int(decade.sum())
+    return out
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, ASSETS)
+    sources = env.data_sources(frames, ASSETS)
+    data, unavailable = {}, {}
+    for sid, (asset, _, kind, per_year, unit) in ASSETS.items():
+        frame = frames.get(sid)
+        block = asset_block(frame, kind, per_year, unit) if frame is not None else None
+        if block is None:
+            unavailable[asset] = f"{sid} missing" if frame is None else f"{sid} has fewer than 22 usable observations"
+        else:
+            data[asset] = {"series": sid, **block}
+    if not data:
+        raise InsufficientData(f"{NAME}: no input has the 22 observations a 21-day volatility needs")
+    pcts = {a: d["percentile_21d_10y"] for a, d in data.items()}
+    mean_pct = float(np.mean(list(pcts.values())))
+    high = sorted((a for a, p in pcts.items() if p >= HIGH_PCT), key=lambda a: -pcts[a])
+    data["cross_asset"] = {
+        "mean_percentile_21d_10y": env.rnd(mean_pct, 1), "assets_used": len(pcts),
+        "assets_above_80th_percentile": len(high), "high_vol_assets": ", ".join(high) or "none",
+        "most_stressed": max(pcts, key=pcts.get), "calmest": min(pcts, key=pcts.get),
+        "rising_assets": ", ".join(a for a in pcts if (data[a]["ratio_21d_63d"] or 0) >= 1.2) or "none",
+    }
+    ca = data["cross_asset"]
+    if len(high) >= 3 or mean_pct >= HIGH_PCT:
+        direction, urgency = "bearish", "high"
+    elif len(high) >= 2 or mean_pct >= 65:
+        direction, urgency = "bearish", "medium"
+    elif mean_pct <= 25:
+        direction, urgency = "bullish", "low"
+    else:
+        direction, urgency = "neutral", "low"
+    share = len(pcts) / len(ASSETS)
+    confidence = env.degrade((0.45 + abs(mean_pct - 50) / 125) * (0.6 + 0.4 * share), sources)
+    signals = [env.signal("cross_asset_volatility", direction, confidence, urgency,
+                          f"mean 21-day volatility percentile {ca['mean_percentile_21d_10y']} across "
+                          f"{ca['assets_used']} asset classes, {ca['assets_above_80th_percentile']} above their "
+                          f"80th percentile")]
+    for asset in high:
+        if pcts[asset] >= EXTREME_PCT:
+            signals.append(env.signal(f"{asset}_volatility_spike", "bearish",
+                                      env.degrade(0.6, sources, [data[asset]["series"]]), "medium",
+                                      f"{asset} 21-day volatility at the {pcts[asset]} percentile of its 10-year history"))
+    parts = []
+    for asset, d in data.items():
+        if not isinstance(d, dict) or "series" not in d:
+            continue
+        label = ASSETS[d["series"]][1]
+        level = (f"{d['realized_vol_21d_bp_per_day']} bp/day" if "realized_vol_21d_bp_per_day" in d
+                 else f"{d['realized_vol_21d_pct']}%")
+        parts.append(f"{label} {level} (percentile {d['percentile_21d_10y']})")
+    summary = (f"Realized 21-day volatility: {'; '.join(parts)}. Across {ca['assets_used']} asset classes the mean "
+               f"percentile against 10-year history is {ca['mean_percentile_21d_10y']}; most stressed: "
+               f"{ca['most_stressed']}, calmest: {ca['calmest']}; above the 80th percentile: {ca['high_vol_assets']}.")
+    summary += not_computed(unavailable)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
+                     sources=sources, unavailable=unavailable or None,
+                     related_modules=env.related(
+                         ("equity_volatility", "S&P 500 vol cone and regime"),
+                         ("duration_risk", "rate volatility and shock P&L"),
+                         ("fx_volatility", "realized volatility per currency pair"),
+                         ("oil", "the oil market behind its volatility"),
+                         ("crypto_volatility", "bitcoin volatility in detail"),
+                         ("vix", "implied equity volatility")),
+                     methodology="Sample standard deviation of daily log returns over 21 and 63 observations, "
+                                 "annualised with 252 (bitcoin: 365, as it trades every calendar day, so its "
+                                 "windows span 21 and 63 calendar days), in percent; the 10-year Treasury "
+                                 "yield uses daily changes in basis points per day (and times the square root "
+                                 "of 252 for the annualised figure). Oil returns touching a non-positive price "
+                                 "are dropped. Percentiles rank today's value among the same rolling figure "
+                                 "over the last 10 years.")
+
+
+register(Module(name=NAME, category="volatility", tier="S", inputs=tuple(ASSETS),
+                description="Realized 21d/63d volatility per asset class with 10-year percentiles",
+                compute=compute, lookback_days=3700))

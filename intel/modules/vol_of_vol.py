@@ -1,0 +1,100 @@
+"""vol_of_vol: how volatile the VIX itself is: annualised volatility of daily VIX log changes over 21 and
+63 sessions, their percentiles against the past 1 and 10 years, and a regime."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.envelope import InsufficientData
+from intel.frames import Frames
+from intel.modules._common import fig
+from intel.indicators import (DECADE_DAYS, YEAR_DAYS, annualize, dated_changes, history_years, in_window, iso_day,
+                              rolling_std)
+from intel.modules._volatility import vix_state
+from intel.registry import Module, register
+
+NAME = "vol_of_vol"
+VIX = "VIXCLS"
+SHORT, LONG = 21, 63
+# regime by the 10-year percentile of the 21-session figure (lower bounds)
+REGIMES = (("calm", 0.0), ("normal", 25.0), ("elevated", 75.0), ("extreme", 90.0))
+RISING, FALLING = 1.2, 0.8  # 21d over 63d ratios that mark a turn
+
+
+def regime_of(percentile: float) -> str:
+    return [name for name, low in REGIMES if percentile >= low][-1]
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, [VIX], need="all")
+    vix = frames.get(VIX)
+    sources = env.data_sources(frames, [VIX])
+    days, changes = dated_changes(vix)
+    if len(changes) < SHORT:
+        raise InsufficientData(f"{NAME}: needs {SHORT + 1} VIX closes, has {vix.height}")
+    decade, year = in_window(days, DECADE_DAYS), in_window(days, YEAR_DAYS)
+    data = {"vix_level": env.rnd(vix["value"][-1], 2), "vix_state": vix_state(float(vix["value"][-1])),
+            "date": iso_day(days[-1])}
+    for n in (SHORT, LONG):
+        path = annualize(rolling_std(changes, n), 252)
+        now = float(path[-1])
+        data[f"vol_of_vol_{n}d_pct"] = env.rnd(now, 2)
+        data[f"percentile_{n}d_1y"] = env.rnd(ind.percentile_rank(path[year], now), 1)
+        data[f"percentile_{n}d_10y"] = env.rnd(ind.percentile_rank(path[decade], now), 1)
+        data[f"median_{n}d_10y_pct"] = env.rnd(np.nanmedian(path[decade]), 2) if np.isfinite(path[decade]).any() \
+            else None
+    recent = changes[-SHORT:]
+    biggest = int(np.argmax(np.abs(recent)))
+    data["largest_move_21d_pct"] = env.rnd((np.exp(recent[biggest]) - 1) * 100, 2)
+    data["largest_move_21d_date"] = iso_day(days[-SHORT:][biggest])
+    data["history_years"] = env.rnd(history_years(days), 1)
+    unavailable = None
+    short, long_ = data["vol_of_vol_21d_pct"], data["vol_of_vol_63d_pct"]
+    if not long_:  # None: history too short; 0.0: a VIX that never moved
+        if long_ is None:
+            unavailable = {"vol_of_vol_63d_pct": f"fewer than {LONG + 1} VIX closes"}
+        data["trend"], data["ratio_21d_63d"] = "unknown", None
+    else:
+        data["ratio_21d_63d"] = env.rnd(short / long_, 2)
+        data["trend"] = "rising" if short / long_ >= RISING else "falling" if short / long_ <= FALLING else "steady"
+    pct = data["percentile_21d_10y"]
+    data["regime"] = regime_of(pct)
+    data["regime_bounds_percentile"] = {name: low for name, low in REGIMES}
+
+    regime, trend = data["regime"], data["trend"]
+    if regime == "extreme":
+        direction, urgency = "bearish", "critical" if trend == "rising" and data["vix_state"] == "crisis" else "high"
+    elif regime == "elevated":
+        direction, urgency = "bearish", "medium" if trend == "rising" else "low"
+    elif regime == "calm":
+        direction, urgency = "bullish", "low"
+    else:
+        direction, urgency = "neutral", "low"
+    reason = f"VIX volatility {short}% on a 21-session window (10-year percentile {pct}), {regime}, {trend}"
+    # short histories make the percentile less telling: scale by the years behind it (full at 5)
+    depth = min(1.0, (data["history_years"] or 0) / 5)
+    confidence = env.degrade((0.45 + abs(pct - 50) / 125) * (0.6 + 0.4 * depth), sources, essential=[VIX])
+    signals = [env.signal("vol_of_vol", direction, confidence, urgency, reason)]
+    summary = (f"VIX itself has moved with an annualised volatility of {short}% on a 21-session window and "
+               f"{fig(long_, '%')} on a 63-session one, the 21-day figure at the {pct} percentile of its 10-year history "
+               f"({fig(data['percentile_21d_1y'])} over one year): a {regime} regime, {trend}. The largest daily "
+               f"VIX move of the month was {data['largest_move_21d_pct']}% on {data['largest_move_21d_date']}, "
+               f"with VIX now at {data['vix_level']}.")
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
+                     sources=sources, unavailable=unavailable,
+                     related_modules=env.related(
+                         ("vix", "the VIX level behind its volatility"),
+                         ("vix_term_structure", "whether the curve is inverting too"),
+                         ("volatility_regime", "how long VIX states tend to last"),
+                         ("tail_risk", "jump frequency in the S&P 500")),
+                     methodology="Sample standard deviation of daily VIX log changes over 21 and 63 sessions, "
+                                 "annualised with 252 days, in percent. Regime by the 10-year percentile of the "
+                                 "21-session figure: calm below 25, normal 25 to 75, elevated 75 to 90, extreme "
+                                 "90 or more; trend by its ratio to the 63-session figure (rising at 1.2 or "
+                                 "more, falling at 0.8 or less).")
+
+
+register(Module(name=NAME, category="volatility", tier="S", inputs=(VIX,),
+                description="Volatility of VIX changes over 21/63 days, percentiles, regime",
+                compute=compute, lookback_days=3700))

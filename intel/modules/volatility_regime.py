@@ -1,0 +1,155 @@
+"""volatility_regime: low/normal/elevated/crisis state from VIX, with empirical transition odds between
+states (next session and 21 sessions ahead), how long the current state tends to last, and what the
+S&P 500 did next in each state."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.envelope import InsufficientData
+from intel.frames import Frames
+from intel.indicators import day_numbers, iso_day, runs, transitions
+from intel.modules._common import persistence, transition_table
+from intel.modules._volatility import VIX_BOUNDS, VIX_STATES, vix_state_codes
+from intel.registry import Module, register
+
+NAME = "volatility_regime"
+VIX, SPX = "VIXCLS", "SP500"
+HORIZON = 21  # sessions ahead for the longer transition matrix and the forward S&P 500 return
+SHIFT_ODDS_PCT = 30.0  # 21-session odds of a worse (better) state that make the shift signal bearish (bullish)
+MIN_OBS = 63  # fewer VIX closes than this give no meaningful transition odds
+
+
+def duration_block(codes: np.ndarray, next_day: np.ndarray) -> dict:
+    starts, lengths, states = runs(codes)
+    current, age = int(states[-1]), int(lengths[-1])
+    # completed runs: the last is still going and the first began before the history did
+    done_len, done_state = lengths[1:-1], states[1:-1]
+    mine = done_len[done_state == current]
+    longer = mine[mine > age]
+    return {
+        "sessions_in_state": age, "since": None,  # date filled by the caller
+        "start_index": int(starts[-1]),
+        **persistence(next_day, current, mine),
+        "runs_that_lasted_longer": int(len(longer)),
+        "expected_remaining_sessions": env.rnd((longer - age).mean(), 1) if len(longer) else None,
+    }
+
+
+def forward_by_state(vix_days, codes, spx) -> dict | None:
+    """Mean S&P 500 return over the next 21 sessions (and the share positive) by VIX state that day."""
+    sdays, close = day_numbers(spx), spx["value"].to_numpy()
+    if len(close) <= HORIZON:
+        return None
+    fwd = (close[HORIZON:] / close[:-HORIZON] - 1) * 100
+    common, iv, is_ = np.intersect1d(vix_days, sdays[:-HORIZON], return_indices=True)
+    if not len(common):
+        return None
+    states, moves = codes[iv], fwd[is_]
+    out = {}
+    for k, state in enumerate(VIX_STATES):
+        m = moves[states == k]
+        out[state] = {"mean_return_next_21d_pct": env.rnd(m.mean(), 2) if len(m) else None,
+                      "positive_share_pct": env.rnd((m > 0).mean() * 100, 1) if len(m) else None,
+                      "observations": int(len(m))}
+    out["sample_start"] = iso_day(common[0])
+    return out
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, [VIX], need="all")
+    vix, spx = frames.get(VIX), frames.get(SPX)
+    sources = env.data_sources(frames, [VIX, SPX])
+    if vix.height < MIN_OBS:
+        raise InsufficientData(f"{NAME}: needs {MIN_OBS} VIX closes for transition odds, has {vix.height}")
+    days, level = day_numbers(vix), vix["value"].to_numpy()
+    codes = vix_state_codes(level)
+    state, current = VIX_STATES[int(codes[-1])], int(codes[-1])
+    next_day, ahead = transitions(codes, 1), transitions(codes, HORIZON)
+    duration = duration_block(codes, next_day)
+    duration["since"] = iso_day(days[duration.pop("start_index")])
+    row = ahead[current]
+    n21 = int(row.sum())
+    odds = {"worse_pct": env.rnd(row[current + 1:].sum() / n21 * 100, 1) if n21 else None,
+            "same_pct": env.rnd(row[current] / n21 * 100, 1) if n21 else None,
+            "better_pct": env.rnd(row[:current].sum() / n21 * 100, 1) if n21 else None,
+            "observations": n21}
+    data = {
+        "vix": env.rnd(level[-1], 2), "date": iso_day(days[-1]), "state": state,
+        "thresholds": {"low_below": VIX_BOUNDS[0], "normal_below": VIX_BOUNDS[1], "elevated_below": VIX_BOUNDS[2]},
+        "share_of_time_pct": {s: env.rnd((codes == k).mean() * 100, 1) for k, s in enumerate(VIX_STATES)},
+        "current_state": duration, "odds_21d_from_current": odds,
+        "transition_next_day": transition_table(next_day, VIX_STATES), "transition_21d": transition_table(ahead, VIX_STATES),
+        "sample": {"start": iso_day(days[0]), "observations": int(len(codes))},
+    }
+    unavailable = None
+    rv = ind.realized_vol(spx["value"].to_numpy(), HORIZON) if spx is not None else None
+    forward = forward_by_state(days, codes, spx) if spx is not None else None
+    if rv is not None:
+        data["sp500_realized_vol_21d_pct"] = env.rnd(rv, 2)
+        data["realized_vol_implied_state"] = VIX_STATES[int(vix_state_codes([rv])[0])]
+    if forward is not None:
+        data["sp500_forward_by_state"] = forward
+    if rv is None or forward is None:
+        unavailable = {"sp500": "S&P 500 missing or shorter than 22 closes: no realized-vol cross-check or "
+                                "forward returns by state"}
+
+    worse, better = odds["worse_pct"] or 0.0, odds["better_pct"] or 0.0
+    if state == "crisis":
+        direction, urgency = "bearish", "critical" if level[-1] >= 40 else "high"
+    elif state == "elevated":
+        direction, urgency = "bearish", "medium"
+    elif state == "low":
+        direction, urgency = "bullish", "low"
+    else:
+        direction, urgency = "neutral", "medium" if worse > 30 else "low"
+    same = (odds["same_pct"] or 0.0) / 100
+    confidence = env.degrade(0.4 + 0.45 * same, sources, essential=[VIX])
+    signals = [env.signal("volatility_state", direction, confidence, urgency,
+                          f"VIX {data['vix']}: {state} state for {duration['sessions_in_state']} sessions, "
+                          f"{odds['same_pct']}% odds of the same state on a 21-session horizon")]
+    if n21:
+        # a move either way is called only when history gives it at least SHIFT_ODDS_PCT odds
+        shift = "bearish" if worse >= SHIFT_ODDS_PCT and worse > better else \
+            "bullish" if better >= SHIFT_ODDS_PCT and better > worse else "neutral"
+        signals.append(env.signal("regime_shift_odds", shift, env.degrade(min(0.8, 0.3 + n21 / 2000), sources, [VIX]),
+                                  "medium" if max(worse, better) >= 40 else "low",
+                                  f"on a 21-session horizon: worse state {odds['worse_pct']}%, better "
+                                  f"{odds['better_pct']}% (from {n21} past days in this state)"))
+    t = data["thresholds"]
+    summary = (f"VIX at {data['vix']} puts volatility in the {state} state (low below {t['low_below']:g}, normal "
+               f"below {t['normal_below']:g}, elevated below {t['elevated_below']:g}, crisis at or above it), "
+               f"where it has been for {duration['sessions_in_state']} sessions since {duration['since']}. "
+               f"Historically this state persisted to the next session with probability "
+               f"{duration['next_day_persistence']}, and on a 21-session horizon it stayed {odds['same_pct']}%, "
+               f"worsened {odds['worse_pct']}% and eased {odds['better_pct']}% of the time "
+               f"(from {n21} days since {data['sample']['start']}).")
+    if duration["expected_remaining_sessions"] is not None:
+        summary += (f" Past runs of this state that lasted this long went on for another "
+                    f"{duration['expected_remaining_sessions']} sessions on average.")
+    if forward is not None and forward[state]["mean_return_next_21d_pct"] is not None:
+        summary += (f" After days in this state the S&P 500 returned {forward[state]['mean_return_next_21d_pct']}% "
+                    f"on average over the next 21-session span.")
+    if unavailable:
+        summary += " The S&P 500 is missing or too short, so no forward returns by state are given."
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
+                     sources=sources, unavailable=unavailable,
+                     related_modules=env.related(
+                         ("vix", "VIX level, spikes and bands"),
+                         ("vix_term_structure", "whether the curve confirms the state"),
+                         ("vol_of_vol", "how unstable VIX itself is"),
+                         ("tail_risk", "expected shortfall within the state"),
+                         ("market_regime", "the cross-asset regime beside the volatility state")),
+                     methodology="Each day's VIX close is classed low (below 15), normal (15 to 20), elevated "
+                                 "(20 to 30) or crisis (30 or more). Transition matrices count, over all "
+                                 "history available, the state one and 21 observations later, normalised by "
+                                 "row. Expected duration: 1/(1 - next-day persistence) (geometric) beside "
+                                 "the empirical completed runs; expected remaining time averages what past "
+                                 "runs that had lasted as long went on for. Forward S&P 500 returns are close "
+                                 "to close over the next 21 sessions, grouped by that day's state.")
+
+
+register(Module(name=NAME, category="volatility", tier="P", inputs=(VIX, SPX),
+                description="Low/normal/elevated/crisis VIX state with empirical transition odds and durations",
+                compute=compute, lookback_days=7700))

@@ -1,0 +1,123 @@
+"""volatility_risk_premium: VIX (implied) minus S&P 500 realized volatility, in vol points.
+
+Two premiums: the trailing one (today's VIX against the last 21 sessions' realized volatility, known
+today) and the forward one (VIX on a past date against the realized volatility of the 21 sessions that
+followed it, known only once those sessions have passed), with percentiles and a hit rate."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.envelope import InsufficientData
+from intel.frames import Frames
+from intel.modules._common import fig
+from intel.indicators import (DECADE_DAYS, YEAR_DAYS, annualize, dated_changes, day_numbers, history_years,
+                              in_window, iso_day, rolling_std)
+from intel.registry import Module, register
+
+NAME = "volatility_risk_premium"
+VIX, SPX = "VIXCLS", "SP500"
+WINDOW = 21  # sessions: VIX quotes 30 calendar days of implied volatility, about 21 trading days
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, [VIX, SPX], need="all")
+    vix, spx = frames.get(VIX), frames.get(SPX)
+    sources = env.data_sources(frames, [VIX, SPX])
+    ret_days, rets = dated_changes(spx)
+    if len(rets) < WINDOW:
+        raise InsufficientData(f"{NAME}: needs {WINDOW + 1} S&P 500 closes, has {spx.height}")
+    # rv[j]: realized vol of the 21 returns ending at return j (annualised, vol points)
+    rv = annualize(rolling_std(rets, WINDOW), 252)
+    # forward realized vol seen from return j: the 21 returns after it, i.e. rv[j + 21]
+    fwd = np.full(len(rv), np.nan)
+    fwd[:-WINDOW] = rv[WINDOW:]
+    common, iv, ir = np.intersect1d(day_numbers(vix), ret_days, return_indices=True)
+    implied = vix["value"].to_numpy()[iv]
+    trailing_rv, forward_rv = rv[ir], fwd[ir]
+    ok = np.isfinite(trailing_rv)
+    if not ok.any():
+        raise InsufficientData(f"{NAME}: VIX and the S&P 500 share no date with 21 sessions of returns")
+    days, implied, trailing_rv, forward_rv = common[ok], implied[ok], trailing_rv[ok], forward_rv[ok]
+    vrp = implied - trailing_rv
+    now_vrp, now_vix, now_rv = float(vrp[-1]), float(implied[-1]), float(trailing_rv[-1])
+    decade, year = in_window(days, DECADE_DAYS), in_window(days, YEAR_DAYS)
+    rv63 = ind.realized_vol(spx["value"].to_numpy(), 63)
+    data = {
+        "date": iso_day(days[-1]), "vix": env.rnd(now_vix, 2),
+        "realized_vol_21d_pct": env.rnd(now_rv, 2), "realized_vol_63d_pct": env.rnd(rv63, 2),
+        "trailing": {
+            "vrp_21d_pts": env.rnd(now_vrp, 2), "vix_to_realized_ratio": env.rnd(now_vix / now_rv, 2) if now_rv else None,
+            "vrp_vs_63d_pts": env.rnd(now_vix - rv63, 2) if rv63 is not None else None,
+            "percentile_1y": env.rnd(ind.percentile_rank(vrp[year], now_vrp), 1),
+            "percentile_10y": env.rnd(ind.percentile_rank(vrp[decade], now_vrp), 1),
+            "zscore_10y": env.rnd(ind.zscore(vrp[decade], now_vrp), 2),
+            "mean_10y_pts": env.rnd(vrp[decade].mean(), 2), "median_10y_pts": env.rnd(np.median(vrp[decade]), 2),
+            "negative_share_10y_pct": env.rnd(float((vrp[decade] < 0).mean()) * 100, 1),
+            "history_years": env.rnd(history_years(days), 1), "observations": int(decade.sum()),
+        },
+    }
+    done = np.isfinite(forward_rv) & decade
+    unavailable = None
+    if done.any():
+        fvrp = implied[done] - forward_rv[done]
+        last = int(np.flatnonzero(done)[-1])
+        data["forward"] = {
+            "last_complete_date": iso_day(days[last]), "vix_then": env.rnd(implied[last], 2),
+            "realized_vol_next_21d_pct": env.rnd(forward_rv[last], 2),
+            "vrp_21d_pts": env.rnd(implied[last] - forward_rv[last], 2),
+            "percentile_10y": env.rnd(ind.percentile_rank(fvrp, implied[last] - forward_rv[last]), 1),
+            "mean_10y_pts": env.rnd(fvrp.mean(), 2), "median_10y_pts": env.rnd(np.median(fvrp), 2),
+            "implied_above_realized_share_pct": env.rnd(float((fvrp > 0).mean()) * 100, 1),
+            "sample_start": iso_day(days[done][0]), "observations": int(done.sum()),
+        }
+    else:
+        unavailable = {"forward": "fewer than 21 sessions have followed any date with a trailing premium"}
+
+    pct = data["trailing"]["percentile_10y"]
+    pts = data["trailing"]["vrp_21d_pts"]
+    if now_vrp < 0:
+        direction, urgency = "bearish", "high" if now_vrp < -5 else "medium"
+        reason = f"realized volatility {data['realized_vol_21d_pct']} exceeds VIX {data['vix']} ({pts} pts)"
+    elif pct >= 75:
+        direction, urgency = "bullish", "low"
+        reason = f"VIX {data['vix']} sits {pts} pts above realized volatility (percentile {pct}): a rich premium"
+    elif pct <= 20:
+        direction, urgency = "neutral", "medium"
+        reason = f"thin premium of {pts} pts (percentile {pct}): little cushion before realized overtakes implied"
+    else:
+        direction, urgency, reason = "neutral", "low", f"premium of {pts} pts, percentile {pct}"
+    confidence = env.degrade(0.5 + abs(pct - 50) / 125, sources, essential=[VIX, SPX])
+    if "forward" not in data:
+        confidence *= 0.9
+    signals = [env.signal("volatility_risk_premium", direction, confidence, urgency, reason)]
+    summary = (f"VIX at {data['vix']} against 21-day realized S&P 500 volatility of {data['realized_vol_21d_pct']}% "
+               f"leaves a trailing premium of {pts} vol points, at the {fig(pct)} percentile of its 10-year "
+               f"history (mean {data['trailing']['mean_10y_pts']}).")
+    if "forward" in data:
+        f = data["forward"]
+        summary += (f" The forward premium, which compares VIX with the 21-session volatility "
+                    f"realized afterwards, was {f['vrp_21d_pts']} points for the VIX of {f['last_complete_date']}; implied "
+                    f"exceeded what followed on {f['implied_above_realized_share_pct']}% of days since "
+                    f"{f['sample_start']}.")
+    else:
+        summary += " Too little history has passed to measure the forward premium."
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
+                     sources=sources, unavailable=unavailable,
+                     related_modules=env.related(
+                         ("vix", "the implied side: VIX level and spikes"),
+                         ("equity_volatility", "the realized side: vol cone and regime"),
+                         ("vix_term_structure", "whether the curve confirms the premium"),
+                         ("volatility_regime", "which VIX state the market is in"),
+                         ("tail_risk", "what the premium insures against")),
+                     methodology="Realized volatility is the sample standard deviation of 21 daily S&P 500 log "
+                                 "returns annualised with 252 days, in vol points. Trailing premium: VIX minus "
+                                 "the past 21 sessions' realized volatility (known today). Forward premium: VIX "
+                                 "on a date minus the realized volatility of the next 21 sessions (known only "
+                                 "21 sessions later). Percentiles count observations at or below the value.")
+
+
+register(Module(name=NAME, category="volatility", tier="S", inputs=(VIX, SPX),
+                description="Implied minus realized volatility (trailing and forward), its percentile",
+                compute=compute, lookback_days=3700))
