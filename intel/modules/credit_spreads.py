@@ -22,7 +22,7 @@ def spread_stats(frame) -> dict:
         "percentile_10y": env.rnd(ind.percentile_rank(decade, level), 1),
         "zscore_1y": env.rnd(ind.zscore(year, level), 2),
         "zscore_10y": env.rnd(ind.zscore(decade, level), 2),
-        "history_years_used": env.rnd((frame["date"][-1] - ind.window(frame, 3653)["date"][0]).days / 365.25, 1),
+        "history_years_used": env.rnd(ind.history_years(ind.day_numbers(frame)), 1),
         "change_1w_bp": env.rnd(ind.change_since(frame, 7, "bp"), 1),
         "change_1m_bp": env.rnd(ind.change_since(frame, 30, "bp"), 1),
         "change_3m_bp": env.rnd(ind.change_since(frame, 91, "bp"), 1),

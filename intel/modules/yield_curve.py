@@ -1,8 +1,6 @@
 """yield_curve: the Treasury curve 1m-30y, slopes, butterfly, inversion status and duration."""
 from __future__ import annotations
 
-from datetime import timedelta
-
 import numpy as np
 import polars as pl
 
@@ -34,9 +32,7 @@ def inversion(spread: pl.DataFrame) -> dict:
     out = {"inverted": bool(inverted[-1]), "inverted_since": None, "inversion_duration_days": 0,
            "last_inversion_ended": None}
     if inverted[-1]:
-        start = len(values) - 1
-        while start > 0 and inverted[start - 1]:
-            start -= 1
+        start = ind.run_start(inverted)
         out["inverted_since"] = dates[start].isoformat()
         out["inversion_duration_days"] = (dates[-1] - dates[start]).days
     elif inverted.any():
@@ -57,10 +53,10 @@ def compute(frames: Frames) -> dict:
         spread = spread_series(frames, short, long)
         if spread is None or spread.height == 0:
             continue
-        month_ago = ind.value_on_or_before(spread, spread["date"][-1] - timedelta(days=30))
+        month_ago = ind.value_days_before(spread, 30)
         data["slopes"][f"{name}_bp"] = env.rnd(spread["value"][-1], 1)
-        data["slopes"][f"{name}_change_1m_bp"] = env.rnd(spread["value"][-1] - month_ago[1], 1) \
-            if month_ago else None
+        data["slopes"][f"{name}_change_1m_bp"] = env.rnd(spread["value"][-1] - month_ago, 1) \
+            if month_ago is not None else None
         data["inversion"][name] = inversion(spread)
     if {"2y", "5y", "10y"} <= curve.keys():
         data["slopes"]["butterfly_2s5s10s_bp"] = env.rnd((2 * curve["5y"] - curve["2y"] - curve["10y"]) * 100, 1)

@@ -1,0 +1,104 @@
+"""treasury_yields: level and 1d/1w/1m/3m change in bp per Treasury tenor, percentile vs 10y history."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.catalog import TREASURY_TENORS
+from intel.frames import Frames
+from intel.modules._common import fig
+from intel.modules._rates import DAYS, TENOR_LABEL, move_bp
+from intel.registry import Module, register
+
+NAME = "treasury_yields"
+TENORS = tuple(TREASURY_TENORS)  # shortest first
+LEAD_ORDER = ("DGS10", "DGS5", "DGS7", "DGS20", "DGS30", "DGS2", "DGS3", "DGS1", "DGS6MO", "DGS3MO", "DGS1MO")
+# a 1-month move of the lead tenor this large (bp) counts as a notable repricing
+NOTABLE_1M_BP, LARGE_1M_BP = 25.0, 50.0
+
+
+def tenor_stats(frame) -> dict:
+    level = float(frame["value"][-1])
+    decade = ind.window(frame, 3653)["value"].to_numpy()
+    out = {"yield_pct": env.rnd(level, 2), "change_1d_bp": env.rnd(ind.last_change(frame, "bp"), 1)}
+    for h in ("1w", "1m", "3m"):
+        out[f"change_{h}_bp"] = env.rnd(ind.change_since(frame, DAYS[h], "bp"), 1)
+    out.update({
+        "percentile_10y": env.rnd(ind.percentile_rank(decade, level), 1),
+        "high_10y_pct": env.rnd(decade.max(), 2), "low_10y_pct": env.rnd(decade.min(), 2),
+        "history_years_used": env.rnd(ind.history_years(ind.day_numbers(frame)), 1),
+        "last_observation": frame["date"][-1].isoformat(),
+    })
+    return out
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, TENORS)
+    sources = env.data_sources(frames, TENORS)
+    tenors = {TENOR_LABEL[s]: tenor_stats(frames.get(s)) for s in TENORS if frames.get(s) is not None}
+    data: dict = {"tenors": tenors}
+    unavailable = {TENOR_LABEL[s]: f"no observations for {s}" for s in sources["missing"]}
+
+    # curve-wide picture: average move across the tenors present, and the biggest mover over a month
+    for h in ("1d", "1w", "1m"):
+        moves = [t[f"change_{h}_bp"] for t in tenors.values() if t[f"change_{h}_bp"] is not None]
+        data[f"average_change_{h}_bp"] = env.rnd(np.mean(moves), 1) if moves else None
+    movers = {k: t["change_1m_bp"] for k, t in tenors.items() if t["change_1m_bp"] is not None}
+    if movers:
+        top = max(movers, key=lambda k: abs(movers[k]))
+        data["biggest_mover_1m"] = {"tenor": top, "change_1m_bp": movers[top]}
+    lead_id = next(s for s in LEAD_ORDER if TENOR_LABEL[s] in tenors)
+    lead_label = TENOR_LABEL[lead_id]
+    data["lead_tenor"] = lead_label
+    lead = tenors[lead_label]
+
+    signals = []
+    change = lead["change_1m_bp"]
+    if change is not None:
+        # direction refers to Treasury prices: rising yields are losses for bond holders
+        direction = "bearish" if change >= NOTABLE_1M_BP else "bullish" if change <= -NOTABLE_1M_BP else "neutral"
+        urgency = "high" if abs(change) >= LARGE_1M_BP else "medium" if abs(change) >= NOTABLE_1M_BP else "low"
+        confidence = env.degrade(0.45 + min(0.45, abs(change) / 150), sources, essential=[lead_id])
+        signals.append(env.signal(
+            "rates_momentum", direction, confidence, urgency,
+            f"{lead_label} yield {move_bp(change)} over a month (direction for Treasury prices)"))
+    pct = lead["percentile_10y"]
+    if pct is not None and lead["history_years_used"] and lead["history_years_used"] >= 1:
+        extreme = pct >= 90 or pct <= 10
+        confidence = env.degrade(0.4 + abs(pct - 50) / 125, sources, essential=[lead_id])
+        where = "near the top" if pct >= 90 else "near the bottom" if pct <= 10 else "inside"
+        signals.append(env.signal(
+            "yield_level", "bullish" if pct >= 90 else "bearish" if pct <= 10 else "neutral", confidence, "medium" if extreme else "low",
+            f"{lead_label} yield {lead['yield_pct']}% sits {where} of its range (percentile {pct}); "
+            "high starting yields cushion future returns"))
+
+    parts = [f"The {lead_label} Treasury yields {lead['yield_pct']}%, {move_bp(lead['change_1d_bp'])} on the day, "
+             f"{move_bp(lead['change_1w_bp'])} on the week and {move_bp(change)} on the month, at the "
+             f"{fig(pct)} percentile of the past {lead['history_years_used']} years."]
+    if "2y" in tenors and lead_label != "2y":
+        parts.append(f"The 2y yields {tenors['2y']['yield_pct']}% ({move_bp(tenors['2y']['change_1m_bp'])} "
+                     "on the month).")
+    if data["average_change_1m_bp"] is not None:
+        parts.append(f"Across the {len(tenors)} tenors available yields moved "
+                     f"{move_bp(data['average_change_1m_bp'])} on average over a month"
+                     + (f", most at the {data['biggest_mover_1m']['tenor']} tenor "
+                        f"({move_bp(data['biggest_mover_1m']['change_1m_bp'])})." if movers else "."))
+    data["tenors_available"] = len(tenors)
+    return env.build(NAME, frames, data=data, signals=signals,
+                     summary=" ".join(parts) + env.staleness_note(sources), sources=sources,
+                     related_modules=env.related(
+                         ("yield_curve", "slopes, butterfly and inversion status"),
+                         ("curve_dynamics", "whether the moves are bull/bear steepening or flattening"),
+                         ("real_yields", "how much of the move is real rates vs breakevens"),
+                         ("fed_policy", "the policy path the front end prices"),
+                         ("duration_risk", "what these moves mean for bond P&L")),
+                     methodology="Changes are the last yield minus the yield on or before 7, 30 and 91 calendar "
+                                 "days earlier (1d: previous observation), in bp; percentiles count the "
+                                 "observations of the past 10 years at or below today's yield.",
+                     unavailable=unavailable or None)
+
+
+register(Module(name=NAME, category="rates_credit", tier="S", inputs=TENORS,
+                description="Level and 1d/1w/1m/3m change in bp per tenor, percentile vs 10y history",
+                compute=compute, lookback_days=3700))
