@@ -1,0 +1,56 @@
+"""Helpers shared by the FX modules (dollar_strength, fx_carry, fx_volatility, em_fx_stress, safe_havens).
+Registers nothing (underscore file).
+
+Quote conventions: FRED quotes EUR, GBP and AUD as US dollars per foreign unit (a rise is a weaker
+dollar) and the others as foreign units per US dollar (a rise is a stronger dollar). Everything here is
+turned into one orientation: the dollar's own log return, positive when the dollar strengthens."""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from intel import indicators as ind
+
+# series: (market pair label, foreign currency, True when FRED quotes US dollars per foreign unit)
+PAIRS: dict[str, tuple[str, str, bool]] = {
+    "DEXUSEU": ("EURUSD", "EUR", True), "DEXUSUK": ("GBPUSD", "GBP", True), "DEXUSAL": ("AUDUSD", "AUD", True),
+    "DEXJPUS": ("USDJPY", "JPY", False), "DEXCAUS": ("USDCAD", "CAD", False), "DEXSZUS": ("USDCHF", "CHF", False),
+    "DEXCHUS": ("USDCNY", "CNY", False), "DEXMXUS": ("USDMXN", "MXN", False),
+}
+BROAD = "DTWEXBGS"
+YEAR_OBS, MONTH_OBS = 252, 21  # FX trades on business days
+
+
+def quote_of(series_id: str) -> str:
+    label, ccy, usd_per_foreign = PAIRS[series_id]
+    return f"USD per {ccy}" if usd_per_foreign else f"{ccy} per USD"
+
+
+def usd_log_returns(frame: pl.DataFrame, usd_per_foreign: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(day numbers of the later observation, daily log returns of the dollar against the currency):
+    positive means the dollar strengthened, whatever the quote convention."""
+    days, rets = ind.dated_changes(frame, "log")
+    return days, (-rets if usd_per_foreign else rets)
+
+
+def usd_index(frame: pl.DataFrame, usd_per_foreign: bool) -> np.ndarray:
+    """The quote turned into 'foreign units per dollar' so that a rise is always a stronger dollar."""
+    values = frame["value"].to_numpy().astype(float)
+    return 1.0 / values if usd_per_foreign else values
+
+
+def annualised_pct(std):
+    return ind.annualize(std, YEAR_OBS)
+
+
+def lagged_change(values: np.ndarray, n: int) -> np.ndarray:
+    """Log change over n observations at each point (NaN during warm-up)."""
+    out = np.full(len(values), np.nan)
+    if len(values) > n:
+        out[n:] = np.log(values[n:] / values[:-n])
+    return out
+
+
+def standing(history: np.ndarray, value: float | None) -> tuple[float | None, float | None]:
+    """(percentile rank, z-score) of `value` against the finite values of `history` (at least two)."""
+    return ind.percentile_of(history, value, 2), ind.zscore_of(history, value, 2)

@@ -1,0 +1,180 @@
+"""fx_carry: the US short-rate leg of FX carry, realized volatility and trailing spot returns of holding
+each currency against the dollar, the foreign rate each currency would have needed to match US bills,
+and carry-to-vol only where a foreign short-rate series exists (the catalog has none today, so every pair
+is listed under `unavailable` for it)."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel.envelope import InsufficientData
+from intel.frames import Frames
+from intel.modules._common import fig
+from intel.indicators import DECADE_DAYS, day_numbers, in_window, rolling_std, value_days_ago
+from intel.modules._fx import PAIRS, YEAR_OBS, annualised_pct, quote_of, standing, usd_index, usd_log_returns
+from intel.registry import Module, register
+
+NAME = "fx_carry"
+BILL, FUNDS = "DGS3MO", "FEDFUNDS"
+# Foreign 3-month rates by currency (catalog series ids). The catalog carries none yet: the module says so
+# and computes carry-to-vol for any currency added here.
+FOREIGN_RATES: dict[str, str] = {}
+INPUTS = (*PAIRS, BILL, FUNDS)
+VOL_OBS = 63  # realized vol window for carry-to-vol and the carry environment
+CALM_PCT, STORMY_PCT = 30.0, 70.0  # average vol percentile that is good / bad for carry trades
+RATE_MOVE_BP = 25.0  # 3-month change in the US bill yield that counts as a move in the rate leg
+
+
+def us_leg(frames: Frames) -> tuple[dict, float | None]:
+    """US bill and fed funds levels, changes, and the bill return of the past year (mean yield)."""
+    out, bill_return = {}, None
+    bill = frames.get(BILL)
+    if bill is not None:
+        days, values = day_numbers(bill), bill["value"].to_numpy().astype(float)
+        ago = value_days_ago(days, values, 91)
+        out["bill_3m_yield_pct"] = env.rnd(values[-1], 2)
+        out["bill_3m_change_3m_bp"] = env.rnd((values[-1] - ago) * 100, 1) if ago is not None else None
+        if days[-1] - 365 >= days[0]:
+            bill_return = float(values[in_window(days, 365)].mean())
+        out["bill_return_1y_pct"] = env.rnd(bill_return, 2)
+    funds = frames.get(FUNDS)
+    if funds is not None:
+        out["fed_funds_pct"] = env.rnd(funds["value"][-1], 2)
+        out["fed_funds_month"] = funds["date"][-1].isoformat()[:7]
+        if bill is not None:
+            out["bill_minus_fed_funds_bp"] = env.rnd((bill["value"][-1] - funds["value"][-1]) * 100, 1)
+    return out, bill_return
+
+
+def pair_block(frames: Frames, sid: str, bill_now: float | None, bill_return: float | None) -> dict | None:
+    frame = frames.get(sid)
+    if frame is None or frame.height < 22:
+        return None
+    label, ccy, usd_per_foreign = PAIRS[sid]
+    days = day_numbers(frame)
+    foreign_per_usd = usd_index(frame, usd_per_foreign)
+    holder = 1.0 / foreign_per_usd  # dollars per foreign unit: the value of holding the currency
+    rdays, rets = usd_log_returns(frame, usd_per_foreign)
+    row = {"currency": ccy, "series": sid, "quote": quote_of(sid), "level": env.rnd(frame["value"][-1], 4)}
+    vol = annualised_pct(rolling_std(rets, VOL_OBS)) if len(rets) >= VOL_OBS else None
+    row["realized_vol_63d_pct"] = env.rnd(vol[-1], 2) if vol is not None else None
+    row["realized_vol_1y_pct"] = env.rnd(annualised_pct(np.std(rets[-YEAR_OBS:], ddof=1)), 2) \
+        if len(rets) >= YEAR_OBS else None
+    if vol is not None:
+        row["vol_63d_percentile_10y"] = env.rnd(standing(vol[in_window(rdays, DECADE_DAYS)], float(vol[-1]))[0], 1)
+    for label_h, cal in (("3m", 91), ("1y", 365)):
+        base = value_days_ago(days, holder, cal)
+        row[f"spot_return_{label_h}_pct"] = env.rnd((holder[-1] / base - 1) * 100, 2) if base else None
+    spot_1y = row["spot_return_1y_pct"]
+    if spot_1y is not None and bill_return is not None:
+        # holding the currency uninvested lost (or gained) this much against US bills; a foreign deposit
+        # rate of this size would have closed the gap (1-year simple approximation)
+        row["breakeven_foreign_rate_1y_pct"] = env.rnd(bill_return - spot_1y, 2)
+    foreign_id = FOREIGN_RATES.get(ccy)
+    rate = frames.get(foreign_id) if foreign_id else None
+    if rate is not None and bill_now is not None and row["realized_vol_63d_pct"]:
+        r_f = float(rate["value"][-1])
+        carry = r_f - bill_now  # long the currency, funded in dollars
+        row["foreign_rate_pct"] = env.rnd(r_f, 2)
+        row["carry_pct"] = env.rnd(carry, 2)
+        row["carry_to_vol"] = env.rnd(carry / row["realized_vol_63d_pct"], 3)
+        if spot_1y is not None:
+            rdays_f, rvals = day_numbers(rate), rate["value"].to_numpy().astype(float)
+            row["total_return_1y_pct"] = env.rnd(spot_1y + rvals[in_window(rdays_f, 365)].mean(), 2)
+    return row
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, PAIRS)
+    sources = env.data_sources(frames, (*INPUTS, *FOREIGN_RATES.values()))
+    us, bill_return = us_leg(frames)
+    bill_now = float(frames.get(BILL)["value"][-1]) if frames.get(BILL) is not None else None
+    pairs, unavailable = {}, {}
+    for sid in PAIRS:
+        row = pair_block(frames, sid, bill_now, bill_return)
+        if row is None:
+            unavailable[PAIRS[sid][0]] = f"{sid} missing or shorter than 22 observations"
+            continue
+        pairs[PAIRS[sid][0]] = row
+        if "carry_to_vol" not in row:
+            ccy = row["currency"]
+            unavailable[f"carry_to_vol_{PAIRS[sid][0]}"] = (
+                f"no {ccy} short-rate series in the catalog" if ccy not in FOREIGN_RATES
+                else f"{FOREIGN_RATES[ccy]}, {BILL} or 63 days of {sid} missing")
+    if not pairs:
+        raise InsufficientData(f"{NAME}: no pair has 22 observations")
+    if not us:
+        unavailable["us_rate_leg"] = f"{BILL} and {FUNDS} missing"
+    elif bill_return is None:
+        unavailable["breakeven_foreign_rate_1y_pct"] = f"{BILL} missing or shorter than a year"
+
+    with_carry = {k: v["carry_to_vol"] for k, v in pairs.items() if "carry_to_vol" in v}
+    spots = {v["currency"]: v["spot_return_1y_pct"] for v in pairs.values() if v["spot_return_1y_pct"] is not None}
+    pcts = [v["vol_63d_percentile_10y"] for v in pairs.values() if v.get("vol_63d_percentile_10y") is not None]
+    data = {"us_leg": us, "pairs": pairs,
+            "pairs_with_carry_to_vol": len(with_carry), "pairs_without_foreign_rate": len(pairs) - len(with_carry),
+            "average_vol_63d_percentile_10y": env.rnd(np.mean(pcts), 1) if pcts else None}
+    if with_carry:
+        data["best_carry_to_vol_pair"] = max(with_carry, key=with_carry.get)
+    if spots:
+        data["best_spot_1y_currency"] = max(spots, key=spots.get)
+        data["best_spot_1y_pct"] = spots[data["best_spot_1y_currency"]]
+        data["worst_spot_1y_currency"] = min(spots, key=spots.get)
+        data["worst_spot_1y_pct"] = spots[data["worst_spot_1y_currency"]]
+
+    signals = []
+    change = us.get("bill_3m_change_3m_bp")
+    if change is not None:
+        direction = "bullish" if change >= RATE_MOVE_BP else "bearish" if change <= -RATE_MOVE_BP else "neutral"
+        signals.append(env.signal(
+            "usd_rate_leg", direction, env.degrade(0.35 + min(0.35, abs(change) / 200), sources, essential=[BILL]),
+            "medium" if abs(change) >= 75 else "low",
+            f"US 3-month bill yield {us['bill_3m_yield_pct']}%, {change} bp over three months "
+            "(direction refers to the dollar's carry appeal)"))
+    avg = data["average_vol_63d_percentile_10y"]
+    if avg is not None:
+        direction = "bullish" if avg <= CALM_PCT else "bearish" if avg >= STORMY_PCT else "neutral"
+        signals.append(env.signal(
+            "carry_environment", direction, env.degrade(0.3 + min(0.4, abs(avg - 50) / 100), sources,
+                                                        essential=["DEXJPUS", "DEXUSEU"]),
+            "medium" if avg >= 90 else "low",
+            f"average 63-day FX vol percentile {avg} (low vol favours carry trades; direction refers to carry)"))
+
+    summary = ""
+    if us:
+        summary += (f"The US leg of carry: 3-month bills yield {fig(us.get('bill_3m_yield_pct'), '%')}"
+                    f" ({fig(us.get('bill_3m_change_3m_bp'))} bp over three months) and fed funds "
+                    f"{fig(us.get('fed_funds_pct'), '%')}. ")
+    if with_carry:
+        summary += (f"Carry-to-vol is computed for {len(with_carry)} pairs, best {data['best_carry_to_vol_pair']}. ")
+    if data["pairs_without_foreign_rate"]:
+        summary += ("Carry-to-vol could not be computed for " +
+                    ("any pair" if not with_carry else f"{data['pairs_without_foreign_rate']} pairs") +
+                    ": the catalog has no foreign short-rate series for them, so realized vols, spot returns and "
+                    "the foreign rate that would have matched US bills are given instead. ")
+    if spots:
+        summary += (f"Over a year, holding {data['best_spot_1y_currency']} against the dollar returned "
+                    f"{data['best_spot_1y_pct']}% in spot terms, the best, and {data['worst_spot_1y_currency']} "
+                    f"{data['worst_spot_1y_pct']}%, the worst. ")
+    summary += f"FX volatility sits at the {fig(avg)} percentile of its history on average."
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
+                     sources=sources, unavailable=unavailable or None,
+                     related_modules=env.related(
+                         ("fx_volatility", "realized vol per pair in more detail"),
+                         ("fed_policy", "where the US short rate is heading"),
+                         ("dollar_strength", "the broad dollar trend"),
+                         ("fx_overview", "levels and moves of the majors"),
+                         ("treasury_yields", "the US bill yield in the whole curve")),
+                     methodology="Spot returns are the change in the dollar value of one unit of the currency "
+                                 "(quotes in foreign units per dollar are inverted). Breakeven foreign rate = "
+                                 "mean 3-month bill yield of the past year minus the 1-year spot return: the "
+                                 "deposit rate the currency needed to match US bills. Carry = foreign 3-month "
+                                 "rate minus the US bill yield; carry-to-vol divides it by 63-day realized vol "
+                                 "(annualised daily log changes); it is given only where a foreign rate series "
+                                 "exists. The carry environment averages each pair's 63-day vol percentile "
+                                 "against its own history of up to 10 years.")
+
+
+register(Module(name=NAME, category="fx", tier="P", inputs=INPUTS,
+                description="Rate differentials, carry-to-vol; says which pairs lack foreign rates",
+                compute=compute, lookback_days=3700))

@@ -1,0 +1,171 @@
+"""safe_havens: how the yen, the Swiss franc and the 10-year Treasury behaved on past risk-off days (the
+worst 5% of S&P 500 daily returns), and today's haven demand from their 1-month moves."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel.envelope import InsufficientData
+from intel.frames import Frames
+from intel.modules._common import fig
+from intel.indicators import DECADE_DAYS, day_numbers, in_window, iso_day
+from intel.modules._fx import MONTH_OBS, PAIRS, standing, usd_log_returns
+from intel.registry import Module, register
+
+NAME = "safe_havens"
+JPY, CHF, TEN, SPX = "DEXJPUS", "DEXSZUS", "DGS10", "SP500"
+INPUTS = (JPY, CHF, TEN, SPX)
+# haven: (series, unit, text). Moves are oriented so that positive = the haven was bought (yen or franc
+# up against the dollar, Treasury yield down).
+HAVENS = {"jpy": (JPY, "pct", "yen"), "chf": (CHF, "pct", "Swiss franc"), "ust10y": (TEN, "bp", "10-year Treasury")}
+RISK_OFF_PCT = 5.0  # risk-off day: an S&P 500 daily return in the worst 5% of the window
+MIN_DAYS = 100  # aligned days needed before risk-off behaviour is measured
+STRONG, FIRM = 1.0, 0.5  # haven demand score thresholds (mean z-score)
+
+
+def haven_moves(frame, unit: str) -> tuple[np.ndarray, np.ndarray]:
+    """(day numbers, daily moves with positive = haven bought): % for currencies, bp of yield for bonds."""
+    if unit == "pct":
+        days, usd = usd_log_returns(frame, False)  # DEXJPUS, DEXSZUS: foreign units per dollar
+        return days, -usd * 100
+    days, values = day_numbers(frame), frame["value"].to_numpy().astype(float)
+    return days[1:], -np.diff(values) * 100
+
+
+def haven_level_path(frame, unit: str) -> np.ndarray:
+    """A cumulative 'haven bought' index from which n-day moves are differences."""
+    values = frame["value"].to_numpy().astype(float)
+    return -np.log(values) * 100 if unit == "pct" else -values * 100
+
+
+def risk_off_block(spx_days, spx_rets, days, moves, u: str) -> dict | None:
+    common, i_s, i_h = np.intersect1d(spx_days, days, return_indices=True)
+    if len(common) < MIN_DAYS:
+        return None
+    r, m = spx_rets[i_s], moves[i_h]
+    cut = np.percentile(r, RISK_OFF_PCT)
+    off = r <= cut
+    beta = np.cov(m, r, ddof=1)[0, 1] / np.var(r, ddof=1) if np.var(r) > 0 else None
+    recent = common >= common[-1] - 90
+    corr = np.corrcoef(m[recent], r[recent])[0, 1] if recent.sum() > 20 and np.std(m[recent]) > 0 else None
+    return {"risk_off_days": int(off.sum()), "aligned_days": int(len(common)), "sample_start": iso_day(common[0]),
+            f"mean_move_risk_off_{u}": env.rnd(m[off].mean(), 3), f"median_move_risk_off_{u}": env.rnd(np.median(m[off]), 3),
+            f"mean_move_all_days_{u}": env.rnd(m.mean(), 3),
+            "hit_rate_risk_off_pct": env.rnd((m[off] > 0).mean() * 100, 1),
+            "hit_rate_all_days_pct": env.rnd((m > 0).mean() * 100, 1),
+            f"beta_{u}_per_1pct_sp500": env.rnd(beta, 3) if beta is not None else None,
+            "correlation_to_sp500_3m": env.rnd(corr, 2)}
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, (JPY, CHF, TEN))
+    sources = env.data_sources(frames, INPUTS)
+    stale = set(env.stale_ids(sources))
+    spx = frames.get(SPX)
+    spx_days = spx_rets = None
+    if spx is not None and spx.height > MIN_DAYS:
+        spx_days, spx_rets = usd_log_returns(spx, False)
+        keep = in_window(spx_days, DECADE_DAYS)
+        spx_days, spx_rets = spx_days[keep], spx_rets[keep] * 100
+    havens, unavailable, zs = {}, {}, []
+    for key, (sid, unit, text) in HAVENS.items():
+        frame = frames.get(sid)
+        if frame is None or frame.height <= MONTH_OBS + 1:
+            unavailable[key] = f"{sid} missing or shorter than {MONTH_OBS + 2} observations"
+            continue
+        days, moves = haven_moves(frame, unit)
+        path, pdays = haven_level_path(frame, unit), day_numbers(frame)
+        month = path[MONTH_OBS:] - path[:-MONTH_OBS]
+        mdays = pdays[MONTH_OBS:]
+        pct, z = standing(month[in_window(mdays, DECADE_DAYS)], float(month[-1]))
+        u = unit
+        row = {"series": sid, "unit": "pct" if unit == "pct" else "bp_of_yield", "stale": sid in stale,
+               "quote": PAIRS[sid][1] + " per USD, moves inverted so positive is a stronger " + PAIRS[sid][1]
+               if sid in PAIRS else "percent yield, moves inverted so positive is a falling yield",
+               f"haven_move_1w_{u}": env.rnd(path[-1] - path[-6], 2) if len(path) > 5 else None,
+               f"haven_move_1m_{u}": env.rnd(month[-1], 2),
+               "move_1m_zscore_10y": env.rnd(z, 2), "move_1m_percentile_10y": env.rnd(pct, 1)}
+        if z is not None:
+            zs.append(z * (0.5 if sid in stale else 1.0))
+        if spx_days is not None:
+            block = risk_off_block(spx_days, spx_rets, days, moves, u)
+            if block:
+                row["on_risk_off_days"] = block
+            else:
+                unavailable[f"{key}_risk_off_behaviour"] = f"fewer than {MIN_DAYS} days shared with the S&P 500"
+        havens[key] = row
+    if not havens:
+        raise InsufficientData(f"{NAME}: no haven series has {MONTH_OBS + 2} observations")
+    if spx_days is None:
+        unavailable["risk_off_behaviour"] = "S&P 500 missing or too short: risk-off days cannot be defined"
+
+    score = float(np.mean(zs)) if zs else None
+    state = None if score is None else "strong" if score >= STRONG else "firm" if score >= FIRM else \
+        "weak" if score <= -FIRM else "normal"
+    data: dict = {"haven_demand_score_z": env.rnd(score, 2), "haven_demand_state": state, "havens": havens,
+                  "risk_off_quantile_pct": RISK_OFF_PCT}
+    if spx_days is not None and len(spx_rets) >= MIN_DAYS:
+        cut = float(np.percentile(spx_rets, RISK_OFF_PCT))
+        data["risk_off_threshold_sp500_return_pct"] = env.rnd(cut, 2)
+        data["sp500_last_return_pct"] = env.rnd(spx_rets[-1], 2)
+        data["risk_off_days_last_21_sessions"] = int((spx_rets[-MONTH_OBS:] <= cut).sum())
+        best = {k: v["on_risk_off_days"]["hit_rate_risk_off_pct"] for k, v in havens.items() if "on_risk_off_days" in v}
+        if best:
+            data["most_reliable_haven"] = max(best, key=best.get)
+            data["most_reliable_hit_rate_pct"] = best[data["most_reliable_haven"]]
+
+    signals = []
+    if score is not None:
+        direction = "bearish" if score >= STRONG else "bullish" if score <= -STRONG else "neutral"
+        urgency = "high" if score >= 2 else "medium" if score >= STRONG else "low"
+        confidence = env.degrade(0.35 + min(0.45, abs(score) / 4) + 0.05 * len(zs), sources, essential=[JPY, TEN])
+        signals.append(env.signal("haven_demand", direction, confidence, urgency,
+                                  f"haven demand score {data['haven_demand_score_z']} ({state}); direction refers "
+                                  "to risk assets (strong haven buying is bearish)"))
+    if data.get("risk_off_days_last_21_sessions"):
+        n = data["risk_off_days_last_21_sessions"]
+        signals.append(env.signal("recent_risk_off_days", "bearish",
+                                  env.degrade(min(0.8, 0.4 + 0.1 * n), sources, essential=[SPX]),
+                                  "high" if n >= 3 else "medium",
+                                  f"{n} risk-off days (S&P 500 at or below {data['risk_off_threshold_sp500_return_pct']}% "
+                                  "in a day) in the last month of sessions"))
+
+    summary = (f"Haven demand is {state or 'unrated'} (score {fig(data['haven_demand_score_z'])}, the mean z-score "
+               "of the 1-month moves of the havens, positive when they are bought).")
+    for key, row in havens.items():
+        text = HAVENS[key][2]
+        u = HAVENS[key][1]
+        unit = "%" if u == "pct" else " bp"
+        sentence = f" The {text} moved {fig(row[f'haven_move_1m_{u}'], unit)} in haven terms over a month"
+        block = row.get("on_risk_off_days")
+        if block:
+            sentence += (f"; on the {block['risk_off_days']} risk-off days since {block['sample_start']} it moved "
+                         f"{block[f'mean_move_risk_off_{u}']}{unit} on average and rallied {block['hit_rate_risk_off_pct']}% "
+                         "of the time")
+        summary += sentence + "."
+    if "risk_off_threshold_sp500_return_pct" in data:
+        summary += (f" Risk-off days are the worst {RISK_OFF_PCT:g}% of S&P 500 daily returns, at or below "
+                    f"{data['risk_off_threshold_sp500_return_pct']}%.")
+    if unavailable:
+        summary += " Not available: " + ", ".join(sorted(unavailable)).replace("_", " ") + "."
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
+                     sources=sources, unavailable=unavailable or None,
+                     related_modules=env.related(
+                         ("risk_appetite", "the risk-on/off score the havens feed"),
+                         ("stock_bond_correlation", "whether Treasuries still hedge equities"),
+                         ("dollar_strength", "the dollar's own haven role"),
+                         ("fx_volatility", "volatility of the yen and franc pairs"),
+                         ("tail_risk", "the equity tail the havens hedge")),
+                     methodology="Risk-off days are the S&P 500 daily log returns at or below their 5th "
+                                 "percentile over the last 10 years; on those dates (matched exactly) each "
+                                 "haven's same-day move is averaged: yen and franc as their percentage gain "
+                                 "against the dollar (FRED quotes them per dollar, so the sign is inverted), "
+                                 "the 10-year yield as its fall in bp. Hit rate is the share of risk-off days "
+                                 "the haven gained. Haven demand is the mean of the z-scores of each haven's "
+                                 "21-observation move against its own 10-year history (stale inputs at half "
+                                 "weight); beta is the haven's move per 1% S&P 500 move.")
+
+
+register(Module(name=NAME, category="fx", tier="S", inputs=INPUTS,
+                description="Behaviour of havens on risk-off days, current haven demand",
+                compute=compute, lookback_days=3700))
