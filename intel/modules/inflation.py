@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from intel import envelope as env
 from intel.frames import Frames
+from intel.modules._common import fig
 from intel.registry import Module, register
 
 NAME = "inflation"
@@ -74,8 +75,8 @@ def compute(frames: Frames) -> dict:
                                   "(direction refers to risk assets and bonds)"))
         data["lead_measure"] = lead
     sentences = [f"{LABELS[n][0].upper() + LABELS[n][1:]} for {d['period']} ran "
-                 f"{_fig(d['yoy_pct'])} year on year, {_fig(d['annualized_3m_pct'])} annualized over three months "
-                 f"and {_fig(d['annualized_6m_pct'])} over six."
+                 f"{fig(d['yoy_pct'], '%')} year on year, {fig(d['annualized_3m_pct'], '%')} annualized over three months "
+                 f"and {fig(d['annualized_6m_pct'], '%')} over six."
                  for n, d in data.items() if isinstance(d, dict)]
     if lead is not None:
         d = data[lead]
@@ -92,10 +93,6 @@ def compute(frames: Frames) -> dict:
                      methodology=f"Rates compare index levels matched by calendar month: YoY against 12 "
                                  f"months earlier, n-month rates annualized as (ratio^(12/n) - 1); the target "
                                  f"is {TARGET_PCT}%.")
-
-
-def _fig(x) -> str:
-    return "n/a" if x is None else f"{x}%"
 
 
 register(Module(name=NAME, category="macro", tier="S", inputs=tuple(MEASURES),

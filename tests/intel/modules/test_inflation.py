@@ -2,17 +2,8 @@ from datetime import date
 
 import pytest
 
-from builders import check_payload, make_frames, series
+from builders import check_payload, make_frames, month_starts, series
 from intel.modules import inflation
-
-
-def _months(n, end=(2024, 5)):
-    y, m = end
-    out = []
-    for k in range(n - 1, -1, -1):
-        idx = y * 12 + m - 1 - k
-        out.append(date(idx // 12, idx % 12 + 1, 1))
-    return out
 
 
 def _index(n, r1, r2, last_k=3):
@@ -26,7 +17,7 @@ def _index(n, r1, r2, last_k=3):
 def test_yoy_and_annualized_rates_on_constructed_index():
     r1, r2 = 0.002, 0.005
     cpi = _index(30, r1, r2)
-    frames = make_frames({"CPILFESL": series(_months(30), cpi), "PCEPILFE": series(_months(30), _index(30, r1, r1))},
+    frames = make_frames({"CPILFESL": series(month_starts(30), cpi), "PCEPILFE": series(month_starts(30), _index(30, r1, r1))},
                          now=date(2024, 6, 20))
     payload = inflation.compute(frames)
     core = payload["data"]["core_cpi"]
@@ -45,7 +36,7 @@ def test_yoy_and_annualized_rates_on_constructed_index():
 
 
 def test_missing_month_gives_none_not_a_shifted_month():
-    dates = _months(30)
+    dates = month_starts(30)
     values = _index(30, 0.003, 0.003)
     del dates[23], values[23]  # 2023-11 absent: the 6-month base of 2024-05 is missing
     payload = inflation.compute(make_frames({"CPIAUCSL": series(dates, values)}, now=date(2024, 6, 20)))

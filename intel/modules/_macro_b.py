@@ -1,0 +1,76 @@
+"""Helpers shared by the macro modules liquidity, consumer, housing, economic_surprise and macro_regime:
+monthly series on a contiguous calendar-month grid (gaps stay NaN, so a missing month never shifts a
+comparison), growth rates and a logistic map. Registers nothing (underscore file)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+import polars as pl
+
+from intel import indicators as ind
+from intel.modules._common import month_grid, month_label
+
+
+@dataclass(frozen=True)
+class Monthly:
+    """Values on a grid of consecutive calendar months starting at `start` (year*12 + month-1)."""
+    start: int
+    values: np.ndarray  # NaN where a month has no observation
+
+    def period(self, i: int = -1) -> str:
+        return month_label(self.start + (i % len(self.values)))
+
+    def at(self, i: int = -1) -> float | None:
+        """Value `i` positions from the grid start (negative: from the end), None when absent."""
+        if -len(self.values) <= i < len(self.values):
+            v = float(self.values[i])
+            return v if math.isfinite(v) else None
+        return None
+
+
+def monthly(frame: pl.DataFrame) -> Monthly:
+    """One value per calendar month (the last observation dated in that month)."""
+    return Monthly(*month_grid(frame))
+
+
+def logistic(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, x))))
+
+
+def asof_values(frame: pl.DataFrame, days: list[date] | pl.Series) -> np.ndarray:
+    """Value of `frame` on or before each day, however old (NaN before the frame starts)."""
+    grid = pl.Series(list(days), dtype=pl.Date).to_numpy().astype("datetime64[D]").astype(np.int64)
+    return ind.asof(grid, ind.day_numbers(frame), frame["value"].to_numpy().astype(float), max_gap=None)
+
+
+def aligned(a: Monthly, b: Monthly) -> tuple[Monthly, Monthly]:
+    """Both series on one common month grid (the union of their spans, NaN where absent)."""
+    start = min(a.start, b.start)
+    end = max(a.start + len(a.values), b.start + len(b.values))
+
+    def place(m: Monthly) -> Monthly:
+        grid = np.full(end - start, np.nan)
+        grid[m.start - start: m.start - start + len(m.values)] = m.values
+        return Monthly(start, grid)
+
+    return place(a), place(b)
+
+
+def trim_to_last_finite(m: Monthly) -> Monthly | None:
+    """Drop trailing months without a value (None when there is none at all)."""
+    ok = np.flatnonzero(np.isfinite(m.values))
+    return Monthly(m.start, m.values[: ok[-1] + 1]) if len(ok) else None
+
+
+def winsorized(history: np.ndarray, k: float = 4.0) -> np.ndarray:
+    """Finite history clipped to median +- k robust sigmas (1.4826 x median absolute deviation), so one
+    extreme episode (the 2020 lockdown swings) cannot flatten a decade of z-scores."""
+    h = history[np.isfinite(history)]
+    if not len(h):
+        return h
+    med = float(np.median(h))
+    mad = 1.4826 * float(np.median(np.abs(h - med)))
+    return np.clip(h, med - k * mad, med + k * mad) if mad > 0 else h

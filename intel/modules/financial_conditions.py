@@ -1,0 +1,129 @@
+"""financial_conditions: the Chicago Fed adjusted NFCI and the St. Louis Fed stress index: levels,
+z-scores and percentiles, 1m/3m direction, and a tightening/easing state."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules import _macro_a as macro
+from intel.modules._common import fig
+from intel.registry import Module, register
+
+NAME = "financial_conditions"
+INDICES = {"ANFCI": "anfci", "STLFSI4": "stlfsi4"}
+LABELS = {"anfci": "the adjusted NFCI", "stlfsi4": "the St. Louis stress index"}
+# a move counts as tightening/easing when it exceeds this share of the index's 10-year standard deviation
+MOVE_1M_SD, MOVE_3M_SD = 0.10, 0.25
+TIGHT_Z, LOOSE_Z = 1.0, -0.5  # composite z-score bounds of the tight and loose level states
+CRISIS_STLFSI = 2.0  # St. Louis stress above 2: crisis-grade stress (2008, March 2020)
+
+
+def _direction(change_sd, bound) -> str | None:
+    if change_sd is None:
+        return None
+    return "tightening" if change_sd > bound else "easing" if change_sd < -bound else "stable"
+
+
+def index_stats(frame) -> dict:
+    decade = ind.window(frame, 3653)["value"].to_numpy()
+    level = float(decade[-1])
+    sd = float(np.std(decade, ddof=1)) if len(decade) >= 12 else None
+    change_1m, change_3m = ind.change_since(frame, 30, "diff"), ind.change_since(frame, 91, "diff")
+    scaled = lambda c: None if c is None or not sd else c / sd  # noqa: E731
+    return {"week_ending": frame["date"][-1].isoformat(), "level": env.rnd(level, 3),
+            "above_long_run_average": bool(level > 0),  # both indices are built to average zero
+            "zscore_10y": env.rnd(macro.zscore_last(decade), 2),
+            "percentile_10y": env.rnd(ind.percentile_rank(decade, level) if len(decade) >= 12 else None, 1),
+            "mean_10y": env.rnd(decade.mean(), 3), "std_10y": env.rnd(sd, 3),
+            "change_1m": env.rnd(change_1m, 3), "change_3m": env.rnd(change_3m, 3),
+            "change_1m_sd": env.rnd(scaled(change_1m), 2), "change_3m_sd": env.rnd(scaled(change_3m), 2),
+            "direction_1m": _direction(scaled(change_1m), MOVE_1M_SD),
+            "direction_3m": _direction(scaled(change_3m), MOVE_3M_SD)}
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INDICES)
+    sources = env.data_sources(frames, INDICES)
+    data: dict = {name: index_stats(frames.get(sid)) for sid, name in INDICES.items() if frames.get(sid) is not None}
+    stats = list(data.values())
+    zs = [d["zscore_10y"] for d in stats if d["zscore_10y"] is not None]
+    moves = [d["change_3m_sd"] for d in stats if d["change_3m_sd"] is not None]
+    composite_z = float(np.mean(zs)) if zs else None
+    move = float(np.mean(moves)) if moves else None
+    if composite_z is None:
+        level_state = "tight" if any(d["above_long_run_average"] for d in stats) else None
+    elif composite_z >= TIGHT_Z or any(d["above_long_run_average"] for d in stats):
+        level_state = "tight"
+    elif composite_z <= LOOSE_Z:
+        level_state = "loose"
+    else:
+        level_state = "neutral"
+    data["overall"] = {"composite_zscore_10y": env.rnd(composite_z, 2), "change_3m_sd": env.rnd(move, 2),
+                       "state": _direction(move, MOVE_3M_SD), "level_state": level_state}
+    unavailable = {name: f"{sid} missing" for sid, name in INDICES.items() if frames.get(sid) is None}
+    if move is None:
+        unavailable["state"] = "needs three months of history"
+    signals = [_signal(data, sources)]
+    return env.build(NAME, frames, data=data, signals=signals, summary=_summary(data) + env.staleness_note(sources),
+                     sources=sources, unavailable=unavailable or None,
+                     related_modules=env.related(
+                         ("credit_spreads", "the credit spreads inside both indices"),
+                         ("credit_stress", "stress score and the episodes it resembles"),
+                         ("risk_dashboard", "conditions beside volatility, credit and the curve"),
+                         ("liquidity", "the Fed balance sheet and money behind conditions"),
+                         ("recession_probability", "whether tight conditions line up with recession odds")),
+                     methodology=f"Both indices are built to average zero (positive = tighter or more stressed than "
+                                 f"average). Z-scores and percentiles use the last ten years of weekly values. A "
+                                 f"1-month (3-month) change counts as tightening or easing beyond {MOVE_1M_SD} "
+                                 f"({MOVE_3M_SD}) of the index's 10-year standard deviation; the overall state "
+                                 f"averages the two 3-month moves in those units. Level state: tight when the mean "
+                                 f"z-score is {TIGHT_Z} or more or either index is above zero, loose at {LOOSE_Z} "
+                                 f"or below, neutral between.")
+
+
+def _signal(data: dict, sources: dict) -> dict:
+    o = data["overall"]
+    state, level_state, z = o["state"], o["level_state"], o["composite_zscore_10y"]
+    stress = (data.get("stlfsi4") or {}).get("level")
+    if state == "tightening" or level_state == "tight":
+        direction = "bearish"
+        urgency = "critical" if stress is not None and stress > CRISIS_STLFSI else \
+            "high" if state == "tightening" and level_state == "tight" else "medium"
+    elif state == "easing" or (level_state == "loose" and state != "tightening"):
+        direction, urgency = "bullish", "low"
+    else:
+        direction, urgency = "neutral", "low"
+    reason = f"financial conditions {state or 'direction unknown'}, level {level_state or 'unknown'} " \
+             f"(composite z {fig(z)}, 3-month move {fig(o['change_3m_sd'])} sd)"
+    confidence = 0.5 + min(0.4, abs(z or 0) / 5 + abs(o["change_3m_sd"] or 0) / 4)
+    return env.signal("conditions_state", direction, env.degrade(confidence, sources, essential=list(INDICES)),
+                      urgency, reason)
+
+
+def _summary(data: dict) -> str:
+    parts = []
+    for name, label in LABELS.items():
+        d = data.get(name)
+        if d:
+            parts.append(f"{label[0].upper() + label[1:]} is {d['level']} (week to {d['week_ending']}), z-score "
+                         f"{fig(d['zscore_10y'])} against ten years, {_move(d['change_1m'], d['direction_1m'])} "
+                         f"over a month and {_move(d['change_3m'], d['direction_3m'])} over three.")
+    o = data["overall"]
+    parts.append(f"Overall conditions are {o['level_state'] or 'of unknown level'} and "
+                 f"{o['state'] or 'of unknown direction'}"
+                 + (f" (3-month move {o['change_3m_sd']} standard deviations)." if o["change_3m_sd"] is not None
+                    else "."))
+    return " ".join(parts)
+
+
+def _move(change, direction) -> str:
+    if change is None:
+        return "no comparison"
+    return f"{direction} ({'+' if change > 0 else ''}{change})"
+
+
+register(Module(name=NAME, category="macro", tier="S", inputs=tuple(INDICES),
+                description="Levels, z-scores, direction, tightening/easing state",
+                compute=compute, lookback_days=3700))

@@ -1,0 +1,175 @@
+"""growth: industrial production, retail sales and durable goods orders (MoM, 3m annualised, YoY), the
+Chicago Fed activity index and its 3-month average, real GDP growth, and an activity nowcast composite."""
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+
+from intel import envelope as env
+from intel.frames import Frames
+from intel.modules import _macro_a as macro
+from intel.modules._common import fig, growth, month_grid, month_label
+from intel.registry import Module, register
+
+NAME = "growth"
+MONTHLY = {"INDPRO": "industrial_production", "RSXFS": "retail_sales", "DGORDER": "durable_goods_orders"}
+LABELS = {"industrial_production": "industrial production", "retail_sales": "retail sales",
+          "durable_goods_orders": "durable goods orders"}
+INPUTS = ("INDPRO", "RSXFS", "CFNAI", "GDPC1", "DGORDER")
+CFNAI_RECESSION = -0.70  # Chicago Fed: CFNAI-MA3 below -0.70 after an expansion, a recession has likely begun
+Z_CAP = 3.0  # each component's z-score is capped so one outlier month (2020) cannot swamp the composite
+HISTORY_MONTHS = 120
+
+
+def _monthly_component(frame) -> tuple[dict, float | None, float | None]:
+    """Growth figures for one monthly series, and its 3m-annualised z-score now and three months earlier."""
+    stats = macro.growth_stats(frame)
+    _, grid = month_grid(frame)
+    ann3 = growth(grid, 3, annualize=True)[-HISTORY_MONTHS:]
+    z_now = macro.zscore_last(ann3)
+    z_before = macro.zscore_last(ann3[:-3]) if len(ann3) > 3 else None
+    stats["annualized_3m_zscore_10y"] = env.rnd(z_now, 2)
+    return stats, z_now, z_before
+
+
+def _cfnai(frame) -> tuple[dict, float | None, float | None]:
+    start, grid = month_grid(frame)
+    ma3 = macro.rolling_mean(grid, 3, 3)
+    now, before = ma3[-1], (ma3[-4] if len(ma3) > 3 else np.nan)
+    out = {"period": month_label(start + len(grid) - 1), "level": env.rnd(grid[-1], 2),
+           "ma3": env.rnd(now, 2), "ma3_3m_ago": env.rnd(before, 2),
+           "recession_signal": bool(np.isfinite(now) and now < CFNAI_RECESSION)}
+    as_z = lambda x: float(x) if np.isfinite(x) else None  # noqa: E731  (CFNAI is already in standard units)
+    return out, as_z(now), as_z(before)
+
+
+def _gdp(frame) -> tuple[dict, np.ndarray]:
+    """Quarterly real GDP: q/q annualised and YoY, matched by calendar quarter."""
+    start, grid = month_grid(frame)
+    qoq = growth(grid, 3, annualize=True)  # three months apart = one quarter; ratio ** 4 - 1
+    last = start + len(grid) - 1
+    out = {"quarter": f"{last // 12}-Q{last % 12 // 3 + 1}",
+           "quarter_start": date(last // 12, last % 12 + 1, 1).isoformat(),
+           "level_bn_chained_usd": env.rnd(grid[-1], 1),
+           "qoq_annualized_pct": env.rnd(qoq[-1], 2),
+           "prior_qoq_annualized_pct": env.rnd(qoq[-4] if len(qoq) > 3 else None, 2),
+           "yoy_pct": env.rnd(growth(grid, 12, annualize=True)[-1], 2)}
+    history = qoq[-HISTORY_MONTHS:]
+    return out, history[np.isfinite(history)]
+
+
+def _composite(parts: list) -> float | None:
+    parts = [max(-Z_CAP, min(Z_CAP, p)) for p in parts if p is not None]
+    return float(np.mean(parts)) if parts else None
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INPUTS)
+    sources = env.data_sources(frames, INPUTS)
+    data: dict = {}
+    now_parts, before_parts, used = [], [], []
+    for sid, name in MONTHLY.items():
+        if frames.get(sid) is not None:
+            data[name], z_now, z_before = _monthly_component(frames.get(sid))
+            now_parts.append(z_now), before_parts.append(z_before)
+            if z_now is not None:
+                used.append(sid)
+    if frames.get("CFNAI") is not None:
+        data["cfnai"], z_now, z_before = _cfnai(frames.get("CFNAI"))
+        now_parts.append(z_now), before_parts.append(z_before)
+        if z_now is not None:
+            used.append("CFNAI")
+    gdp_history = np.array([])
+    if frames.get("GDPC1") is not None:
+        data["real_gdp"], gdp_history = _gdp(frames.get("GDPC1"))
+    composite, composite_before = _composite(now_parts), _composite(before_parts)
+    nowcast = {"composite_z": env.rnd(composite, 2), "composite_3m_ago_z": env.rnd(composite_before, 2),
+               "change_3m_z": env.rnd(None if composite is None or composite_before is None
+                                      else composite - composite_before, 2),
+               "components_used": used, "state": _state(composite)}
+    unavailable = {}
+    if composite is not None and len(gdp_history) >= 8:
+        # map the composite onto GDP's own history: median q/q annualised growth plus z robust standard
+        # deviations (interquartile range / 1.349, so 2020's swings do not blow up the scale)
+        q1, median, q3 = np.percentile(gdp_history, [25, 50, 75])
+        nowcast["gdp_median_qoq_annualized_10y_pct"] = env.rnd(median, 2)
+        nowcast["implied_gdp_annualized_pct"] = env.rnd(median + composite * (q3 - q1) / 1.349, 2)
+    else:
+        unavailable["implied_gdp_annualized_pct"] = "needs the composite and at least 8 quarters of real GDP"
+    data["nowcast"] = nowcast
+    for sid, name in {**MONTHLY, "CFNAI": "cfnai", "GDPC1": "real_gdp"}.items():
+        if frames.get(sid) is None:
+            unavailable[name] = f"{sid} missing"
+    signals = [_signal(data, sources)] if composite is not None else []
+    return env.build(NAME, frames, data=data, signals=signals, summary=_summary(data) + env.staleness_note(sources),
+                     sources=sources, unavailable=unavailable or None,
+                     related_modules=env.related(
+                         ("labor_market", "employment beside activity"),
+                         ("recession_probability", "the curve probit combined with labour signals"),
+                         ("inflation", "the price side of the growth picture"),
+                         ("macro_regime", "growth x inflation quadrant"),
+                         ("economic_surprise", "data against trend-implied expectations")),
+                     methodology="Monthly rates compare levels matched by calendar month (3-month rates annualised "
+                                 "as ratio^4 - 1; GDP q/q annualised the same way). Nowcast composite: the mean of "
+                                 "the z-scores of industrial production, retail sales (nominal) and durable goods "
+                                 "3-month annualised growth against their own last ten years, with the CFNAI 3-month "
+                                 f"average (already in standard units), each capped at +/-{Z_CAP:.0f}; implied GDP "
+                                 "growth is GDP's ten-year median q/q annualised growth plus the composite times its "
+                                 "robust standard deviation (IQR/1.349). Above +0.5 is above trend, below -0.5 below "
+                                 f"trend, below -1 contraction risk; CFNAI-MA3 under {CFNAI_RECESSION} is the Chicago "
+                                 "Fed's recession signal.")
+
+
+def _state(z: float | None) -> str | None:
+    if z is None:
+        return None
+    return "above_trend" if z > 0.5 else "near_trend" if z >= -0.5 else "below_trend" if z >= -1 else \
+        "contraction_risk"
+
+
+def _signal(data: dict, sources: dict) -> dict:
+    n = data["nowcast"]
+    z, change = n["composite_z"], n["change_3m_z"] or 0.0
+    cfnai_flag = data.get("cfnai", {}).get("recession_signal", False)
+    gdp_negative = (data.get("real_gdp", {}).get("qoq_annualized_pct") or 0.0) < 0
+    if z < -0.5 or cfnai_flag or (gdp_negative and z < 0):
+        direction = "bearish"
+        urgency = "high" if z < -1 or cfnai_flag else "medium"
+    elif z > 0.25 and change >= 0:
+        direction, urgency = "bullish", "low"
+    else:
+        direction, urgency = "neutral", "low"
+    reason = f"activity composite z {z} ({n['state']}), 3-month change {fig(n['change_3m_z'])}" + \
+        (", CFNAI-MA3 below the recession threshold" if cfnai_flag else "")
+    confidence = 0.45 + min(0.35, abs(z) / 3) + 0.03 * len(n["components_used"])
+    return env.signal("growth_momentum", direction, env.degrade(confidence, sources, essential=["INDPRO", "CFNAI"]),
+                      urgency, reason + " (direction refers to risk assets)")
+
+
+def _summary(data: dict) -> str:
+    parts = []
+    for name, label in LABELS.items():
+        d = data.get(name)
+        if d:
+            parts.append(f"{label[0].upper() + label[1:]} for {d['period']}: {fig(d['annualized_3m_pct'], '%')} "
+                         f"annualised over three months, {fig(d['yoy_pct'], '%')} year on year.")
+    c = data.get("cfnai")
+    if c:
+        parts.append(f"The CFNAI was {c['level']} in {c['period']} (3-month average {fig(c['ma3'])}"
+                     + (", below the recession threshold)." if c["recession_signal"] else ")."))
+    g = data.get("real_gdp")
+    if g:
+        parts.append(f"Real GDP growth was {fig(g['qoq_annualized_pct'], '%')} annualised in {g['quarter']} "
+                     f"({fig(g['yoy_pct'], '%')} year on year).")
+    n = data["nowcast"]
+    if n["composite_z"] is not None:
+        parts.append(f"The activity nowcast composite is {n['composite_z']} ({n['state'].replace('_', ' ')})"
+                     + (f", implying {n['implied_gdp_annualized_pct']}% annualised GDP growth."
+                        if n.get("implied_gdp_annualized_pct") is not None else "."))
+    return " ".join(parts)
+
+
+register(Module(name=NAME, category="macro", tier="S", inputs=INPUTS,
+                description="Activity nowcast from the monthly data, real GDP growth, momentum",
+                compute=compute, lookback_days=3700))

@@ -1,0 +1,175 @@
+"""housing: starts, new home sales, the 30-year mortgage rate, home prices YoY and affordability pressure."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import numpy as np
+import polars as pl
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules._common import fig, growth, signed
+from intel.modules._macro_b import Monthly, asof_values, monthly
+from intel.registry import Module, register
+
+NAME = "housing"
+INPUTS = ("HOUST", "HSN1F", "MORTGAGE30US", "CSUSHPINSA")
+LOAN_USD, TERM_MONTHS = 100_000, 360
+# affordability pressure bands on the 1-year change of the monthly payment (percent)
+PRESSURE_BANDS = ((10.0, "high"), (3.0, "elevated"), (-3.0, "stable"))
+
+
+def payment(rate_pct) -> np.ndarray:
+    """Monthly principal and interest on LOAN_USD over a 30-year fixed loan at an annual rate in percent."""
+    r = np.asarray(rate_pct, dtype=float) / 1200
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(r > 0, r / (1 - (1 + r) ** -TERM_MONTHS), 1 / TERM_MONTHS)
+    return LOAN_USD * factor
+
+
+def activity(m: Monthly) -> dict:
+    """A seasonally adjusted annual-rate series (thousands): level, changes, 3-month averages."""
+    v = m.values
+    avg = np.convolve(v, np.ones(3) / 3, mode="full")[: len(v)] if len(v) >= 3 else np.full(len(v), np.nan)
+    avg[:2] = np.nan
+    history = v[-120:]
+    return {"period": m.period(), "level_thousands_saar": env.rnd(m.at(), 0),
+            "mom_pct": env.rnd(growth(v, 1)[-1], 2), "yoy_pct": env.rnd(growth(v, 12)[-1], 2),
+            "avg_3m_thousands_saar": env.rnd(avg[-1], 1),
+            # the 3-month average against the same three months a year earlier (monthly data are noisy)
+            "avg_3m_yoy_pct": env.rnd(growth(avg, 12)[-1], 2),
+            "percentile_10y": env.rnd(ind.percentile_of(history, m.at(), 12), 1)}
+
+
+def mortgage(frame: pl.DataFrame) -> dict:
+    year = ind.window(frame, 365)["value"].to_numpy()
+    level = float(frame["value"][-1])
+    return {"as_of": frame["date"][-1].isoformat(), "level_pct": env.rnd(level, 2),
+            "change_1m_bp": env.rnd(ind.change_since(frame, 30, "bp"), 0),
+            "change_1y_bp": env.rnd(ind.change_since(frame, 364, "bp"), 0),
+            "high_1y_pct": env.rnd(year.max(), 2), "low_1y_pct": env.rnd(year.min(), 2),
+            "percentile_10y": env.rnd(ind.percentile_rank(ind.window(frame, 3653)["value"], level), 1)}
+
+
+def prices(m: Monthly) -> dict:
+    yoy = growth(m.values, 12)  # not seasonally adjusted: only year-on-year comparisons
+    return {"period": m.period(), "index_level": env.rnd(m.at(), 2), "yoy_pct": env.rnd(yoy[-1], 2),
+            "yoy_3m_ago_pct": env.rnd(yoy[-4] if len(yoy) >= 4 else None, 2),
+            "yoy_change_3m_pp": env.rnd(yoy[-1] - yoy[-4] if len(yoy) >= 4 else None, 2)}
+
+
+def affordability(rate: pl.DataFrame, hpi: Monthly | None) -> tuple[dict, dict]:
+    """Change of the monthly payment on the same (index-priced) home over a year: price growth times the
+    payment change the mortgage rate alone brings, and the payment level against ten years of history."""
+    now_pay = float(payment(rate["value"][-1]))
+    base = ind.value_days_before(rate, 364)
+    out = {"payment_per_100k_usd": env.rnd(now_pay, 2),
+           "payment_per_100k_1y_ago_usd": env.rnd(payment(base) if base is not None else None, 2),
+           "rate_effect_1y_pct": env.rnd((now_pay / float(payment(base)) - 1) * 100 if base is not None else None, 2)}
+    unavailable = {}
+    price_yoy = growth(hpi.values, 12)[-1] if hpi is not None else np.nan
+    if np.isfinite(price_yoy) and base is not None:
+        change = ((1 + price_yoy / 100) * now_pay / float(payment(base)) - 1) * 100
+        out["price_effect_1y_pct"] = env.rnd(price_yoy, 2)
+        out["payment_change_1y_pct"] = env.rnd(change, 2)
+        out["pressure"] = next((label for floor, label in PRESSURE_BANDS if change > floor), "easing")
+    else:
+        unavailable["payment_change_1y_pct"] = "needs a year of both home prices and mortgage rates"
+    if hpi is not None:
+        # payment index: home price index x payment per 100k at the rate on each month's last day
+        months = np.arange(hpi.start, hpi.start + len(hpi.values))
+        ends = [date(k // 12, k % 12 + 1, 1) - timedelta(days=1) for k in months + 1]
+        history = (hpi.values * payment(asof_values(rate, ends)))[-120:]
+        latest = hpi.values[np.isfinite(hpi.values)][-1] * now_pay
+        out["payment_index_percentile_10y"] = env.rnd(ind.percentile_of(history, latest, 12), 1)
+    return out, unavailable
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INPUTS)
+    sources = env.data_sources(frames, INPUTS)
+    starts, sales, hpi = (monthly(frames.get(s)) if frames.get(s) is not None else None
+                          for s in ("HOUST", "HSN1F", "CSUSHPINSA"))
+    rate = frames.get("MORTGAGE30US")
+    data: dict = {}
+    unavailable: dict = {}
+    if starts is not None:
+        data["housing_starts"] = activity(starts)
+    if sales is not None:
+        data["new_home_sales"] = activity(sales)
+    if rate is not None:
+        data["mortgage_rate_30y"] = mortgage(rate)
+    if hpi is not None:
+        data["home_prices"] = prices(hpi)
+    if rate is not None:
+        data["affordability"], missing = affordability(rate, hpi)
+        unavailable.update(missing)
+    else:
+        unavailable["affordability"] = "MORTGAGE30US missing"
+
+    signals = []
+    moves = [(label, data[key]["avg_3m_yoy_pct"]) for key, label in
+             (("housing_starts", "starts"), ("new_home_sales", "new home sales"))
+             if key in data and data[key]["avg_3m_yoy_pct"] is not None]
+    if moves:
+        mean = float(np.mean([m for _, m in moves]))
+        direction = "bullish" if mean > 5 else "bearish" if mean < -10 else "neutral"
+        urgency = "high" if mean < -25 else "medium" if direction == "bearish" else "low"
+        confidence = env.degrade(0.4 + min(0.45, abs(mean) / 60), sources, essential=["HOUST"])
+        signals.append(env.signal("housing_activity", direction, confidence, urgency,
+                                  ", ".join(f"{label} {signed(m)}% year on year (3-month average)" for label, m in moves)
+                                  + "; direction refers to growth and housing-linked equities"))
+    aff = data.get("affordability", {})
+    change = aff.get("payment_change_1y_pct")
+    if change is not None:
+        pct = aff.get("payment_index_percentile_10y")
+        stretched = (pct or 0) > 90  # payments near their highest of ten years
+        if change > 3:
+            direction = "bearish"
+        elif change < -3:
+            direction = "neutral" if stretched else "bullish"  # easing from a stretched level is not relief yet
+        else:
+            direction = "bearish" if stretched else "neutral"
+        urgency = "high" if change > 20 else "medium" if change > 10 else "low"
+        confidence = env.degrade(0.45 + min(0.4, abs(change) / 40), sources, essential=["MORTGAGE30US", "CSUSHPINSA"])
+        signals.append(env.signal("affordability_pressure", direction, confidence, urgency,
+                                  f"payment on the same home {signed(change)}% over a year ({aff['pressure']}), "
+                                  f"payment index at the {fig(pct)} percentile of ten years"))
+
+    sentences = []
+    for key, label in (("housing_starts", "Housing starts"), ("new_home_sales", "New home sales")):
+        if key in data:
+            d = data[key]
+            sentences.append(f"{label} ran at {d['level_thousands_saar']} thousand (annual rate) in {d['period']}, "
+                             f"{signed(d['avg_3m_yoy_pct'])}% on a year earlier over three months.")
+    if rate is not None:
+        r = data["mortgage_rate_30y"]
+        sentences.append(f"The 30-year mortgage rate is {r['level_pct']}% ({signed(r['change_1y_bp'])} bp on the year).")
+    if hpi is not None:
+        sentences.append(f"Case-Shiller home prices are {signed(data['home_prices']['yoy_pct'])}% year on year "
+                         f"to {data['home_prices']['period']}.")
+    if change is not None:
+        sentences.append(f"Affordability pressure is {aff['pressure']}: the monthly payment on the same home is "
+                         f"{signed(change)}% on a year ago.")
+    elif rate is not None:
+        sentences.append("Affordability pressure is not available without a year of home prices and rates.")
+    return env.build(NAME, frames, data=data, signals=signals,
+                     summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
+                     related_modules=env.related(
+                         ("treasury_yields", "the 10-year yield mortgage rates follow"),
+                         ("fed_policy", "the policy path behind mortgage rates"),
+                         ("inflation", "shelter's weight in consumer prices"),
+                         ("growth", "housing within the activity nowcast"),
+                         ("economic_surprise", "starts against their trend")),
+                     methodology="Payment = principal and interest on a 100k USD 30-year fixed loan. Affordability "
+                                 "pressure = (1 + Case-Shiller YoY) x payment at today's rate / payment at the rate "
+                                 "52 weeks earlier - 1: above 10% high, above 3% elevated, above -3% stable, else "
+                                 "easing. The payment index (price index x payment) is ranked against its last ten "
+                                 "years at month-end rates. Starts and sales compare 3-month averages year on year.",
+                     unavailable=unavailable or None)
+
+
+register(Module(name=NAME, category="macro", tier="S", inputs=INPUTS,
+                description="starts, sales, mortgage rate, prices YoY, affordability pressure",
+                compute=compute, lookback_days=3700))

@@ -1,0 +1,181 @@
+"""liquidity: the Fed balance sheet, overnight reverse repo, net liquidity and M2 growth."""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules._common import fig, growth, signed
+from intel.modules._macro_b import asof_values, monthly
+from intel.registry import Module, register
+
+NAME = "liquidity"
+INPUTS = ("WALCL", "RRPONTSYD", "M2SL", "WM2NS")
+# WALCL is published in millions of dollars, RRPONTSYD, M2SL and WM2NS in billions (intel/catalog.py)
+WALCL_TO_BN = 1 / 1000
+# net liquidity moves of more than this share of its level over thirteen weeks count as an impulse
+IMPULSE_13W_PCT = 1.0
+
+
+def _change_bn(frame: pl.DataFrame, days: int, scale: float = 1.0) -> float | None:
+    change = ind.change_since(frame, days, "diff")
+    return None if change is None else change * scale
+
+
+def balance_sheet(frame: pl.DataFrame) -> dict:
+    values = frame["value"].to_numpy() * WALCL_TO_BN
+    peak = int(np.argmax(values))
+    change_52w = ind.change_since(frame, 364, "pct")
+    return {"as_of": frame["date"][-1].isoformat(), "total_assets_bn": env.rnd(values[-1], 1),
+            "change_4w_bn": env.rnd(_change_bn(frame, 28, WALCL_TO_BN), 1),
+            "change_13w_bn": env.rnd(_change_bn(frame, 91, WALCL_TO_BN), 1),
+            "change_52w_bn": env.rnd(_change_bn(frame, 364, WALCL_TO_BN), 1),
+            "change_52w_pct": env.rnd(change_52w, 2),
+            "peak_bn": env.rnd(values[peak], 1), "peak_date": frame["date"][peak].isoformat(),
+            "below_peak_pct": env.rnd((values[-1] / values[peak] - 1) * 100, 2)}
+
+
+def reverse_repo(frame: pl.DataFrame) -> dict:
+    recent = ind.window(frame, 1826)["value"].to_numpy()
+    return {"as_of": frame["date"][-1].isoformat(), "level_bn": env.rnd(frame["value"][-1], 1),
+            "change_1m_bn": env.rnd(_change_bn(frame, 30), 1), "change_3m_bn": env.rnd(_change_bn(frame, 91), 1),
+            "change_1y_bn": env.rnd(_change_bn(frame, 365), 1), "max_5y_bn": env.rnd(recent.max(), 1)}
+
+
+def net_liquidity(walcl: pl.DataFrame, rrp: pl.DataFrame) -> dict | None:
+    """Balance sheet (in billions) minus reverse repo as of each Wednesday of the balance sheet."""
+    rrp_then = asof_values(rrp, walcl["date"])
+    ok = np.isfinite(rrp_then)
+    if not ok.any():
+        return None
+    dates = walcl["date"].filter(pl.Series(ok))
+    net = walcl["value"].to_numpy()[ok] * WALCL_TO_BN - rrp_then[ok]
+    frame = pl.DataFrame({"date": dates, "value": net})
+    change_13w = ind.change_since(frame, 91, "diff")
+    change_13w_pct = ind.change_since(frame, 91, "pct")
+    # the current 13-week change against the 13-week changes of the past five years (weekly steps)
+    recent = ind.window(frame, 1826)["value"].to_numpy()
+    history = recent[13:] - recent[:-13] if len(recent) > 13 else np.array([])
+    return {"as_of": dates[-1].isoformat(), "level_bn": env.rnd(net[-1], 1),
+            "reverse_repo_used_bn": env.rnd(rrp_then[ok][-1], 1),
+            "change_4w_bn": env.rnd(ind.change_since(frame, 28, "diff"), 1),
+            "change_13w_bn": env.rnd(change_13w, 1), "change_13w_pct": env.rnd(change_13w_pct, 2),
+            "change_52w_bn": env.rnd(ind.change_since(frame, 364, "diff"), 1),
+            "change_13w_zscore_5y": env.rnd(ind.zscore_of(history, change_13w, min_obs=26), 2)}
+
+
+def m2_monthly(frame: pl.DataFrame) -> dict:
+    m = monthly(frame)
+    return {"period": m.period(), "level_bn": env.rnd(m.at(), 1),
+            "yoy_pct": env.rnd(growth(m.values, 12)[-1], 2),
+            "annualized_3m_pct": env.rnd(growth(m.values, 3, annualize=True)[-1], 2),
+            "annualized_6m_pct": env.rnd(growth(m.values, 6, annualize=True)[-1], 2),
+            "yoy_12m_ago_pct": env.rnd(growth(m.values, 12)[-13] if len(m.values) > 24 else None, 2)}
+
+
+def m2_weekly(frame: pl.DataFrame) -> dict:
+    # not seasonally adjusted: only the year-on-year comparison (same week a year earlier) is meaningful
+    return {"week_of": frame["date"][-1].isoformat(), "level_bn": env.rnd(frame["value"][-1], 1),
+            "yoy_pct": env.rnd(ind.change_since(frame, 364, "pct"), 2)}
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INPUTS)
+    sources = env.data_sources(frames, INPUTS)
+    walcl, rrp, m2, m2w = (frames.get(s) for s in INPUTS)
+    data: dict = {}
+    unavailable = {}
+    if walcl is not None:
+        data["fed_balance_sheet"] = balance_sheet(walcl)
+    if rrp is not None:
+        data["reverse_repo"] = reverse_repo(rrp)
+    net = net_liquidity(walcl, rrp) if walcl is not None and rrp is not None else None
+    if net is not None:
+        data["net_liquidity"] = net
+    else:
+        unavailable["net_liquidity"] = "needs both WALCL and RRPONTSYD observations"
+    if m2 is not None:
+        data["m2"] = m2_monthly(m2)
+    if m2w is not None:
+        data["m2_weekly_nsa"] = m2_weekly(m2w)
+    # headline M2 growth: the seasonally adjusted monthly series, the weekly NSA series when it is absent
+    m2_yoy = (data.get("m2") or {}).get("yoy_pct")
+    if m2_yoy is None:
+        m2_yoy = (data.get("m2_weekly_nsa") or {}).get("yoy_pct")
+    data["m2_growth_yoy_pct"] = m2_yoy
+    if m2_yoy is None:
+        unavailable["m2_growth_yoy_pct"] = "no M2 series with a year of history"
+
+    signals = []
+    impulse = (net or {}).get("change_13w_pct")
+    label = "net liquidity"
+    if impulse is None and walcl is not None:
+        impulse, label = ind.change_since(walcl, 91, "pct"), "the Fed balance sheet"
+        data["fed_balance_sheet"]["change_13w_pct"] = impulse = env.rnd(impulse, 2)
+    if impulse is not None or m2_yoy is not None:
+        up = impulse is not None and impulse > IMPULSE_13W_PCT
+        down = impulse is not None and impulse < -IMPULSE_13W_PCT
+        m2_shrinking = m2_yoy is not None and m2_yoy < 0
+        if down or m2_shrinking:
+            direction = "bearish"
+        elif up and (m2_yoy is None or m2_yoy > 0):
+            direction = "bullish"
+        else:
+            direction = "neutral"
+        urgency = ("high" if (impulse or 0) < -5 or (m2_yoy or 0) < -2 else
+                   "medium" if direction == "bearish" or abs(impulse or 0) > 5 else "low")
+        parts = []
+        if impulse is not None:
+            parts.append(f"{label} {signed(impulse)}% over thirteen weeks")
+        if m2_yoy is not None:
+            parts.append(f"M2 {signed(m2_yoy)}% year on year")
+        confidence = 0.45 + min(0.25, abs(impulse or 0) / 12) + min(0.2, abs(m2_yoy or 0) / 30)
+        confidence = env.degrade(confidence, sources, essential=["WALCL", "RRPONTSYD"])
+        signals.append(env.signal("liquidity_impulse", direction, confidence, urgency,
+                                  ", ".join(parts) + " (direction refers to risk assets)"))
+
+    sentences = []
+    if "fed_balance_sheet" in data:
+        b = data["fed_balance_sheet"]
+        sentences.append(f"The Fed balance sheet stood at {b['total_assets_bn']} bn on {b['as_of']}, "
+                         f"{signed(b['change_13w_bn'])} bn over thirteen weeks, "
+                         + ("at its peak." if b["below_peak_pct"] == 0 else
+                            f"{abs(b['below_peak_pct'])}% below its peak of {b['peak_bn']} bn."))
+    if "reverse_repo" in data:
+        r = data["reverse_repo"]
+        sentences.append(f"Overnight reverse repo usage is {r['level_bn']} bn ({signed(r['change_3m_bn'])} bn "
+                         "over three months).")
+    if net is not None:
+        sentences.append(f"Net liquidity (balance sheet minus reverse repo) is {net['level_bn']} bn, "
+                         f"{signed(net['change_13w_bn'])} bn or {signed(net['change_13w_pct'])}% over thirteen weeks.")
+    else:
+        sentences.append("Net liquidity could not be computed without both the balance sheet and reverse repo.")
+    if "m2" in data:
+        sentences.append(f"M2 grew {fig(data['m2']['yoy_pct'], '%')} year on year to {data['m2']['period']} "
+                         f"({fig(data['m2']['annualized_3m_pct'], '%')} annualized over three months).")
+    if "m2_weekly_nsa" in data:
+        sentences.append(f"Weekly M2 (not seasonally adjusted) is {fig(data['m2_weekly_nsa']['yoy_pct'], '%')} "
+                         "on a year earlier.")
+    return env.build(NAME, frames, data=data, signals=signals,
+                     summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
+                     related_modules=env.related(
+                         ("financial_conditions", "whether liquidity shows up in financial conditions"),
+                         ("fed_policy", "the policy rate beside the balance sheet"),
+                         ("risk_dashboard", "liquidity beside volatility, credit and the curve"),
+                         ("bitcoin", "an asset often said to track liquidity"),
+                         ("macro_regime", "the growth x inflation backdrop")),
+                     methodology="Net liquidity = WALCL (millions of dollars, divided by 1000) minus RRPONTSYD "
+                                 "(billions) as of each Wednesday, in billions; it leaves out the Treasury General "
+                                 "Account, which is not an input. The 13-week change is z-scored against the "
+                                 "13-week changes of the past five years. M2 growth compares calendar months "
+                                 "(M2SL) or the same week a year earlier (WM2NS, not seasonally adjusted). "
+                                 "Signal: an impulse beyond 1% over thirteen weeks is bullish if M2 grows, any "
+                                 "contraction of net liquidity or of M2 is bearish.",
+                     unavailable=unavailable or None)
+
+
+register(Module(name=NAME, category="macro", tier="S", inputs=INPUTS,
+                description="Fed balance sheet, reverse repo, net liquidity, M2 growth",
+                compute=compute, lookback_days=3700))

@@ -1,0 +1,112 @@
+"""sahm_rule: the Sahm recession indicator (3-month average unemployment minus its prior 12-month low),
+trigger state, distance to the 0.50 pp trigger and its history."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel.frames import Frames
+from intel.modules import _macro_a as macro
+from intel.modules._common import month_grid, month_label, move_word
+from intel.registry import Module, register
+
+NAME = "sahm_rule"
+SERIES = "UNRATE"
+TRIGGER = macro.SAHM_TRIGGER_PP
+WARNING_PP = 0.30  # a reading of 0.30 pp or more has preceded every trigger: the "watch" zone
+
+
+def _state(value: float) -> str:
+    return "triggered" if value >= TRIGGER else "warning" if value >= WARNING_PP else "normal"
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, [SERIES], need="all")
+    frame = frames.get(SERIES)
+    sources = env.data_sources(frames, [SERIES])
+    start, unrate = month_grid(frame)
+    ma3, low, sahm = macro.sahm_series(unrate)
+    # compare at the published precision so 0.4999999 from float averaging does not miss the trigger
+    sahm = np.round(sahm, 6)
+    if not np.isfinite(sahm[-1]):
+        raise env.InsufficientData(f"{NAME}: the Sahm indicator needs about 15 consecutive months of {SERIES}")
+    value = float(sahm[-1])
+    finite = np.isfinite(sahm)
+    fired = np.flatnonzero(finite[1:] & finite[:-1] & (sahm[1:] >= TRIGGER) & (sahm[:-1] < TRIGGER)) + 1
+    last_trigger = int(fired[-1]) if len(fired) else None
+    months = len(unrate)
+    missing_15m = int(np.count_nonzero(~np.isfinite(unrate[-15:])))
+    data = {
+        "period": month_label(start + months - 1),
+        "unemployment_rate_pct": env.rnd(unrate[-1], 2),
+        "avg_3m_pct": env.rnd(ma3[-1], 2),
+        "low_of_avg_3m_prior_12m_pct": env.rnd(low[-1], 2),
+        "sahm_indicator_pp": env.rnd(value, 2),
+        "trigger_pp": TRIGGER,
+        "distance_to_trigger_pp": env.rnd(TRIGGER - value, 2),
+        "triggered": bool(value >= TRIGGER),
+        "state": _state(value),
+        "indicator_3m_ago_pp": env.rnd(sahm[-4], 2) if months >= 4 else None,
+        "indicator_change_3m_pp": env.rnd(value - sahm[-4], 2) if months >= 4 else None,
+        "indicator_high_12m_pp": env.rnd(np.nanmax(sahm[-12:]), 2),
+        "last_trigger_month": month_label(start + last_trigger) if last_trigger is not None else None,
+        "months_since_last_trigger": (months - 1 - last_trigger) if last_trigger is not None else None,
+        "triggers_in_history": len(fired),
+        "history_start": month_label(start),
+        "months_missing_last_15m": missing_15m,
+    }
+    unavailable = {}
+    if data["indicator_change_3m_pp"] is None:
+        unavailable["indicator_change_3m_pp"] = "the indicator three months ago needs a longer history"
+    signals = [_signal(data, sources)]
+    summary = (f"The Sahm indicator for {data['period']} is {data['sahm_indicator_pp']} pp: the 3-month average "
+               f"unemployment rate of {data['avg_3m_pct']}% against a prior 12-month low of "
+               f"{data['low_of_avg_3m_prior_12m_pct']}%. State {data['state']}, "
+               + (f"{abs(data['distance_to_trigger_pp'])} pp beyond" if data["triggered"]
+                  else f"{data['distance_to_trigger_pp']} pp below")
+               + f" the {TRIGGER} pp trigger"
+               + (f", {move_word(data['indicator_change_3m_pp'], ' pp')} over three months." if data["indicator_change_3m_pp"]
+                  is not None else ".")
+               + (f" It last triggered in {data['last_trigger_month']}." if data["last_trigger_month"] else
+                  f" It has not triggered since {data['history_start']}.")
+               + (f" Note, months missing from the series in the last fifteen: {missing_15m}; averages use the "
+                  "months present." if missing_15m else "")
+               + env.staleness_note(sources))
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("labor_market", "payrolls, claims and openings behind the unemployment rate"),
+                         ("recession_probability", "the yield-curve probit combined with the Sahm state"),
+                         ("growth", "whether activity data confirm the labour signal"),
+                         ("fed_policy", "how a rising unemployment rate shifts the policy path")),
+                     methodology=f"Sahm (2019): the 3-month average of the unemployment rate minus the lowest "
+                                 f"3-month average of the previous 12 months (months matched by calendar; a "
+                                 f"3-month average needs 2 of its months, the prior low 6 of its 12); the rule "
+                                 f"triggers at {TRIGGER} pp, {WARNING_PP} pp and above is a warning.",
+                     unavailable=unavailable or None)
+
+
+def _signal(data: dict, sources: dict) -> dict:
+    value, change = data["sahm_indicator_pp"], data["indicator_change_3m_pp"]
+    rising = change is not None and change > 0.1
+    if data["triggered"]:
+        fresh = data["months_since_last_trigger"] is not None and data["months_since_last_trigger"] <= 3
+        direction, urgency = "bearish", "critical" if fresh else "high"
+        reason = f"Sahm indicator {value} pp, at or above the {data['trigger_pp']} pp trigger"
+    elif data["state"] == "warning":
+        direction, urgency = "bearish", "high" if rising else "medium"
+        reason = f"Sahm indicator {value} pp, {data['distance_to_trigger_pp']} pp below the trigger"
+    elif rising:
+        direction, urgency = "neutral", "low"
+        reason = f"Sahm indicator low at {value} pp but up {change} pp in three months"
+    else:
+        direction, urgency = "bullish", "low"
+        reason = f"Sahm indicator {value} pp, far from the {data['trigger_pp']} pp trigger"
+    confidence = 0.55 + min(0.35, abs(data["distance_to_trigger_pp"]) * 0.7)
+    confidence *= 1 - 0.05 * min(data["months_missing_last_15m"], 6)  # gaps make the averages thinner
+    return env.signal("sahm_state", direction, env.degrade(confidence, sources, essential=[SERIES]), urgency,
+                      reason + " (direction refers to risk assets)")
+
+
+register(Module(name=NAME, category="macro", tier="S", inputs=(SERIES,),
+                description="Sahm indicator (3m average minus 12m low), trigger state and distance",
+                compute=compute, lookback_days=3700))
