@@ -1,0 +1,132 @@
+"""copper_gold_ratio: the copper/gold ratio is a growth gauge that tracks the 10-year yield. The catalog
+(and so every provider) has no gold price series, so the ratio cannot be computed: this module says so
+and reads copper alone against the 10-year yield (momentum, yield changes over the same months, rolling
+correlation and beta of monthly changes, and the yield change copper's move implies)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules._commodities import monthly_change_pct, monthly_means, percentile_of_last
+from intel.modules._common import fig, month_keys, pct_word
+from intel.registry import Module, register
+
+NAME = "copper_gold_ratio"
+COPPER, TEN = "PCOPPUSDM", "DGS10"
+NO_GOLD = ("the data provider has no gold price series (none in the series catalog), so the copper/gold ratio "
+           "cannot be computed; copper is shown alone against the 10-year yield")
+NO_GOLD_FACTOR = 0.85  # copper alone mixes growth with dollar and supply moves the ratio would cancel
+SHORT_CORR, LONG_CORR, MIN_PAIRS = 24, 60, 12  # months in the correlation windows; fewer pairs: no figure
+TREND_PCT, STRONG_PCT, GAP_BP = 5.0, 20.0, 50.0
+
+
+def yield_block(frames: Frames, copper_months: np.ndarray, copper: np.ndarray) -> dict:
+    """The 10-year yield by monthly average, matched to copper's months (copper is a monthly average)."""
+    ten = frames.get(TEN)
+    months, avg = monthly_means(ten)
+    by_month = dict(zip(months.tolist(), avg.tolist()))
+    last_month = int(copper_months[-1])
+    out = {"last_pct": env.rnd(ten["value"][-1], 2), "last_date": ten["date"][-1].isoformat(),
+           "average_in_copper_month_pct": env.rnd(by_month.get(last_month), 3)}
+    for n in (3, 6, 12):
+        a, b = by_month.get(last_month), by_month.get(last_month - n)
+        out[f"change_{n}m_bp"] = env.rnd(None if a is None or b is None else (a - b) * 100, 1)
+
+    # monthly changes on consecutive months both series cover: copper in log %, the yield in bp
+    common, ic, iy = np.intersect1d(copper_months, months, return_indices=True)
+    consecutive = np.flatnonzero(np.diff(common) == 1) + 1
+    c, y = copper[ic], avg[iy]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dc = np.log(c[consecutive] / c[consecutive - 1]) * 100
+    dy = (y[consecutive] - y[consecutive - 1]) * 100
+    ok = np.isfinite(dc) & np.isfinite(dy)
+    dc, dy = dc[ok], dy[ok]
+    out["correlation_monthly_changes_24m"] = env.rnd(ind.pearson(dc[-SHORT_CORR:], dy[-SHORT_CORR:], MIN_PAIRS), 2)
+    out["correlation_monthly_changes_60m"] = env.rnd(ind.pearson(dc[-LONG_CORR:], dy[-LONG_CORR:], MIN_PAIRS), 2)
+    x, z = dc[-LONG_CORR:], dy[-LONG_CORR:]
+    beta = float(np.cov(x, z, ddof=1)[0, 1] / np.var(x, ddof=1)) if len(x) >= MIN_PAIRS and np.var(x) > 0 else None
+    out["beta_60m_bp_per_pct"] = env.rnd(beta, 2)
+    out["pairs_60m"] = int(len(x))
+    six = by_month.get(last_month - 6)
+    base = copper[copper_months == last_month - 6]
+    if beta is not None and six is not None and len(base) and base[-1] > 0:
+        implied = beta * math.log(copper[-1] / base[-1]) * 100
+        actual = (by_month[last_month] - six) * 100
+        out["implied_change_6m_bp"] = env.rnd(implied, 1)
+        out["gap_to_implied_6m_bp"] = env.rnd(actual - implied, 1)
+    else:
+        out["implied_change_6m_bp"] = out["gap_to_implied_6m_bp"] = None
+    return out
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, [COPPER], need="all")
+    sources = env.data_sources(frames, [COPPER, TEN])
+    frame = frames.get(COPPER)
+    months, values = month_keys(frame), frame["value"].to_numpy()
+    copper = {"price_usd_per_tonne": env.rnd(values[-1], 2), "period": frame["date"][-1].isoformat()[:7],
+              **{f"change_{n}m_pct": env.rnd(monthly_change_pct(frame, n), 2) for n in (1, 3, 6, 12)},
+              "percentile_10y": env.rnd(percentile_of_last(values, 120), 1)}
+    data = {"ratio_available": False, "gold_series": None, "copper": copper}
+    unavailable = {"copper_gold_ratio": NO_GOLD}
+    if frames.get(TEN) is not None:
+        data["ten_year"] = yield_block(frames, months, values)
+    else:
+        unavailable["ten_year"] = "no DGS10 observations: copper cannot be compared with the 10-year yield"
+
+    signals = []
+    momentum = copper["change_6m_pct"] if copper["change_6m_pct"] is not None else copper["change_3m_pct"]
+    if momentum is not None:
+        direction = "bullish" if momentum > TREND_PCT else "bearish" if momentum < -TREND_PCT else "neutral"
+        confidence = env.degrade((0.45 + min(0.3, abs(momentum) / 60)) * NO_GOLD_FACTOR, sources, [COPPER])
+        signals.append(env.signal("copper_growth_momentum", direction, confidence,
+                                  "medium" if abs(momentum) >= STRONG_PCT else "low",
+                                  f"copper {pct_word(momentum)} over "
+                                  f"{'six' if momentum == copper['change_6m_pct'] else 'three'} months, copper alone "
+                                  "(no gold series; direction refers to growth-sensitive assets)"))
+    ten = data.get("ten_year")
+    if ten and ten["gap_to_implied_6m_bp"] is not None:
+        gap, corr = ten["gap_to_implied_6m_bp"], ten["correlation_monthly_changes_60m"] or 0
+        confidence = env.degrade((0.35 + min(0.35, abs(corr) * 0.5)) * NO_GOLD_FACTOR, sources, [COPPER, TEN])
+        signals.append(env.signal("copper_yield_divergence", "neutral", confidence,
+                                  "medium" if abs(gap) >= GAP_BP else "low",
+                                  f"10-year yield changed {fig(ten['change_6m_bp'])} bp over six months against "
+                                  f"{ten['implied_change_6m_bp']} bp implied by copper (gap {gap} bp)"))
+
+    text = (f"The copper/gold ratio is unavailable because the data provider has no gold price series; copper is "
+            f"read alone against the 10-year yield. Copper averaged {copper['price_usd_per_tonne']} USD per tonne in "
+            f"{copper['period']}, {pct_word(copper['change_3m_pct'])} over three months, "
+            f"{pct_word(copper['change_6m_pct'])} over six and {pct_word(copper['change_12m_pct'])} over a year "
+            f"(10-year percentile {fig(copper['percentile_10y'])}).")
+    if ten:
+        text += (f" The 10-year yield averaged {fig(ten['average_in_copper_month_pct'], '%')} that month, a change of "
+                 f"{fig(ten['change_6m_bp'])} bp over six months; monthly changes of copper and the yield correlate "
+                 f"{fig(ten['correlation_monthly_changes_24m'])} over the past two years and "
+                 f"{fig(ten['correlation_monthly_changes_60m'])} over five.")
+        if ten["implied_change_6m_bp"] is not None:
+            text += (f" Copper's move implies a six-month yield change of {ten['implied_change_6m_bp']} bp, "
+                     f"a gap of {ten['gap_to_implied_6m_bp']} bp.")
+    else:
+        text += " The 10-year yield is missing, so the comparison with rates is unavailable."
+    return env.build(NAME, frames, data=data, signals=signals, summary=text + env.staleness_note(sources),
+                     sources=sources,
+                     related_modules=env.related(
+                         ("commodities_overview", "copper beside oil, gasoline and the broad index"),
+                         ("treasury_yields", "the 10-year yield in detail"),
+                         ("growth", "the activity data copper is read against"),
+                         ("real_yields", "real rates and breakevens behind the 10-year")),
+                     methodology="Copper is the IMF monthly average; the 10-year yield is averaged over the same "
+                                 "calendar months. Correlation and beta use monthly changes (copper log % against "
+                                 "the yield in bp) over the last 24 and 60 month pairs; the implied six-month yield "
+                                 "change is that beta times copper's six-month log change. No gold series exists "
+                                 "in the catalog, so no ratio is computed.",
+                     unavailable=unavailable)
+
+
+register(Module(name=NAME, category="commodities", tier="S", inputs=(COPPER, TEN),
+                description="Copper/gold ratio where gold exists (copper alone, said so) vs DGS10",
+                compute=compute, lookback_days=3700))
