@@ -39,7 +39,7 @@ def compute(frames: Frames) -> dict:
         confidence = env.degrade(confidence, sources, essential=[sid])
         signals.append(env.signal(f"{sid.lower()}_trend", direction, confidence, urgency,
                                   f"{label} in {state.replace('_', ' ')}, {dist}% from its 200-day average"
-                                  if dist is not None else f"{label}: fewer than 200 observations"))
+                                  if dist is not None else f"{label}: too short a history for the 200-day average"))
         cross = (f"; last golden cross {d['last_golden_cross']}" if d["last_golden_cross"] else "") + \
                 (f"; last death cross {d['last_death_cross']}" if d["last_death_cross"] else "")
         sentences.append(

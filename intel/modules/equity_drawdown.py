@@ -1,0 +1,165 @@
+"""equity_drawdown: S&P 500 and Nasdaq drawdown from their high, days since the high, and how long past
+drawdowns of the same depth took to recover, from the history available."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.frames import Frames
+from intel.modules._common import fig
+from intel.registry import Module, register
+
+NAME = "equity_drawdown"
+INDICES = {"SP500": "S&P 500", "NASDAQCOM": "Nasdaq Composite"}
+# "similar depth": past troughs between 2/3 and 3/2 of today's drawdown (e.g. -6.7% to -15% for -10%)
+BAND_LOW, BAND_HIGH = 2 / 3, 3 / 2
+
+
+def drawdown_episodes(close: np.ndarray) -> dict[str, np.ndarray]:
+    """Runs of closes below the running maximum. For each episode: `start` (first index underwater, the
+    peak is start-1), `end` (first index back at or above the peak, or -1 while still underwater) and
+    `depth` (its deepest drawdown, a negative fraction)."""
+    close = np.asarray(close, dtype=np.float64)
+    dd = close / np.maximum.accumulate(close) - 1.0
+    under = dd < 0
+    edges = np.diff(np.concatenate([[False], under, [False]]).astype(np.int8))
+    starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)  # stop: first index back up
+    if not len(starts):
+        empty = np.empty(0, dtype=np.int64)
+        return {"start": empty, "end": empty, "depth": np.empty(0), "dd": dd}
+    depth = np.minimum.reduceat(dd, starts)
+    # reduceat runs to the next start, which includes the recovered stretch (dd 0): the min is unaffected
+    end = np.where(stops < len(close), stops, -1)
+    return {"start": starts, "end": end, "depth": depth, "dd": dd}
+
+
+def _stats(days: np.ndarray, prefix: str) -> dict:
+    if not len(days):
+        return {f"{prefix}_median": None, f"{prefix}_mean": None, f"{prefix}_max": None}
+    return {f"{prefix}_median": env.rnd(np.median(days), 1), f"{prefix}_mean": env.rnd(days.mean(), 1),
+            f"{prefix}_max": int(days.max())}
+
+
+def recovery_block(close: np.ndarray, days: np.ndarray, ep: dict, current: float) -> dict:
+    """Past (recovered) episodes, excluding the one in progress, measured two ways against today's depth."""
+    dd, start, end, depth = ep["dd"], ep["start"], ep["end"], ep["depth"]
+    done = end >= 0
+    # 1) episodes that reached today's depth: time from first reaching it to the next high
+    reached = done & (depth <= current)
+    hits = np.flatnonzero(dd <= current)
+    cross = hits[np.searchsorted(hits, start[reached])] if reached.any() else np.empty(0, dtype=np.int64)
+    recov = end[reached]
+    out = {"reached_this_depth": {
+        "episodes": int(reached.sum()),
+        **_stats(recov - cross, "trading_days_to_recovery"),
+        "calendar_days_to_recovery_median": env.rnd(np.median(days[recov] - days[cross]), 1) if len(cross) else None,
+        "trough_pct_median": env.rnd(np.median(depth[reached]) * 100, 2) if reached.any() else None,
+        "trough_pct_deepest": env.rnd(depth[reached].min() * 100, 2) if reached.any() else None}}
+    # 2) episodes whose trough was of similar depth: peak-to-trough and trough-to-recovery
+    similar = done & (depth <= current * BAND_LOW) & (depth >= current * BAND_HIGH)
+    idx = np.flatnonzero(similar)
+    troughs = np.array([s + int(np.argmin(dd[s:e])) for s, e in zip(start[idx], end[idx])], dtype=np.int64)
+    peaks = start[idx] - 1
+    out["similar_trough_depth"] = {
+        "trough_band_pct": [env.rnd(current * BAND_HIGH * 100, 2), env.rnd(current * BAND_LOW * 100, 2)],
+        "episodes": int(len(idx)),
+        **_stats(troughs - peaks, "trading_days_peak_to_trough"),
+        **_stats(end[idx] - troughs, "trading_days_trough_to_recovery"),
+        **_stats(end[idx] - peaks, "trading_days_peak_to_recovery")}
+    return out
+
+
+def _index(frame) -> tuple[dict, dict]:
+    close = frame["value"].to_numpy()
+    dates = frame["date"]
+    days = dates.to_numpy().astype("datetime64[D]").astype(np.int64)
+    ep = drawdown_episodes(close)
+    peak = int(np.argmax(close))  # first close at the highest level in the history
+    current = float(ep["dd"][-1])
+    ongoing = len(ep["end"]) and ep["end"][-1] == -1
+    year = ind.window(frame, 365)["value"].to_numpy()
+    out = {"level": env.rnd(close[-1], 2), "date": dates[-1].isoformat(), "history_start": dates[0].isoformat(),
+           "high": env.rnd(close[peak], 2), "high_date": dates[peak].isoformat(),
+           "drawdown_from_high_pct": env.rnd(current * 100, 2),
+           "days_since_high": int(days[-1] - days[peak]), "trading_days_since_high": int(len(close) - 1 - peak),
+           "drawdown_from_52w_high_pct": env.rnd((close[-1] / year.max() - 1) * 100, 2),
+           "max_drawdown_pct": env.rnd(ep["dd"].min() * 100, 2),
+           "episodes_in_history": int(len(ep["start"]) - (1 if ongoing else 0))}
+    unavailable = {}
+    if ongoing:
+        s = int(ep["start"][-1])
+        low = s + int(np.argmin(ep["dd"][s:]))
+        out["current_episode"] = {"low_pct": env.rnd(ep["dd"][low] * 100, 2), "low_date": dates[low].isoformat(),
+                                  "rebound_from_low_pct": env.rnd((close[-1] / close[low] - 1) * 100, 2)}
+        out["recovery"] = recovery_block(close, days, ep, current)
+    else:
+        unavailable["recovery"] = "the index closed at its high: there is no drawdown to recover from"
+    return out, unavailable
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INDICES)
+    sources = env.data_sources(frames, INDICES)
+    data, unavailable = {}, {}
+    for sid in INDICES:
+        if frames.get(sid) is not None:
+            data[sid], missing = _index(frames.get(sid))
+            unavailable.update({f"{sid}.{k}": v for k, v in missing.items()})
+    signals, sentences = [], []
+    for sid, d in data.items():
+        label, dd = INDICES[sid], d["drawdown_from_high_pct"]
+        if dd <= -20:
+            direction, urgency = "bearish", "critical" if dd <= -35 else "high"
+        elif dd <= -10:
+            direction, urgency = "bearish", "medium"
+        elif dd <= -5:
+            direction, urgency = "neutral", "low"
+        else:
+            direction, urgency = "bullish", "low"
+        reach = d.get("recovery", {}).get("reached_this_depth", {})
+        n = reach.get("episodes") or 0
+        confidence = 0.45 + min(0.3, abs(dd) / 60) + (0.1 if n >= 5 else 0.0)
+        signals.append(env.signal(f"{sid.lower()}_drawdown", direction,
+                                  env.degrade(confidence, sources, essential=[sid]), urgency,
+                                  f"{label} {abs(dd)}% below its high of {d['high_date']}, "
+                                  f"{d['days_since_high']} days ago"))
+        text = (f"The {label} is {abs(dd)}% below its high of {d['high']} set on {d['high_date']} "
+                f"({d['days_since_high']} calendar days ago); the deepest drawdown since {d['history_start']} "
+                f"was {d['max_drawdown_pct']}%.")
+        if "recovery" in d and not n:
+            text += (f" None of the {d['episodes_in_history']} earlier drawdowns in that history reached this "
+                     f"depth, so it offers no recovery time for it.")
+        elif "recovery" in d:
+            sim = d["recovery"]["similar_trough_depth"]
+            text += (f" Of the {d['episodes_in_history']} earlier drawdowns in that history, {n} reached this "
+                     f"depth; from that point they took a median of "
+                     f"{fig(reach['trading_days_to_recovery_median'])} trading days (longest "
+                     f"{fig(reach['trading_days_to_recovery_max'])}) to regain their high, and their median "
+                     f"trough was {fig(reach['trough_pct_median'], '%')}." +
+                     (f" {sim['episodes']} past drawdowns bottomed at a similar depth; their median "
+                      f"peak-to-recovery took {sim['trading_days_peak_to_recovery_median']} trading days."
+                      if sim["episodes"] else " None bottomed at a similar depth."))
+        else:
+            text += " It closed at that high, so no recovery is pending."
+        sentences.append(text)
+    summary = " ".join(sentences) + env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("equity_indices", "levels, returns and trend of the same indices"),
+                         ("equity_volatility", "the volatility regime the drawdown sits in"),
+                         ("tail_risk", "expected shortfall and jump risk"),
+                         ("risk_dashboard", "the drawdown beside volatility, credit and liquidity gauges"),
+                         ("market_regime", "the cross-asset regime")),
+                     methodology="Drawdown is the close against the running maximum of the closes available "
+                                 "(history_start onward, so episodes that began earlier are cut). An episode runs "
+                                 "from the first close below a high to the first close back at or above it. "
+                                 "Recovery times use only past, recovered episodes: those that reached today's "
+                                 "depth, counted from the first close at that depth to the new high; and those "
+                                 "whose trough lies within 2/3 to 3/2 of today's depth (trough_band_pct).",
+                     unavailable=unavailable or None)
+
+
+register(Module(name=NAME, category="equities", tier="S", inputs=tuple(INDICES),
+                description="Drawdown from high, days since high, recovery times from similar drawdowns",
+                compute=compute, lookback_days=7700))

@@ -1,0 +1,147 @@
+"""equity_momentum: S&P 500 and Nasdaq momentum over 1/3/6/12 months and 12-1, trend strength (ADX on
+closes), momentum percentiles, and the same momentum across the sector ETFs."""
+from __future__ import annotations
+
+import numpy as np
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.catalog import SECTOR_NAMES, SECTORS
+from intel.frames import Frames
+from intel.modules._common import TRADING_HORIZONS, fig
+from intel.registry import Module, register
+
+NAME = "equity_momentum"
+INDICES = {"SP500": "S&P 500", "NASDAQCOM": "Nasdaq Composite"}
+# 12-1 is the 12-month return skipping the latest month (the usual definition)
+YEAR, MONTH, ADX_N = 252, 21, 14
+
+
+def momentum(close: np.ndarray) -> dict:
+    out = {f"momentum_{h}_pct": env.rnd(ind.return_pct(close, n), 2) for h, n in TRADING_HORIZONS.items()}
+    out["momentum_12_1_pct"] = env.rnd(ind.return_pct(close, YEAR, MONTH), 2)
+    return out
+
+
+def close_adx(close: np.ndarray) -> dict:
+    """Wilder's ADX with each close standing in for the high and the low (an index series has neither):
+    +DM is the day's rise, -DM the day's fall and the true range the absolute change, so the DX is how
+    one-sided the last 14 days' moves were. Close-only readings run on their own scale, so the strength
+    label comes from the ADX's percentile in its own history rather than the textbook 20/25 lines."""
+    adx, pdi, ndi = ind.adx(close, close, close, ADX_N)
+    value, past = adx[-1], adx[np.isfinite(adx)]
+    if not np.isfinite(value) or len(past) < YEAR:
+        return {"adx_14_close": env.rnd(value, 2), "adx_percentile": None, "plus_di_14": env.rnd(pdi[-1], 2),
+                "minus_di_14": env.rnd(ndi[-1], 2), "trend_strength": None, "trend_direction": None}
+    pct = ind.percentile_rank(past, value)
+    strength = "strong" if pct >= 75 else "weak" if pct <= 25 else "moderate"
+    return {"adx_14_close": env.rnd(value, 2), "adx_percentile": env.rnd(pct, 1), "plus_di_14": env.rnd(pdi[-1], 2),
+            "minus_di_14": env.rnd(ndi[-1], 2), "trend_strength": strength,
+            "trend_direction": "up" if pdi[-1] >= ndi[-1] else "down"}
+
+
+def _index(frame) -> dict:
+    hist = ind.window(frame, 3653)
+    close = hist["value"].to_numpy()
+    out = {"level": env.rnd(close[-1], 2), "date": hist["date"][-1].isoformat(), **momentum(close)}
+    for key, n, skip in (("12_1", YEAR, MONTH), ("3m", 63, 0)):
+        past = ind.rolling_return_pct(close, n, skip)
+        current = ind.return_pct(close, n, skip)
+        # a percentile against fewer than a year of values would say little
+        out[f"momentum_{key}_percentile"] = (env.rnd(ind.percentile_rank(past, current), 1)
+                                             if current is not None and len(past) >= YEAR else None)
+    # the first day with a 12-1 value: the percentile ranks against values from here on
+    out["percentile_history_start"] = hist["date"][YEAR].isoformat() if len(close) > YEAR else None
+    out.update(close_adx(close))
+    return out
+
+
+def sectors_block(frames: Frames) -> tuple[dict, dict]:
+    table, unavailable = {}, {}
+    for sid in SECTORS:
+        frame = frames.get(sid)
+        if frame is not None:
+            table[sid] = {"name": SECTOR_NAMES[sid], **momentum(ind.window(frame, 400)["value"].to_numpy())}
+    ranked = sorted((s for s in table if table[s]["momentum_12_1_pct"] is not None),
+                    key=lambda s: -table[s]["momentum_12_1_pct"])
+    for rank, sid in enumerate(ranked, 1):
+        table[sid]["rank_12_1"] = rank
+    out = {"by_sector": table, "ranked_12_1": ranked}
+    if ranked:
+        positive = sum(table[s]["momentum_12_1_pct"] > 0 for s in ranked)
+        out["share_positive_12_1_pct"] = env.rnd(positive / len(ranked) * 100, 1)
+        out["median_12_1_pct"] = env.rnd(np.median([table[s]["momentum_12_1_pct"] for s in ranked]), 2)
+        out["leaders"], out["laggards"] = ranked[:3], ranked[-3:][::-1]
+    else:
+        unavailable["sectors.ranking"] = "no sector ETF has a year of history"
+    short = [s for s in table if table[s]["momentum_12_1_pct"] is None]
+    if short:
+        unavailable["sectors.momentum_12_1_pct"] = "less than a year of history for " + ", ".join(short)
+    return out, unavailable
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INDICES)
+    inputs = (*INDICES, *SECTORS)
+    sources = env.data_sources(frames, inputs)
+    data = {sid: _index(frames.get(sid)) for sid in INDICES if frames.get(sid) is not None}
+    data["sectors"], unavailable = sectors_block(frames)
+    signals, sentences = [], []
+    for sid, d in ((k, v) for k, v in data.items() if k in INDICES):
+        label, m12, m3, pct = INDICES[sid], d["momentum_12_1_pct"], d["momentum_3m_pct"], d["momentum_12_1_percentile"]
+        if m12 is None or m3 is None:
+            direction, urgency, confidence = "neutral", "low", 0.3
+            reason = f"{label}: less than a year of closes for 12-1 momentum (3-month {fig(m3, '%')})"
+        else:
+            direction = "bullish" if m12 > 0 and m3 > 0 else "bearish" if m12 < 0 and m3 < 0 else "neutral"
+            strong = d["trend_strength"] == "strong"
+            urgency = "medium" if direction == "bearish" and strong else "low"
+            confidence = 0.4 + (abs(pct - 50) / 150 if pct is not None else 0) + (0.15 if strong else 0)
+            reason = (f"{label} 12-1 momentum {m12}%, 3-month {m3}%, close-based ADX {fig(d['adx_14_close'])}")
+        signals.append(env.signal(f"{sid.lower()}_momentum", direction,
+                                  env.degrade(confidence, sources, essential=[sid]), urgency, reason))
+        adx_text = (f"a close-based ADX of {d['adx_14_close']} (percentile {d['adx_percentile']}: "
+                    f"{d['trend_strength']} trend, {d['trend_direction']})" if d["trend_strength"] is not None
+                    else f"a close-based ADX of {fig(d['adx_14_close'])} with too little history to rank it")
+        sentences.append(
+            f"The {label} shows 12-1 momentum of {fig(m12, '%')}"
+            + (f" (percentile {pct} of its history since {d['percentile_history_start']})" if pct is not None else "")
+            + f", with {fig(d['momentum_1m_pct'], '%')} over one month, {fig(m3, '%')} over three, "
+              f"{fig(d['momentum_6m_pct'], '%')} over six and {fig(d['momentum_12m_pct'], '%')} over twelve, "
+              f"and {adx_text}.")
+    sec = data["sectors"]
+    if sec.get("leaders"):
+        table = sec["by_sector"]
+        names = lambda ids: ", ".join(f"{table[s]['name']} ({table[s]['momentum_12_1_pct']}%)" for s in ids)  # noqa: E731
+        share = sec["share_positive_12_1_pct"]
+        sentences.append(f"Among sectors, {share}% have positive 12-1 momentum (median {sec['median_12_1_pct']}%); "
+                         f"leaders: {names(sec['leaders'])}; laggards: {names(sec['laggards'])}.")
+        breadth_dir = "bullish" if share >= 70 else "bearish" if share <= 30 else "neutral"
+        conf = 0.4 + abs(share - 50) / 125 * min(1.0, len(sec["ranked_12_1"]) / len(SECTORS))
+        signals.append(env.signal("sector_momentum_breadth", breadth_dir, env.degrade(conf, sources),
+                                  "medium" if share <= 20 else "low",
+                                  f"{share}% of sectors with positive 12-1 momentum"))
+    else:
+        sentences.append("No sector has a year of history for 12-1 momentum.")
+    return env.build(NAME, frames, data=data, signals=signals,
+                     summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
+                     related_modules=env.related(
+                         ("equity_indices", "levels, moving averages and crosses"),
+                         ("sector_rotation", "sector strength relative to the index"),
+                         ("market_breadth", "how many sectors confirm the trend"),
+                         ("equity_volatility", "the volatility behind the trend"),
+                         ("equity_drawdown", "distance from the high and recovery odds")),
+                     methodology="Momentum is the percent return over 21, 63, 126 and 252 trading days; 12-1 is "
+                                 "the 252-day return ending 21 days ago. Percentiles rank today's value among the "
+                                 "same measure on every day of up to ten years. ADX is Wilder's 14-day ADX with "
+                                 "each close used as high and low (indices publish no intraday range): +DM is the "
+                                 "day's rise, -DM its fall, the true range the absolute change. As close-only "
+                                 "readings run on their own scale, the trend is strong when that ADX is at or above "
+                                 "the 75th percentile of its own ten-year history and weak at or below the 25th. "
+                                 "Sectors are ranked by 12-1 momentum.",
+                     unavailable=unavailable or None)
+
+
+register(Module(name=NAME, category="equities", tier="S", inputs=(*INDICES, *SECTORS),
+                description="1/3/6/12-month and 12-1 momentum, ADX trend strength, momentum percentile, sectors",
+                compute=compute, lookback_days=3700))

@@ -1,0 +1,176 @@
+"""sector_rotation: sector returns and relative strength against the S&P 500, a leadership ranking,
+the cyclical-minus-defensive spread and a rotation phase read from that spread's level and direction."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+
+from intel import envelope as env
+from intel import indicators as ind
+from intel.catalog import CYCLICAL_SECTORS, DEFENSIVE_SECTORS, SECTOR_NAMES, SECTORS
+from intel.frames import Frames
+from intel.modules._common import HORIZONS as DAYS  # calendar days per horizon
+from intel.modules._common import signed
+from intel.registry import Module, register
+
+NAME = "sector_rotation"
+INDEX = "SP500"
+HORIZONS = ("1m", "3m", "6m")  # the leadership score averages the relative returns over these
+MOMENTUM_LAG_DAYS = 30  # the spread's direction compares today's 3-month spread with the one a month ago
+PHASE_RULE = ("phase from the 3-month cyclical-minus-defensive spread (equal-weighted sector returns) and its "
+              "change over the past month: spread > 0 and rising = expansion (cyclicals leading, gaining); "
+              "spread > 0 and falling = late_cycle (cyclicals leading, fading); spread < 0 and falling = "
+              "defensive (defensives leading, gaining); spread < 0 and rising = recovery (defensives leading, "
+              "fading)")
+PHASE_DIRECTION = {"expansion": "bullish", "recovery": "bullish", "late_cycle": "neutral", "defensive": "bearish"}
+
+
+def _basket_return(frames: Frames, ids, days: int, end) -> float | None:
+    """Equal-weighted average return of the sectors in `ids` that have the history."""
+    values = [r for r in (ind.change_since(frames.get(s), days, "pct", end) for s in ids if frames.get(s) is not None)
+              if r is not None]
+    return float(np.mean(values)) if values else None
+
+
+def _quadrant(rel_now, rel_before) -> str | None:
+    """Relative-rotation quadrant of a sector: leading/weakening above the index, improving/lagging below."""
+    if rel_now is None or rel_before is None:
+        return None
+    rising = rel_now >= rel_before
+    if rel_now >= 0:
+        return "leading" if rising else "weakening"
+    return "improving" if rising else "lagging"
+
+
+def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, SECTORS)
+    ids = (*SECTORS, INDEX)
+    sources = env.data_sources(frames, ids)
+    index = frames.get(INDEX)
+    present = [s for s in SECTORS if frames.get(s) is not None]
+    unavailable = {}
+    # relative figures are measured to a date both the sector and the index have reached
+    last_sector = max(frames.get(s)["date"][-1] for s in present)
+    common_end = min(last_sector, index["date"][-1]) if index is not None else None
+    sectors, scores = {}, {}
+    for sid in present:
+        frame = frames.get(sid)
+        row = {"name": SECTOR_NAMES[sid], "close": env.rnd(frame["value"][-1], 2)}
+        rels = []
+        for h in HORIZONS:
+            row[f"return_{h}_pct"] = env.rnd(ind.change_since(frame, DAYS[h]), 2)
+            if index is not None:
+                s_ret = ind.change_since(frame, DAYS[h], "pct", common_end)
+                i_ret = ind.change_since(index, DAYS[h], "pct", common_end)
+                rel = None if s_ret is None or i_ret is None else s_ret - i_ret
+                row[f"relative_{h}_pp"] = env.rnd(rel, 2)
+                if rel is not None:
+                    rels.append(rel)
+        if index is not None:
+            before = common_end - timedelta(days=MOMENTUM_LAG_DAYS)
+            s_old, i_old = (ind.change_since(f, DAYS["3m"], "pct", before) for f in (frame, index))
+            rel_old = None if s_old is None or i_old is None else s_old - i_old
+            row["relative_3m_pp_1m_ago"] = env.rnd(rel_old, 2)
+            row["quadrant"] = _quadrant(row["relative_3m_pp"], row["relative_3m_pp_1m_ago"])
+            score = float(np.mean(rels)) if rels else None
+        else:  # without the index, rank on the sectors' own returns
+            own = [row[f"return_{h}_pct"] for h in HORIZONS if row[f"return_{h}_pct"] is not None]
+            score = float(np.mean(own)) if own else None
+        row["leadership_score"] = env.rnd(score, 2)
+        sectors[sid] = row
+        if score is not None:
+            scores[sid] = score
+    if not scores:
+        raise env.InsufficientData(f"{NAME}: no sector has a month of history yet")
+    ranking = sorted(scores, key=lambda s: -scores[s])
+    for rank, sid in enumerate(ranking, 1):
+        sectors[sid]["rank"] = rank
+    if index is None:
+        unavailable["relative_strength"] = "SP500 missing: sectors ranked on their own returns, not against the index"
+
+    spread = {}
+    for h in HORIZONS:
+        cyc = _basket_return(frames, CYCLICAL_SECTORS, DAYS[h], last_sector)
+        dfn = _basket_return(frames, DEFENSIVE_SECTORS, DAYS[h], last_sector)
+        spread[f"spread_{h}_pp"] = env.rnd(None if cyc is None or dfn is None else cyc - dfn, 2)
+        spread[f"cyclical_return_{h}_pct"], spread[f"defensive_return_{h}_pct"] = env.rnd(cyc, 2), env.rnd(dfn, 2)
+    before = last_sector - timedelta(days=MOMENTUM_LAG_DAYS)
+    cyc_old = _basket_return(frames, CYCLICAL_SECTORS, DAYS["3m"], before)
+    dfn_old = _basket_return(frames, DEFENSIVE_SECTORS, DAYS["3m"], before)
+    spread["spread_3m_pp_1m_ago"] = env.rnd(None if cyc_old is None or dfn_old is None else cyc_old - dfn_old, 2)
+    now_s, old_s = spread["spread_3m_pp"], spread["spread_3m_pp_1m_ago"]
+    spread["spread_change_1m_pp"] = env.rnd(now_s - old_s, 2) if now_s is not None and old_s is not None else None
+    spread["cyclicals"], spread["defensives"] = list(CYCLICAL_SECTORS), list(DEFENSIVE_SECTORS)
+    phase = None
+    if spread["spread_change_1m_pp"] is not None:
+        rising = spread["spread_change_1m_pp"] >= 0
+        phase = ("expansion" if rising else "late_cycle") if now_s >= 0 else ("recovery" if rising else "defensive")
+    else:
+        unavailable["rotation_phase"] = "needs about four months of cyclical and defensive sector history"
+
+    outperforming = [s for s in present if (sectors[s].get("relative_3m_pp") or 0) > 0]
+    data = {"date": last_sector.isoformat(), "sectors": sectors, "leadership_ranking": ranking,
+            "leaders": ranking[:3], "laggards": ranking[::-1][:3],
+            "cyclical_vs_defensive": spread,
+            "rotation_phase": {"phase": phase, "rule": PHASE_RULE},
+            "sectors_ranked": len(ranking), "sectors_covered": len(present)}
+    if index is not None:
+        data["sectors_outperforming_3m"] = len(outperforming)
+        data["share_outperforming_3m_pct"] = env.rnd(len(outperforming) / len(present) * 100, 1)
+    signals = _signals(data, sources, index is not None)
+    leaders = ", ".join(f"{SECTOR_NAMES[s]} ({s})" for s in data["leaders"])
+    laggards = ", ".join(f"{SECTOR_NAMES[s]} ({s})" for s in data["laggards"])
+    basis = "relative to the S&P 500" if index is not None else "on their own returns (no S&P 500 data)"
+    summary = (f"Sector leadership {basis}: {leaders} lead, {laggards} lag. "
+               f"Cyclicals minus defensives is {signed(spread['spread_3m_pp'], ' pp')} over three months "
+               f"(change over the past month {signed(spread['spread_change_1m_pp'], ' pp')}), so the rotation "
+               f"phase is {phase or 'undetermined'}.")
+    if index is not None:
+        summary += f" {data['sectors_outperforming_3m']} of {data['sectors_covered']} sectors beat the index over three months."
+    summary += env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("market_breadth", "how many sectors are in uptrends"),
+                         ("equity_momentum", "index and sector momentum by horizon"),
+                         ("equity_indices", "the index trend the sectors are measured against"),
+                         ("macro_regime", "the growth and inflation backdrop behind the rotation"),
+                         ("fear_greed", "sentiment composite that uses sector breadth")),
+                     methodology="Returns compare the last close with the last close on or before the same "
+                                 "calendar date 1, 3 or 6 months earlier; relative strength is the sector return "
+                                 "minus the S&P 500 return to a common date, in percentage points. The leadership "
+                                 "score is the mean of the 1, 3 and 6-month relative returns. Quadrants: relative "
+                                 "3-month return above/below zero and higher/lower than a month ago. Rotation "
+                                 "rule: " + PHASE_RULE + ".", unavailable=unavailable or None)
+
+
+def _signals(data: dict, sources: dict, has_index: bool) -> list[dict]:
+    spread = data["cyclical_vs_defensive"]
+    phase, s3 = data["rotation_phase"]["phase"], spread["spread_3m_pp"]
+    out = []
+    if phase is not None:
+        direction = PHASE_DIRECTION[phase]
+        # a wide, still-widening defensive lead is the pressing case
+        urgency = "high" if phase == "defensive" and s3 <= -8 else "medium" if phase == "defensive" else "low"
+        confidence = env.degrade(0.4 + min(0.4, abs(s3) / 20 + abs(spread["spread_change_1m_pp"]) / 40),
+                                 sources, essential=CYCLICAL_SECTORS + DEFENSIVE_SECTORS)
+        out.append(env.signal("rotation_phase", direction, confidence, urgency,
+                              f"{phase} phase: cyclicals minus defensives {s3} pp over three months, "
+                              f"{spread['spread_change_1m_pp']} pp change in a month"))
+    if has_index:
+        share = data["share_outperforming_3m_pct"]
+        direction = "bullish" if share >= 55 else "bearish" if share <= 27 else "neutral"
+        out.append(env.signal("leadership_breadth", direction,
+                              env.degrade(0.35 + abs(share - 50) / 200, sources, essential=("SP500",)), "low",
+                              f"{data['sectors_outperforming_3m']} sectors ({share}%) beat the S&P 500 over three months"))
+    if not out:
+        top = data["leaders"][0]
+        out.append(env.signal("leadership", "neutral", env.degrade(0.3, sources), "low",
+                              f"{SECTOR_NAMES[top]} leads on its own returns"))
+    return out
+
+
+register(Module(name=NAME, category="equities", tier="S", inputs=(*SECTORS, INDEX),
+                description="Relative strength vs the index, leadership ranking, cyclical vs defensive spread, "
+                            "rotation phase",
+                compute=compute, lookback_days=800))
