@@ -9,7 +9,7 @@ import polars as pl
 from intel import envelope as env
 from intel import indicators as ind
 from intel.frames import Frames
-from intel.modules._common import fig, last_crosses
+from intel.modules._common import clean_bars, fig, last_crosses
 from intel.registry import Module, register
 
 NAME = "technical_analysis"
@@ -21,18 +21,13 @@ def _last(a: np.ndarray, digits: int = 2):
 
 
 def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
-    bars = bars.filter(pl.col("close").is_not_null() & (pl.col("date") <= frames.now)).sort("date")
-    if bars.height < MIN_BARS:
-        raise env.InsufficientData(f"{NAME}: {bars.height} daily bars for {ticker}, at least {MIN_BARS} needed")
+    bars, has_range, _ = clean_bars(bars, frames.now, NAME, ticker, MIN_BARS)
     close = bars["close"].to_numpy()
-    has_range = bars["high"].null_count() == 0 and bars["low"].null_count() == 0
     unavailable = {}
-    last_day = bars["date"][-1]
-    stale = env.is_stale(last_day, frames.now, "daily")
-    sources = {"provider": frames.data_source, "missing": [], "series": [{
-        "id": ticker, "last_observation": last_day.isoformat(), "observations_used": bars.height,
-        "stale": stale, "cadence": "daily"}]}
-    data: dict = {"ticker": ticker, "date": last_day.isoformat(), "close": env.rnd(close[-1], 4),
+    # no series inputs; the keys in the order this module has always published them
+    sources = {"provider": frames.data_source, "missing": [], "series": [env.bars_status(frames, bars, ticker)]}
+    stale = sources["series"][0]["stale"]
+    data: dict = {"ticker": ticker, "date": bars["date"][-1].isoformat(), "close": env.rnd(close[-1], 4),
                   "change_1d_pct": env.rnd((close[-1] / close[-2] - 1) * 100, 2)}
     mas = {}
     for n in (20, 50, 200):

@@ -1,12 +1,9 @@
-import time
-
 import numpy as np
 import pandas as pd
-import polars as pl
 import pytest
 import ta
 
-from builders import bdays, check_payload, make_frames
+from builders import bdays, check_payload, make_frames, ohlcv, timings
 from intel.envelope import InsufficientData
 from intel.modules import technical_analysis
 
@@ -15,12 +12,7 @@ def _bars(n=504, seed=3, ranges=True):
     rng = np.random.default_rng(seed)
     close = 100 * np.exp(np.cumsum(rng.normal(0.0005, 0.015, n)))
     wiggle = np.abs(rng.normal(0, 0.01, n)) * close
-    cols = {"date": bdays(n), "open": close, "high": close + wiggle, "low": close - wiggle, "close": close,
-            "volume": np.full(n, 1e6)}
-    frame = pl.DataFrame(cols)
-    if not ranges:
-        frame = frame.with_columns([pl.lit(None, pl.Float64).alias(c) for c in ("open", "high", "low", "volume")])
-    return frame
+    return ohlcv(bdays(n), close, wiggle, np.full(n, 1e6), ranges)
 
 
 def test_indicators_match_ta():
@@ -55,11 +47,6 @@ def test_too_few_bars_and_speed():
         technical_analysis.compute(make_frames({}), _bars(20), "TEST")
     bars, frames = _bars(), make_frames({})
     technical_analysis.compute(frames, bars, "TEST")
-    best = min(_timed(lambda: technical_analysis.compute(frames, bars, "TEST")) for _ in range(5))
+    best = min(timings(lambda: technical_analysis.compute(frames, bars, "TEST"), 5))
     assert best < 0.02
 
-
-def _timed(fn):
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
