@@ -49,13 +49,46 @@ class Settings(BaseSettings):
         None, description="Alpha Vantage API key; enables Alpha Vantage daily bars")
     live_tiingo_url: str = "https://api.tiingo.com"
     live_alphavantage_url: str = "https://www.alphavantage.co"
-    lightning_backend: Literal["dev"] = "dev"
+    lightning_backend: Literal["dev", "lnd", "phoenixd", "lnbits"] = Field(
+        "dev", description="dev: the built-in node; lnd, phoenixd, lnbits: a real node over its HTTP API")
     lightning_network: Literal["bcrt", "tb", "bc"] = "bcrt"
+    lightning_timeout_s: float = Field(10.0, description="Per-request timeout of the Lightning node's API")
+    lnd_url: str = Field("https://127.0.0.1:8080", description="LND REST address")
+    lnd_macaroon_path: Path | None = Field(None, description="LND macaroon file (invoice.macaroon is enough)")
+    lnd_macaroon: SecretStr | None = Field(None, description="LND macaroon as hex, instead of lnd_macaroon_path")
+    lnd_tls_cert_path: Path | None = Field(None, description="LND tls.cert, trusted for lnd_url; unset: system CAs")
+    phoenixd_url: str = Field("http://127.0.0.1:9740", description="phoenixd HTTP API address")
+    phoenixd_password: SecretStr | None = Field(None, description="phoenixd http-password (phoenix.conf)")
+    lnbits_url: str = Field("http://127.0.0.1:5000", description="LNbits address")
+    lnbits_api_key: SecretStr | None = Field(None, description="LNbits wallet invoice/read key")
     invoice_expiry_s: int = 3600
+    l402_catalog_price_sats: int = Field(10, description="Price of the full catalog paid with L402 (no key)")
     pulse_rate_per_minute: int = 10
     free_queries_per_module_per_day: int = 1
     refresh_minutes: int = 2
     trust_forwarded_for: bool = Field(False, description="Take the client IP from X-Forwarded-For")
+    # Paid tiers, bought over Lightning (warehouse/ledger/tiers.py has the rules).
+    tier_premium_price_sats: int = Field(20_000, gt=0, description="Price of one premium term")
+    tier_premium_days: int = Field(30, gt=0, description="Length of one premium term")
+    tier_institutional_price_sats: int = Field(100_000, gt=0, description="Price of one institutional term")
+    tier_institutional_days: int = Field(30, gt=0, description="Length of one institutional term")
+    # Plans paid from the balance (warehouse/ledger/plans.py); JSON objects in the environment.
+    commitment_plans: dict[str, dict[str, int]] = Field(
+        default_factory=lambda: {
+            "starter": {"credits_sats": 10_000, "discount_percent": 20, "term_days": 90},
+            "growth": {"credits_sats": 50_000, "discount_percent": 30, "term_days": 90},
+            "scale": {"credits_sats": 200_000, "discount_percent": 40, "term_days": 180}},
+        description="name -> {credits_sats, discount_percent (20-40), term_days}")
+    subscription_plans: dict[str, dict[str, int]] = Field(
+        default_factory=lambda: {
+            "basic": {"price_sats": 9_000, "period_days": 30, "allocation_sats": 10_000, "burst_sats": 2_500},
+            "pro": {"price_sats": 40_000, "period_days": 30, "allocation_sats": 50_000, "burst_sats": 12_500}},
+        description="name -> {price_sats, period_days, allocation_sats, burst_sats}")
+    # Per-key moving-window limits on module queries and the batch, by effective tier (`limits` notation).
+    # The free budget stays above the module count, so an agent can try every module's free query at once.
+    rate_limit_free: str = Field("120/minute", description="Per agent (or per address without a key)")
+    rate_limit_premium: str = "600/minute"
+    rate_limit_institutional: str = "3000/minute"
 
     @property
     def sqlalchemy_url(self) -> str:

@@ -18,6 +18,19 @@ class InvoiceExpired(LightningError, ValueError):
     """The invoice's expiry passed before it was paid."""
 
 
+class BackendUnavailable(LightningError):
+    """The node's API did not answer (refused, reset, timed out, or its TLS certificate is not trusted)."""
+
+
+class BackendAuthError(LightningError):
+    """The node refused our credentials (macaroon, password or API key): a configuration error."""
+
+
+class BackendResponseError(LightningError):
+    """The node answered, but with an error or with something we must not trust (an invoice for another
+    amount or payment hash, a settled invoice whose preimage does not match, a malformed body)."""
+
+
 @dataclass(frozen=True)
 class Invoice:
     bolt11: str
