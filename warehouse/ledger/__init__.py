@@ -1,10 +1,17 @@
-"""The SQL ledger: agents, hashed keys, balances and their entries, invoices, usage events."""
-from .agents import Agents, UnknownReferralCode, hash_key
+"""The SQL ledger: agents, hashed keys, balances, credit pools and their entries, invoices, plans, referrals,
+L402 tokens, usage events."""
+from .agents import Agents, KeyRevoked, UnknownReferralCode, hash_key
 from .consistency import check_consistency
 from .db import make_engine, migrate, ping, reading
 from .invoices import Invoices
-from .money import Money, TopupRefused
+from .money import Debit, Money, TopupRefused
+from .plans import Plans, PlanRefused, commitment_plans, subscription_plans
+from .referrals import REFERRAL_PERCENT, Referrals
+from .tokens import Tokens
+from .tiers import TierPrice, UpgradeRefused
 from .usage import Usage
 
-__all__ = ["Agents", "Invoices", "Money", "TopupRefused", "UnknownReferralCode", "Usage",
-           "check_consistency", "hash_key", "make_engine", "migrate", "ping", "reading"]
+__all__ = ["REFERRAL_PERCENT", "Agents", "Debit", "Invoices", "KeyRevoked", "Money", "PlanRefused", "Plans",
+           "Referrals", "TierPrice", "Tokens", "TopupRefused", "UnknownReferralCode", "UpgradeRefused", "Usage",
+           "check_consistency", "commitment_plans", "hash_key", "make_engine", "migrate", "ping", "reading",
+           "subscription_plans"]

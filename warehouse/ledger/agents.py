@@ -1,13 +1,22 @@
-"""Agents and their API keys. Keys are shown once at registration or rotation; only their sha256 is kept."""
+"""Agents and their API keys. Keys are shown once at registration or rotation; only their sha256 is kept.
+
+Every agent dict this class returns carries the effective tier in `tier`: a paid tier past its
+`tier_expires_at` reads as `free` everywhere (routes, tier gates, rate limits) without a job to reset it.
+Keys are looked up in SQL on every request, with no cache, so a rotated key stops working at once on every
+worker and instance."""
 from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
+from datetime import datetime
 
 from sqlalchemy import Engine, func, select
 
 from .db import reading
-from .tables import agents, api_keys, ledger_entries, usage_events, utcnow
+from .entries import lock_agent
+from .tables import CREDIT_POOLS, agent_pools, agents, api_keys, ledger_entries, referrals, usage_events, utcnow
+from .tiers import effective_tier
 
 
 class UnknownReferralCode(ValueError):
@@ -19,12 +28,18 @@ def hash_key(api_key: str) -> str:
 
 
 def new_api_key() -> str:
+    """256 bits from the OS's CSPRNG."""
     return "mi_" + secrets.token_urlsafe(32)
 
 
+class KeyRevoked(LookupError):
+    """The key presented for a rotation is no longer live (a concurrent rotation revoked it)."""
+
+
 class Agents:
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, now: Callable[[], datetime] = utcnow):
         self.engine = engine
+        self.now = now  # for the effective tier; see warehouse/ledger/money.py on why wall time
 
     def register(self, name: str, referral_code: str | None = None) -> tuple[dict, str]:
         """Create an agent and its first key; returns (agent dict, plaintext key)."""
@@ -44,35 +59,54 @@ class Agents:
                 created_at=now,
             )).inserted_primary_key[0]
             conn.execute(api_keys.insert().values(key_hash=hash_key(api_key), agent_id=agent_pk, created_at=now))
-            agent = _agent_row(conn, agents.c.id == agent_pk)
+            # every pool exists from the start, so each later change is a guarded UPDATE of a known row
+            conn.execute(agent_pools.insert(), [{"agent_id": agent_pk, "pool": p, "remaining_sats": 0}
+                                                for p in CREDIT_POOLS])
+            if referred_by is not None:
+                conn.execute(referrals.insert().values(referred_id=agent_pk, referrer_id=referred_by, created_at=now))
+            agent = self._row(conn, agents.c.id == agent_pk)
         return agent, api_key
 
-    def rotate_key(self, agent_pk: int) -> str:
-        """Revoke every live key of the agent and issue a new one, in one transaction."""
+    def rotate_key(self, agent_pk: int, current_key: str | None = None) -> str:
+        """Revoke every live key of the agent and issue a new one, in one transaction. With `current_key`
+        (the key the request came with) the rotation only happens while that key is still live, so of two
+        concurrent rotations with one key exactly one wins (KeyRevoked for the other)."""
         api_key = new_api_key()
         now = utcnow()
+        k = api_keys.c
         with self.engine.begin() as conn:
-            conn.execute(api_keys.update()
-                         .where(api_keys.c.agent_id == agent_pk, api_keys.c.revoked_at.is_(None))
-                         .values(revoked_at=now))
+            lock_agent(conn, agent_pk)  # concurrent rotations queue here, then each sees the other's new key
+            if current_key is not None and conn.scalar(select(func.count()).select_from(api_keys).where(
+                    k.key_hash == hash_key(current_key), k.agent_id == agent_pk, k.revoked_at.is_(None))) != 1:
+                raise KeyRevoked("the key was rotated meanwhile")
+            conn.execute(api_keys.update().where(k.agent_id == agent_pk, k.revoked_at.is_(None)).values(revoked_at=now))
             conn.execute(api_keys.insert().values(key_hash=hash_key(api_key), agent_id=agent_pk, created_at=now))
         return api_key
 
     def by_key(self, api_key: str) -> dict | None:
+        """The agent of a live key; read from SQL on every call (no cache: see the module docstring)."""
         joined = agents.join(api_keys, api_keys.c.agent_id == agents.c.id)
-        query = (select(agents).select_from(joined)
-                 .where(api_keys.c.key_hash == hash_key(api_key), api_keys.c.revoked_at.is_(None)))
         with reading(self.engine) as conn:
-            row = conn.execute(query).mappings().first()
-        return dict(row) if row else None
+            return self._row(conn, api_keys.c.key_hash == hash_key(api_key), api_keys.c.revoked_at.is_(None),
+                             from_=joined)
 
     def get(self, agent_pk: int) -> dict | None:
         with reading(self.engine) as conn:
-            return _agent_row(conn, agents.c.id == agent_pk)
+            return self._row(conn, agents.c.id == agent_pk)
 
     def by_agent_id(self, agent_id: str) -> dict | None:
         with reading(self.engine) as conn:
-            return _agent_row(conn, agents.c.agent_id == agent_id)
+            return self._row(conn, agents.c.agent_id == agent_id)
+
+    def _row(self, conn, *where, from_=agents) -> dict | None:
+        row = conn.execute(select(agents).select_from(from_).where(*where)).mappings().first()
+        if row is None:
+            return None
+        agent = dict(row)
+        agent["tier"] = effective_tier(agent["tier"], agent["tier_expires_at"], self.now())
+        if agent["tier"] == "free":
+            agent["tier_expires_at"] = None
+        return agent
 
     def usage(self, agent_pk: int) -> dict:
         """Query counts from usage events; sats from the ledger (the record of money)."""
@@ -88,22 +122,27 @@ class Agents:
                 select(events.module, func.count()).where(events.agent_id == agent_pk)
                 .group_by(events.module).order_by(events.module)
             ).all())
-            sums = dict(conn.execute(
-                select(entries.kind, func.coalesce(func.sum(entries.amount_sats), 0))
-                .where(entries.agent_id == agent_pk).group_by(entries.kind)
-            ).all())
+            by_kind_pool = conn.execute(
+                select(entries.kind, entries.pool, func.coalesce(func.sum(entries.amount_sats), 0))
+                .where(entries.agent_id == agent_pk).group_by(entries.kind, entries.pool)
+            ).all()
+        sums: dict[str, int] = {}
+        spent_by_pool: dict[str, int] = {}
+        for kind, pool, total in by_kind_pool:
+            sums[kind] = sums.get(kind, 0) + int(total)
+            if kind in ("query", "refund"):  # debits are negative entries; refunds give sats back
+                spent_by_pool[pool] = spent_by_pool.get(pool, 0) - int(total)
         return {
             "queries_total": counts[0],
             "queries_paid": counts[1],
             "queries_free": counts[2],
-            # Debits are negative entries; refunds give sats back.
-            "sats_spent": -int(sums.get("query", 0)) - int(sums.get("refund", 0)),
-            "sats_topped_up": int(sums.get("topup", 0)),
+            "sats_spent": sum(spent_by_pool.values()),
+            "sats_spent_by_pool": spent_by_pool,
+            "sats_topped_up": sums.get("topup", 0),
+            "sats_paid_for_tiers": -sums.get("upgrade", 0),
+            "sats_paid_for_plans": -sums.get("purchase", 0),
+            "referral_sats_earned": sums.get("referral", 0) + sums.get("referral_reversal", 0),
             "per_module": {module: count for module, count in per_module.items()},
             "last_query_at": counts[3],
         }
 
-
-def _agent_row(conn, where) -> dict | None:
-    row = conn.execute(select(agents).where(where)).mappings().first()
-    return dict(row) if row else None

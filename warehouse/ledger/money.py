@@ -1,14 +1,32 @@
-"""Balance changes. Each one is a guarded UPDATE of the balance plus its ledger entry in the same
-transaction, so concurrent requests cannot overspend and the entries always sum to the balance.
-UNIQUE(kind, reference) on the entries is the last line of defence against applying a request id or a
-payment hash twice: a duplicate insert rolls back the balance change with it."""
+"""Balance and pool changes. Each one is a guarded UPDATE plus its ledger entry in the same transaction
+(warehouse/ledger/entries.py), so concurrent requests cannot overspend and every pool's entries always sum
+to it. UNIQUE(kind, reference) on the entries is the last line of defence against applying a request id or
+a payment hash twice: a duplicate insert rolls back the change with it.
+
+Which pool pays for a query (POOL_ORDER): the subscription allocation, then burst credits, then commitment
+credits, then referral credits, then the balance. Credits that end soonest go first (the allocation ends
+with the subscription period, burst credits are usable only while subscribed, commitment credits end with
+their term, referral credits and the balance never end). A query is paid whole by the first pool that holds
+its full price and is usable now; pools are never combined for one query. The choice and the debit are one
+SQL transaction: each candidate is a guarded UPDATE, so the first one that matches is the one that paid.
+A refund gives the sats back to the pool the debit came from, and reverses the referral reward it caused.
+
+Time ("now", for pool ends and tiers) comes from the `now` callable: wall-clock UTC by default, because paid
+periods are real time even when the market clock replays history; tests pass a clock they move."""
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
+from . import referrals
 from .db import reading
-from .tables import agents, invoices, ledger_entries, utcnow
+from .entries import amount, entry, forfeit_expired, has_forfeitable, move, require_sats
+from .tables import POOL_ORDER, agent_pools, agents, invoices, utcnow
+from .tiers import TierPrice, claim_upgrade
 
 
 class TopupRefused(ValueError):
@@ -16,9 +34,17 @@ class TopupRefused(ValueError):
     credit purchase. (An invoice already credited is not an error: credit_topup returns None.)"""
 
 
+@dataclass(frozen=True)
+class Debit:
+    pool: str  # which pool paid (POOL_ORDER)
+    pool_left_sats: int  # what is left in that pool
+    balance_sats: int
+
+
 class Money:
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, now: Callable[[], datetime] = utcnow):
         self.engine = engine
+        self.now = now
 
     def balance(self, agent_pk: int) -> int:
         with reading(self.engine) as conn:
@@ -27,34 +53,41 @@ class Money:
             raise LookupError(f"no agent {agent_pk}")
         return int(value)
 
-    def debit_for_query(self, agent_pk: int, price_sats: int, module: str, request_id: str) -> int | None:
-        """Charge a query. Returns the new balance, or None when the balance is too low (nothing written).
-        A repeated request_id charges nothing more and returns the current balance."""
-        _require_sats(price_sats)
+    def debit_for_query(self, agent_pk: int, price_sats: int, module: str, request_id: str) -> Debit | None:
+        """Charge a query to the first pool that covers it; None when none does (nothing written). A repeated
+        request_id charges nothing more and reports the pool that paid the first time."""
+        require_sats(price_sats)
         try:
             with self.engine.begin() as conn:
-                if _entry(conn, "query", request_id) is not None:
-                    return _repeat_balance(conn, agent_pk, request_id)
-                balance = _change_balance(conn, agent_pk, -price_sats)
-                if balance is None:
-                    return None
-                _write_entry(conn, agent_pk, -price_sats, balance, "query", request_id, module)
-                return balance
+                earlier = entry(conn, "query", request_id)
+                if earlier is not None:
+                    return _repeat(conn, agent_pk, earlier)
+                now = self.now()
+                for pool in POOL_ORDER:
+                    left = move(conn, agent_pk, pool, -price_sats, "query", request_id, module, usable_at=now)
+                    if left is None:
+                        continue
+                    if pool != "referral":
+                        referrals.reward(conn, agent_pk, price_sats, request_id)
+                    return Debit(pool, left, left if pool == "balance" else amount(conn, agent_pk, "balance"))
+                return None
         except IntegrityError:
             # A concurrent duplicate won the race (PostgreSQL); our transaction rolled back whole.
             with reading(self.engine) as conn:
-                return _repeat_balance(conn, agent_pk, request_id)
+                return _repeat(conn, agent_pk, entry(conn, "query", request_id))
 
     def refund(self, agent_pk: int, request_id: str) -> bool:
-        """Give back this agent's debit for request_id, once. False when there is none or it was refunded."""
+        """Give this agent's debit for request_id back to the pool it came from, once. False when there is
+        none or it was refunded already."""
         try:
             with self.engine.begin() as conn:
-                debit = _entry(conn, "query", request_id)
-                if debit is None or debit["agent_id"] != agent_pk or _entry(conn, "refund", request_id):
+                debit = entry(conn, "query", request_id)
+                if debit is None or debit["agent_id"] != agent_pk or entry(conn, "refund", request_id):
                     return False
-                amount = -int(debit["amount_sats"])
-                balance = _change_balance(conn, agent_pk, amount)
-                _write_entry(conn, agent_pk, amount, balance, "refund", request_id, debit["module"])
+                price = -int(debit["amount_sats"])
+                move(conn, agent_pk, debit["pool"], price, "refund", request_id, debit["module"])
+                if debit["pool"] != "referral":
+                    referrals.reverse(conn, agent_pk, price, request_id)
                 return True
         except IntegrityError:
             return False
@@ -78,47 +111,51 @@ class Money:
                 if claimed is None:
                     _explain_refusal(conn, agent_pk, payment_hash)
                     return None
-                amount = int(claimed.amount_sats)
-                balance = _change_balance(conn, agent_pk, amount)
-                _write_entry(conn, agent_pk, amount, balance, "topup", payment_hash, None)
-                return balance
+                return move(conn, agent_pk, "balance", int(claimed.amount_sats), "topup", payment_hash)
         except IntegrityError:
             return None  # the ledger already holds a topup for this payment hash
 
+    def claim_upgrade(self, agent_pk: int, payment_hash: str, prices: dict[str, TierPrice]) -> dict | None:
+        """Apply a paid tier-upgrade invoice once (rules in warehouse/ledger/tiers.py). None when it was
+        claimed already; raises UpgradeRefused for an invoice this agent cannot claim."""
+        try:
+            with self.engine.begin() as conn:
+                return claim_upgrade(conn, agent_pk, payment_hash, prices, self.now())
+        except IntegrityError:
+            return None
 
-def _require_sats(value: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"sats must be a positive integer, got {value!r}")
+    def pools(self, agent_pk: int) -> list[dict]:
+        """Every pool in payment order: what it holds, until when it is usable, and whether it is now. Ended
+        allocation and commitment credits are written off first (an `expiry` entry), so what is shown is
+        what the ledger says."""
+        now = self.now()
+        with reading(self.engine) as conn:
+            stale = has_forfeitable(conn, agent_pk, now)
+        if stale:
+            with self.engine.begin() as conn:
+                forfeit_expired(conn, agent_pk, now)
+        with reading(self.engine) as conn:
+            rows = {r.pool: r for r in conn.execute(select(agent_pools).where(agent_pools.c.agent_id == agent_pk))}
+            balance = amount(conn, agent_pk, "balance")
+        shown = []
+        for pool in POOL_ORDER:
+            if pool == "balance":
+                shown.append({"pool": pool, "remaining_sats": balance, "usable_until": None, "usable": True})
+                continue
+            row = rows[pool]
+            usable = row.usable_until is None or row.usable_until > now
+            shown.append({"pool": pool, "remaining_sats": int(row.remaining_sats),
+                          "usable_until": row.usable_until, "usable": usable})
+        return shown
 
 
-def _entry(conn: Connection, kind: str, reference: str) -> dict | None:
-    row = conn.execute(select(ledger_entries).where(ledger_entries.c.kind == kind,
-                                                    ledger_entries.c.reference == reference)).mappings().first()
-    return dict(row) if row else None
-
-
-def _repeat_balance(conn: Connection, agent_pk: int, request_id: str) -> int:
-    earlier = _entry(conn, "query", request_id)
-    if earlier is not None and earlier["agent_id"] != agent_pk:
-        raise ValueError(f"request id {request_id!r} was charged to another agent")
-    return int(conn.scalar(select(agents.c.balance_sats).where(agents.c.id == agent_pk)))
-
-
-def _change_balance(conn: Connection, agent_pk: int, delta: int) -> int | None:
-    """Add delta to the balance unless that would take it below zero; the new balance or None."""
-    statement = agents.update().where(agents.c.id == agent_pk)
-    if delta < 0:
-        statement = statement.where(agents.c.balance_sats >= -delta)
-    row = conn.execute(statement.values(balance_sats=agents.c.balance_sats + delta)
-                       .returning(agents.c.balance_sats)).first()
-    return None if row is None else int(row.balance_sats)
-
-
-def _write_entry(conn: Connection, agent_pk: int, amount: int, balance_after: int, kind: str,
-                 reference: str, module: str | None) -> None:
-    conn.execute(ledger_entries.insert().values(
-        agent_id=agent_pk, amount_sats=amount, balance_after=balance_after, kind=kind,
-        reference=reference, module=module, created_at=utcnow()))
+def _repeat(conn: Connection, agent_pk: int, earlier: dict | None) -> Debit | None:
+    if earlier is None:
+        return None
+    if earlier["agent_id"] != agent_pk:
+        raise ValueError(f"request id {earlier['reference']!r} was charged to another agent")
+    pool = earlier["pool"]
+    return Debit(pool, amount(conn, agent_pk, pool), amount(conn, agent_pk, "balance"))
 
 
 def _explain_refusal(conn: Connection, agent_pk: int, payment_hash: str) -> None:
@@ -127,7 +164,7 @@ def _explain_refusal(conn: Connection, agent_pk: int, payment_hash: str) -> None
     if row is None:
         raise TopupRefused(f"no invoice {payment_hash}")
     if row["purpose"] != "credit":
-        raise TopupRefused(f"invoice {payment_hash} pays for a query, not a balance top-up")
+        raise TopupRefused(f"invoice {payment_hash} is not a balance top-up")
     if row["agent_id"] is not None and row["agent_id"] != agent_pk:
         raise TopupRefused(f"invoice {payment_hash} belongs to another agent")
     # status == 'credited': the normal duplicate

@@ -21,8 +21,18 @@ from sqlalchemy import (
 from sqlalchemy.types import TypeDecorator
 
 TIERS = ("free", "premium", "institutional")
-ENTRY_KINDS = ("topup", "query", "refund", "adjustment")
-INVOICE_PURPOSES = ("credit", "query")
+# Where an agent's sats sit: the balance (agents.balance_sats) and the credit pools (agent_pools). A query is
+# paid whole by the first pool in this order that covers its price (see warehouse/ledger/pools.py).
+POOL_ORDER = ("subscription", "burst", "commitment", "referral", "balance")
+CREDIT_POOLS = POOL_ORDER[:-1]
+ENTRY_KINDS = (
+    "topup", "query", "refund", "adjustment",
+    "upgrade_payment", "upgrade",  # a tier paid over Lightning: the sats received, and the same sats spent on it
+    "purchase", "grant",  # a plan paid from the balance, and the credits it puts into a pool
+    "expiry",  # unused credits forfeited when their plan ended
+    "referral", "referral_reversal",  # a referrer's reward, and its reversal when the paid request was refunded
+)
+INVOICE_PURPOSES = ("credit", "query", "upgrade")
 INVOICE_STATUSES = ("open", "settled", "credited")
 
 # Stable constraint names, so Alembic can compare and alter them on every backend.
@@ -78,6 +88,8 @@ agents = Table(
     Column("referral_code", String(40), nullable=False, unique=True),
     Column("referred_by", Integer, ForeignKey("agents.id"), nullable=True),
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    # A paid tier ends here (then the agent is `free` again, see Agents); NULL: no end (set by an operator).
+    Column("tier_expires_at", UTCDateTime, nullable=True),
     CheckConstraint("balance_sats >= 0", name="balance_not_negative"),
     CheckConstraint(_one_of("tier", TIERS), name="tier_known"),
 )
@@ -100,9 +112,12 @@ ledger_entries = Table(
     Column("reference", String(200), nullable=False),  # payment hash, request id, or an adjustment note id
     Column("module", String(100), nullable=True),
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    # Which of the agent's pools the entry changes; balance_after is that pool's amount after it.
+    Column("pool", String(20), nullable=False, server_default="balance"),
     # The database itself refuses to apply one payment hash or one request id twice.
     UniqueConstraint("kind", "reference"),
     CheckConstraint(_one_of("kind", ENTRY_KINDS), name="kind_known"),
+    CheckConstraint(_one_of("pool", POOL_ORDER), name="pool_known"),
 )
 
 invoices = Table(
@@ -117,9 +132,11 @@ invoices = Table(
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
     Column("expires_at", UTCDateTime, nullable=False),
     Column("credited_at", UTCDateTime, nullable=True),
+    Column("tier", String(20), nullable=True),  # the tier an `upgrade` invoice pays for
     CheckConstraint("amount_sats > 0", name="amount_positive"),
     CheckConstraint(_one_of("purpose", INVOICE_PURPOSES), name="purpose_known"),
     CheckConstraint(_one_of("status", INVOICE_STATUSES), name="status_known"),
+    CheckConstraint("purpose != 'upgrade' OR COALESCE(tier, '') IN ('premium', 'institutional')", name="upgrade_names_tier"),
 )
 
 usage_events = Table(
@@ -132,4 +149,70 @@ usage_events = Table(
     Column("free", Boolean, nullable=False),
     Column("request_id", String(100), nullable=False, unique=True),
     Column("created_at", UTCDateTime, nullable=False, default=utcnow, index=True),
+)
+
+# L402 tokens (Lightning Labs' L402): one row per minted macaroon, keyed by the SHA-256 of its identifier.
+# The identifier binds the payment hash and a random token id; the root key is per token. A per-request
+# token is spent once: `spent_at` is set by a guarded UPDATE, so two racing requests cannot both use it.
+l402_tokens = Table(
+    "l402_tokens", metadata,
+    Column("identifier_hash", String(64), primary_key=True),  # sha256 hex of the macaroon identifier
+    Column("root_key", String(64), nullable=False),  # hex; per token
+    Column("payment_hash", String(64), nullable=False, unique=True),
+    Column("scope", String(100), nullable=False),  # what it grants, e.g. "module:vix" or "catalog"
+    Column("price_sats", BigInteger, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    Column("expires_at", UTCDateTime, nullable=False),
+    Column("spent_at", UTCDateTime, nullable=True),
+    Column("spent_by", String(200), nullable=True),  # the request id that used it
+    CheckConstraint("price_sats > 0", name="price_positive"),
+)
+
+# One row per agent and credit pool, made at registration, so every pool change is a guarded UPDATE of an
+# existing row. Like the balance, `remaining_sats` always equals the sum of the pool's ledger entries.
+agent_pools = Table(
+    "agent_pools", metadata,
+    Column("agent_id", Integer, ForeignKey("agents.id"), primary_key=True),
+    Column("pool", String(20), primary_key=True),
+    Column("remaining_sats", BigInteger, nullable=False, server_default="0"),
+    Column("usable_until", UTCDateTime, nullable=True),  # NULL: no end
+    CheckConstraint("remaining_sats >= 0", name="remaining_not_negative"),
+    CheckConstraint(_one_of("pool", CREDIT_POOLS), name="pool_known"),
+)
+
+# The agent's subscription (one row per agent, kept after it lapses so a renewal knows the plan).
+subscriptions = Table(
+    "subscriptions", metadata,
+    Column("agent_id", Integer, ForeignKey("agents.id"), primary_key=True),
+    Column("plan", String(40), nullable=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("ends_at", UTCDateTime, nullable=False),
+    Column("periods_paid", Integer, nullable=False),
+)
+
+# Every commitment activated: its terms as bought. The credits themselves are in the `commitment` pool.
+commitments = Table(
+    "commitments", metadata,
+    Column("id", BigId, primary_key=True),
+    Column("agent_id", Integer, ForeignKey("agents.id"), nullable=False, index=True),
+    Column("plan", String(40), nullable=False),
+    Column("credits_sats", BigInteger, nullable=False),
+    Column("price_sats", BigInteger, nullable=False),
+    Column("discount_percent", Integer, nullable=False),
+    Column("activated_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
+    Column("reference", String(200), nullable=False, unique=True),  # the ledger reference of its purchase
+)
+
+# Who referred whom, and the running totals that make the 10% reward exact in whole sats: the referrer has
+# been credited floor(basis_sats * percent / 100) in total (less a reversal it could not cover yet).
+referrals = Table(
+    "referrals", metadata,
+    Column("referred_id", Integer, ForeignKey("agents.id"), primary_key=True),
+    Column("referrer_id", Integer, ForeignKey("agents.id"), nullable=False, index=True),
+    Column("basis_sats", BigInteger, nullable=False, server_default="0"),  # the referred agent's rewarded spend
+    Column("rewarded_sats", BigInteger, nullable=False, server_default="0"),  # net referral entries paid for it
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    CheckConstraint("basis_sats >= 0", name="basis_not_negative"),
+    CheckConstraint("rewarded_sats >= 0", name="rewarded_not_negative"),
 )

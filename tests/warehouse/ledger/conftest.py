@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
-from warehouse.ledger import Agents, Invoices, Money, make_engine, migrate
+from warehouse.ledger import Agents, Invoices, Money, Plans, commitment_plans, make_engine, migrate, subscription_plans
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -50,3 +51,38 @@ def fund(engine):
 def agent(engine):
     agent, _key = Agents(engine).register("test-agent")
     return agent
+
+
+class Clock:
+    """A clock tests move by hand; the ledger classes take it as their `now`."""
+
+    def __init__(self, start: datetime):
+        self.moment = start
+
+    def __call__(self) -> datetime:
+        return self.moment
+
+    def advance(self, **delta) -> None:
+        self.moment += timedelta(**delta)
+
+
+@pytest.fixture
+def clock():
+    return Clock(datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc))
+
+
+# Small plans, so a test can exhaust them: amounts are multiples of the test prices.
+COMMITMENTS = {"small": {"credits_sats": 1000, "discount_percent": 20, "term_days": 90},
+               "large": {"credits_sats": 5000, "discount_percent": 40, "term_days": 180}}
+SUBSCRIPTIONS = {"basic": {"price_sats": 500, "period_days": 30, "allocation_sats": 600, "burst_sats": 200},
+                 "pro": {"price_sats": 2000, "period_days": 30, "allocation_sats": 3000, "burst_sats": 1000}}
+
+
+@pytest.fixture
+def plans(engine, clock):
+    return Plans(engine, commitment_plans(COMMITMENTS), subscription_plans(SUBSCRIPTIONS), now=clock)
+
+
+@pytest.fixture
+def money(engine, clock):
+    return Money(engine, now=clock)

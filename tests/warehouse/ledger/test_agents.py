@@ -72,6 +72,7 @@ def test_usage_counts_queries_and_money(engine, agent, fund):
     stats = Agents(engine).usage(agent["id"])
     assert stats["queries_total"] == 3 and stats["queries_paid"] == 2 and stats["queries_free"] == 1
     assert stats["sats_spent"] == 50 and stats["sats_topped_up"] == 1000
+    assert stats["sats_spent_by_pool"] == {"balance": 50}
     assert stats["per_module"] == {"regime": 1, "yield_curve": 2}
     assert stats["last_query_at"].tzinfo is not None
 
@@ -79,4 +80,5 @@ def test_usage_counts_queries_and_money(engine, agent, fund):
 def test_usage_of_an_agent_without_queries_is_zero(engine, agent):
     stats = Agents(engine).usage(agent["id"])
     assert stats == {"queries_total": 0, "queries_paid": 0, "queries_free": 0, "sats_spent": 0,
-                     "sats_topped_up": 0, "per_module": {}, "last_query_at": None}
+                     "sats_spent_by_pool": {}, "sats_topped_up": 0, "sats_paid_for_tiers": 0,
+                     "sats_paid_for_plans": 0, "referral_sats_earned": 0, "per_module": {}, "last_query_at": None}

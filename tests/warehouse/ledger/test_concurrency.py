@@ -54,7 +54,7 @@ def test_concurrent_duplicate_debits_charge_once(engine, agent, fund):
 
     def debit(_):
         start.wait()
-        return money.debit_for_query(agent["id"], 50, "regime", "one-request")
+        return money.debit_for_query(agent["id"], 50, "regime", "one-request").balance_sats
 
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(debit, range(8)))

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select, text
 
-from warehouse.ledger import Agents, Invoices, Money, TopupRefused, check_consistency
+from warehouse.ledger import Agents, Debit, Invoices, Money, TopupRefused, check_consistency
 from warehouse.ledger.tables import ledger_entries
 
 
@@ -43,8 +43,8 @@ def test_an_invoice_without_an_agent_is_credited_to_whoever_claims_it_first(engi
 def test_debit_is_guarded_and_writes_nothing_when_the_balance_is_short(engine, agent, fund):
     fund(agent["id"], 120)
     money = Money(engine)
-    assert money.debit_for_query(agent["id"], 50, "regime", "r1") == 70
-    assert money.debit_for_query(agent["id"], 50, "regime", "r2") == 20
+    assert money.debit_for_query(agent["id"], 50, "regime", "r1").balance_sats == 70
+    assert money.debit_for_query(agent["id"], 50, "regime", "r2") == Debit("balance", 20, 20)
     assert money.debit_for_query(agent["id"], 50, "regime", "r3") is None
     assert money.balance(agent["id"]) == 20
     assert entry_count(engine) == 3  # the topup and two debits; the refused one left no trace
@@ -57,8 +57,8 @@ def test_debit_is_guarded_and_writes_nothing_when_the_balance_is_short(engine, a
 def test_repeating_a_request_id_charges_once(engine, agent, fund):
     fund(agent["id"], 100)
     money = Money(engine)
-    assert money.debit_for_query(agent["id"], 50, "regime", "same") == 50
-    assert money.debit_for_query(agent["id"], 50, "regime", "same") == 50
+    assert money.debit_for_query(agent["id"], 50, "regime", "same").balance_sats == 50
+    assert money.debit_for_query(agent["id"], 50, "regime", "same").balance_sats == 50
     assert money.balance(agent["id"]) == 50 and entry_count(engine) == 2
 
 
