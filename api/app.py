@@ -11,15 +11,21 @@ from api import errors
 from api.metering import Metering
 from api.metrics import RequestMetrics
 from api.middleware import Authentication, RequestContext
-from api.ratelimit import RateLimiter
-from api.resources.agents import BalanceResource, MeResource, RegisterResource, TopupResource
+from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
+from api.resources.agents import (BalanceResource, MeResource, RegisterResource, RotateKeyResource, TopupResource,
+                                  UpgradeResource)
 from api.resources.dashboard import DashboardResource
 from api.resources.sla import SLAResource
-from api.resources.catalog import ModulesResource, PricingResource
+from api.resources.batch import BatchResource
+from api.resources.catalog import CatalogPreviewResource, CatalogResource, ModulesResource, PricingResource
 from api.resources.discovery import DOCS_ASSETS, DocsResource, HealthResource, OpenAPIResource, RootResource
 from api.resources.intelligence import IntelligenceResource
 from api.resources.payments import CreateInvoiceResource, VerifyPaymentResource
+from api.resources import plans as plan_routes
+from api.resources.referrals import ReferralCodeResource, ReferralCreditsResource, ReferralStatsResource
 from api.resources.pulse import PulseResource
+from api.resources.sampling import SamplingStatusResource
+from api.module_queries import ModuleQueries
 from warehouse.cache import AsyncServingCache
 from api.services import Services
 from api.spec import api_spec
@@ -28,6 +34,7 @@ from api.usage import UsageRecorder
 from intel.registry import modules
 from api.media import json_handlers
 from marketintel.settings import Settings
+from warehouse.ledger import Plans, Referrals, commitment_plans, subscription_plans
 
 V1 = "/api/v1"
 
@@ -40,12 +47,18 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     metering = Metering(services)
     limiter = RateLimiter(settings.effective_redis_url)
     pulse_budget = limiter.budget("pulse", f"{settings.pulse_rate_per_minute}/minute")
+    key_budgets = KeyBudgets(limiter, {"free": settings.rate_limit_free, "premium": settings.rate_limit_premium,
+                                       "institutional": settings.rate_limit_institutional})
+    # plans run on the ledger's clock (services.money.now), so tiers, pools and plan periods agree on "now"
+    plans = Plans(services.engine, commitment_plans(settings.commitment_plans),
+                  subscription_plans(settings.subscription_plans), now=services.money.now)
 
     # RequestMetrics first: its latency spans the other middleware, and it sees the final status.
     app = falcon.asgi.App(middleware=[
         RequestMetrics(settings.effective_redis_url),
         RequestContext(settings.trust_forwarded_for, services.data_source, services.simulated),
         Authentication(services.agents),
+        key_budgets,  # after Authentication: the limit is per agent and by its effective tier
     ])
     handlers = json_handlers()
     app.req_options.media_handlers.update(handlers)
@@ -58,17 +71,39 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/sla", SLAResource(services, serving))
     app.add_route(f"{V1}/pulse", PulseResource(services, serving, pulse_budget))
     app.add_route(f"{V1}/modules", ModulesResource(services, registry, metering, serving))
-    app.add_route(f"{V1}/pricing", PricingResource(services, registry))
-    app.add_route(f"{V1}/intelligence/{{module_name}}", IntelligenceResource(
-        services, registry, metering, serving, TickerModules(services), UsageRecorder(services.jobs)))
+    app.add_route(f"{V1}/pricing", PricingResource(services, registry, plans))
+    app.add_route(f"{V1}/catalog", CatalogResource(services, registry, metering, serving))
+    app.add_route(f"{V1}/catalog/preview", CatalogPreviewResource(services, registry, pulse_budget))
+    app.add_route(f"{V1}/sampling/status", SamplingStatusResource(services, registry, metering))
+    queries = ModuleQueries(services, metering, serving, TickerModules(services), UsageRecorder(services.jobs))
+    batch, intelligence = BatchResource(registry, queries), IntelligenceResource(registry, queries)
+    key_budgets.guard(batch, batch_cost)
+    key_budgets.guard(intelligence)
+    app.add_route(f"{V1}/intelligence/batch", batch)
+    app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
     app.add_route(f"{V1}/agents/register", RegisterResource(services))
     app.add_route(f"{V1}/agents/me", MeResource(services))
     app.add_route(f"{V1}/agents/balance", BalanceResource(services))
     app.add_route(f"{V1}/agents/topup", TopupResource(services))
+    app.add_route(f"{V1}/agents/rotate-key", RotateKeyResource(services))
+    app.add_route(f"{V1}/agents/upgrade", UpgradeResource(services))
     app.add_route(f"{V1}/payments/create-invoice", CreateInvoiceResource(services))
     app.add_route(f"{V1}/payments/verify/{{payment_hash}}", VerifyPaymentResource(services))
+    _add_plan_and_referral_routes(app, plans, Referrals(services.engine))
     api_spec.register(app)  # spectree collects the validated routes into the spec
     app.add_route("/openapi.json", OpenAPIResource())
     app.add_route("/docs", DocsResource())
     app.add_static_route(DOCS_ASSETS, str(importlib.resources.files("swagger_ui") / "static"))
     return app
+
+
+def _add_plan_and_referral_routes(app: falcon.asgi.App, plans: Plans, referrals: Referrals) -> None:
+    app.add_route(f"{V1}/commitments/plans", plan_routes.CommitmentPlansResource(plans))
+    app.add_route(f"{V1}/commitments/activate", plan_routes.CommitmentActivateResource(plans))
+    app.add_route(f"{V1}/commitments/status", plan_routes.CommitmentStatusResource(plans))
+    app.add_route(f"{V1}/subscriptions/plans", plan_routes.SubscriptionPlansResource(plans))
+    app.add_route(f"{V1}/subscriptions/subscribe", plan_routes.SubscribeResource(plans))
+    app.add_route(f"{V1}/subscriptions/status", plan_routes.SubscriptionStatusResource(plans))
+    app.add_route(f"{V1}/referrals/code", ReferralCodeResource())
+    app.add_route(f"{V1}/referrals/stats", ReferralStatsResource(referrals))
+    app.add_route(f"{V1}/referrals/credits", ReferralCreditsResource(referrals))

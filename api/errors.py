@@ -6,6 +6,8 @@ import logging
 import falcon
 import falcon.asgi
 
+from marketintel.lightning.base import BackendAuthError, BackendResponseError, BackendUnavailable, LightningError
+
 log = logging.getLogger(__name__)
 
 
@@ -75,6 +77,26 @@ async def handle_unexpected(req, resp, ex: Exception, params):
                             "request_id": request_id}}
 
 
+async def handle_lightning_unavailable(req, resp, ex: BackendUnavailable, params):
+    """The node did not answer: a temporary condition, so 503 with a retry hint (nothing was charged)."""
+    log.warning("lightning node unavailable on %s %s: %s", req.method, req.path, ex)
+    resp.status = 503
+    resp.set_header("Retry-After", "30")
+    resp.media = {"error": {"code": "lightning_unavailable",
+                            "message": "The Lightning node did not answer; try again shortly. Nothing was charged.",
+                            "request_id": getattr(req.context, "request_id", None)}}
+
+
+async def handle_lightning_failure(req, resp, ex: LightningError, params):
+    """The node answered but refused us or answered something we must not trust: an upstream failure."""
+    log.error("lightning node error on %s %s: %s", req.method, req.path, ex)  # messages carry no secrets
+    resp.status = 502
+    resp.media = {"error": {"code": "lightning_backend_error",
+                            "message": "The Lightning node gave an error or an answer that failed our checks. "
+                                       "Nothing was charged.",
+                            "request_id": getattr(req.context, "request_id", None)}}
+
+
 def install(app: falcon.asgi.App) -> None:
     # Falcon picks the most specific handler by MRO, so the order here is not significant.
     app.add_error_handler(Exception, handle_unexpected)
@@ -82,3 +104,6 @@ def install(app: falcon.asgi.App) -> None:
     app.add_error_handler(falcon.MediaMalformedError, handle_malformed_media)
     app.add_error_handler(APIError, handle_api_error)
     app.add_error_handler(ValidationFailed, handle_validation)
+    app.add_error_handler(BackendAuthError, handle_lightning_failure)
+    app.add_error_handler(BackendResponseError, handle_lightning_failure)
+    app.add_error_handler(BackendUnavailable, handle_lightning_unavailable)

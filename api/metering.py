@@ -1,4 +1,5 @@
-"""Who pays for a module query: the daily free allowance first, then the agent's balance, else 402."""
+"""Who pays for a module query: the daily free allowance first, then an L402 token sent with the request,
+then the agent's balance, else 402 (carrying an L402 challenge when the caller has no key)."""
 from __future__ import annotations
 
 import asyncio
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 import orjson
 
 from api.errors import APIError
+from api.l402 import L402Gate, format_challenge, module_offer
 from api.services import Services
 from intel.registry import Module
 
@@ -22,6 +24,10 @@ class Charge:
     free: bool
     free_queries_left: int
     balance_sats: int | None
+    # "l402" when a token paid, or the agent's pool that paid (warehouse.ledger POOL_ORDER); otherwise `free`
+    # tells allowance from balance
+    paid_with: str | None = None
+    pool_left_sats: int | None = None  # what is left in that pool after this query
 
 
 def caller_id(req) -> str:
@@ -36,13 +42,19 @@ class Metering:
     def __init__(self, services: Services):
         self.services = services
         self.allowance = services.settings.free_queries_per_module_per_day
+        self.l402 = L402Gate(services)
 
     def _free_key(self, who: str, module: str) -> str:
         return f"mi:free:{self.services.clock.today().isoformat()}:{who}:{module}"
 
-    async def free_left(self, who: str, modules: list[str]) -> dict[str, int]:
+    async def queries_today(self, who: str, modules: list[str]) -> dict[str, int]:
+        """Served queries per module today (free and paid; a failed one is taken back by `undo`)."""
         used = await self.services.redis.mget([self._free_key(who, m) for m in modules]) if modules else []
-        return {m: max(0, self.allowance - int(u or 0)) for m, u in zip(modules, used)}
+        return {m: max(0, int(u or 0)) for m, u in zip(modules, used)}
+
+    async def free_left(self, who: str, modules: list[str]) -> dict[str, int]:
+        used = await self.queries_today(who, modules)
+        return {m: max(0, self.allowance - used[m]) for m in modules}
 
     def add_claim(self, pipe, req, module: Module) -> None:
         """Count this attempt on `pipe` (a Redis pipeline); its INCR result goes to `settle`. The key is
@@ -52,9 +64,14 @@ class Metering:
         pipe.expire(key, FREE_MARK_TTL_S)
 
     async def settle(self, req, module: Module, attempts: int) -> Charge:
-        """Free while today's attempts are within the allowance, else the price from the balance, else 402."""
+        """Free while today's attempts are within the allowance, else an L402 token sent with the request, else the
+        price from the balance, else 402."""
         if attempts <= self.allowance:
             return Charge(0, True, self.allowance - attempts, None)
+        if getattr(req.context, "l402", None) is not None:
+            # an explicit per-request payment pays before (and instead of) any balance; a bad one is a 401
+            await self.l402.redeem(req, caller_id(req), module_offer(module))
+            return Charge(module.price_sats, False, 0, None, "l402")
         agent = req.context.agent
         price = module.price_sats
         if agent is not None:
@@ -63,20 +80,21 @@ class Metering:
             debit = asyncio.ensure_future(asyncio.to_thread(
                 self.services.money.debit_for_query, agent["id"], price, module.name, req.context.request_id))
             try:
-                balance = await asyncio.shield(debit)
+                paid = await asyncio.shield(debit)
             except asyncio.CancelledError:
                 await asyncio.wait([debit])
                 req.context.debited = debit.exception() is None and debit.result() is not None
                 raise
-            req.context.debited = balance is not None
-            if balance is not None:
-                return Charge(price, False, 0, balance)
+            req.context.debited = paid is not None
+            if paid is not None:  # the ledger chose the pool (subscription, burst, ... balance) in its transaction
+                return Charge(price, False, 0, paid.balance_sats, paid.pool, paid.pool_left_sats)
         raise await self.payment_required(req, module)
 
     async def undo(self, req) -> None:
         """A request that failed after its claim: the attempt does not count and its debit is refunded
-        (once: the refund is keyed by the request's server-made id)."""
+        (once: the refund is keyed by the request's server-made id); an L402 token it spent is un-spent."""
         try:
+            await self.l402.release(req)
             if getattr(req.context, "free_key", None):
                 await self.services.redis.decr(req.context.free_key)
         finally:
@@ -87,6 +105,10 @@ class Metering:
         s = self.services
         agent = req.context.agent
         invoice = await self._challenge_invoice(caller_id(req), module, agent)
+        l402, headers = {}, {}
+        if agent is None:  # a keyed agent tops up its balance instead
+            l402 = {"l402": await self.l402.challenge(caller_id(req), module_offer(module))}
+            headers = {"WWW-Authenticate": format_challenge(l402["l402"]["macaroon"], l402["l402"]["invoice"])}
         if agent is not None:
             message = (f"The free query for '{module.name}' is used up today and the balance is below "
                        f"{module.price_sats} sats. Pay the invoice, then POST /api/v1/agents/topup with the "
@@ -94,12 +116,14 @@ class Metering:
         else:
             message = (f"The free query for '{module.name}' is used up today. Pay the invoice, register "
                        "(POST /api/v1/agents/register) and top up with its payment_hash and preimage; queries with "
-                       "your key are then debited from that balance.")
+                       "your key are then debited from that balance. Or, without registering, pay the L402 invoice "
+                       "in WWW-Authenticate and retry with Authorization: L402 <macaroon>:<preimage hex>.")
         meta = {"data_source": s.data_source, "simulated": s.simulated, "price_sats": module.price_sats,
                 "charged_sats": 0, "free_queries_left": 0, "request_id": req.context.request_id}
         return APIError(402, "payment_required", message, module=module.name, price_sats=module.price_sats,
                         invoice=invoice, topup={"method": "POST", "path": "/api/v1/agents/topup",
-                                                "body": ["payment_hash", "preimage"]}, meta=meta)
+                                                "body": ["payment_hash", "preimage"]}, meta=meta,
+                        headers=headers, **l402)
 
     async def _challenge_invoice(self, who: str, module: Module, agent: dict | None) -> dict:
         """The invoice a 402 carries. A caller that keeps asking gets the same open invoice back for a

@@ -6,6 +6,7 @@ import re
 import uuid
 
 from api.errors import APIError
+from api.l402 import L402Refused, is_l402_scheme, parse_authorization
 from warehouse.ledger import Agents
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
@@ -38,7 +39,8 @@ class RequestContext:
 
 
 def api_key_from(req) -> str | None:
-    """`X-API-Key: <key>` or `Authorization: Bearer <key>`; None when neither is sent."""
+    """`X-API-Key: <key>` or `Authorization: Bearer <key>`; None when neither is sent (an L402 credential in
+    Authorization is read by `l402_from`)."""
     key = req.get_header("X-API-Key")
     if key:
         return key.strip()
@@ -48,19 +50,44 @@ def api_key_from(req) -> str | None:
     scheme, _, value = auth.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
         return value.strip()
+    if is_l402_scheme(scheme):
+        return None
     raise APIError(401, "unsupported_credentials",
-                   f"Authorization scheme '{scheme}' is not accepted here; send X-API-Key or Authorization: Bearer.",
+                   f"Authorization scheme '{scheme}' is not accepted here; send X-API-Key, Authorization: Bearer "
+                   "or (on the routes that take it) Authorization: L402.",
                    headers={"WWW-Authenticate": 'Bearer realm="marketintel"'})
 
 
+def l402_from(req):
+    """The parsed `Authorization: L402|LSAT <macaroon>:<preimage>` credential, or None. Only its form is
+    checked here; whether it pays for the requested resource is decided where the resource is known."""
+    auth = req.get_header("Authorization")
+    if not auth or not is_l402_scheme(auth.partition(" ")[0]):
+        return None
+    try:
+        return parse_authorization(auth)
+    except L402Refused as refused:
+        raise APIError(401, refused.code, refused.message, headers={"WWW-Authenticate": 'L402 realm="marketintel"'})
+
+
 class Authentication:
-    """Resolves the key to an agent. A key that is sent but wrong is a 401 on any route."""
+    """Resolves the key to an agent. A key that is sent but wrong is a 401 on any route. An L402 credential
+    is parsed onto `req.context.l402`; a route that does not take one (a resource without `accepts_l402`)
+    answers 401 `l402_not_accepted` rather than silently ignoring a payment the caller meant to make."""
 
     def __init__(self, agents: Agents):
         self.agents = agents
 
+    async def process_resource(self, req, resp, resource, params):
+        if req.context.l402 is not None and resource is not None and not getattr(resource, "accepts_l402", False):
+            raise APIError(401, "l402_not_accepted",
+                           "This route does not take an L402 credential; it was not spent. L402 pays for module "
+                           "queries (/api/v1/intelligence/{module_name}) and the full catalog (/api/v1/catalog).",
+                           headers={"WWW-Authenticate": 'Bearer realm="marketintel"'})
+
     async def process_request(self, req, resp):
         req.context.agent = None
+        req.context.l402 = l402_from(req)
         key = api_key_from(req)
         if key is None:
             return

@@ -1,8 +1,11 @@
-"""Per-client moving-window budgets in Redis (the `limits` library), applied as Falcon hooks."""
+"""Moving-window budgets in Redis (the `limits` library): per client address as Falcon hooks (pulse, catalog
+preview), and per key by tier as a middleware on chosen routes (module queries, the batch)."""
 from __future__ import annotations
 
+import hashlib
 import math
 import time
+from collections.abc import Awaitable, Callable
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import RedisStorage
@@ -21,6 +24,15 @@ class RateLimiter:
         return Budget(self.limiter, name, parse(rate))
 
 
+async def _refused(limiter: MovingWindowRateLimiter, item: RateLimitItem, identifiers: tuple[str, ...],
+                   scope: str) -> APIError:
+    stats = await limiter.get_window_stats(item, *identifiers)
+    retry_after = max(1, math.ceil(stats.reset_time - time.time()))
+    return APIError(429, "rate_limited", f"At most {item.amount} requests per {item.GRANULARITY.name} per {scope} here.",
+                    headers={"Retry-After": str(retry_after)}, retry_after_seconds=retry_after,
+                    limit=f"{item.amount}/{item.GRANULARITY.name}")
+
+
 class Budget:
     """A named budget (several routes may share one, as pulse and catalog preview do)."""
 
@@ -31,8 +43,44 @@ class Budget:
         who = req.context.client_ip
         if await self.limiter.hit(self.item, self.name, who):
             return
-        stats = await self.limiter.get_window_stats(self.item, self.name, who)
-        retry_after = max(1, math.ceil(stats.reset_time - time.time()))
-        raise APIError(429, "rate_limited",
-                       f"At most {self.item.amount} requests per {self.item.GRANULARITY.name} per client address here.",
-                       headers={"Retry-After": str(retry_after)}, retry_after_seconds=retry_after)
+        raise await _refused(self.limiter, self.item, (self.name, who), "client address")
+
+
+Cost = Callable[[object], Awaitable[int]]
+
+
+class KeyBudgets:
+    """Per-key limits by the caller's effective tier, on the resources passed to `guard`. The window is kept
+    per agent, so rotating the key does not reset it; callers without a key share the free tier's budget per
+    client address (hashed: Redis never holds addresses). A resource may weigh a request (the batch counts
+    each module in it as one query)."""
+
+    def __init__(self, limiter: RateLimiter, rates: dict[str, str]):
+        self.limiter = limiter.limiter
+        self.items = {tier: parse(rate) for tier, rate in rates.items()}
+        self.guarded: list[tuple[object, Cost | None]] = []
+
+    def guard(self, resource, cost: Cost | None = None) -> None:
+        self.guarded.append((resource, cost))
+
+    async def process_resource(self, req, resp, resource, params):
+        cost_of = next((cost for guarded, cost in self.guarded if guarded is resource), False)
+        if cost_of is False:
+            return
+        agent = req.context.agent
+        item = self.items[agent["tier"] if agent else "free"]
+        who = f"a:{agent['agent_id']}" if agent else "ip:" + hashlib.sha256(req.context.client_ip.encode()).hexdigest()[:24]
+        cost = min(item.amount, await cost_of(req)) if cost_of else 1
+        if await self.limiter.hit(item, "key", who, cost=cost):
+            return
+        raise await _refused(self.limiter, item, ("key", who), "API key" if agent else "client address without a key")
+
+
+async def batch_cost(req) -> int:
+    """One per module named in the batch body (at least 1); a malformed body is left to validation."""
+    try:
+        body = await req.get_media(default_when_empty={})
+    except Exception:  # noqa: BLE001  (the route's own validation answers 422 for it)
+        return 1
+    modules = body.get("modules") if isinstance(body, dict) else None
+    return max(1, len(modules)) if isinstance(modules, list) else 1

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 PAYMENT_HASH_PATTERN = r"^[A-Za-z0-9-]{8,128}$"
 TICKER_PATTERN = r"^[A-Za-z0-9.^=-]{1,10}$"
@@ -22,13 +22,6 @@ class RegisterBody(BaseModel):
     referral_code: str | None = Field(None, min_length=4, max_length=64, description="Code of a referring agent")
 
 
-class CreateInvoiceBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    amount_sats: int = Field(ge=1, le=10_000_000, description="Sats to add to the balance")
-    purpose: Literal["credit"] = Field("credit", description="Credit purchase (tier upgrades come later)")
-    memo: str | None = Field(None, max_length=200, description="Free text shown in the wallet")
-
-
 class TopupBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     payment_hash: str = Field(pattern=PAYMENT_HASH_PATTERN, description="Hash of the paid invoice (hex)")
@@ -37,3 +30,32 @@ class TopupBody(BaseModel):
 
 class PaymentHashPath(BaseModel):
     payment_hash: str = Field(pattern=PAYMENT_HASH_PATTERN)
+
+
+MODULE_NAME_PATTERN = r"^[a-z0-9_]{1,64}$"
+BATCH_MAX_MODULES = 20
+Format = Literal["full", "compact", "prompt", "agent"]
+
+
+class BatchItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    module: str = Field(pattern=MODULE_NAME_PATTERN, description="Module name, as in /api/v1/modules")
+    ticker: str | None = Field(None, max_length=10, pattern=TICKER_PATTERN, description="For ticker modules")
+    format: Format | None = Field(None, description="Overrides the batch's format for this module")
+
+
+class BatchBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    modules: list[BatchItem] = Field(
+        min_length=1, max_length=BATCH_MAX_MODULES,
+        description=f"1 to {BATCH_MAX_MODULES} modules: names, or objects {{module, ticker, format}}")
+    format: Format = Field("full", description="Rendering for every module without its own format")
+    include_prompt: bool = Field(False, description="Add pre-formatted prompt text to each result")
+
+    @field_validator("modules", mode="before")
+    @classmethod
+    def names_as_items(cls, value):
+        """A bare name is shorthand for {"module": name}."""
+        if isinstance(value, list):
+            return [{"module": v} if isinstance(v, str) else v for v in value]
+        return value

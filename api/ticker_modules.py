@@ -36,7 +36,11 @@ class TickerModules:
         if bars.height == 0:
             raise APIError(404, "unknown_ticker",
                            f"The '{self.s.provider.name}' source has no daily bars for '{ticker}'.", ticker=ticker)
-        frames = Frames(now=closed, series={}, data_source=self.s.provider.name)
+        # the module's other inputs (momentum_score: the S&P 500) as of the same closed day
+        start = closed - timedelta(days=module.lookback_days)
+        long = self.s.provider.observations(module.inputs, start, closed) if module.inputs else None
+        frames = (Frames.from_long(long, closed, self.s.provider.name) if long is not None
+                  else Frames(now=closed, series={}, data_source=self.s.provider.name))
         try:
             return orjson.dumps(module.compute(frames, bars, ticker))
         except InsufficientData as exc:

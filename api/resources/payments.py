@@ -1,4 +1,4 @@
-"""Payments: create a Lightning invoice, check whether it is settled."""
+"""Payments: create a Lightning invoice (balance credit or tier upgrade), check whether it is settled."""
 from __future__ import annotations
 
 import asyncio
@@ -9,9 +9,12 @@ from spectree import Response
 from api.errors import APIError, invalid
 from api.metering import invoice_body
 from api.middleware import require_agent
-from api.schemas import PAYMENT_HASH_PATTERN, CreateInvoiceBody
+from api.money_schemas import InvoiceBody
+from api.resources.plans import tier_prices
+from api.schemas import PAYMENT_HASH_PATTERN
 from api.services import Services
 from api.spec import api_spec
+from warehouse.ledger.tiers import RANK
 
 HASH = re.compile(PAYMENT_HASH_PATTERN)
 
@@ -20,20 +23,37 @@ class CreateInvoiceResource:
     def __init__(self, services: Services):
         self.s = services
 
-    @api_spec.validate(json=CreateInvoiceBody, tags=["payments"], resp=Response("HTTP_201", "HTTP_401", "HTTP_422"))
+    @api_spec.validate(json=InvoiceBody, tags=["payments"],
+                       resp=Response("HTTP_201", "HTTP_401", "HTTP_409", "HTTP_422"))
     async def on_post(self, req, resp):
-        """Create a Lightning invoice for a credit purchase. Pay it, then POST /api/v1/agents/topup with
-        its `payment_hash` and the `preimage` your wallet returns."""
+        """Create a Lightning invoice for a credit purchase or a tier upgrade.
+
+        Credit: `{"amount_sats": 5000}` (an integer, 1 to 10,000,000); pay it, then POST /api/v1/agents/topup
+        with its `payment_hash` and the `preimage` your wallet returns. Upgrade: `{"purpose": "upgrade",
+        "tier": "premium"}` (or `institutional`) for that tier's price (see /api/v1/pricing `tiers`); pay it,
+        then POST the same proof to /api/v1/agents/upgrade. 409 `tier_downgrade` for a tier below the one you
+        have."""
         agent = require_agent(req)
-        body: CreateInvoiceBody = req.context.json
-        memo = body.memo or f"marketintel credit {body.amount_sats} sats"
-        invoice = await asyncio.to_thread(self.s.lightning.create_invoice, body.amount_sats, memo,
+        body: InvoiceBody = req.context.json
+        if body.purpose == "upgrade":
+            if RANK[body.tier] < RANK[agent["tier"]]:
+                raise APIError(409, "tier_downgrade", f"Your {agent['tier']} tier runs until "
+                               f"{agent['tier_expires_at']}; a lower tier cannot be bought meanwhile.",
+                               tier=agent["tier"])
+            amount = tier_prices(self.s.settings)[body.tier].price_sats
+            memo = body.memo or f"marketintel {body.tier} tier"
+            claim = {"method": "POST", "path": "/api/v1/agents/upgrade", "body": ["payment_hash", "preimage"]}
+        else:
+            amount = body.amount_sats
+            memo = body.memo or f"marketintel credit {amount} sats"
+            claim = {"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]}
+        invoice = await asyncio.to_thread(self.s.lightning.create_invoice, amount, memo,
                                           self.s.settings.invoice_expiry_s)
         await asyncio.to_thread(self.s.invoices.record, invoice.payment_hash, invoice.bolt11, invoice.amount_sats,
-                                "credit", invoice.expires_at, agent["id"], None)
+                                body.purpose, invoice.expires_at, agent["id"], None, body.tier)
         resp.status = 201
-        resp.media = {**invoice_body(invoice, body.purpose),
-                      "topup": {"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]}}
+        resp.media = {**invoice_body(invoice, body.purpose), **({"tier": body.tier} if body.tier else {}),
+                      ("upgrade" if body.purpose == "upgrade" else "topup"): claim}
 
 
 class VerifyPaymentResource:

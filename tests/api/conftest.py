@@ -10,6 +10,7 @@ import pytest
 import redis
 
 from intel.frames import Frames
+from tests.databases import fresh_database
 from intel.pulse import PULSE_INPUTS, compute_pulse
 from intel.providers.sim import SimProvider
 from intel.registry import modules
@@ -57,19 +58,6 @@ def settings(mi_home, redis_url, monkeypatch, ledger, request):
     s = get_settings()
     migrate(s.sqlalchemy_url)
     return s
-
-
-def fresh_database(admin_url: str) -> str:
-    import uuid
-
-    import sqlalchemy as sa
-
-    name = f"api_{uuid.uuid4().hex[:12]}"
-    engine = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    engine.dispose()
-    return admin_url.rsplit("/", 1)[0] + f"/{name}"
 
 
 @pytest.fixture

@@ -1,0 +1,341 @@
+"""L402 (formerly LSAT), as Lightning Labs specify it: a 402 carries a macaroon that commits to a Lightning
+invoice's payment hash; the payer pays, then retries with the macaroon and the payment's preimage.
+
+Specifications followed (read 2026-11):
+  https://github.com/lightning/blips/blob/master/blip-0026.md  (bLIP-26, L402: the Lightning HTTP 402 Protocol)
+  https://github.com/lightninglabs/L402/blob/master/protocol-specification.md
+  https://docs.lightning.engineering/the-lightning-network/l402/protocol-specification
+  https://github.com/lightninglabs/aperture/tree/master/l402  (reference implementation: identifier.go,
+      header.go, caveat.go, satisfier.go, service.go, client_interceptor.go)
+
+Headers as implemented here:
+  challenge   WWW-Authenticate: L402 macaroon="<base64 macaroon>", invoice="<bolt11>"
+  credential  Authorization: L402 <base64 macaroon>[,<base64 discharge>...]:<64 hex preimage>
+The scheme is case-insensitive and `LSAT` is accepted wherever `L402` is (bLIP-26, Backwards Compatibility);
+challenges are parsed with `token=` in place of `macaroon=` and an optional `version=` (aperture's client).
+The macaroon is the libmacaroons v2 binary format in standard base64. Its identifier is
+  version uint16 big-endian (0) || payment hash (32 bytes) || token id (32 random bytes)
+its root key is 32 random bytes per token, stored by the SHA-256 of the identifier (warehouse.ledger.Tokens),
+and its caveats are `services=marketintel:0`, `marketintel_capabilities=<capability>` (`module:<name>` or
+`catalog`) and `marketintel_valid_until=<unix seconds>`.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import re
+import secrets
+import struct
+import time
+from dataclasses import dataclass
+
+import orjson
+from pymacaroons import MACAROON_V2, Macaroon, Verifier
+from pymacaroons.serializers import BinarySerializer
+
+from api.errors import APIError
+from marketintel.lightning.proof import preimage_matches
+from warehouse.ledger import Tokens
+
+SERVICE = "marketintel"
+SERVICE_TIER = 0
+LOCATION = "marketintel"
+COND_SERVICES = "services"
+COND_CAPABILITIES = f"{SERVICE}_capabilities"
+COND_VALID_UNTIL = f"{SERVICE}_valid_until"
+SCHEMES = ("L402", "LSAT")
+IDENTIFIER_VERSION = 0
+CHALLENGE_REUSE_S = 600
+USE_WINDOW_S = 3600  # a token stays usable this long after its invoice's expiry: paying late is still paying
+MAX_CREDENTIAL_CHARS = 8192
+AUTHORIZATION_TEMPLATE = "L402 <macaroon>:<preimage hex>"
+
+_B64 = r"[A-Za-z0-9+/_-]+={0,2}"
+CREDENTIAL = re.compile(rf"^(L402|LSAT)[ \t]+({_B64}(?:,{_B64})*):([0-9A-Fa-f]{{64}})[ \t]*$", re.IGNORECASE)
+CHALLENGE_PARAM = re.compile(r'\s*([A-Za-z0-9_-]+)="([^"]*)"\s*(?:,|$)')
+
+
+class L402Refused(Exception):
+    """A credential this server does not accept; `code` is the stable error code of the 401."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+@dataclass(frozen=True)
+class Identifier:
+    version: int
+    payment_hash: bytes
+    token_id: bytes
+
+
+@dataclass(frozen=True)
+class Credential:
+    scheme: str  # "L402" or "LSAT", as sent
+    macaroon: Macaroon
+    discharges: tuple[Macaroon, ...]
+    preimage: bytes
+    identifier: Identifier
+    identifier_hash: str  # sha256 hex of the raw identifier: the key of the token's row
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What a token buys: a capability at a price. `module` goes on the invoice row."""
+    capability: str
+    price_sats: int
+    memo: str
+    module: str | None = None
+
+
+# --- identifier and macaroon encoding ---------------------------------------------------------------
+
+def encode_identifier(payment_hash: bytes, token_id: bytes) -> bytes:
+    if len(payment_hash) != 32 or len(token_id) != 32:
+        raise ValueError("payment hash and token id are 32 bytes each")
+    return struct.pack(">H", IDENTIFIER_VERSION) + payment_hash + token_id
+
+
+def decode_identifier(raw: bytes) -> Identifier:
+    if len(raw) < 2 or struct.unpack(">H", raw[:2])[0] != IDENTIFIER_VERSION:
+        raise ValueError("unknown L402 identifier version")
+    if len(raw) != 66:
+        raise ValueError("a version 0 identifier is 66 bytes")
+    return Identifier(IDENTIFIER_VERSION, raw[2:34], raw[34:])
+
+
+def identifier_hash(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def encode_macaroon(macaroon: Macaroon) -> str:
+    # pymacaroons' own serialize() gives URL-safe base64 without padding; the spec (and aperture) use the
+    # standard alphabet with padding over the same v2 binary bytes.
+    return base64.b64encode(BinarySerializer().serialize_raw(macaroon)).decode("ascii")
+
+
+def decode_macaroon(text: str) -> Macaroon:
+    """Standard base64 per the spec; URL-safe or unpadded input is tolerated (some clients re-encode)."""
+    normalized = text.replace("-", "+").replace("_", "/")
+    raw = base64.b64decode(normalized + "=" * (-len(normalized) % 4), validate=True)
+    return BinarySerializer().deserialize_raw(raw)
+
+
+def mint(payment_hash: bytes, capability: str, valid_until: int) -> tuple[str, str, str]:
+    """A new macaroon for one payment: (base64 macaroon, identifier hash, root key hex)."""
+    identifier = encode_identifier(payment_hash, secrets.token_bytes(32))
+    root_key = secrets.token_bytes(32)
+    macaroon = Macaroon(location=LOCATION, identifier=identifier, key=root_key, version=MACAROON_V2)
+    for caveat in (f"{COND_SERVICES}={SERVICE}:{SERVICE_TIER}", f"{COND_CAPABILITIES}={capability}",
+                   f"{COND_VALID_UNTIL}={int(valid_until)}"):
+        macaroon.add_first_party_caveat(caveat)
+    return encode_macaroon(macaroon), identifier_hash(identifier), root_key.hex()
+
+
+# --- headers ------------------------------------------------------------------------------------------
+
+def is_l402_scheme(scheme: str) -> bool:
+    return scheme.upper() in SCHEMES
+
+
+def format_challenge(macaroon_b64: str, bolt11: str) -> str:
+    return f'L402 macaroon="{macaroon_b64}", invoice="{bolt11}"'
+
+
+def format_authorization(macaroon_b64: str, preimage_hex: str, scheme: str = "L402") -> str:
+    return f"{scheme} {macaroon_b64}:{preimage_hex}"
+
+
+def parse_challenge(value: str) -> dict:
+    """A client's reading of `WWW-Authenticate`: {"scheme", "version", "macaroon", "invoice"}. Accepts LSAT,
+    `token=` for `macaroon=`, an optional `version=`, params in any order. ValueError when it is none."""
+    scheme, _, params = value.strip().partition(" ")
+    if not is_l402_scheme(scheme):
+        raise ValueError(f"not an L402 challenge: {scheme!r}")
+    found, pos = {}, 0
+    while pos < len(params):
+        match = CHALLENGE_PARAM.match(params, pos)
+        if match is None:
+            raise ValueError(f"malformed challenge parameters: {params!r}")
+        found[match.group(1).lower()] = match.group(2)
+        pos = match.end()
+    macaroon = found.get("token") or found.get("macaroon")
+    if not macaroon or not found.get("invoice"):
+        raise ValueError("an L402 challenge needs a macaroon (or token) and an invoice")
+    return {"scheme": scheme.upper(), "version": found.get("version"), "macaroon": macaroon,
+            "invoice": found["invoice"]}
+
+
+def parse_authorization(value: str) -> Credential:
+    """`L402 <macaroons>:<preimage>` (or LSAT) into a Credential; L402Refused("l402_malformed") otherwise."""
+    match = CREDENTIAL.match(value.strip()) if len(value) <= MAX_CREDENTIAL_CHARS else None
+    if match is None:
+        raise L402Refused("l402_malformed", "Send Authorization: L402 <base64 macaroon>:<hex preimage of 32 "
+                                            "bytes>.")
+    scheme, macaroons, preimage = match.groups()
+    try:
+        first, *discharges = [decode_macaroon(m) for m in macaroons.split(",")]
+        identifier = decode_identifier(first.identifier_bytes)
+    except Exception as exc:  # noqa: BLE001  (pymacaroons raises bare Exception on some truncated input)
+        raise L402Refused("l402_malformed", f"The macaroon cannot be read: {exc}.") from None
+    return Credential(scheme.upper(), first, tuple(discharges), bytes.fromhex(preimage), identifier,
+                      identifier_hash(first.identifier_bytes))
+
+
+# --- caveats (bLIP-26 appendix; aperture's satisfiers) ------------------------------------------------
+
+def _names(value: str) -> set[str]:
+    """`name:tier,name:tier` -> names."""
+    names = set()
+    for item in value.split(","):
+        name, sep, tier = item.partition(":")
+        if not name or not sep or not tier.isdigit():
+            raise L402Refused("l402_invalid_caveat", f"Malformed services caveat {value!r}.")
+        names.add(name)
+    return names
+
+
+def _unix(value: str) -> int:
+    if not value.isdigit():
+        raise L402Refused("l402_invalid_caveat", f"Malformed {COND_VALID_UNTIL} caveat {value!r}.")
+    return int(value)
+
+
+def check_caveats(caveats: list[bytes], capability: str, now: float) -> None:
+    """Every known caveat holds for `capability` at `now`; a repeated one may only narrow the one before it
+    (attenuation). Unknown caveats are skipped, as the spec says: a holder may add its own."""
+    seen: dict[str, list[str]] = {}
+    for raw in caveats:
+        condition, sep, value = raw.decode("utf-8", "replace").partition("=")
+        if sep and condition in (COND_SERVICES, COND_CAPABILITIES, COND_VALID_UNTIL):
+            seen.setdefault(condition, []).append(value)
+    services = [_names(v) for v in seen.get(COND_SERVICES, [])]
+    capabilities = [set(v.split(",")) for v in seen.get(COND_CAPABILITIES, [])]
+    expiries = [_unix(v) for v in seen.get(COND_VALID_UNTIL, [])]
+    for chain in (services, capabilities):
+        if any(not cur <= prev for prev, cur in zip(chain, chain[1:])):
+            raise L402Refused("l402_invalid_caveat", "A later caveat widens an earlier one.")
+    if any(cur > prev for prev, cur in zip(expiries, expiries[1:])):
+        raise L402Refused("l402_invalid_caveat", "A later expiry caveat extends an earlier one.")
+    if (services and SERVICE not in services[-1]) or (capabilities and capability not in capabilities[-1]):
+        raise L402Refused("l402_wrong_resource", f"This token does not grant '{capability}'.")
+    if expiries and now >= expiries[-1]:
+        raise L402Refused("l402_expired", "This token has expired.")
+
+
+def check_macaroon(credential: Credential, root_key: bytes, capability: str, now: float) -> None:
+    """The HMAC chain from the root key (pymacaroons), then the caveats' meaning (ours)."""
+    verifier = Verifier()
+    verifier.satisfy_general(lambda caveat: True)  # signature only here; check_caveats judges the caveats
+    try:
+        verifier.verify(credential.macaroon, root_key, list(credential.discharges))
+    except Exception:  # noqa: BLE001  (any failure to verify is a refusal, whatever pymacaroons raised)
+        raise L402Refused("l402_invalid_signature",
+                          "The macaroon's signature does not verify: it was altered or not minted here.") from None
+    check_caveats([c.caveat_id_bytes for c in credential.macaroon.first_party_caveats()], capability, now)
+
+
+# --- the gate: challenges, redemption, release ---------------------------------------------------------
+
+def module_offer(module) -> Offer:
+    return Offer(f"module:{module.name}", module.price_sats,
+                 f"marketintel: {module.name} query ({module.price_sats} sats, L402)", module.name)
+
+
+def catalog_offer(price_sats: int) -> Offer:
+    return Offer("catalog", price_sats, f"marketintel: full catalog ({price_sats} sats, L402)")
+
+
+class L402Gate:
+    """Issues challenges and redeems credentials against the ledger's token table and the Lightning node."""
+
+    def __init__(self, services):
+        self.s = services
+        self.tokens = Tokens(services.engine)
+        self.now = time.time  # wall time: token expiries are unix seconds, like invoice expiries
+
+    def issue(self, offer: Offer, valid_until: int | None = None) -> dict:
+        """A new invoice for the offer and a token committing to its payment hash (blocking)."""
+        s = self.s
+        invoice = s.lightning.create_invoice(offer.price_sats, offer.memo, s.settings.invoice_expiry_s)
+        s.invoices.record(invoice.payment_hash, invoice.bolt11, invoice.amount_sats, "query", invoice.expires_at,
+                          None, offer.module)
+        valid_until = int(invoice.expires_at) + USE_WINDOW_S if valid_until is None else int(valid_until)
+        macaroon, id_hash, root_key = mint(bytes.fromhex(invoice.payment_hash), offer.capability, valid_until)
+        self.tokens.insert(id_hash, root_key, invoice.payment_hash, offer.capability, offer.price_sats, valid_until)
+        return {"macaroon": macaroon, "invoice": invoice.bolt11, "payment_hash": invoice.payment_hash,
+                "amount_sats": invoice.amount_sats, "expires_at": int(invoice.expires_at),
+                "capability": offer.capability, "valid_until": valid_until,
+                "authorization": AUTHORIZATION_TEMPLATE}
+
+    async def challenge(self, who: str, offer: Offer) -> dict:
+        """The challenge for this caller: the same open one for a while, so repeated 402s cost neither a
+        node invoice nor ledger rows each (as the balance top-up challenge does)."""
+        key = f"mi:l402:{who}:{offer.capability}"
+        cached = await self.s.redis.get(key)
+        if cached is not None:
+            body = orjson.loads(cached)
+            if body["expires_at"] - self.now() > 60 and body["amount_sats"] == offer.price_sats:
+                status = await asyncio.to_thread(self.s.lightning.lookup, body["payment_hash"])
+                if status is not None and not status.settled:
+                    return body
+        body = await asyncio.to_thread(self.issue, offer)
+        await self.s.redis.set(key, orjson.dumps(body), ex=CHALLENGE_REUSE_S)
+        return body
+
+    async def redeem(self, req, who: str, offer: Offer) -> None:
+        """Verify the request's credential for the offer and spend it, or raise 401 with a fresh challenge.
+        The spent token is noted on the request so `release` can give it back if the request fails."""
+        credential: Credential = req.context.l402
+        try:
+            row = await asyncio.to_thread(self.tokens.get, credential.identifier_hash)
+            if row is None:
+                raise L402Refused("l402_unknown_token", "This server did not mint that macaroon.")
+            check_macaroon(credential, bytes.fromhex(row["root_key"]), offer.capability, self.now())
+            # The preimage is the proof of payment: sha256(preimage) == the hash the identifier commits to
+            # (hmac.compare_digest in preimage_matches); so no node lookup on the success path.
+            if not preimage_matches(credential.identifier.payment_hash.hex(), credential.preimage.hex()):
+                if not await self._paid(row["payment_hash"]):
+                    raise L402Refused("l402_unpaid", "The invoice of this token is not paid yet.")
+                raise L402Refused("l402_invalid_preimage", "The preimage does not match the token's payment hash.")
+            await self._spend(req, credential)
+        except L402Refused as refused:
+            raise await self.refusal(who, offer, refused) from None
+
+    async def refusal(self, who: str, offer: Offer, refused: L402Refused) -> APIError:
+        body = await self.challenge(who, offer)
+        return APIError(401, refused.code, f"{refused.message} A new challenge for '{offer.capability}' "
+                        f"({offer.price_sats} sats) is in WWW-Authenticate.",
+                        headers={"WWW-Authenticate": format_challenge(body["macaroon"], body["invoice"])}, l402=body)
+
+    async def release(self, req) -> None:
+        """Un-spend the token of a request that failed after spending it: nothing is charged for a failure."""
+        spent = getattr(req.context, "l402_spent", None)
+        if spent:
+            req.context.l402_spent = None
+            await asyncio.to_thread(self.tokens.unspend, spent, req.context.request_id)
+
+    async def _spend(self, req, credential: Credential) -> None:
+        # The spend commits in a thread; if this request is cancelled meanwhile, wait for the commit so that
+        # `release` finds (and un-spends) it rather than racing it.
+        spend = asyncio.ensure_future(asyncio.to_thread(
+            self.tokens.spend, credential.identifier_hash, req.context.request_id))
+        try:
+            spent = await asyncio.shield(spend)
+        except asyncio.CancelledError:
+            await asyncio.wait([spend])
+            if spend.exception() is None and spend.result():
+                req.context.l402_spent = credential.identifier_hash
+            raise
+        if not spent:
+            raise L402Refused("l402_token_spent", "This token was already used; each pays for one request.")
+        req.context.l402_spent = credential.identifier_hash
+
+    async def _paid(self, payment_hash: str) -> bool:
+        try:
+            status = await asyncio.to_thread(self.s.lightning.lookup, payment_hash)
+        except Exception:  # noqa: BLE001  (the node's view only refines the error message)
+            return True
+        return bool(status and status.settled)

@@ -1,0 +1,138 @@
+"""Commitment and subscription plans: list, buy from the balance, status. The rules live with the money in
+warehouse/ledger/plans.py; the docstrings here are the OpenAPI descriptions."""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict
+from datetime import timedelta
+
+from spectree import Response
+
+from api.errors import APIError, invalid
+from api.middleware import require_agent
+from api.money_schemas import PlanBody
+from api.spec import api_spec
+from intel.registry import PRICE_SATS
+from marketintel.settings import Settings
+from warehouse.ledger import PlanRefused, Plans, TierPrice
+from warehouse.ledger.tables import POOL_ORDER
+
+POOL_NAMES = {"subscription": "subscription allocation", "burst": "burst credits",
+              "commitment": "commitment credits", "referral": "referral credits", "balance": "balance"}
+POOL_ORDER_TEXT = ("After the free query of the day, a query is paid whole by the first of these that holds its "
+                   f"full price and is usable now: {', '.join(POOL_NAMES[p] for p in POOL_ORDER)}. "
+                   "A failed request's sats go back to the pool that paid.")
+
+
+def tier_prices(settings: Settings) -> dict[str, TierPrice]:
+    """The paid tiers' prices and durations (MI_TIER_*)."""
+    return {"premium": TierPrice(settings.tier_premium_price_sats, timedelta(days=settings.tier_premium_days)),
+            "institutional": TierPrice(settings.tier_institutional_price_sats,
+                                       timedelta(days=settings.tier_institutional_days))}
+
+
+def commitment_listing(plans: Plans) -> list[dict]:
+    return [{**asdict(p), "price_sats": p.price_sats,
+             "standard_queries": p.credits_sats // PRICE_SATS["S"], "proprietary_queries": p.credits_sats // PRICE_SATS["P"]}
+            for p in plans.commitments.values()]
+
+
+def subscription_listing(plans: Plans) -> list[dict]:
+    return [asdict(p) for p in plans.subscriptions.values()]
+
+
+def refused(exc: PlanRefused) -> APIError:
+    if exc.code == "insufficient_balance":
+        return APIError(402, exc.code, str(exc), **exc.details,
+                        topup={"invoice": "POST /api/v1/payments/create-invoice", "topup": "POST /api/v1/agents/topup"})
+    return APIError(409, exc.code, str(exc), **exc.details)
+
+
+class _PlanRoute:
+    def __init__(self, plans: Plans):
+        self.plans = plans
+
+
+class CommitmentPlansResource(_PlanRoute):
+    @api_spec.validate(tags=["plans"], resp=Response("HTTP_200", "HTTP_401"))
+    async def on_get(self, req, resp):
+        """Volume commitments: prepaid query credits at a 20-40% discount.
+
+        Each plan sells `credits_sats` of query credits for `price_sats` (the credits less `discount_percent`,
+        rounded down) from your balance. The credits go into your `commitment` pool and pay for module queries
+        at their normal prices for `term_days` from activation; what is left at the end is forfeited.
+        Activating again adds the credits and extends the whole pool to the later end."""
+        require_agent(req)
+        resp.media = {"plans": commitment_listing(self.plans), "pool_order": POOL_ORDER_TEXT,
+                      "activate": {"method": "POST", "path": "/api/v1/commitments/activate", "body": {"plan": "name"}}}
+
+
+class CommitmentActivateResource(_PlanRoute):
+    @api_spec.validate(json=PlanBody, tags=["plans"],
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422"))
+    async def on_post(self, req, resp):
+        """Activate a commitment plan (`{"plan": "starter"}`), paid from the balance in the same transaction
+        that adds the credits: either both happen or neither. 402 `insufficient_balance` when the balance is
+        below the price (nothing is charged); 422 for an unknown plan."""
+        agent = require_agent(req)
+        name = req.context.json.plan
+        if name not in self.plans.commitments:
+            raise invalid(["body", "plan"], f"unknown commitment plan; one of {sorted(self.plans.commitments)}")
+        try:
+            resp.media = await asyncio.to_thread(self.plans.activate_commitment, agent["id"], name,
+                                                 f"commitment:{req.context.request_id}")
+        except PlanRefused as exc:
+            raise refused(exc) from exc
+
+
+class CommitmentStatusResource(_PlanRoute):
+    @api_spec.validate(tags=["plans"], resp=Response("HTTP_200", "HTTP_401"))
+    async def on_get(self, req, resp):
+        """Your commitment credits: whether any are usable, how many sats are left and until when, what you
+        bought and paid in total, and the last 20 activations."""
+        agent = require_agent(req)
+        resp.media = await asyncio.to_thread(self.plans.commitment_status, agent["id"])
+
+
+class SubscriptionPlansResource(_PlanRoute):
+    @api_spec.validate(tags=["plans"], resp=Response("HTTP_200"))
+    async def on_get(self, req, resp):
+        """Subscription plans (no key needed): a base allocation per period plus burst credits.
+
+        Subscribing pays `price_sats` from the balance and starts a period of `period_days`. The
+        `allocation_sats` go into your `subscription` pool and are used first; the `burst_sats` go into your
+        `burst` pool and are used when the allocation runs short. Both are usable until the period ends.
+        Subscribing to the same plan while subscribed renews it: the end moves one period later and the
+        allocation and burst credits are added. When the subscription ends, unused allocation is forfeited;
+        burst credits are kept and become usable again with the next subscription. Another plan can be
+        chosen once the current one has ended."""
+        resp.media = {"plans": subscription_listing(self.plans), "pool_order": POOL_ORDER_TEXT,
+                      "subscribe": {"method": "POST", "path": "/api/v1/subscriptions/subscribe",
+                                    "body": {"plan": "name"}}}
+
+
+class SubscribeResource(_PlanRoute):
+    @api_spec.validate(json=PlanBody, tags=["plans"],
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_409", "HTTP_422"))
+    async def on_post(self, req, resp):
+        """Subscribe to, or renew, a plan (`{"plan": "basic"}`), paid from the balance in the same
+        transaction that grants the credits. 402 `insufficient_balance` when the balance is below the price;
+        409 `plan_change_not_allowed` while another plan runs; 422 for an unknown plan."""
+        agent = require_agent(req)
+        name = req.context.json.plan
+        if name not in self.plans.subscriptions:
+            raise invalid(["body", "plan"], f"unknown subscription plan; one of {sorted(self.plans.subscriptions)}")
+        try:
+            resp.media = await asyncio.to_thread(self.plans.subscribe, agent["id"], name,
+                                                 f"subscription:{req.context.request_id}")
+        except PlanRefused as exc:
+            raise refused(exc) from exc
+
+
+class SubscriptionStatusResource(_PlanRoute):
+    @api_spec.validate(tags=["plans"], resp=Response("HTTP_200", "HTTP_401"))
+    async def on_get(self, req, resp):
+        """Your subscription: plan, whether it is active, when it started and ends, periods paid, and the
+        allocation and burst credits left (with whether each is usable now)."""
+        agent = require_agent(req)
+        resp.media = await asyncio.to_thread(self.plans.subscription_status, agent["id"])

@@ -1,0 +1,37 @@
+"""GET /api/v1/sampling/status: which modules the caller has tried today, and the free queries left."""
+from __future__ import annotations
+
+from spectree import Response
+
+from api.metering import Metering, caller_id
+from api.services import Services
+from api.spec import api_spec
+from intel.registry import Module
+
+
+class SamplingStatusResource:
+    def __init__(self, services: Services, registry: dict[str, Module], metering: Metering):
+        self.s = services
+        self.registry = registry
+        self.metering = metering
+
+    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_401"))
+    async def on_get(self, req, resp):
+        """Which modules you have queried today (UTC day of the market clock) and how many free queries each
+        has left. With your key it counts your agent's queries; without one, those from your client address.
+        A query that failed is not counted."""
+        names = sorted(self.registry)
+        queries = await self.metering.queries_today(caller_id(req), names)
+        allowance = self.metering.allowance
+        tried = [{"module": n, "category": self.registry[n].category, "queries_today": queries[n],
+                  "free_queries_left": max(0, allowance - queries[n]), "price_sats": self.registry[n].price_sats}
+                 for n in names if queries[n] > 0]
+        untried = [n for n in names if queries[n] == 0]
+        resp.media = {
+            "date": self.s.clock.today().isoformat(),
+            "caller": "agent" if req.context.agent is not None else "client_address",
+            "free_queries_per_module_per_day": allowance,
+            "modules_total": len(names), "tried_count": len(tried), "untried_count": len(untried),
+            "free_queries_left_total": sum(max(0, allowance - queries[n]) for n in names),
+            "tried": tried, "untried": untried,
+        }

@@ -1,0 +1,66 @@
+"""L402 header grammar and caveat rules, without the API: what clients may send and what the server emits."""
+import time
+
+import pytest
+
+from api.l402 import (L402Refused, check_caveats, decode_identifier, encode_identifier, format_authorization,
+                      format_challenge, mint, parse_authorization, parse_challenge)
+
+NOW = 1_800_000_000
+
+
+def test_challenge_round_trips_and_legacy_forms_parse():
+    header = format_challenge("AGIAJEemVQUTEyNCR0exk7ek90Cg==", "lnbcrt500n1xyz")
+    assert header == 'L402 macaroon="AGIAJEemVQUTEyNCR0exk7ek90Cg==", invoice="lnbcrt500n1xyz"'
+    assert parse_challenge(header)["macaroon"] == "AGIAJEemVQUTEyNCR0exk7ek90Cg=="
+    # aperture's current form (token=, version=) and the legacy LSAT scheme
+    parsed = parse_challenge('LSAT version="0", token="AGIA==", invoice="lnbc1"')
+    assert parsed == {"scheme": "LSAT", "version": "0", "macaroon": "AGIA==", "invoice": "lnbc1"}
+    for bad in ('Bearer realm="x"', 'L402 invoice="lnbc1"', 'L402 macaroon="a" invoice="b"'):
+        with pytest.raises(ValueError):
+            parse_challenge(bad)
+
+
+def test_credentials_parse_in_both_schemes_any_case():
+    mac, _, _ = mint(bytes(range(32)), "module:vix", NOW)
+    for scheme in ("L402", "LSAT", "l402", "lsat"):
+        credential = parse_authorization(format_authorization(mac, "ab" * 32, scheme))
+        assert credential.scheme == scheme.upper() and credential.preimage == bytes.fromhex("ab" * 32)
+        assert credential.identifier.payment_hash == bytes(range(32))
+    for bad in (f"L402 {mac}", f"L402 {mac}:abcd", f"L402 {mac}:{'zz' * 32}", f"L402 !!:{'00' * 32}",
+                f"L402 QUJD:{'00' * 32}"):
+        with pytest.raises(L402Refused) as refused:
+            parse_authorization(bad)
+        assert refused.value.code == "l402_malformed"
+
+
+def test_identifier_layout():
+    raw = encode_identifier(b"\x11" * 32, b"\x22" * 32)
+    assert raw == b"\x00\x00" + b"\x11" * 32 + b"\x22" * 32
+    assert decode_identifier(raw).token_id == b"\x22" * 32
+    for bad in (b"\x00\x01" + raw[2:], raw[:-1]):
+        with pytest.raises(ValueError):
+            decode_identifier(bad)
+
+
+@pytest.mark.parametrize("caveats, code", [
+    ([b"services=other:0"], "l402_wrong_resource"),
+    ([b"marketintel_capabilities=module:bitcoin,catalog"], "l402_wrong_resource"),
+    ([f"marketintel_valid_until={NOW}".encode()], "l402_expired"),
+    ([b"marketintel_valid_until=soon"], "l402_invalid_caveat"),
+    ([b"services=marketintel"], "l402_invalid_caveat"),
+    ([b"marketintel_capabilities=module:vix", b"marketintel_capabilities=module:vix,catalog"], "l402_invalid_caveat"),
+    ([f"marketintel_valid_until={NOW + 9}".encode(), f"marketintel_valid_until={NOW + 99}".encode()],
+     "l402_invalid_caveat"),
+])
+def test_caveats_refused(caveats, code):
+    with pytest.raises(L402Refused) as refused:
+        check_caveats(caveats, "module:vix", NOW)
+    assert refused.value.code == code
+
+
+def test_caveats_accepted():
+    check_caveats([b"services=marketintel:0,loop:0", b"services=marketintel:0", b"marketintel_capabilities=module:vix",
+                   f"marketintel_valid_until={NOW + 60}".encode(), b"unknown_thing=whatever", b"no-equals-sign"],
+                  "module:vix", NOW)
+    check_caveats([], "catalog", time.time())
