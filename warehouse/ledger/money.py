@@ -59,20 +59,23 @@ class Money:
         require_sats(price_sats)
         try:
             with self.engine.begin() as conn:
-                earlier = entry(conn, "query", request_id)
-                if earlier is not None:
-                    return _repeat(conn, agent_pk, earlier)
                 now = self.now()
-                for pool in POOL_ORDER:
+                # Only pools that look able to pay get a guarded UPDATE (most agents have none but the
+                # balance): fewer statements while the row is locked. The guard still decides; a pool emptied
+                # by a racing request since this read simply fails its UPDATE and the next one is tried.
+                # A repeated request_id is caught by UNIQUE(kind, reference) on the entry (except below).
+                for pool in _candidates(conn, agent_pk, price_sats, now):
                     left = move(conn, agent_pk, pool, -price_sats, "query", request_id, module, usable_at=now)
                     if left is None:
                         continue
                     if pool != "referral":
                         referrals.reward(conn, agent_pk, price_sats, request_id)
                     return Debit(pool, left, left if pool == "balance" else amount(conn, agent_pk, "balance"))
-                return None
+                # nothing could pay: still a repeat of a request that was charged earlier reports that charge
+                return _repeat(conn, agent_pk, entry(conn, "query", request_id))
         except IntegrityError:
-            # A concurrent duplicate won the race (PostgreSQL); our transaction rolled back whole.
+            # The entry for this request_id exists (a repeat, or a concurrent duplicate that won the race):
+            # our transaction rolled back whole, so nothing was charged twice.
             with reading(self.engine) as conn:
                 return _repeat(conn, agent_pk, entry(conn, "query", request_id))
 
@@ -147,6 +150,15 @@ class Money:
             shown.append({"pool": pool, "remaining_sats": int(row.remaining_sats),
                           "usable_until": row.usable_until, "usable": usable})
         return shown
+
+
+def _candidates(conn: Connection, agent_pk: int, price_sats: int, now: datetime) -> list[str]:
+    """The pools in POOL_ORDER that hold the price and are usable now, then the balance (always tried)."""
+    p = agent_pools.c
+    able = set(conn.scalars(select(p.pool).where(
+        p.agent_id == agent_pk, p.remaining_sats >= price_sats,
+        (p.usable_until.is_(None)) | (p.usable_until > now))))
+    return [pool for pool in POOL_ORDER if pool in able or pool == "balance"]
 
 
 def _repeat(conn: Connection, agent_pk: int, earlier: dict | None) -> Debit | None:
