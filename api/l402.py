@@ -312,6 +312,13 @@ class L402Gate:
 
     async def release(self, req) -> None:
         """Un-spend the token of a request that failed after spending it: nothing is charged for a failure."""
+        pending = getattr(req.context, "pending_spend", None)
+        if pending is not None:
+            spend, identifier_hash = pending
+            req.context.pending_spend = None
+            await asyncio.wait([spend])  # a spend still committing in its thread is undone, not raced
+            if spend.exception() is None and spend.result():
+                req.context.l402_spent = identifier_hash
         spent = getattr(req.context, "l402_spent", None)
         if spent:
             req.context.l402_spent = None
@@ -322,13 +329,9 @@ class L402Gate:
         # `release` finds (and un-spends) it rather than racing it.
         spend = asyncio.ensure_future(asyncio.to_thread(
             self.tokens.spend, credential.identifier_hash, req.context.request_id))
-        try:
-            spent = await asyncio.shield(spend)
-        except asyncio.CancelledError:
-            await asyncio.wait([spend])
-            if spend.exception() is None and spend.result():
-                req.context.l402_spent = credential.identifier_hash
-            raise
+        req.context.pending_spend = (spend, credential.identifier_hash)  # `release` waits for it
+        spent = await asyncio.shield(spend)
+        req.context.pending_spend = None
         if not spent:
             raise L402Refused("l402_token_spent", "This token was already used; each pays for one request.")
         req.context.l402_spent = credential.identifier_hash

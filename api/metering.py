@@ -3,6 +3,7 @@ then the agent's balance, else 402 (carrying an L402 challenge when the caller h
 from __future__ import annotations
 
 import asyncio
+import logging
 import hashlib
 import time
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from api.l402 import L402Gate, format_challenge, module_offer
 from api.services import Services
 from intel.registry import Module
 
+log = logging.getLogger(__name__)
 FREE_MARK_TTL_S = 2 * 86400
 CHALLENGE_REUSE_S = 600
 
@@ -79,6 +81,7 @@ class Metering:
             # that `undo` finds (and refunds) it rather than racing it.
             debit = asyncio.ensure_future(asyncio.to_thread(
                 self.services.money.debit_for_query, agent["id"], price, module.name, req.context.request_id))
+            req.context.pending_debit = debit  # `undo` waits for it even if a second cancellation lands below
             try:
                 paid = await asyncio.shield(debit)
             except asyncio.CancelledError:
@@ -91,15 +94,27 @@ class Metering:
         raise await self.payment_required(req, module)
 
     async def undo(self, req) -> None:
-        """A request that failed after its claim: the attempt does not count and its debit is refunded
-        (once: the refund is keyed by the request's server-made id); an L402 token it spent is un-spent."""
-        try:
-            await self.l402.release(req)
-            if getattr(req.context, "free_key", None):
-                await self.services.redis.decr(req.context.free_key)
-        finally:
-            if getattr(req.context, "debited", False):
-                await asyncio.to_thread(self.services.money.refund, req.context.agent["id"], req.context.request_id)
+        """A request that failed after its claim: its debit is refunded (once: keyed by the request's
+        server-made id), an L402 token it spent is un-spent, and the attempt stops counting. Every step runs
+        even if an earlier one fails (logged), money first, and none hides the request's own error."""
+        for step in (self._refund, self.l402.release, self._unclaim):
+            try:
+                await step(req)
+            except Exception:  # noqa: BLE001
+                log.exception("undo step %s failed for request %s", step.__name__, req.context.request_id)
+
+    async def _refund(self, req) -> None:
+        pending = getattr(req.context, "pending_debit", None)
+        if pending is not None:
+            await asyncio.wait([pending])  # a debit still committing in its thread is refunded, not raced
+            req.context.debited = pending.exception() is None and pending.result() is not None
+        if getattr(req.context, "debited", False):
+            await asyncio.to_thread(self.services.money.refund, req.context.agent["id"], req.context.request_id)
+
+    async def _unclaim(self, req) -> None:
+        # only a claim Redis received: a request cancelled before its pipeline ran must not gain a free query
+        if getattr(req.context, "claimed", False) and getattr(req.context, "free_key", None):
+            await self.services.redis.decr(req.context.free_key)
 
     async def payment_required(self, req, module: Module) -> APIError:
         s = self.services

@@ -50,6 +50,7 @@ class ModuleQueries:
                           seen_key(agent, module, ticker))
                 self.metering.add_claim(pipe, req, module)
                 (payload_json, published, seen), attempts, _ = await pipe.execute()
+            req.context.claimed = True  # the attempt is counted: `undo` may take it back
             if module.takes_ticker:
                 payload_json, published = await self.tickers.payload_json(module, ticker), None
                 cached_fmt = "full"

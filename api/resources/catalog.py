@@ -146,8 +146,9 @@ class CatalogResource:
             offer = catalog_offer(self.s.settings.l402_catalog_price_sats)
             if req.context.l402 is None:
                 raise await self._payment_required(req, offer)
-            await self.metering.l402.redeem(req, caller_id(req), offer)
         try:
+            if offer is not None:
+                await self.metering.l402.redeem(req, caller_id(req), offer)
             body = await self._catalog(req, agent)
         except BaseException:
             # nothing is charged for a failed request: the token can pay for the retry

@@ -1,6 +1,7 @@
 """Nothing is charged for a failed request: failures after the debit, cancellation, and request ids
 that a client repeats."""
 import asyncio
+import threading
 import time
 
 import falcon.testing
@@ -75,4 +76,80 @@ def test_a_request_cancelled_during_the_debit_is_refunded(app, client, services,
             return (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"]
 
     assert asyncio.run(scenario()) == 100
+    assert check_consistency(services.engine) == []
+
+
+def test_a_second_cancellation_during_the_debit_still_refunds(app, client, services, settings, monkeypatch):
+    """The first cancellation arrives while the debit commits in its thread, a second one while the request
+    waits for that commit: the refund still follows the debit."""
+    from marketintel.lightning.factory import make_backend
+
+    real, release = services.money.debit_for_query, threading.Event()
+
+    def held_debit(*args):
+        release.wait(5)
+        return real(*args)
+
+    async def scenario() -> int:
+        async with falcon.testing.ASGIConductor(app) as c:
+            key = (await c.simulate_post("/api/v1/agents/register", json={"name": "x"})).json["api_key"]
+            inv = (await c.simulate_post("/api/v1/payments/create-invoice", json={"amount_sats": 100},
+                                         headers=auth(key))).json
+            preimage = make_backend(settings).pay(inv["payment_request"])
+            await c.simulate_post("/api/v1/agents/topup", headers=auth(key),
+                                  json={"payment_hash": inv["payment_hash"], "preimage": preimage})
+            await c.simulate_get("/api/v1/intelligence/vix", headers=auth(key))  # the free one
+            monkeypatch.setattr(services.money, "debit_for_query", held_debit)
+            query = asyncio.ensure_future(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)))
+            await asyncio.sleep(0.2)
+            query.cancel()
+            await asyncio.sleep(0.05)
+            query.cancel()  # lands while the request waits for the debit's commit
+            await asyncio.sleep(0.05)
+            release.set()
+            with pytest.raises(asyncio.CancelledError):
+                await query
+            await asyncio.sleep(0.5)  # the debit commits, then the shielded refund follows it
+            monkeypatch.setattr(services.money, "debit_for_query", real)
+            return (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"]
+
+    assert asyncio.run(scenario()) == 100
+    assert check_consistency(services.engine) == []
+
+
+def set_tier(services, agent_id: str, tier: str) -> None:
+    from sqlalchemy import update
+
+    from warehouse.ledger.tables import agents
+
+    with services.engine.begin() as conn:
+        conn.execute(update(agents).where(agents.c.agent_id == agent_id).values(tier=tier))
+
+
+def test_a_batch_item_failing_outside_the_api_errors_is_its_own_entry(client, services, monkeypatch):
+    """A Lightning node down while one module's 402 is made, or a data source raising for another: those
+    modules get their error entries and are not charged; the modules served stay served and charged."""
+    from marketintel.lightning.base import BackendUnavailable
+
+    key, agent = register(client)
+    set_tier(services, agent["agent_id"], "premium")
+    fund(client, key, 100)
+    assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).status_code == 200  # the free one
+
+    def node_down(*args, **kwargs):
+        raise BackendUnavailable("node down")
+
+    def source_down(*args, **kwargs):
+        raise ConnectionError("provider unreachable")
+
+    monkeypatch.setattr(services.lightning, "create_invoice", node_down)
+    monkeypatch.setattr(services.provider, "bars", source_down)
+    body = {"modules": ["vix", {"module": "technical_analysis", "ticker": "AAPL"}, "vix", "vix"]}
+    resp = client.simulate_post("/api/v1/intelligence/batch", json=body, headers=auth(key))
+    assert resp.status_code == 200, resp.text
+    results = resp.json["results"]
+    # vix 50 (balance 50), the ticker module fails (undone), vix 50 (balance 0), vix unpayable: node down
+    assert [r["status"] for r in results] == [200, 500, 200, 503]
+    assert results[1]["error"]["code"] == "internal_error" and results[3]["error"]["code"] == "lightning_unavailable"
+    assert resp.json["_meta"]["charged_sats"] == 100 and balance(client, key) == 0
     assert check_consistency(services.engine) == []
