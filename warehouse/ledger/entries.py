@@ -79,8 +79,11 @@ def forfeit_expired(conn: Connection, agent_pk: int, now: datetime) -> int:
     rows = conn.execute(select(p.pool, p.remaining_sats).where(*_ended(agent_pk, now))).all()
     total = 0
     for pool, remaining in rows:
+        # guarded on the amount read AND on the pool having ended: on PostgreSQL an UPDATE that waited for a
+        # renewal's row lock re-checks only this WHERE against the renewed row (same amount, new end)
         done = conn.execute(agent_pools.update()
-                            .where(p.agent_id == agent_pk, p.pool == pool, p.remaining_sats == remaining)
+                            .where(p.agent_id == agent_pk, p.pool == pool, p.remaining_sats == remaining,
+                                   p.usable_until.is_not(None), p.usable_until <= now)
                             .values(remaining_sats=0)).rowcount
         if done != 1:
             continue

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from alembic import context
+from sqlalchemy import create_engine
 
 from warehouse.ledger.db import make_engine
 from warehouse.ledger.tables import metadata
@@ -40,7 +41,12 @@ def run_migrations_online() -> None:
     if connection is not None:
         _run(connection)
         return
-    engine = make_engine(_url())
+    url = _url()
+    # SQLite: batch mode rebuilds a table (copy, DROP, rename), and with foreign keys enforced (as the
+    # ledger's engine does) dropping `agents` fails while rows point at it. SQLite's documented table-rebuild
+    # procedure runs with them off, so the command line migrates on a plain engine, as `migrate()` does
+    # through its own connection.
+    engine = create_engine(url, connect_args={"timeout": 30}) if url.startswith("sqlite") else make_engine(url)
     try:
         with engine.connect() as connection:
             _run(connection)

@@ -6,7 +6,7 @@ import pytest
 from alembic import command
 from sqlalchemy import create_engine, inspect, text
 
-from warehouse.ledger import check_consistency, make_engine
+from warehouse.ledger import Agents, check_consistency, make_engine, migrate
 from warehouse.ledger.db import alembic_config
 
 
@@ -58,3 +58,17 @@ def test_upgrade_from_0002_keeps_agents_and_adds_their_pools_and_links(ledger_ur
     with pytest.raises(RuntimeError, match="cannot be downgraded"):
         _alembic(ledger_url, command.downgrade, "0002_l402_tokens")
     engine.dispose()
+
+
+def test_cli_downgrade_with_registered_agents(ledger_url, fund):
+    migrate(ledger_url)
+    engine = make_engine(ledger_url)
+    agent, _ = Agents(engine).register("a")
+    fund(agent["id"], 100)
+    engine.dispose()
+    config = alembic_config()
+    config.cmd_opts = type("o", (), {"x": [f"url={ledger_url}"]})()
+    command.downgrade(config, "0002_l402_tokens")
+    engine = make_engine(ledger_url)
+    assert "agent_pools" not in inspect(engine).get_table_names()
+    assert "tier_expires_at" not in {c["name"] for c in inspect(engine).get_columns("agents")}
