@@ -28,7 +28,7 @@ class RegisterResource:
     def __init__(self, services: Services):
         self.s = services
 
-    @api_spec.validate(json=RegisterBody, tags=["agents"], resp=Response("HTTP_201", "HTTP_422"))
+    @api_spec.validate(json=RegisterBody, tags=["agents"], resp=Response("HTTP_200", "HTTP_422"))
     async def on_post(self, req, resp):
         """Register an agent. The API key is shown once, here; only its hash is stored. An optional
         `referral_code` (another agent's) must exist (422 otherwise): that agent then earns 10% of your
@@ -38,7 +38,7 @@ class RegisterResource:
             agent, key = await asyncio.to_thread(self.s.agents.register, body.name, body.referral_code)
         except UnknownReferralCode:
             raise invalid(["body", "referral_code"], "unknown referral code")
-        resp.status = 201
+        resp.status = 200  # interface.md: success is 200 unless a row states otherwise
         resp.set_headers(NO_STORE)
         resp.media = {
             **public_agent(agent),

@@ -24,7 +24,7 @@ class CreateInvoiceResource:
         self.s = services
 
     @api_spec.validate(json=InvoiceBody, tags=["payments"],
-                       resp=Response("HTTP_201", "HTTP_401", "HTTP_409", "HTTP_422"))
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_409", "HTTP_422"))
     async def on_post(self, req, resp):
         """Create a Lightning invoice for a credit purchase or a tier upgrade.
 
@@ -51,7 +51,7 @@ class CreateInvoiceResource:
                                           self.s.settings.invoice_expiry_s)
         await asyncio.to_thread(self.s.invoices.record, invoice.payment_hash, invoice.bolt11, invoice.amount_sats,
                                 body.purpose, invoice.expires_at, agent["id"], None, body.tier)
-        resp.status = 201
+        resp.status = 200  # interface.md: success is 200 unless a row states otherwise
         resp.media = {**invoice_body(invoice, body.purpose), **({"tier": body.tier} if body.tier else {}),
                       ("upgrade" if body.purpose == "upgrade" else "topup"): claim}
 

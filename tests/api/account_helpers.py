@@ -33,7 +33,7 @@ def upgrade(client, key: str, tier: str) -> dict:
     """Buy `tier` over Lightning; returns {invoice, proof, result}."""
     invoice = client.simulate_post("/api/v1/payments/create-invoice", headers=auth(key),
                                    json={"purpose": "upgrade", "tier": tier})
-    assert invoice.status_code == 201, invoice.text
+    assert invoice.status_code == 200, invoice.text
     proof = {"payment_hash": invoice.json["payment_hash"], "preimage": pay(invoice.json)}
     result = client.simulate_post("/api/v1/agents/upgrade", headers=auth(key), json=proof)
     assert result.status_code == 200, result.text

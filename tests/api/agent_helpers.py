@@ -4,7 +4,7 @@ from __future__ import annotations
 
 def register(client, name: str = "agent-1") -> tuple[str, dict]:
     resp = client.simulate_post("/api/v1/agents/register", json={"name": name})
-    assert resp.status_code == 201, resp.text
+    assert resp.status_code == 200, resp.text
     return resp.json["api_key"], resp.json
 
 
@@ -18,7 +18,7 @@ def fund(client, key: str, sats: int) -> dict:
     from marketintel.settings import get_settings
 
     inv = client.simulate_post("/api/v1/payments/create-invoice", json={"amount_sats": sats}, headers=auth(key))
-    assert inv.status_code == 201, inv.text
+    assert inv.status_code == 200, inv.text
     preimage = make_backend(get_settings()).pay(inv.json["payment_request"])
     top = client.simulate_post("/api/v1/agents/topup", headers=auth(key),
                                json={"payment_hash": inv.json["payment_hash"], "preimage": preimage})

@@ -31,7 +31,7 @@ def test_register_with_an_existing_referral_code_only(client, services):
     _, referrer = register(client, "referrer")
     resp = client.simulate_post("/api/v1/agents/register",
                                 json={"name": "newcomer", "referral_code": referrer["referral_code"]})
-    assert resp.status_code == 201 and resp.headers["Cache-Control"] == "no-store"
+    assert resp.status_code == 200 and resp.headers["Cache-Control"] == "no-store"
     assert services.agents.by_agent_id(resp.json["agent_id"])["referred_by"] is not None
     unknown = client.simulate_post("/api/v1/agents/register", json={"name": "x", "referral_code": "ref_nope"})
     assert unknown.status_code == 422 and unknown.json["detail"][0]["loc"] == ["body", "referral_code"]

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirec
 def test_create_pay_verify_topup(client):
     key, _ = register(client)
     inv = client.simulate_post("/api/v1/payments/create-invoice", json={"amount_sats": 1234}, headers=auth(key))
-    assert inv.status_code == 201
+    assert inv.status_code == 200
     assert bolt11.decode(inv.json["payment_request"]).amount_msat == 1_234_000
     verify = client.simulate_get(f"/api/v1/payments/verify/{inv.json['payment_hash']}", headers=auth(key))
     assert verify.json["settled"] is False

@@ -17,7 +17,7 @@ def test_quickstart_path(service):
     assert pulse.status_code == 200 and pulse.json()["_meta"]["simulated"] is True
 
     reg = http.post("/api/v1/agents/register", json={"name": "quickstart-agent"})
-    assert reg.status_code == 201
+    assert reg.status_code == 200
     key = {"X-API-Key": reg.json()["api_key"]}
 
     free = http.get("/api/v1/intelligence/market_intelligence", headers=key)
