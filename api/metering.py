@@ -120,14 +120,15 @@ class Metering:
         s = self.services
         agent = req.context.agent
         invoice = await self._challenge_invoice(caller_id(req), module, agent)
-        l402, headers = {}, {}
-        if agent is None:  # a keyed agent tops up its balance instead
-            l402 = {"l402": await self.l402.challenge(caller_id(req), module_offer(module))}
-            headers = {"WWW-Authenticate": format_challenge(l402["l402"]["macaroon"], l402["l402"]["invoice"])}
+        # every 402 carries the L402 challenge (DESIGN.md); a keyed agent may pay it per request as well
+        l402 = {"l402": await self.l402.challenge(caller_id(req), module_offer(module))}
+        headers = {"WWW-Authenticate": format_challenge(l402["l402"]["macaroon"], l402["l402"]["invoice"])}
         if agent is not None:
             message = (f"The free query for '{module.name}' is used up today and the balance is below "
                        f"{module.price_sats} sats. Pay the invoice, then POST /api/v1/agents/topup with the "
-                       "payment_hash and preimage; the sats are credited to your balance.")
+                       "payment_hash and preimage; the sats are credited to your balance. Or pay for this one "
+                       "request: pay the L402 invoice in WWW-Authenticate and retry with Authorization: L402 "
+                       "<macaroon>:<preimage hex> beside your X-API-Key.")
         else:
             message = (f"The free query for '{module.name}' is used up today. Pay the invoice, register "
                        "(POST /api/v1/agents/register) and top up with its payment_hash and preimage; queries with "

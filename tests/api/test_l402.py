@@ -277,12 +277,17 @@ def test_l402_on_a_route_that_does_not_take_it_is_401_and_not_spent(client):
     assert get(client, "/api/v1/intelligence/vix", credential).status_code == 200
 
 
-def test_keyed_agent_low_balance_keeps_the_topup_402(client):
+def test_keyed_agent_low_balance_gets_both_ways_to_pay(client):
+    """The topup route for the balance, and the L402 challenge for this one request (paid beside the key,
+    the balance is not touched)."""
     key, _ = register(client)
     client.simulate_get("/api/v1/intelligence/vix", headers=auth(key))
     resp = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key))
-    assert resp.status_code == 402 and "l402" not in resp.json["error"]
-    assert "WWW-Authenticate" not in resp.headers and resp.json["error"]["topup"]["path"] == "/api/v1/agents/topup"
+    assert resp.status_code == 402 and resp.json["error"]["topup"]["path"] == "/api/v1/agents/topup"
+    mac, inv = challenge(resp)
+    paid = client.simulate_get("/api/v1/intelligence/vix", headers={**auth(key), "Authorization": f"L402 {mac}:{pay(inv)}"})
+    assert paid.status_code == 200 and paid.json["_meta"]["paid_with"] == "l402"
+    assert client.simulate_get("/api/v1/agents/balance", headers=auth(key)).json["balance_sats"] == 0
 
 
 def test_openapi_documents_the_scheme_on_both_routes(client):
