@@ -58,6 +58,7 @@ TREASURY_TENORS: dict[str, float] = {
 }
 
 H15 = "H.15 Selected Interest Rates"
+USREC_LAG_DAYS = 365  # see the USREC entry: NBER business-cycle dates come months after the turn
 H10 = "H.10 Foreign Exchange Rates"
 
 
@@ -147,7 +148,11 @@ def _entries() -> list[Series]:
         s("DGORDER", "Durable goods new orders", "millions_usd", "monthly", "macro", 55, "Advance Durable Goods"),
         s("GDPC1", "Real GDP", "billions_chained_2017_usd", "quarterly", "macro", 120, "GDP (advance)"),
         s("GDP", "Nominal GDP", "billions_usd", "quarterly", "macro", 120, "GDP (advance)"),
-        s("USREC", "NBER recession indicator (1 = recession)", "flag", "monthly", "macro", 32, "NBER / FRED"),
+        # USREC: NBER dates a peak 4 to 21 months after the fact (the December 2007 peak, USREC = 1 from
+        # 2008-01, was announced 2008-12-01; the February 2020 peak on 2020-06-08), so a month's value is
+        # taken as known only a year on: a back-test must not see a recession before it was announced
+        s("USREC", "NBER recession indicator (1 = recession)", "flag", "monthly", "macro", USREC_LAG_DAYS,
+          "NBER / FRED"),
         # consumer and housing
         s("UMCSENT", "University of Michigan consumer sentiment", "index", "monthly", "macro", 28,
           "University of Michigan survey"),

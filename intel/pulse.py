@@ -136,8 +136,12 @@ def _fx_signal(frames: Frames) -> dict:
     usd, eur = frames.get("DTWEXBGS"), frames.get("DEXUSEU")
     if usd is None and eur is None:
         return _unavailable("dollar")
-    # DEXUSEU is dollars per euro: a rising quote is a falling dollar
-    change = ind.change_since(usd, 30, "pct") if usd is not None else -(ind.change_since(eur, 30, "pct") or 0)
+    # DEXUSEU is dollars per euro: a rising quote is a falling dollar, by the exact inverse 1 / (1 + r) - 1
+    if usd is not None:
+        change = ind.change_since(usd, 30, "pct")
+    else:
+        eur_change = ind.change_since(eur, 30, "pct")
+        change = None if eur_change is None else (1.0 / (1.0 + eur_change / 100.0) - 1.0) * 100.0
     change = change or 0.0
     ten = frames.get("DGS10")
     rates = ind.change_since(ten, 30, "bp") if ten is not None else None

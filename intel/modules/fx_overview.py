@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from intel import envelope as env
+from intel import indicators as ind
 from intel.frames import Frames
-from intel.modules._common import horizon_returns
+from intel.modules._common import HORIZONS, horizon_returns
 from intel.registry import Module, register
 
 NAME = "fx_overview"
@@ -28,9 +29,12 @@ def compute(frames: Frames) -> dict:
             continue
         row = {"level": env.rnd(frame["value"][-1], 4), "date": frame["date"][-1].isoformat(), "stale": sid in stale}
         row.update(horizon_returns(frame, ("1d", "1w", "1m", "3m", "1y"), ytd=False))
-        change = row["change_1m_pct"]
-        # the dollar's own move against this currency: invert quotes in dollars per foreign unit
-        row["usd_change_1m_pct"] = None if change is None else env.rnd(-change if usd_is_quote else change, 2)
+        change = ind.change_since(frame, HORIZONS["1m"], "pct")  # unrounded, as change_1m_pct
+        # the dollar's own move against this currency: a quote in dollars per foreign unit is inverted exactly
+        # (quote up 25% -> a dollar buys 1/1.25 = 0.8 foreign units: -20%, not -25%)
+        if change is not None and usd_is_quote:
+            change = (1.0 / (1.0 + change / 100.0) - 1.0) * 100.0
+        row["usd_change_1m_pct"] = env.rnd(change, 2)
         pairs[pair] = row
         if row["usd_change_1m_pct"] is not None and sid not in stale:
             usd_moves[pair] = row["usd_change_1m_pct"]
@@ -64,7 +68,8 @@ def compute(frames: Frames) -> dict:
                          ("fx_carry", "rate differentials and carry-to-vol"),
                          ("em_fx_stress", "emerging-market currency stress")),
                      methodology="Changes compare the last quote with the last quote on or before the same "
-                                 "calendar date; the dollar's move inverts pairs quoted in dollars per unit.")
+                                 "calendar date; the dollar's move against a pair quoted in dollars per foreign "
+                                 "unit is 1 / (1 + change) - 1 (the exact inverse, not the negated change).")
 
 
 def _summary(data: dict, stale: set) -> str:

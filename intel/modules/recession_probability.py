@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from intel import catalog
 from intel import envelope as env
 from intel import indicators as ind
 from intel.frames import Frames
@@ -20,6 +21,9 @@ INPUTS = ("DGS10", "DGS3MO", "UNRATE", "ICSA", "USREC")
 ALPHA, BETA = -0.5333, -0.6330
 HORIZON_M = 12
 MIN_DAYS_IN_MONTH = 10  # a month with fewer spread observations is too young to average: use the one before
+# the spread month may lag the clock's month by this much (last month, or the one before early in a month);
+# an older one (one leg stopped publishing) forecasts a horizon that is near or already past: not used
+MAX_SPREAD_AGE_M = 2
 # the combination rule: labour evidence (Sahm and claims ramps, 0..1, the smaller of the two when both exist, so
 # neither post-recession unemployment nor a hurricane spike in claims counts alone) worth up to LABOUR_CAP,
 # combined with the curve as a noisy-OR
@@ -135,9 +139,17 @@ def compute(frames: Frames) -> dict:
                 monthly = monthly.head(monthly.height - 1)  # this month is too young: last month's average
             start, spread = month_grid(monthly)
             prob = probit(spread)
-            grids["curve"] = (start, prob)
-            raw["curve"] = float(prob[-1])
+            grids["curve"] = (start, prob)  # the history still serves the back-test
             month = start + len(spread) - 1
+            now_month = frames.now.year * 12 + frames.now.month - 1
+            if now_month - month > MAX_SPREAD_AGE_M:
+                passed = "has passed" if month + HORIZON_M < now_month else "is under way"
+                unavailable["yield_curve_model"] = (
+                    f"the last month with both DGS10 and DGS3MO is {month_label(month)} (spread last observed "
+                    f"{daily['date'][-1].isoformat()}), {now_month - month} months before the clock's month; its "
+                    f"12-month horizon {month_label(month + HORIZON_M)} {passed}, so the curve is not used")
+        if daily.height and "yield_curve_model" not in unavailable:
+            raw["curve"] = float(prob[-1])
             data["yield_curve_model"] = {
                 "spread_month": month_label(month),
                 "spread_10y_3m_month_avg_pp": env.rnd(spread[-1], 3),
@@ -150,6 +162,7 @@ def compute(frames: Frames) -> dict:
                 "horizon_month": month_label(month + HORIZON_M)}
     if "curve" not in grids:
         unavailable["yield_curve_model"] = "needs DGS10 and DGS3MO on common dates"
+    curve_too_old = "curve" in grids and "yield_curve_model" not in data
     if frames.get("UNRATE") is not None:
         start, unrate = month_grid(frames.get("UNRATE"))
         sahm = macro.sahm_series(unrate)[2]
@@ -173,7 +186,7 @@ def compute(frames: Frames) -> dict:
     if (data.get("claims") or {}).get("ramp_pct") is None:
         unavailable["claims"] = "needs ICSA with at least half a year of weekly history"
     if "yield_curve_model" not in data and "sahm" not in data:
-        raise env.InsufficientData(f"{NAME}: neither the 10y-3m spread nor the Sahm indicator can be computed")
+        raise env.InsufficientData(f"{NAME}: neither a current 10y-3m spread nor the Sahm indicator can be computed")
     as_ramp = lambda k: np.nan if raw[k] is None else raw[k]  # noqa: E731
     labour = float(labour_prob(as_ramp("sahm"), as_ramp("claims")))
     combined = float(combine(raw["curve"] or 0.0, labour)) * 100
@@ -181,8 +194,9 @@ def compute(frames: Frames) -> dict:
                         "labour_probability_pct": env.rnd(labour * 100, 1),
                         "components_used": [k for k, v in raw.items() if v is not None]}
     data["backtest"] = _backtests(frames, grids, unavailable)
-    signals = [_signal(data, sources)]
-    return env.build(NAME, frames, data=data, signals=signals, summary=_summary(data) + env.staleness_note(sources),
+    signals = [_signal(data, sources, curve_too_old)]
+    return env.build(NAME, frames, data=data, signals=signals,
+                     summary=_summary(data, curve_too_old) + env.staleness_note(sources),
                      sources=sources, unavailable=unavailable or None,
                      related_modules=env.related(
                          ("yield_curve", "the full curve and inversion history behind the spread"),
@@ -193,14 +207,19 @@ def compute(frames: Frames) -> dict:
                      methodology=f"Yield-curve model: the New York Fed's Estrella-Mishkin probit, P = Phi({ALPHA} "
                                  f"{BETA} x spread), spread = 10-year minus 3-month Treasury yield (constant-maturity, "
                                  f"bond-equivalent), monthly average in percentage points (the latest month with at "
-                                 f"least {MIN_DAYS_IN_MONTH} observations), probability of recession 12 months ahead. "
+                                 f"least {MIN_DAYS_IN_MONTH} observations), probability of recession 12 months ahead; "
+                                 f"a spread month more than {MAX_SPREAD_AGE_M} months before the clock's month (one "
+                                 f"leg no longer published) is not used, and the combined rule rests on labour alone. "
                                  f"Combined rule (judgmental weights): 1 - (1 - P_curve)(1 - P_labour), P_labour = "
                                  f"{LABOUR_CAP:.0%} x the smaller of two ramps (the one available when the other is "
                                  f"missing, 0 when both are): the Sahm ramp from 0 at {SAHM_FLOOR} pp to 1 at "
                                  f"{macro.SAHM_TRIGGER_PP} pp, the claims ramp from 0 at {CLAIMS_FLOOR_PCT:.0f}% to 1 "
                                  f"at {macro.CLAIMS_RISE_ALERT_PCT:.0f}% above the 52-week low of 4-week claims; "
                                  f"requiring both keeps post-recession unemployment or a one-off claims spike from "
-                                 f"counting alone. Back-test against USREC: a recession is called if the probability "
+                                 f"counting alone. Back-test against USREC as it could be known at the clock (NBER "
+                                 f"dates recessions months after they begin, so a month's value counts only "
+                                 f"{catalog.release_lag('USREC')} days on; the sample ends at the last such month): a "
+                                 f"recession is called if the probability "
                                  f"reached {ALARM_PCT:.0f}% in the 12 months before it began; alarm episodes with no "
                                  f"recession starting within 12 months of their end are false alarms; Brier score and "
                                  f"accuracy score each month, the probit against USREC 12 months later (its own "
@@ -234,7 +253,7 @@ def _level(pct: float) -> str:
     return "high" if pct >= 50 else "elevated" if pct >= 35 else "moderate" if pct >= 20 else "low"
 
 
-def _signal(data: dict, sources: dict) -> dict:
+def _signal(data: dict, sources: dict, curve_too_old: bool = False) -> dict:
     c = data["combined"]
     p = c["probability_12m_pct"]
     sahm_on = (data.get("sahm") or {}).get("triggered", False)
@@ -250,19 +269,25 @@ def _signal(data: dict, sources: dict) -> dict:
     record = (data["backtest"].get("combined_rule") or {}).get("recessions_in_sample", 0)
     if record < 2:  # the record behind the rule is thin in this sample
         confidence *= 0.85
+    if curve_too_old:  # the model's lead component has no current reading: the figure rests on labour alone
+        confidence *= 0.75
     essential = ["DGS10", "DGS3MO"] if "yield_curve_model" in data else ["UNRATE"]
     return env.signal("recession_risk", direction, env.degrade(confidence, sources, essential=essential), urgency,
                       f"combined 12-month recession probability {p}% ({c['level']})"
                       + (", Sahm rule triggered" if sahm_on else "") + " (direction refers to risk assets)")
 
 
-def _summary(data: dict) -> str:
+def _summary(data: dict, curve_too_old: bool = False) -> str:
     parts = []
     y = data.get("yield_curve_model")
     if y:
         parts.append(f"The 10y-3m spread averaged {y['spread_10y_3m_month_avg_pp']} pp in {y['spread_month']}; the "
                      f"New York Fed probit puts the chance of recession by {y['horizon_month']} at "
                      f"{y['probability_12m_pct']}% (three months ago {fig(y['probability_3m_ago_pct'], '%')}).")
+    elif curve_too_old:
+        parts.append("The yield-curve model is not used: the last month with both the 10-year and 3-month yields "
+                     "is too old for a 12-month forecast from now, so the combined figure rests on the labour "
+                     "market alone.")
     s = data.get("sahm")
     if s:
         parts.append(f"The Sahm indicator is {s['indicator_pp']} pp"

@@ -14,6 +14,7 @@ NAME = "yield_curve"
 TENORS = {"1m": "DGS1MO", "3m": "DGS3MO", "6m": "DGS6MO", "1y": "DGS1", "2y": "DGS2", "3y": "DGS3",
           "5y": "DGS5", "7y": "DGS7", "10y": "DGS10", "20y": "DGS20", "30y": "DGS30"}
 SLOPES = {"2s10s": ("DGS2", "DGS10"), "3m10y": ("DGS3MO", "DGS10"), "5s30s": ("DGS5", "DGS30")}
+MAX_LEG_GAP_BDAYS = 3  # a slope whose legs last printed further apart than this is stale (one leg stopped)
 
 
 def spread_series(frames: Frames, short: str, long: str) -> pl.DataFrame | None:
@@ -43,6 +44,14 @@ def inversion(spread: pl.DataFrame) -> dict:
     return out
 
 
+def slope_is_stale(frames: Frames, short: str, long: str) -> bool:
+    """One leg stale by its own publishing cadence, or the legs' last observations too far apart: the
+    slope's latest value then belongs to an older curve than today's."""
+    a, b = frames.get(short)["date"][-1], frames.get(long)["date"][-1]
+    gap = int(np.busday_count(min(a, b), max(a, b)))
+    return gap > MAX_LEG_GAP_BDAYS or any(env.series_status(frames, s)["stale"] for s in (short, long))
+
+
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ["DGS10"], need="all")
     env.require(frames, NAME, ["DGS2", "DGS3MO"])
@@ -57,20 +66,28 @@ def compute(frames: Frames) -> dict:
         data["slopes"][f"{name}_bp"] = env.rnd(spread["value"][-1], 1)
         data["slopes"][f"{name}_change_1m_bp"] = env.rnd(spread["value"][-1] - month_ago, 1) \
             if month_ago is not None else None
+        data["slopes"][f"{name}_as_of"] = spread["date"][-1].isoformat()
+        data["slopes"][f"{name}_stale"] = slope_is_stale(frames, short, long)
         data["inversion"][name] = inversion(spread)
     if {"2y", "5y", "10y"} <= curve.keys():
         data["slopes"]["butterfly_2s5s10s_bp"] = env.rnd((2 * curve["5y"] - curve["2y"] - curve["10y"]) * 100, 1)
+        data["slopes"]["butterfly_2s5s10s_stale"] = slope_is_stale(frames, "DGS2", "DGS5") or \
+            slope_is_stale(frames, "DGS5", "DGS10")  # from each tenor's last value: mixed dates when one stopped
     data["shape"] = _shape(data["slopes"])
-    signals, lead = [], data["inversion"].get("3m10y") or data["inversion"].get("2s10s")
-    if lead is not None:
-        key = "3m10y" if "3m10y" in data["inversion"] else "2s10s"
+    # the lead: 3m10y, else 2s10s, preferring a fresh slope to a stale one (a stale slope leads only alone)
+    candidates = [k for k in ("3m10y", "2s10s") if k in data["inversion"]]
+    key = next((k for k in candidates if not data["slopes"][f"{k}_stale"]), candidates[0] if candidates else None)
+    signals = []
+    if key is not None:
+        lead, stale = data["inversion"][key], data["slopes"][f"{key}_stale"]
         days = lead["inversion_duration_days"]
         conf = env.degrade(0.5 + min(0.4, days / 500), sources, essential=["DGS10", SLOPES[key][0]])
+        as_of = f" as of {data['slopes'][f'{key}_as_of']} (stale)" if stale else ""
         signals.append(env.signal(
-            "curve_inversion", "bearish" if lead["inverted"] else "neutral", conf,
-            "medium" if lead["inverted"] else "low",
-            f"{key} inverted for {days} days (a classic recession lead)" if lead["inverted"]
-            else f"{key} not inverted"))
+            "curve_inversion", "bearish" if lead["inverted"] else "neutral", conf * (0.5 if stale else 1.0),
+            "medium" if lead["inverted"] and not stale else "low",
+            f"{key} inverted for {days} days{as_of} (a classic recession lead)" if lead["inverted"]
+            else f"{key} not inverted{as_of}"))
     change = data["slopes"].get("2s10s_change_1m_bp")
     if change is not None:
         move = "steepening" if change > 10 else "flattening" if change < -10 else "stable"
@@ -86,11 +103,15 @@ def compute(frames: Frames) -> dict:
                          ("recession_probability", "the 10y-3m spread in a recession model"),
                          ("fed_policy", "what the front end prices for the Fed")),
                      methodology="Slopes are long minus short yields in bp on common dates; an inversion "
-                                 "run counts calendar days from its first inverted observation.")
+                                 "run counts calendar days from its first inverted observation. A slope is stale "
+                                 "(reported with its as-of date) when a leg is stale or the legs' last "
+                                 f"observations are more than {MAX_LEG_GAP_BDAYS} business days apart; a stale "
+                                 "slope leads the inversion signal only when no fresh one exists.")
 
 
 def _shape(slopes: dict) -> str:
     s, b = slopes.get("2s10s_bp"), slopes.get("butterfly_2s5s10s_bp")
+    b = None if slopes.get("butterfly_2s5s10s_stale") else b  # a butterfly of mixed dates shapes nothing
     if s is None:
         return "unknown"
     if s < -10:
@@ -102,11 +123,17 @@ def _shape(slopes: dict) -> str:
 
 def _summary(data: dict) -> str:
     curve, slopes = data["curve_pct"], data["slopes"]
+    dated = lambda k: f" (as of {slopes[f'{k}_as_of']}, stale)" if slopes.get(f"{k}_stale") else ""  # noqa: E731
     parts = [f"The Treasury curve is {data['shape']}: the 10-year yields {fig(curve.get('10y'), '%')}"
              + (f" and the 2-year {curve['2y']}%" if "2y" in curve else "")
-             + f", a 2s10s slope of {fig(slopes.get('2s10s_bp'))} bp and 3m10y of {fig(slopes.get('3m10y_bp'))} bp."]
+             + f", a 2s10s slope of {fig(slopes.get('2s10s_bp'))} bp{dated('2s10s')} and 3m10y of "
+             + f"{fig(slopes.get('3m10y_bp'))} bp{dated('3m10y')}."]
     for key, inv in data["inversion"].items():
-        if inv["inverted"]:
+        if slopes[f"{key}_stale"]:
+            state = f"inverted (since {inv['inverted_since']})" if inv["inverted"] else "not inverted"
+            parts.append(f"{key} was {state} as of {slopes[f'{key}_as_of']}, when both legs last printed "
+                         "(not today's curve).")
+        elif inv["inverted"]:
             parts.append(f"{key} has been inverted since {inv['inverted_since']} "
                          f"({inv['inversion_duration_days']} days).")
         elif inv["last_inversion_ended"]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 
 import pytest
 
@@ -58,7 +59,8 @@ def test_entries_are_consistent():
     for series_id, entry in CATALOG.items():
         assert entry.id == series_id
         assert entry.frequency in ("daily", "weekly", "monthly", "quarterly")
-        assert 0 <= entry.release_lag_days <= 130
+        # NBER's recession dates (USREC) are the one series known only about a year on
+        assert 0 <= entry.release_lag_days <= (400 if series_id == "USREC" else 130)
         assert entry.name and entry.unit and entry.asset_class
         assert entry.max_age_days > entry.release_lag_days + entry.expected_cadence_days - 1
 
@@ -91,3 +93,12 @@ def test_frequencies_match_the_real_files():
         gap = dates.diff().dt.total_days().median()
         lo, hi = expected[CATALOG[path.stem].frequency]
         assert lo <= gap <= hi, (path.stem, gap)
+
+
+def test_usrec_waits_for_nber_announcements():
+    # NBER announced the December 2007 peak on 2008-12-01 (USREC = 1 from 2008-01: 335 days later) and the
+    # February 2020 peak on 2020-06-08: a month's value is known only about a year on
+    lag = CATALOG["USREC"].release_lag_days
+    assert lag >= (date(2008, 12, 1) - date(2008, 1, 1)).days
+    assert 300 <= lag <= 400
+    assert CATALOG["USREC"].max_age_days > lag

@@ -92,3 +92,11 @@ def test_pair_changes_span_the_same_dates_for_both_series():
     common, x, y = pair_changes(frames, "CBBTCUSD", "log", "SP500", "log", 500)
     assert len(common) == len(spx_days) - 1
     assert np.allclose(x, y) and np.corrcoef(x, y)[0, 1] > 0.999999
+
+
+def test_dollar_move_from_the_euro_quote_is_exact():
+    # no broad index: the dollar's move comes from DEXUSEU (dollars per euro); up 25% is a 20% weaker dollar
+    dates = bdays(300)
+    eur = np.where(np.arange(300) < 280, 1.00, 1.25)
+    pulse = compute_pulse(make_frames({"DEXUSEU": series(dates, eur)}), PREMIUM)
+    assert pulse["signals"]["fx"]["key_figures"]["dollar_change_1m_pct"] == pytest.approx(-20.0)

@@ -16,7 +16,8 @@ def test_usd_moves_invert_dollar_quoted_pairs_and_skip_stale():
                                                "DEXMXUS": series(old, np.linspace(17, 18, 300))}))
     data = payload["data"]
     eur_1m = data["pairs"]["EURUSD"]["change_1m_pct"]
-    assert data["pairs"]["EURUSD"]["usd_change_1m_pct"] == -eur_1m < 0
+    usd_1m = data["pairs"]["EURUSD"]["usd_change_1m_pct"]  # the exact inverse of the euro's move
+    assert usd_1m < 0 and usd_1m == pytest.approx((1 / (1 + eur_1m / 100) - 1) * 100, abs=0.011)
     assert data["pairs"]["USDJPY"]["usd_change_1m_pct"] == data["pairs"]["USDJPY"]["change_1m_pct"] > 0
     assert data["pairs"]["USDMXN"]["stale"] and data["pairs_used_in_average"] == ["EURUSD", "USDJPY"]
     expected = np.mean([data["pairs"]["EURUSD"]["usd_change_1m_pct"], data["pairs"]["USDJPY"]["usd_change_1m_pct"]])
@@ -32,3 +33,15 @@ def test_broad_dollar_leads_the_signal():
     assert payload["signals"][0]["direction"] == "bullish"
     assert payload["data"]["usd_vs_fresh_pairs_avg_change_1m_pct"] is None
     check_payload(payload)
+
+
+def test_usd_move_against_a_dollar_quoted_pair_is_exact_not_the_negated_change():
+    # the euro rises 25% in a month (1.00 -> 1.25 dollars): a euro then costs 1.25 dollars, so a dollar buys
+    # 0.8 euros, a 20% fall; negating the quote change would say -25%
+    dates = bdays(300)
+    eur = np.where(np.arange(300) < 280, 1.00, 1.25)
+    data = fx_overview.compute(make_frames({"DEXUSEU": series(dates, eur)}))["data"]
+    row = data["pairs"]["EURUSD"]
+    assert row["change_1m_pct"] == 25.0
+    assert row["usd_change_1m_pct"] == -20.0
+    assert data["usd_vs_fresh_pairs_avg_change_1m_pct"] == -20.0

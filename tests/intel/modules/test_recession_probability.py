@@ -1,4 +1,4 @@
-from datetime import date
+from datetime import date, timedelta
 from statistics import NormalDist
 
 import numpy as np
@@ -7,7 +7,10 @@ import pytest
 
 from builders import check_payload, make_frames, series, weekly
 from intel.envelope import InsufficientData
+from intel.frames import Frames
 from intel.modules import recession_probability as rp
+from intel.providers.replay import ReplayProvider
+from tests.history import history_dir
 
 PHI = NormalDist().cdf
 
@@ -155,3 +158,90 @@ def test_stale_spread_is_named():
     assert "stale inputs: DGS10, DGS3MO" in payload["summary"]
     fresh = rp.compute(make_frames(parts, now=date(2011, 12, 30)))
     assert payload["signals"][0]["confidence"] < fresh["signals"][0]["confidence"]
+
+
+def _replay_frames(now: date, folder=None):
+    """recession_probability's inputs as the replay provider serves them at `now` (point in time)."""
+    provider = ReplayProvider(folder if folder is not None else history_dir())
+    start = now - timedelta(days=7700)  # the module's lookback
+    return Frames.from_long(provider.observations(rp.INPUTS, start, now), now, "replay")
+
+
+def test_a_spread_month_whose_horizon_has_passed_is_not_used():
+    # DGS3MO stops at the end of 2023 while the 10-year and the labour data run on to mid-2025: the last common
+    # month (2023-12) forecasts 2024-12, already past at the clock, so the curve must not feed the figure
+    now = date(2025, 6, 30)
+    parts = _labour_market(now)
+    parts["DGS3MO"] = parts["DGS3MO"].filter(parts["DGS3MO"]["date"] <= date(2023, 12, 29))
+    months = _months((2023, 1), (2025, 5))  # Sahm 0.4333 pp as in _labour_market, dated a year later
+    parts["UNRATE"] = series(months, [3.5] * 26 + [3.7, 3.9, 4.2])
+    parts["ICSA"] = series(weekly(64, date(2025, 6, 21)), [200_000.0] * 60 + [230_000.0] * 4)
+    payload = rp.compute(make_frames(parts, now=now))
+    d = payload["data"]
+    assert "yield_curve_model" not in d
+    reason = d["unavailable"]["yield_curve_model"]
+    assert "2023-12" in reason and "2024-12" in reason
+    assert d["combined"]["components_used"] == ["sahm", "claims"]
+    assert d["combined"]["probability_12m_pct"] == d["combined"]["labour_probability_pct"] == pytest.approx(40.0)
+    assert "chance of recession by 2024-12" not in payload["summary"]
+    assert "not used" in payload["summary"]
+    labour_only = rp.compute(make_frames({k: parts[k] for k in ("UNRATE", "ICSA")}, now=now))
+    assert payload["signals"][0]["confidence"] < labour_only["signals"][0]["confidence"]
+    check_payload(payload)
+
+
+def test_a_spread_month_two_months_old_is_still_used():
+    # the 3-month yield stopped at the end of April 2024: at 2024-06-28 April is two months back, still usable
+    now = date(2024, 6, 28)
+    parts = _labour_market(now)
+    parts["DGS3MO"] = parts["DGS3MO"].filter(parts["DGS3MO"]["date"] <= date(2024, 4, 30))
+    d = rp.compute(make_frames(parts, now=now))["data"]
+    assert d["yield_curve_model"]["spread_month"] == "2024-04"
+    assert d["combined"]["components_used"] == ["curve", "sahm", "claims"]
+
+
+def test_replay_mid_2025_does_not_forecast_from_the_2023_spread():
+    payload = rp.compute(_replay_frames(date(2025, 6, 30)))
+    d = payload["data"]
+    assert "yield_curve_model" not in d and "2023-12" in d["unavailable"]["yield_curve_model"]
+    assert "curve" not in d["combined"]["components_used"]
+    assert d["combined"]["probability_12m_pct"] == d["combined"]["labour_probability_pct"]
+    assert "chance of recession by 2024-12" not in payload["summary"] and "not used" in payload["summary"]
+    check_payload(payload)
+
+
+def test_replay_backtest_in_october_2008_does_not_know_the_2008_recession():
+    # NBER dated the December 2007 peak (USREC = 1 from 2008-01) on 2008-12-01: a replay at 2008-10-15 must
+    # score only the 2001 recession, and its sample must end before 2008
+    payload = rp.compute(_replay_frames(date(2008, 10, 15)))
+    for name in ("yield_curve_model", "combined_rule"):
+        b = payload["data"]["backtest"][name]
+        assert b["recessions_in_sample"] == 1, name
+        assert b["sample_end"] < "2008-01", name
+    assert "1 of 1 recessions" in payload["summary"]
+    check_payload(payload)
+
+
+def _write(folder, sid: str, dates, values) -> None:
+    lines = ["date,value"] + [f"{d.isoformat()},{v}" for d, v in zip(dates, values)]
+    (folder / f"{sid}.csv").write_text("\n".join(lines) + "\n")
+
+
+def test_backtest_sees_a_recession_only_once_nber_could_have_announced_it(tmp_path):
+    # a constructed history with the real NBER months (2001-04..11, 2008-01..2009-06) and inversions a year
+    # ahead of each; served by the replay provider, USREC waits for its release lag
+    def within(d, spans):
+        return any(a <= (d.year, d.month) <= b for a, b in spans)
+
+    in_rec = lambda m: within(m, [((2001, 4), (2001, 11)), ((2008, 1), (2009, 6))])  # noqa: E731
+    inverted = lambda d: within(d, [((2000, 3), (2000, 10)), ((2006, 8), (2007, 5))])  # noqa: E731
+    parts = _curve(date(1995, 1, 2), date(2009, 12, 31), lambda d: -0.5 if inverted(d) else 1.5)
+    for sid in ("DGS10", "DGS3MO"):
+        _write(tmp_path, sid, parts[sid]["date"].to_list(), parts[sid]["value"].to_list())
+    months = _months((1995, 1), (2009, 12))
+    _write(tmp_path, "USREC", months, [1.0 if in_rec(m) else 0.0 for m in months])
+    _write(tmp_path, "UNRATE", months, [5.0] * len(months))
+    before = rp.compute(_replay_frames(date(2008, 10, 15), tmp_path))["data"]["backtest"]["yield_curve_model"]
+    assert before["recessions_in_sample"] == 1 and before["sample_end"] < "2008-01"
+    after = rp.compute(_replay_frames(date(2009, 1, 15), tmp_path))["data"]["backtest"]["yield_curve_model"]
+    assert after["recessions_in_sample"] == 2 and after["recessions_called"] == 2

@@ -61,3 +61,47 @@ def test_missing_and_stale_tenors():
     check_payload(payload)
     with pytest.raises(InsufficientData):
         yield_curve.compute(make_frames({"DGS2": parts["DGS2"]}))
+
+
+def test_a_slope_with_a_stale_leg_is_dated_and_does_not_lead():
+    # the 3-month yield stopped at the end of 2023 (inverted against the 10-year then) while the 2-year and
+    # 10-year run on to NOW with a positive 2s10s: the lead signal must come from the fresh 2s10s
+    dates = bdays(500)
+    parts = {"DGS2": series(dates, [4.0] * 500), "DGS10": series(dates, [4.5] * 500)}
+    old = [d for d in dates if d <= date(2023, 12, 29)]
+    parts["DGS3MO"] = series(old, [5.4] * len(old))
+    payload = yield_curve.compute(make_frames(parts))
+    data = payload["data"]
+    assert data["slopes"]["3m10y_bp"] == pytest.approx(-90.0)
+    assert data["slopes"]["3m10y_as_of"] == "2023-12-29" and data["slopes"]["3m10y_stale"] is True
+    assert data["slopes"]["2s10s_as_of"] == NOW.isoformat() and data["slopes"]["2s10s_stale"] is False
+    lead = payload["signals"][0]
+    assert lead["name"] == "curve_inversion" and lead["direction"] == "neutral" and "2s10s" in lead["reason"]
+    assert "3m10y has been inverted since" not in payload["summary"]
+    assert "as of 2023-12-29" in payload["summary"]
+    check_payload(payload)
+
+
+def test_legs_a_week_apart_make_a_stale_slope_even_before_the_leg_counts_as_stale():
+    # the 3-month yield last printed 4 business days before NOW (not yet stale by series_status) while the
+    # 10-year is current: the legs are more than 3 business days apart, so 3m10y is stale and does not lead
+    dates = bdays(300)
+    parts = {"DGS2": series(dates, [4.0] * 300), "DGS10": series(dates, [4.5] * 300),
+             "DGS3MO": series(dates[:-4], [5.4] * 296)}
+    payload = yield_curve.compute(make_frames(parts))
+    assert not [s for s in payload["data_sources"]["series"] if s["stale"]]
+    assert payload["data"]["slopes"]["3m10y_stale"] is True
+    assert payload["signals"][0]["direction"] == "neutral"
+
+
+def test_butterfly_with_a_stale_leg_is_flagged_and_does_not_shape_the_curve():
+    # 2s10s flat (5 bp) and a 5-year that stopped at the end of 2023 far above both: the butterfly mixes a
+    # 2023 5-year with today's 2-year and 10-year, so it must not make the curve "humped"
+    dates = bdays(500)
+    old = [d for d in dates if d <= date(2023, 12, 29)]
+    parts = {"DGS2": series(dates, [4.0] * 500), "DGS10": series(dates, [4.05] * 500),
+             "DGS3MO": series(dates, [3.9] * 500), "DGS5": series(old, [4.5] * len(old))}
+    data = yield_curve.compute(make_frames(parts))["data"]
+    assert data["slopes"]["butterfly_2s5s10s_bp"] == pytest.approx(95.0)
+    assert data["slopes"]["butterfly_2s5s10s_stale"] is True
+    assert data["shape"] == "flat"
