@@ -220,3 +220,19 @@ def pct_word(x) -> str:
 def not_computed(unavailable: dict) -> str:
     """' Not computed: a, b.' for a summary, naming what data.unavailable explains ('' when nothing is)."""
     return (" Not computed: " + ", ".join(unavailable) + ".") if unavailable else ""
+
+
+# ---- stale inputs: kept out of figures about today ----
+
+def left_out_as_stale(last_seen: dict[str, str], what: str) -> str:
+    """' Left out of <what> as stale: 20y (last 2023-12-29), ...' for a summary, naming each stale input kept
+    out of a figure about today with its last observation ('' when none was); the dates are values in data."""
+    if not last_seen:
+        return ""
+    return f" Left out of {what} as stale: " + ", ".join(f"{k} (last {d})" for k, d in last_seen.items()) + "."
+
+
+def all_stale(last_seen: dict[str, str]) -> str:
+    """The `unavailable` reason of a figure about today whose every input is stale."""
+    return ("every input is stale (" + ", ".join(f"{k} last {d}" for k, d in last_seen.items())
+            + "): not computed from old data")

@@ -9,7 +9,7 @@ from intel import indicators as ind
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, annualize, dated_changes, history_years, in_window, iso_day, rolling_std
-from intel.modules._common import not_computed
+from intel.modules._common import all_stale, left_out_as_stale, not_computed
 from intel.registry import Module, register
 
 NAME = "cross_asset_volatility"
@@ -53,56 +53,66 @@ def asset_block(frame, kind: str, per_year: int, unit: str) -> dict | None:
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ASSETS)
     sources = env.data_sources(frames, ASSETS)
-    data, unavailable = {}, {}
+    stale = set(env.stale_ids(sources))
+    data, unavailable, old = {}, {}, {}
     for sid, (asset, _, kind, per_year, unit) in ASSETS.items():
         frame = frames.get(sid)
         block = asset_block(frame, kind, per_year, unit) if frame is not None else None
         if block is None:
             unavailable[asset] = f"{sid} missing" if frame is None else f"{sid} has fewer than 22 usable observations"
         else:
-            data[asset] = {"series": sid, **block}
+            data[asset] = {"series": sid, "stale": sid in stale, **block}
+            if sid in stale:  # its block keeps its last figures, dated, but it stays out of today's picture
+                old[asset] = block["date"]
     if not data:
         raise InsufficientData(f"{NAME}: no input has the 22 observations a 21-day volatility needs")
-    pcts = {a: d["percentile_21d_10y"] for a, d in data.items()}
-    mean_pct = float(np.mean(list(pcts.values())))
-    high = sorted((a for a, p in pcts.items() if p >= HIGH_PCT), key=lambda a: -pcts[a])
-    data["cross_asset"] = {
-        "mean_percentile_21d_10y": env.rnd(mean_pct, 1), "assets_used": len(pcts),
-        "assets_above_80th_percentile": len(high), "high_vol_assets": ", ".join(high) or "none",
-        "most_stressed": max(pcts, key=pcts.get), "calmest": min(pcts, key=pcts.get),
-        "rising_assets": ", ".join(a for a in pcts if (data[a]["ratio_21d_63d"] or 0) >= 1.2) or "none",
-    }
-    ca = data["cross_asset"]
-    if len(high) >= 3 or mean_pct >= HIGH_PCT:
-        direction, urgency = "bearish", "high"
-    elif len(high) >= 2 or mean_pct >= 65:
-        direction, urgency = "bearish", "medium"
-    elif mean_pct <= 25:
-        direction, urgency = "bullish", "low"
-    else:
-        direction, urgency = "neutral", "low"
-    share = len(pcts) / len(ASSETS)
-    confidence = env.degrade((0.45 + abs(mean_pct - 50) / 125) * (0.6 + 0.4 * share), sources)
-    signals = [env.signal("cross_asset_volatility", direction, confidence, urgency,
-                          f"mean 21-day volatility percentile {ca['mean_percentile_21d_10y']} across "
-                          f"{ca['assets_used']} asset classes, {ca['assets_above_80th_percentile']} above their "
-                          f"80th percentile")]
-    for asset in high:
-        if pcts[asset] >= EXTREME_PCT:
-            signals.append(env.signal(f"{asset}_volatility_spike", "bearish",
-                                      env.degrade(0.6, sources, [data[asset]["series"]]), "medium",
-                                      f"{asset} 21-day volatility at the {pcts[asset]} percentile of its 10-year history"))
-    parts = []
+    pcts = {a: d["percentile_21d_10y"] for a, d in data.items() if not d["stale"]}
+    signals, parts = [], []
     for asset, d in data.items():
-        if not isinstance(d, dict) or "series" not in d:
+        if d["stale"]:
             continue
         label = ASSETS[d["series"]][1]
         level = (f"{d['realized_vol_21d_bp_per_day']} bp/day" if "realized_vol_21d_bp_per_day" in d
                  else f"{d['realized_vol_21d_pct']}%")
         parts.append(f"{label} {level} (percentile {d['percentile_21d_10y']})")
-    summary = (f"Realized 21-day volatility: {'; '.join(parts)}. Across {ca['assets_used']} asset classes the mean "
-               f"percentile against 10-year history is {ca['mean_percentile_21d_10y']}; most stressed: "
-               f"{ca['most_stressed']}, calmest: {ca['calmest']}; above the 80th percentile: {ca['high_vol_assets']}.")
+    if pcts:
+        mean_pct = float(np.mean(list(pcts.values())))
+        high = sorted((a for a, p in pcts.items() if p >= HIGH_PCT), key=lambda a: -pcts[a])
+        data["cross_asset"] = {
+            "mean_percentile_21d_10y": env.rnd(mean_pct, 1), "assets_used": len(pcts),
+            "assets_above_80th_percentile": len(high), "high_vol_assets": ", ".join(high) or "none",
+            "most_stressed": max(pcts, key=pcts.get), "calmest": min(pcts, key=pcts.get),
+            "rising_assets": ", ".join(a for a in pcts if (data[a]["ratio_21d_63d"] or 0) >= 1.2) or "none",
+        }
+        ca = data["cross_asset"]
+        if len(high) >= 3 or mean_pct >= HIGH_PCT:
+            direction, urgency = "bearish", "high"
+        elif len(high) >= 2 or mean_pct >= 65:
+            direction, urgency = "bearish", "medium"
+        elif mean_pct <= 25:
+            direction, urgency = "bullish", "low"
+        else:
+            direction, urgency = "neutral", "low"
+        share = len(pcts) / len(ASSETS)
+        confidence = env.degrade((0.45 + abs(mean_pct - 50) / 125) * (0.6 + 0.4 * share), sources)
+        signals.append(env.signal("cross_asset_volatility", direction, confidence, urgency,
+                                  f"mean 21-day volatility percentile {ca['mean_percentile_21d_10y']} across "
+                                  f"{ca['assets_used']} asset classes, {ca['assets_above_80th_percentile']} above "
+                                  f"their 80th percentile"))
+        for asset in high:
+            if pcts[asset] >= EXTREME_PCT:
+                signals.append(env.signal(f"{asset}_volatility_spike", "bearish",
+                                          env.degrade(0.6, sources, [data[asset]["series"]]), "medium",
+                                          f"{asset} 21-day volatility at the {pcts[asset]} percentile of its "
+                                          "10-year history"))
+        summary = (f"Realized 21-day volatility: {'; '.join(parts)}. Across {ca['assets_used']} asset classes the "
+                   f"mean percentile against 10-year history is {ca['mean_percentile_21d_10y']}; most stressed: "
+                   f"{ca['most_stressed']}, calmest: {ca['calmest']}; above the 80th percentile: "
+                   f"{ca['high_vol_assets']}.")
+    else:
+        unavailable["cross_asset"] = all_stale(old)
+        summary = "No cross-asset volatility picture is given: every asset's series is stale."
+    summary += left_out_as_stale(old, "the cross-asset figures")
     summary += not_computed(unavailable)
     return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
                      sources=sources, unavailable=unavailable or None,
@@ -119,7 +129,8 @@ def compute(frames: Frames) -> dict:
                                  "yield uses daily changes in basis points per day (and times the square root "
                                  "of 252 for the annualised figure). Oil returns touching a non-positive price "
                                  "are dropped. Percentiles rank today's value among the same rolling figure "
-                                 "over the last 10 years.")
+                                 "over the last 10 years. The cross-asset figures use only assets with current "
+                                 "quotes; a stale asset keeps its own block, dated and flagged.")
 
 
 register(Module(name=NAME, category="volatility", tier="S", inputs=tuple(ASSETS),

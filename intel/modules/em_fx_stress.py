@@ -8,7 +8,7 @@ import numpy as np
 from intel import envelope as env
 from intel.envelope import InsufficientData
 from intel.frames import Frames
-from intel.modules._common import fig
+from intel.modules._common import all_stale, fig, left_out_as_stale
 from intel.indicators import DECADE_DAYS, asof, day_numbers, in_window, iso_day, rolling_std
 from intel.modules._fx import BROAD, MONTH_OBS, annualised_pct, lagged_change, standing
 from intel.registry import Module, register
@@ -49,13 +49,15 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INPUTS)
     sources = env.data_sources(frames, INPUTS)
     stale = set(env.stale_ids(sources))
-    # common calendar: the dates of the first input present with enough history
     usable = [s for s in INPUTS if frames.get(s) is not None and frames.get(s).height >= MIN_OBS]
     if not usable:
         raise InsufficientData(f"{NAME}: no input has {MIN_OBS} observations")
-    grid = day_numbers(frames.get(usable[0]))
+    # common calendar: the dates of the first fresh input with enough history (a stale one would end the
+    # score's history where that series stopped)
+    fresh = [s for s in usable if s not in stale]
+    grid = day_numbers(frames.get((fresh or usable)[0]))
     grid = grid[in_window(grid, DECADE_DAYS)]
-    components, zhist, znow, unavailable = {}, [], [], {}
+    components, zhist, znow, unavailable, old = {}, [], [], {}, {}
     for name, (sid, kind, text) in COMPONENTS.items():
         if sid not in usable:
             unavailable[name] = f"{sid} missing or shorter than {MIN_OBS} observations"
@@ -69,64 +71,78 @@ def compute(frames: Frames) -> dict:
         z_series = (raw - mean) / std if std > 0 else np.full(len(raw), np.nan)
         pct, z_now = standing(hist, float(raw[-1]))
         components[name] = {"series": sid, "what": text, "stale": sid in stale,
+                            "last_observation": frame["date"][-1].isoformat(),
                             "value": env.rnd(raw[-1], 2), "unit": "pct" if kind == "move" else "annualised_vol_pct",
                             "zscore_10y": env.rnd(z_now, 2), "percentile_10y": env.rnd(pct, 1),
-                            "weight": None}
+                            "weight": 0.0}
+        if sid in stale:  # its block keeps its last values, but it stays out of today's score
+            old[name.replace("_", " ")] = components[name]["last_observation"]
+            continue
         zhist.append(asof(grid, days, z_series))
-        znow.append(z_now)
+        znow.append((name, z_now))
     if not components:
         raise InsufficientData(f"{NAME}: no component could be computed")
-    # equal weights over the components present; stale ones count half (they describe an older market)
-    weights = np.array([0.5 if components[c]["stale"] else 1.0 for c in components])
-    weights /= weights.sum()
-    for c, w in zip(components, weights):
-        components[c]["weight"] = env.rnd(w, 3)
-    stack = np.vstack(zhist)
-    ok = np.isfinite(stack)
-    w = weights[:, None] * ok
-    with np.errstate(invalid="ignore", divide="ignore"):
-        composite_hist = np.where(w.sum(axis=0) > 0, np.nansum(stack * weights[:, None], axis=0) / w.sum(axis=0),
-                                  np.nan)
-    have = [(wt, z) for wt, z in zip(weights, znow) if z is not None]
-    if not have:
+    scored = [name for name, z in znow if z is not None]
+    if not scored and not old:
         raise InsufficientData(f"{NAME}: no component has a z-score (flat history)")
-    composite = float(sum(wt * z for wt, z in have) / sum(wt for wt, _ in have))
-    finite = np.isfinite(composite_hist)
-    pct, _ = standing(composite_hist, composite)
-    worst = int(np.nanargmax(np.where(finite, composite_hist, -np.inf))) if finite.any() else None
-    state = state_of(composite)
-    data = {
-        "stress_score_z": env.rnd(composite, 2), "state": state,
-        "stress_percentile_10y": env.rnd(pct, 1),
-        "components": components,
-        "share_of_days_elevated_10y_pct": env.rnd((composite_hist[finite] >= ELEVATED).mean() * 100, 1)
-        if finite.any() else None,
-        "worst_score_10y": env.rnd(composite_hist[worst], 2) if worst is not None else None,
-        "worst_score_date": iso_day(grid[worst]) if worst is not None else None,
-        "history_start": iso_day(grid[0]), "history_days": int(finite.sum()),
-        "thresholds_z": {"elevated": ELEVATED, "severe": SEVERE, "extreme": EXTREME},
-    }
+    data: dict = {"stress_score_z": None, "state": None, "stress_percentile_10y": None, "components": components}
+    if scored:
+        # equal weights over the fresh components present
+        weights = np.full(len(zhist), 1.0 / len(zhist))
+        for (c, _), w in zip(znow, weights):
+            components[c]["weight"] = env.rnd(w, 3)
+        stack = np.vstack(zhist)
+        ok = np.isfinite(stack)
+        w = weights[:, None] * ok
+        with np.errstate(invalid="ignore", divide="ignore"):
+            composite_hist = np.where(w.sum(axis=0) > 0,
+                                      np.nansum(stack * weights[:, None], axis=0) / w.sum(axis=0), np.nan)
+        have = [(wt, z) for wt, (_, z) in zip(weights, znow) if z is not None]
+        composite = float(sum(wt * z for wt, z in have) / sum(wt for wt, _ in have))
+        finite = np.isfinite(composite_hist)
+        pct, _ = standing(composite_hist, composite)
+        worst = int(np.nanargmax(np.where(finite, composite_hist, -np.inf))) if finite.any() else None
+        state = state_of(composite)
+        data.update({
+            "stress_score_z": env.rnd(composite, 2), "state": state,
+            "stress_percentile_10y": env.rnd(pct, 1),
+            "share_of_days_elevated_10y_pct": env.rnd((composite_hist[finite] >= ELEVATED).mean() * 100, 1)
+            if finite.any() else None,
+            "worst_score_10y": env.rnd(composite_hist[worst], 2) if worst is not None else None,
+            "worst_score_date": iso_day(grid[worst]) if worst is not None else None,
+            "history_start": iso_day(grid[0]), "history_days": int(finite.sum()),
+        })
+    else:
+        unavailable["stress_score"] = all_stale(old) if not fresh else \
+            "no component with a current quote has a z-score (flat history)"
+    data["thresholds_z"] = {"elevated": ELEVATED, "severe": SEVERE, "extreme": EXTREME}
     data["quote"] = "USDMXN and USDCNY are pesos and yuan per dollar: a rise is a weaker EM currency"
 
-    if composite >= ELEVATED:
-        direction = "bearish"
-        urgency = "critical" if composite >= EXTREME else "high" if composite >= SEVERE else "medium"
-    elif composite <= -0.5:
-        direction, urgency = "bullish", "low"
+    signals = []
+    if scored:
+        if composite >= ELEVATED:
+            direction = "bearish"
+            urgency = "critical" if composite >= EXTREME else "high" if composite >= SEVERE else "medium"
+        elif composite <= -0.5:
+            direction, urgency = "bullish", "low"
+        else:
+            direction, urgency = "neutral", "low"
+        confidence = env.degrade(0.35 + min(0.4, abs(composite) / 5) + 0.05 * len(scored), sources, essential=[MXN])
+        signals.append(env.signal("em_fx_stress", direction, confidence, urgency,
+                                  f"EM FX stress score {data['stress_score_z']} ({state}), at the "
+                                  f"{fig(data['stress_percentile_10y'])} percentile of its history "
+                                  "(bearish for emerging-market assets when high)"))
+        parts = [f"{c.replace('_', ' ')} z {fig(components[c]['zscore_10y'])}" for c, _ in znow]
+        summary = (f"The emerging-market FX stress score is {data['stress_score_z']} ({state}), at the "
+                   f"{fig(data['stress_percentile_10y'])} percentile of its history since {data['history_start']}. "
+                   f"Components: {'; '.join(parts)}. The worst reading in that window was "
+                   f"{fig(data['worst_score_10y'])} on {data['worst_score_date']}.")
     else:
-        direction, urgency = "neutral", "low"
-    confidence = env.degrade(0.35 + min(0.4, abs(composite) / 5) + 0.05 * len(components), sources, essential=[MXN])
-    signals = [env.signal("em_fx_stress", direction, confidence, urgency,
-                          f"EM FX stress score {data['stress_score_z']} ({state}), at the "
-                          f"{fig(data['stress_percentile_10y'])} percentile of its history "
-                          "(bearish for emerging-market assets when high)")]
-    parts = [f"{c.replace('_', ' ')} z {fig(v['zscore_10y'])}" for c, v in components.items()]
-    summary = (f"The emerging-market FX stress score is {data['stress_score_z']} ({state}), at the "
-               f"{fig(data['stress_percentile_10y'])} percentile of its history since {data['history_start']}. "
-               f"Components: {'; '.join(parts)}. The worst reading in that window was {fig(data['worst_score_10y'])} "
-               f"on {data['worst_score_date']}.")
-    if unavailable:
-        summary += " Computed without " + ", ".join(sorted(unavailable)) + " (inputs missing or too short)."
+        summary = "No emerging-market FX stress score is given: no component has a current quote to score."
+    summary += left_out_as_stale(old, "the score")
+    missing = sorted(k for k in unavailable if k != "stress_score")
+    if missing:
+        summary += " Computed without " + ", ".join(missing) + " (inputs missing or too short)."
     return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
                      sources=sources, unavailable=unavailable or None,
                      related_modules=env.related(
@@ -138,7 +154,8 @@ def compute(frames: Frames) -> dict:
                      methodology="Each component (peso and yuan 21-observation log change against the dollar, "
                                  "peso 21-day realized vol, broad dollar 21-observation change) is z-scored "
                                  "against its own history of up to 10 years; the score is their weighted mean "
-                                 "(equal weights, stale inputs at half weight). States: elevated at z 1 or more, "
+                                 "(equal weights over the inputs with current quotes; a stale input keeps its "
+                                 "component block, dated, at weight 0). States: elevated at z 1 or more, "
                                  "severe at 2, extreme at 3, calm below minus one half. The history and its "
                                  "percentile use the same full-window means and deviations.")
 

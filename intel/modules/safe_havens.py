@@ -7,7 +7,7 @@ import numpy as np
 from intel import envelope as env
 from intel.envelope import InsufficientData
 from intel.frames import Frames
-from intel.modules._common import fig
+from intel.modules._common import all_stale, fig, left_out_as_stale
 from intel.indicators import DECADE_DAYS, day_numbers, in_window, iso_day
 from intel.modules._fx import MONTH_OBS, PAIRS, standing, usd_log_returns
 from intel.registry import Module, register
@@ -67,7 +67,7 @@ def compute(frames: Frames) -> dict:
         spx_days, spx_rets = usd_log_returns(spx, False)
         keep = in_window(spx_days, DECADE_DAYS)
         spx_days, spx_rets = spx_days[keep], spx_rets[keep] * 100
-    havens, unavailable, zs = {}, {}, []
+    havens, unavailable, zs, old = {}, {}, [], {}
     for key, (sid, unit, text) in HAVENS.items():
         frame = frames.get(sid)
         if frame is None or frame.height <= MONTH_OBS + 1:
@@ -80,13 +80,17 @@ def compute(frames: Frames) -> dict:
         pct, z = standing(month[in_window(mdays, DECADE_DAYS)], float(month[-1]))
         u = unit
         row = {"series": sid, "unit": "pct" if unit == "pct" else "bp_of_yield", "stale": sid in stale,
+               "last_observation": frame["date"][-1].isoformat(),
                "quote": PAIRS[sid][1] + " per USD, moves inverted so positive is a stronger " + PAIRS[sid][1]
                if sid in PAIRS else "percent yield, moves inverted so positive is a falling yield",
                f"haven_move_1w_{u}": env.rnd(path[-1] - path[-6], 2) if len(path) > 5 else None,
                f"haven_move_1m_{u}": env.rnd(month[-1], 2),
                "move_1m_zscore_10y": env.rnd(z, 2), "move_1m_percentile_10y": env.rnd(pct, 1)}
-        if z is not None:
-            zs.append(z * (0.5 if sid in stale else 1.0))
+        # a stale haven keeps its own block but stays out of today's demand score
+        if sid in stale:
+            old[text] = row["last_observation"]
+        elif z is not None:
+            zs.append(z)
         if spx_days is not None:
             block = risk_off_block(spx_days, spx_rets, days, moves, u)
             if block:
@@ -100,6 +104,8 @@ def compute(frames: Frames) -> dict:
         unavailable["risk_off_behaviour"] = "S&P 500 missing or too short: risk-off days cannot be defined"
 
     score = float(np.mean(zs)) if zs else None
+    if score is None and old and len(old) == len(havens):
+        unavailable["haven_demand_score"] = all_stale(old)
     state = None if score is None else "strong" if score >= STRONG else "firm" if score >= FIRM else \
         "weak" if score <= -FIRM else "normal"
     data: dict = {"haven_demand_score_z": env.rnd(score, 2), "haven_demand_state": state, "havens": havens,
@@ -107,9 +113,13 @@ def compute(frames: Frames) -> dict:
     if spx_days is not None and len(spx_rets) >= MIN_DAYS:
         cut = float(np.percentile(spx_rets, RISK_OFF_PCT))
         data["risk_off_threshold_sp500_return_pct"] = env.rnd(cut, 2)
-        data["sp500_last_return_pct"] = env.rnd(spx_rets[-1], 2)
-        data["risk_off_days_last_21_sessions"] = int((spx_rets[-MONTH_OBS:] <= cut).sum())
-        best = {k: v["on_risk_off_days"]["hit_rate_risk_off_pct"] for k, v in havens.items() if "on_risk_off_days" in v}
+        if SPX in stale:  # the last month of S&P 500 sessions is not this month
+            unavailable["recent_risk_off_days"] = all_stale({SPX: spx["date"][-1].isoformat()})
+        else:
+            data["sp500_last_return_pct"] = env.rnd(spx_rets[-1], 2)
+            data["risk_off_days_last_21_sessions"] = int((spx_rets[-MONTH_OBS:] <= cut).sum())
+        best = {k: v["on_risk_off_days"]["hit_rate_risk_off_pct"] for k, v in havens.items()
+                if "on_risk_off_days" in v and not v["stale"]}
         if best:
             data["most_reliable_haven"] = max(best, key=best.get)
             data["most_reliable_hit_rate_pct"] = best[data["most_reliable_haven"]]
@@ -130,9 +140,14 @@ def compute(frames: Frames) -> dict:
                                   f"{n} risk-off days (S&P 500 at or below {data['risk_off_threshold_sp500_return_pct']}% "
                                   "in a day) in the last month of sessions"))
 
-    summary = (f"Haven demand is {state or 'unrated'} (score {fig(data['haven_demand_score_z'])}, the mean z-score "
-               "of the 1-month moves of the havens, positive when they are bought).")
+    if score is not None:
+        summary = (f"Haven demand is {state} (score {data['haven_demand_score_z']}, the mean z-score of the 1-month "
+                   "moves of the havens with current quotes, positive when they are bought).")
+    else:
+        summary = "Haven demand is unrated: no haven with a current quote has a 1-month move to score."
     for key, row in havens.items():
+        if row["stale"]:
+            continue
         text = HAVENS[key][2]
         u = HAVENS[key][1]
         unit = "%" if u == "pct" else " bp"
@@ -143,6 +158,7 @@ def compute(frames: Frames) -> dict:
                          f"{block[f'mean_move_risk_off_{u}']}{unit} on average and rallied {block['hit_rate_risk_off_pct']}% "
                          "of the time")
         summary += sentence + "."
+    summary += left_out_as_stale(old, "the haven demand score")
     if "risk_off_threshold_sp500_return_pct" in data:
         summary += (f" Risk-off days are the worst {RISK_OFF_PCT:g}% of S&P 500 daily returns, at or below "
                     f"{data['risk_off_threshold_sp500_return_pct']}%.")
@@ -162,8 +178,8 @@ def compute(frames: Frames) -> dict:
                                  "against the dollar (FRED quotes them per dollar, so the sign is inverted), "
                                  "the 10-year yield as its fall in bp. Hit rate is the share of risk-off days "
                                  "the haven gained. Haven demand is the mean of the z-scores of each haven's "
-                                 "21-observation move against its own 10-year history (stale inputs at half "
-                                 "weight); beta is the haven's move per 1% S&P 500 move.")
+                                 "21-observation move against its own 10-year history (stale havens left out, "
+                                 "their blocks dated and flagged); beta is the haven's move per 1% S&P 500 move.")
 
 
 register(Module(name=NAME, category="fx", tier="S", inputs=INPUTS,

@@ -7,7 +7,7 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel.catalog import TREASURY_TENORS
 from intel.frames import Frames
-from intel.modules._common import fig
+from intel.modules._common import all_stale, fig, left_out_as_stale
 from intel.modules._rates import DAYS, TENOR_LABEL, move_bp
 from intel.registry import Module, register
 
@@ -36,24 +36,38 @@ def tenor_stats(frame) -> dict:
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, TENORS)
     sources = env.data_sources(frames, TENORS)
-    tenors = {TENOR_LABEL[s]: tenor_stats(frames.get(s)) for s in TENORS if frames.get(s) is not None}
+    stale = set(env.stale_ids(sources))
+    present = [s for s in TENORS if frames.get(s) is not None]
+    tenors = {TENOR_LABEL[s]: {**tenor_stats(frames.get(s)), "stale": s in stale} for s in present}
     data: dict = {"tenors": tenors}
     unavailable = {TENOR_LABEL[s]: f"no observations for {s}" for s in sources["missing"]}
+    # a tenor that stopped updating keeps its own block, but stays out of every figure about today
+    old = {TENOR_LABEL[s]: tenors[TENOR_LABEL[s]]["last_observation"] for s in present if s in stale}
+    fresh = {k: t for k, t in tenors.items() if not t["stale"]}
 
-    # curve-wide picture: average move across the tenors present, and the biggest mover over a month
-    for h in ("1d", "1w", "1m"):
-        moves = [t[f"change_{h}_bp"] for t in tenors.values() if t[f"change_{h}_bp"] is not None]
-        data[f"average_change_{h}_bp"] = env.rnd(np.mean(moves), 1) if moves else None
-    movers = {k: t["change_1m_bp"] for k, t in tenors.items() if t["change_1m_bp"] is not None}
-    if movers:
-        top = max(movers, key=lambda k: abs(movers[k]))
-        data["biggest_mover_1m"] = {"tenor": top, "change_1m_bp": movers[top]}
-    lead_id = next(s for s in LEAD_ORDER if TENOR_LABEL[s] in tenors)
+    # curve-wide picture: average move across the fresh tenors, and the biggest mover over a month
+    movers = {}
+    if fresh:
+        for h in ("1d", "1w", "1m"):
+            moves = [t[f"change_{h}_bp"] for t in fresh.values() if t[f"change_{h}_bp"] is not None]
+            data[f"average_change_{h}_bp"] = env.rnd(np.mean(moves), 1) if moves else None
+        movers = {k: t["change_1m_bp"] for k, t in fresh.items() if t["change_1m_bp"] is not None}
+        if movers:
+            top = max(movers, key=lambda k: abs(movers[k]))
+            data["biggest_mover_1m"] = {"tenor": top, "change_1m_bp": movers[top]}
+    else:
+        unavailable["curve_wide_moves"] = all_stale(old)
+    data["tenors_used_in_averages"] = len(fresh)
+    # the headline tenor: the first fresh one in order of importance, else the first present (dated as such)
+    lead_id = next((s for s in LEAD_ORDER if TENOR_LABEL[s] in fresh), None) or \
+        next(s for s in LEAD_ORDER if TENOR_LABEL[s] in tenors)
     lead_label = TENOR_LABEL[lead_id]
     data["lead_tenor"] = lead_label
     lead = tenors[lead_label]
 
     signals = []
+    # a stale lead (every tenor stale) is dated in each reason: never read as today's market
+    dated = f" (last quote {lead['last_observation']}, stale)" if lead["stale"] else ""
     change = lead["change_1m_bp"]
     if change is not None:
         # direction refers to Treasury prices: rising yields are losses for bond holders
@@ -62,7 +76,7 @@ def compute(frames: Frames) -> dict:
         confidence = env.degrade(0.45 + min(0.45, abs(change) / 150), sources, essential=[lead_id])
         signals.append(env.signal(
             "rates_momentum", direction, confidence, urgency,
-            f"{lead_label} yield {move_bp(change)} over a month (direction for Treasury prices)"))
+            f"{lead_label} yield {move_bp(change)} over a month{dated} (direction for Treasury prices)"))
     pct = lead["percentile_10y"]
     if pct is not None and lead["history_years_used"] and lead["history_years_used"] >= 1:
         extreme = pct >= 90 or pct <= 10
@@ -70,23 +84,30 @@ def compute(frames: Frames) -> dict:
         where = "near the top" if pct >= 90 else "near the bottom" if pct <= 10 else "inside"
         signals.append(env.signal(
             "yield_level", "bullish" if pct >= 90 else "bearish" if pct <= 10 else "neutral", confidence, "medium" if extreme else "low",
-            f"{lead_label} yield {lead['yield_pct']}% sits {where} of its range (percentile {pct}); "
+            f"{lead_label} yield {lead['yield_pct']}%{dated} sits {where} of its range (percentile {pct}); "
             "high starting yields cushion future returns"))
 
-    parts = [f"The {lead_label} Treasury yields {lead['yield_pct']}%, {move_bp(lead['change_1d_bp'])} on the day, "
-             f"{move_bp(lead['change_1w_bp'])} on the week and {move_bp(change)} on the month, at the "
-             f"{fig(pct)} percentile of the past {lead['history_years_used']} years."]
-    if "2y" in tenors and lead_label != "2y":
+    if lead["stale"]:
+        parts = [f"The {lead_label} Treasury yielded {lead['yield_pct']}% on {lead['last_observation']}, its last "
+                 f"quote ({move_bp(change)} over the month before), at the {fig(pct)} percentile of the "
+                 f"{lead['history_years_used']} years to then."]
+    else:
+        parts = [f"The {lead_label} Treasury yields {lead['yield_pct']}%, {move_bp(lead['change_1d_bp'])} on the day, "
+                 f"{move_bp(lead['change_1w_bp'])} on the week and {move_bp(change)} on the month, at the "
+                 f"{fig(pct)} percentile of the past {lead['history_years_used']} years."]
+    if "2y" in fresh and lead_label != "2y":
         parts.append(f"The 2y yields {tenors['2y']['yield_pct']}% ({move_bp(tenors['2y']['change_1m_bp'])} "
                      "on the month).")
-    if data["average_change_1m_bp"] is not None:
-        parts.append(f"Across the {len(tenors)} tenors available yields moved "
+    if data.get("average_change_1m_bp") is not None:
+        parts.append(f"Across the {len(fresh)} tenors with current quotes yields moved "
                      f"{move_bp(data['average_change_1m_bp'])} on average over a month"
                      + (f", most at the {data['biggest_mover_1m']['tenor']} tenor "
                         f"({move_bp(data['biggest_mover_1m']['change_1m_bp'])})." if movers else "."))
+    parts.append(left_out_as_stale(old, "the curve-wide moves").strip() if fresh
+                 else "No curve-wide move is given: every tenor is stale.")
     data["tenors_available"] = len(tenors)
     return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(parts) + env.staleness_note(sources), sources=sources,
+                     summary=" ".join(p for p in parts if p) + env.staleness_note(sources), sources=sources,
                      related_modules=env.related(
                          ("yield_curve", "slopes, butterfly and inversion status"),
                          ("curve_dynamics", "whether the moves are bull/bear steepening or flattening"),
@@ -95,7 +116,9 @@ def compute(frames: Frames) -> dict:
                          ("duration_risk", "what these moves mean for bond P&L")),
                      methodology="Changes are the last yield minus the yield on or before 7, 30 and 91 calendar "
                                  "days earlier (1d: previous observation), in bp; percentiles count the "
-                                 "observations of the past 10 years at or below today's yield.",
+                                 "observations of the past 10 years at or below today's yield. Averages, the "
+                                 "biggest mover and the lead tenor use only tenors with current quotes; a stale "
+                                 "tenor keeps its own block, dated and flagged.",
                      unavailable=unavailable or None)
 
 

@@ -88,3 +88,43 @@ def test_missing_assets_are_named_and_lower_confidence():
     check_payload(short)
     with pytest.raises(InsufficientData):
         cav.compute(make_frames({"SP500": parts["SP500"].tail(10)}))
+
+
+def _stopped_a_year_ago(frame):
+    from datetime import timedelta
+
+    from builders import NOW
+    return series(bdays(frame.height, NOW - timedelta(days=365)), frame["value"].to_numpy())
+
+
+def test_stale_fx_is_left_out_of_the_cross_asset_figures():
+    parts = market("calm", n=900)
+    eur = parts["DEXUSEU"]["value"].to_numpy().copy()
+    eur[-21:] *= np.exp(np.random.default_rng(2).normal(0, 0.03, 21))  # a volatile last month, a year ago
+    parts["DEXUSEU"] = _stopped_a_year_ago(series(parts["DEXUSEU"]["date"], eur))
+    payload = cav.compute(make_frames(parts))
+    check_payload(payload)
+    d = payload["data"]
+    without = cav.compute(make_frames({k: v for k, v in parts.items() if k != "DEXUSEU"}))["data"]
+    assert d["cross_asset"] == without["cross_asset"] and d["cross_asset"]["assets_used"] == 4
+    assert d["fx"]["stale"] is True and d["fx"]["date"] == parts["DEXUSEU"]["date"][-1].isoformat()
+    assert d["fx"]["percentile_21d_10y"] >= 95
+    assert not d["equities"]["stale"]
+    assert "fx_volatility_spike" not in {s["name"] for s in payload["signals"]}
+    s = payload["summary"]
+    assert "EUR/USD" not in s.split(" Left out")[0]
+    assert f"as stale: fx (last {d['fx']['date']})" in s and "stale inputs: DEXUSEU" in s
+    full = cav.compute(make_frames(market("calm", n=900)))
+    assert payload["signals"][0]["confidence"] < full["signals"][0]["confidence"]
+
+
+def test_every_asset_stale_leaves_the_cross_asset_figures_unavailable():
+    parts = {k: _stopped_a_year_ago(v) for k, v in market("calm", n=900).items()
+             if k in ("SP500", "DGS10", "DEXUSEU", "DCOILWTICO")}
+    payload = cav.compute(make_frames(parts))
+    check_payload(payload)
+    d = payload["data"]
+    assert "cross_asset" not in d and "stale" in d["unavailable"]["cross_asset"]
+    assert payload["signals"] == []
+    assert all(d[a]["stale"] for a in ("equities", "rates", "fx", "oil"))
+    assert "mean percentile" not in payload["summary"]

@@ -64,10 +64,56 @@ def test_missing_and_stale_inputs_degrade():
     assert "missing inputs: DEXCHUS" in payload["summary"]
     assert payload["signals"][0]["confidence"] <= full["signals"][0]["confidence"]
     check_payload(payload)
-    # a stale peso: its two components count half
+    # a stale peso: its two components stay out of the score (weight 0), the broad dollar carries it
     old = np.busday_offset(NOW, -30).astype(object)
     parts["DEXMXUS"] = series(bdays(800, old), random_walk(800, 17, 0.007, 1))
     payload = em.compute(make_frames(parts))
     w = {k: c["weight"] for k, c in payload["data"]["components"].items()}
-    assert w["mxn_move_1m"] == pytest.approx(0.25) and w["broad_dollar_move_1m"] == pytest.approx(0.5)
+    assert w == {"mxn_move_1m": 0.0, "mxn_vol_1m": 0.0, "broad_dollar_move_1m": 1.0}
+    assert payload["data"]["stress_score_z"] == payload["data"]["components"]["broad_dollar_move_1m"]["zscore_10y"]
     check_payload(payload)
+
+
+def _stopped_a_year_ago(frame):
+    from datetime import timedelta
+    return series(bdays(frame.height, NOW - timedelta(days=365)), frame["value"].to_numpy())
+
+
+def test_stale_peso_and_yuan_are_left_out_of_the_score():
+    parts = _market()
+    mxn = parts["DEXMXUS"]["value"].to_numpy().copy()
+    mxn[-21:] *= np.exp(np.linspace(0.01, 0.2, 21))  # a peso crash, a year before the clock
+    parts["DEXMXUS"] = _stopped_a_year_ago(series(parts["DEXMXUS"]["date"], mxn))
+    parts["DEXCHUS"] = _stopped_a_year_ago(parts["DEXCHUS"])
+    payload = em.compute(make_frames(parts))
+    check_payload(payload)
+    d = payload["data"]
+    only_broad = em.compute(make_frames({"DTWEXBGS": parts["DTWEXBGS"]}))["data"]
+    for key in ("stress_score_z", "state", "stress_percentile_10y", "worst_score_10y", "worst_score_date",
+                "history_start", "history_days"):
+        assert d[key] == only_broad[key], key
+    weights = {k: c["weight"] for k, c in d["components"].items()}
+    assert weights == {"mxn_move_1m": 0.0, "mxn_vol_1m": 0.0, "cny_move_1m": 0.0, "broad_dollar_move_1m": 1.0}
+    # the stale components keep their last values, dated and flagged
+    last = parts["DEXMXUS"]["date"][-1].isoformat()
+    mxn_move = d["components"]["mxn_move_1m"]
+    assert mxn_move["stale"] is True and mxn_move["last_observation"] == last
+    assert mxn_move["zscore_10y"] >= 2
+    s = payload["summary"]
+    assert "mxn move 1m z" not in s and "broad dollar move 1m z" in s
+    assert f"as stale: mxn move 1m (last {last}), mxn vol 1m (last {last}), cny move 1m (last " in s
+    assert "stale inputs: DEXMXUS, DEXCHUS" in s
+    fresh = em.compute(make_frames(_market()))
+    assert payload["signals"][0]["confidence"] < fresh["signals"][0]["confidence"]
+
+
+def test_every_component_stale_leaves_the_score_unavailable():
+    parts = {k: _stopped_a_year_ago(v) for k, v in _market().items()}
+    payload = em.compute(make_frames(parts))
+    check_payload(payload)
+    d = payload["data"]
+    assert d["stress_score_z"] is None and d["state"] is None and d["stress_percentile_10y"] is None
+    assert "stale" in d["unavailable"]["stress_score"]
+    assert payload["signals"] == []
+    assert all(c["stale"] and c["weight"] == 0.0 for c in d["components"].values())
+    assert "The emerging-market FX stress score is" not in payload["summary"]

@@ -70,3 +70,64 @@ def test_missing_sp500_and_treasury_degrade():
     assert d["haven_demand_score_z"] is not None
     assert "missing inputs: DGS10, SP500" in payload["summary"]
     check_payload(payload)
+
+
+def _stopped_a_year_ago(frame):
+    from datetime import timedelta
+
+    from builders import NOW
+    return series(bdays(frame.height, NOW - timedelta(days=365)), frame["value"].to_numpy())
+
+
+def test_stale_yen_and_franc_are_left_out_of_todays_haven_demand():
+    parts = _market(haven_shock=True)
+    # the yen and franc stopped a year ago, right after a month of haven buying; the Treasury is calm today
+    calm = _market()
+    parts = {"SP500": calm["SP500"], "DGS10": calm["DGS10"],
+             "DEXJPUS": _stopped_a_year_ago(parts["DEXJPUS"]), "DEXSZUS": _stopped_a_year_ago(parts["DEXSZUS"])}
+    payload = sh.compute(make_frames(parts))
+    check_payload(payload)
+    d = payload["data"]
+    without = sh.compute(make_frames({k: parts[k] for k in ("SP500", "DGS10")}))["data"]
+    assert d["haven_demand_score_z"] == without["haven_demand_score_z"]
+    assert d["haven_demand_state"] == without["haven_demand_state"]
+    # their own blocks keep their last moves, dated and flagged
+    for key, sid in (("jpy", "DEXJPUS"), ("chf", "DEXSZUS")):
+        row = d["havens"][key]
+        assert row["stale"] is True and row["last_observation"] == parts[sid]["date"][-1].isoformat()
+        assert row["haven_move_1m_pct"] > 0
+    assert d["havens"]["ust10y"]["stale"] is False
+    assert d.get("most_reliable_haven") in (None, "ust10y")
+    s = payload["summary"]
+    assert "The yen moved" not in s and "The Swiss franc moved" not in s and "The 10-year Treasury moved" in s
+    assert (f"as stale: yen (last {d['havens']['jpy']['last_observation']}), "
+            f"Swiss franc (last {d['havens']['chf']['last_observation']})") in s
+    assert "stale inputs: DEXJPUS, DEXSZUS" in s
+    fresh = sh.compute(make_frames(calm))
+    conf = lambda p: next(x["confidence"] for x in p["signals"] if x["name"] == "haven_demand")  # noqa: E731
+    assert conf(payload) < conf(fresh)
+
+
+def test_every_haven_stale_leaves_the_demand_score_unavailable():
+    parts = _market(haven_shock=True)
+    parts = {"SP500": parts["SP500"], **{k: _stopped_a_year_ago(parts[k]) for k in ("DEXJPUS", "DEXSZUS", "DGS10")}}
+    payload = sh.compute(make_frames(parts))
+    check_payload(payload)
+    d = payload["data"]
+    assert d["haven_demand_score_z"] is None and d["haven_demand_state"] is None
+    assert "stale" in d["unavailable"]["haven_demand_score"]
+    assert "haven_demand" not in {x["name"] for x in payload["signals"]}
+    assert all(row["stale"] for row in d["havens"].values())
+    assert "moved" not in payload["summary"].split("Risk-off days")[0]
+
+
+def test_a_stale_sp500_gives_no_count_of_recent_risk_off_days():
+    parts = _market()
+    parts["SP500"] = _stopped_a_year_ago(parts["SP500"])
+    payload = sh.compute(make_frames(parts))
+    check_payload(payload)
+    d = payload["data"]
+    assert "risk_off_days_last_21_sessions" not in d and "sp500_last_return_pct" not in d
+    assert "stale" in d["unavailable"]["recent_risk_off_days"]
+    assert "recent_risk_off_days" not in {x["name"] for x in payload["signals"]}
+    assert d["haven_demand_score_z"] is not None

@@ -85,3 +85,66 @@ def test_short_history_and_nothing_at_all():
     check_payload(payload)
     with pytest.raises(InsufficientData):
         treasury_yields.compute(make_frames({}))
+
+
+YEAR_AGO = NOW - timedelta(days=365)
+
+
+def _stopped_a_year_ago(frame, tail_move=0.0):
+    """The same values dated so that the series ends a year before the clock (optionally with a last-month
+    move of `tail_move` percentage points, so a stale series would win any 'biggest mover' ranking)."""
+    values = frame["value"].to_numpy().copy()
+    values[-20:] += np.linspace(0, tail_move, 20)
+    return series(bdays(len(values), YEAR_AGO), np.round(values, 2))
+
+
+def test_a_tenor_that_stopped_a_year_ago_is_left_out_of_the_curve_wide_figures():
+    full = _curve()
+    parts = dict(full, DGS20=_stopped_a_year_ago(full["DGS20"], tail_move=-2.0))
+    payload = treasury_yields.compute(make_frames(parts))
+    check_payload(payload)
+    d = payload["data"]
+    # its own block keeps its last values, dated and flagged
+    t20 = d["tenors"]["20y"]
+    assert t20["stale"] is True and t20["last_observation"] == parts["DGS20"]["date"][-1].isoformat()
+    assert d["tenors"]["20y"]["change_1m_bp"] <= -150
+    assert not any(t["stale"] for k, t in d["tenors"].items() if k != "20y")
+    # ... but today's averages and the biggest mover use the fresh tenors only
+    fresh = [t for k, t in d["tenors"].items() if k != "20y"]
+    for h in ("1d", "1w", "1m"):
+        assert d[f"average_change_{h}_bp"] == pytest.approx(round(np.mean([t[f"change_{h}_bp"] for t in fresh]), 1))
+    assert d["biggest_mover_1m"]["tenor"] != "20y"
+    assert d["tenors_used_in_averages"] == 10 and d["tenors_available"] == 11
+    assert "20y tenor" not in payload["summary"] and "Across the 10 tenors with current quotes" in payload["summary"]
+    assert f"as stale: 20y (last {d['tenors']['20y']['last_observation']})" in payload["summary"]
+    assert "stale inputs: DGS20" in payload["summary"]
+    # the stale tenor still lowers confidence
+    base = treasury_yields.compute(make_frames(full))
+    conf = lambda p: next(s["confidence"] for s in p["signals"] if s["name"] == "rates_momentum")  # noqa: E731
+    assert conf(payload) < conf(base)
+
+
+def test_a_stale_lead_tenor_hands_the_headline_to_a_fresh_one():
+    full = _curve()
+    parts = dict(full, DGS10=_stopped_a_year_ago(full["DGS10"]))
+    payload = treasury_yields.compute(make_frames(parts))
+    check_payload(payload)
+    d = payload["data"]
+    assert d["lead_tenor"] == "5y" and payload["summary"].startswith("The 5y Treasury yields")
+    assert "as stale: 10y" in payload["summary"]
+
+
+def test_every_tenor_stale_leaves_the_curve_wide_figures_unavailable():
+    full = _curve()
+    parts = {k: _stopped_a_year_ago(v) for k, v in full.items()}
+    payload = treasury_yields.compute(make_frames(parts))
+    check_payload(payload)
+    d = payload["data"]
+    assert all(t["stale"] for t in d["tenors"].values())
+    for key in ("average_change_1d_bp", "average_change_1w_bp", "average_change_1m_bp", "biggest_mover_1m"):
+        assert key not in d, key
+    assert "stale" in d["unavailable"]["curve_wide_moves"]
+    assert "on average" not in payload["summary"]
+    # the headline is the lead tenor's last quote, dated, never presented as today's
+    last = d["tenors"]["10y"]["last_observation"]
+    assert payload["summary"].startswith(f"The 10y Treasury yielded {d['tenors']['10y']['yield_pct']}% on {last}")
