@@ -50,10 +50,22 @@ def test_failure_after_the_debit_is_refunded_and_the_attempt_not_counted(client,
     assert check_consistency(services.engine) == []
 
 
-def test_a_request_cancelled_during_the_debit_is_refunded(app, client, services, settings, monkeypatch):
-    """The whole scenario runs on one event loop (the app's Redis pool is bound to the loop it first used)."""
+async def funded_key_with_free_query_used(c, settings, sats: int) -> str:
+    """Register, top up over the dev node and use the free vix query, all on the conductor's event loop."""
     from marketintel.lightning.factory import make_backend
 
+    key = (await c.simulate_post("/api/v1/agents/register", json={"name": "x"})).json["api_key"]
+    inv = (await c.simulate_post("/api/v1/payments/create-invoice", json={"amount_sats": sats},
+                                 headers=auth(key))).json
+    preimage = make_backend(settings).pay(inv["payment_request"])
+    await c.simulate_post("/api/v1/agents/topup", headers=auth(key),
+                          json={"payment_hash": inv["payment_hash"], "preimage": preimage})
+    await c.simulate_get("/api/v1/intelligence/vix", headers=auth(key))
+    return key
+
+
+def test_a_request_cancelled_during_the_debit_is_refunded(app, client, services, settings, monkeypatch):
+    """The whole scenario runs on one event loop (the app's Redis pool is bound to the loop it first used)."""
     real = services.money.debit_for_query
 
     def slow_debit(*args):
@@ -62,13 +74,7 @@ def test_a_request_cancelled_during_the_debit_is_refunded(app, client, services,
 
     async def scenario() -> int:
         async with falcon.testing.ASGIConductor(app) as c:
-            key = (await c.simulate_post("/api/v1/agents/register", json={"name": "x"})).json["api_key"]
-            inv = (await c.simulate_post("/api/v1/payments/create-invoice", json={"amount_sats": 100},
-                                         headers=auth(key))).json
-            preimage = make_backend(settings).pay(inv["payment_request"])
-            await c.simulate_post("/api/v1/agents/topup", headers=auth(key),
-                                  json={"payment_hash": inv["payment_hash"], "preimage": preimage})
-            await c.simulate_get("/api/v1/intelligence/vix", headers=auth(key))  # the free one
+            key = await funded_key_with_free_query_used(c, settings, 100)
             monkeypatch.setattr(services.money, "debit_for_query", slow_debit)
             with pytest.raises((asyncio.TimeoutError, asyncio.CancelledError)):
                 await asyncio.wait_for(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)), 0.1)
@@ -82,8 +88,6 @@ def test_a_request_cancelled_during_the_debit_is_refunded(app, client, services,
 def test_a_second_cancellation_during_the_debit_still_refunds(app, client, services, settings, monkeypatch):
     """The first cancellation arrives while the debit commits in its thread, a second one while the request
     waits for that commit: the refund still follows the debit."""
-    from marketintel.lightning.factory import make_backend
-
     real, release = services.money.debit_for_query, threading.Event()
 
     def held_debit(*args):
@@ -92,13 +96,7 @@ def test_a_second_cancellation_during_the_debit_still_refunds(app, client, servi
 
     async def scenario() -> int:
         async with falcon.testing.ASGIConductor(app) as c:
-            key = (await c.simulate_post("/api/v1/agents/register", json={"name": "x"})).json["api_key"]
-            inv = (await c.simulate_post("/api/v1/payments/create-invoice", json={"amount_sats": 100},
-                                         headers=auth(key))).json
-            preimage = make_backend(settings).pay(inv["payment_request"])
-            await c.simulate_post("/api/v1/agents/topup", headers=auth(key),
-                                  json={"payment_hash": inv["payment_hash"], "preimage": preimage})
-            await c.simulate_get("/api/v1/intelligence/vix", headers=auth(key))  # the free one
+            key = await funded_key_with_free_query_used(c, settings, 100)
             monkeypatch.setattr(services.money, "debit_for_query", held_debit)
             query = asyncio.ensure_future(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)))
             await asyncio.sleep(0.2)
