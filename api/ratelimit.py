@@ -2,7 +2,6 @@
 preview), and per key by tier as a middleware on chosen routes (module queries, the batch)."""
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -12,6 +11,7 @@ from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from api.errors import APIError
+from api.metering import caller_id
 
 
 class RateLimiter:
@@ -69,7 +69,7 @@ class KeyBudgets:
             return
         agent = req.context.agent
         item = self.items[agent["tier"] if agent else "free"]
-        who = f"a:{agent['agent_id']}" if agent else "ip:" + hashlib.sha256(req.context.client_ip.encode()).hexdigest()[:24]
+        who = caller_id(req)
         cost = min(item.amount, await cost_of(req)) if cost_of else 1
         if await self.limiter.hit(item, "key", who, cost=cost):
             return
