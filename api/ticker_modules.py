@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import date, timedelta
 
 import orjson
@@ -19,6 +20,10 @@ TICKER_CACHE_TTL_S = 120
 class TickerModules:
     def __init__(self, services: Services):
         self.s = services
+        # a module's non-ticker inputs are the same for every ticker on a closed day: fetched once per day
+        # (for the live source, one FRED request rather than one per ticker queried)
+        self._inputs: dict[tuple, Frames] = {}
+        self._inputs_lock = threading.Lock()
 
     async def payload_json(self, module: Module, ticker: str) -> bytes:
         # only bars that are final at the market clock's now: a bar dated today exists after the close
@@ -36,12 +41,24 @@ class TickerModules:
         if bars.height == 0:
             raise APIError(404, "unknown_ticker",
                            f"The '{self.s.provider.name}' source has no daily bars for '{ticker}'.", ticker=ticker)
-        # the module's other inputs (momentum_score: the S&P 500) as of the same closed day
-        start = closed - timedelta(days=module.lookback_days)
-        long = self.s.provider.observations(module.inputs, start, closed) if module.inputs else None
-        frames = (Frames.from_long(long, closed, self.s.provider.name) if long is not None
-                  else Frames(now=closed, series={}, data_source=self.s.provider.name))
+        frames = self._frames(module, closed)
         try:
             return orjson.dumps(module.compute(frames, bars, ticker))
         except InsufficientData as exc:
             raise APIError(503, "insufficient_data", str(exc), ticker=ticker) from exc
+
+    def _frames(self, module: Module, closed: date) -> Frames:
+        """The module's other inputs (momentum_score: the S&P 500) as of the same closed day."""
+        if not module.inputs:
+            return Frames(now=closed, series={}, data_source=self.s.provider.name)
+        key = (module.inputs, module.lookback_days, closed)
+        with self._inputs_lock:
+            frames = self._inputs.get(key)
+        if frames is None:
+            long = self.s.provider.observations(module.inputs, closed - timedelta(days=module.lookback_days), closed)
+            frames = Frames.from_long(long, closed, self.s.provider.name)
+            with self._inputs_lock:
+                # only the latest closed day is kept: older days are never asked for again
+                self._inputs = {k: v for k, v in self._inputs.items() if k[2] == closed}
+                self._inputs[key] = frames
+        return frames
