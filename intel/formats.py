@@ -1,5 +1,5 @@
 """Renderings of one `full` payload: full, compact (flat key-value), prompt (text for LLM injection)
-and agent (signals, per-agent deltas, temporal context, follow-up actions). Pure and fast."""
+and agent (the full payload plus per-caller deltas, temporal context and follow-up actions). Pure and fast."""
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
@@ -149,9 +149,19 @@ def relevant_events(payload: dict, today: date) -> list[dict]:
     return out
 
 
-def agent(payload: dict, previous: dict | None, now: datetime | None) -> dict:
-    return {"module": payload.get("module", "pulse"), "as_of": payload.get("as_of"),
-            "signals": payload.get("signals", []), "deltas": deltas(_data(payload), previous),
+# Whose last query the agent format's deltas compare with.
+DELTA_BASES = {
+    "agent": "your agent's last query of this module",
+    "client_address": "the last query of this module from your client address (no API key was sent; callers "
+                      "behind one address share it, register for deltas of your own)",
+}
+
+
+def agent(payload: dict, previous: dict | None, now: datetime | None, deltas_for: str = "agent") -> dict:
+    """The full payload plus what an agent acts on: deltas since the caller's last query, temporal context
+    and follow-up actions (the signals are the payload's own)."""
+    return {**payload, "signals": payload.get("signals", []),
+            "deltas": {**deltas(_data(payload), previous), "since": DELTA_BASES[deltas_for]},
             "temporal_context": temporal_context(payload, now),
             "follow_up_actions": [{"action": f"query {r['name']}", "module": r["name"],
                                    "path": f"/api/v1/intelligence/{r['name']}", "reason": r["reason"]}
@@ -159,7 +169,7 @@ def agent(payload: dict, previous: dict | None, now: datetime | None) -> dict:
 
 
 def render(payload: dict, fmt: str = "full", include_prompt: bool = False, previous: dict | None = None,
-           now: datetime | None = None) -> dict:
+           now: datetime | None = None, deltas_for: str = "agent") -> dict:
     if fmt == "full":
         out = dict(payload)
     elif fmt == "compact":
@@ -168,7 +178,7 @@ def render(payload: dict, fmt: str = "full", include_prompt: bool = False, previ
         return {"module": payload.get("module", "pulse"), "as_of": payload.get("as_of"),
                 "prompt": prompt_text(payload)}
     elif fmt == "agent":
-        out = agent(payload, previous, now)
+        out = agent(payload, previous, now, deltas_for)
     else:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if include_prompt:

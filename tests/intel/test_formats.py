@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "modules"))
 from builders import make_frames, market  # noqa: E402
-from intel.formats import flatten, prompt_text, render  # noqa: E402
+from intel.formats import DELTA_BASES, flatten, prompt_text, render  # noqa: E402
 from intel.modules import credit_spreads, market_intelligence  # noqa: E402
 from intel.pulse import compute_pulse  # noqa: E402
 
@@ -44,7 +44,10 @@ def test_prompt_carries_the_same_figures(payload):
 
 def test_agent_deltas_context_and_actions(payload):
     first = render(payload, "agent", now=NOW)
-    assert first["deltas"] == {"first_query": True}
+    assert first["deltas"] == {"first_query": True, "since": DELTA_BASES["agent"]}
+    assert {k: first[k] for k in payload} == payload  # the full payload, with the agent's additions beside it
+    anonymous = render(payload, "agent", now=NOW, deltas_for="client_address")
+    assert anonymous["deltas"]["since"] == DELTA_BASES["client_address"]
     previous = orjson.loads(orjson.dumps(payload["data"]))
     previous["high_yield"]["oas_bp"] -= 25
     out = render(payload, "agent", previous=previous, now=NOW)
