@@ -13,6 +13,7 @@ from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.registry import Module
 from intel.sessions import last_closed_day
+from warehouse import keys
 
 TICKER_CACHE_TTL_S = 120
 
@@ -28,7 +29,7 @@ class TickerModules:
     async def payload_json(self, module: Module, ticker: str) -> bytes:
         # only bars that are final at the market clock's now: a bar dated today exists after the close
         closed = last_closed_day(self.s.clock.now())
-        key = f"mi:ticker:{module.name}:{ticker}:{closed.isoformat()}"
+        key = keys.ticker_payload(module.name, ticker, closed)
         cached = await self.s.redis.get(key)
         if cached is not None:
             return cached

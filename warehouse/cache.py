@@ -1,6 +1,6 @@
 """The Redis serving cache: latest module and pulse payloads, already serialized, for the API.
 
-Key layout (prefix `mi`):
+Keys (laid out in warehouse/keys.py):
     mi:module:<name>:full | :compact | :prompt   orjson bytes of the rendering, without `_meta`
     mi:module:<name>:meta                        orjson {module, as_of, published_at, data_source, simulated}
     mi:modules                                   set of published module names
@@ -20,6 +20,7 @@ import redis
 import redis.asyncio as aioredis
 
 from intel.formats import render
+from warehouse import keys
 
 FORMATS = ("full", "compact", "prompt")
 _JSON_OPTS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
@@ -33,25 +34,25 @@ class _Keys:
     prefix: str
 
     def module_key(self, name: str, fmt: str) -> str:
-        return f"{self.prefix}:module:{name}:{fmt}"
+        return keys.module(name, fmt, self.prefix)
 
     def pulse_key(self, fmt: str) -> str:
-        return f"{self.prefix}:pulse:{fmt}"
+        return keys.pulse(fmt, self.prefix)
 
     @property
     def modules_key(self) -> str:
-        return f"{self.prefix}:modules"
+        return keys.modules(self.prefix)
 
 
 class ServingCache(_Keys):
     """Writer (the publish asset) and synchronous reader."""
 
-    def __init__(self, redis_client: redis.Redis, prefix: str = "mi"):
+    def __init__(self, redis_client: redis.Redis, prefix: str = keys.PREFIX):
         self.r = redis_client
         self.prefix = prefix
 
     @classmethod
-    def from_url(cls, url: str, prefix: str = "mi") -> "ServingCache":
+    def from_url(cls, url: str, prefix: str = keys.PREFIX) -> "ServingCache":
         return cls(redis.Redis.from_url(url), prefix)
 
     # ---- modules ----------------------------------------------------------------------------------
@@ -111,7 +112,7 @@ class ServingCache(_Keys):
 class AsyncServingCache(_Keys):
     """The same reads for the ASGI API on a `redis.asyncio` client; one round trip each."""
 
-    def __init__(self, redis_client: aioredis.Redis, prefix: str = "mi"):
+    def __init__(self, redis_client: aioredis.Redis, prefix: str = keys.PREFIX):
         self.r = redis_client
         self.prefix = prefix
 

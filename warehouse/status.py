@@ -1,6 +1,6 @@
 """Operational status in Redis, written by the pipeline, read by /health/dashboard and /api/v1/sla.
 
-Keys (prefix `mi`):
+Keys (laid out in warehouse/keys.py):
     mi:status:sources     hash  source name -> JSON {state: closed|open|half_open, consecutive_failures,
                                  last_error, last_error_at, last_success_at, requests_used, request_budget}
     mi:status:ingest      JSON  {run_at, data_source, rows_written, series_ok: [...], series_failed: {id: error}}
@@ -12,9 +12,9 @@ import orjson
 import redis
 import redis.asyncio as aioredis
 
-SOURCES = "mi:status:sources"
-INGEST = "mi:status:ingest"
-FRESHNESS = "mi:status:freshness"
+from warehouse.keys import STATUS_FRESHNESS as FRESHNESS
+from warehouse.keys import STATUS_INGEST as INGEST
+from warehouse.keys import STATUS_SOURCES as SOURCES
 
 
 def publish_sources(client: redis.Redis, statuses: dict[str, dict]) -> None:

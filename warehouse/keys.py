@@ -1,0 +1,63 @@
+"""Every Redis key the service uses, laid out in one place (prefix `mi`). Redis holds only what can be
+rebuilt: the serving cache, operational status, request metrics, rate windows, free-allowance counts, open
+402 challenges, the last payload each caller saw, and the usage queue.
+
+    mi:module:<name>:full|compact|prompt|meta     serving cache (warehouse/cache.py)
+    mi:modules                                    set of published module names
+    mi:pulse:full|meta                            the pulse
+    mi:ticker:<module>:<TICKER>:<closed day>      a ticker module computed on demand (api/ticker_modules.py)
+    mi:status:sources|ingest|freshness            operational status (warehouse/status.py)
+    mi:metrics:m:<epoch minute>, mi:metrics:workers   request metrics (api/metrics.py)
+    mi:rate:...                                   moving windows of the `limits` library (api/ratelimit.py)
+    mi:free:<market day>:<caller>:<item>          attempts at an item today (charging/allowance.py)
+    mi:challenge:<invoice|l402>:<caller>:<item>   the open 402 challenge reused for a caller (charging/invoices.py)
+    mi:seen:<caller>:<module>:<ticker>            the last full payload a caller was served (agent-format deltas)
+    mi:usage:events, mi:usage:drain-gate          usage events queued for SQL (jobs/usage.py)
+"""
+from __future__ import annotations
+
+from datetime import date
+
+PREFIX = "mi"
+
+MODULES = f"{PREFIX}:modules"
+STATUS_SOURCES = f"{PREFIX}:status:sources"
+STATUS_INGEST = f"{PREFIX}:status:ingest"
+STATUS_FRESHNESS = f"{PREFIX}:status:freshness"
+METRICS = f"{PREFIX}:metrics"
+METRICS_WORKERS = f"{METRICS}:workers"
+RATE = f"{PREFIX}:rate"
+USAGE_STREAM = f"{PREFIX}:usage:events"
+USAGE_DRAIN_GATE = f"{PREFIX}:usage:drain-gate"
+
+
+def module(name: str, part: str, prefix: str = PREFIX) -> str:
+    return f"{prefix}:module:{name}:{part}"
+
+
+def modules(prefix: str = PREFIX) -> str:
+    return f"{prefix}:modules"
+
+
+def pulse(part: str, prefix: str = PREFIX) -> str:
+    return f"{prefix}:pulse:{part}"
+
+
+def ticker_payload(module_name: str, ticker: str, closed: date) -> str:
+    return f"{PREFIX}:ticker:{module_name}:{ticker}:{closed.isoformat()}"
+
+
+def metrics_minute(minute: int) -> str:
+    return f"{METRICS}:m:{minute}"
+
+
+def free_uses(day: date, caller_id: str, item_key: str) -> str:
+    return f"{PREFIX}:free:{day.isoformat()}:{caller_id}:{item_key}"
+
+
+def challenge(kind: str, caller_id: str, item_key: str) -> str:
+    return f"{PREFIX}:challenge:{kind}:{caller_id}:{item_key}"
+
+
+def seen(caller_id: str, module_name: str, ticker: str | None) -> str:
+    return f"{PREFIX}:seen:{caller_id}:{module_name}:{ticker or ''}"
