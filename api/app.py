@@ -7,33 +7,35 @@ import logging
 import falcon
 import falcon.asgi
 
-from api import errors
-from api.metering import Metering
+from api import errors, payment_errors
+from api.context import Request
+from api.media import json_handlers
 from api.metrics import RequestMetrics
-from api.middleware import Authentication, RequestContext
+from api.middleware import Authentication, RequestContext, SharedClients
+from api.module_queries import ModuleQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
+from api.resources import plans as plan_routes
+from api.resources import unbuilt
 from api.resources.agents import (BalanceResource, MeResource, RegisterResource, RotateKeyResource, TopupResource,
                                   UpgradeResource)
-from api.resources.dashboard import DashboardResource
-from api.resources.sla import SLAResource
 from api.resources.batch import BatchResource
-from api.resources.catalog import CatalogPreviewResource, CatalogResource, ModulesResource, PricingResource
+from api.resources.catalog import CatalogPreviewResource, CatalogResource, ModulesResource
+from api.resources.dashboard import DashboardResource
 from api.resources.discovery import DOCS_ASSETS, DocsResource, HealthResource, OpenAPIResource, RootResource
 from api.resources.intelligence import IntelligenceResource
 from api.resources.payments import CreateInvoiceResource, VerifyPaymentResource
-from api.resources import plans as plan_routes
-from api.resources.referrals import ReferralCodeResource, ReferralCreditsResource, ReferralStatsResource
+from api.resources.pricing import PricingResource
 from api.resources.pulse import PulseResource
+from api.resources.referrals import ReferralCodeResource, ReferralCreditsResource, ReferralStatsResource
 from api.resources.sampling import SamplingStatusResource
-from api.module_queries import ModuleQueries
-from warehouse.cache import AsyncServingCache
+from api.resources.sla import SLAResource
 from api.services import Services
 from api.spec import api_spec
 from api.ticker_modules import TickerModules
 from api.usage import UsageRecorder
 from intel.registry import modules
-from api.media import json_handlers
 from marketintel.settings import Settings
+from warehouse.cache import AsyncServingCache
 from warehouse.ledger import Plans, Referrals, commitment_plans, subscription_plans
 
 V1 = "/api/v1"
@@ -44,7 +46,6 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     services = services or Services.build(settings)
     registry = modules()
     serving = AsyncServingCache(services.redis)
-    metering = Metering(services)
     limiter = RateLimiter(settings.effective_redis_url)
     pulse_budget = limiter.budget("pulse", f"{settings.pulse_rate_per_minute}/minute")
     key_budgets = KeyBudgets(limiter, {"free": settings.rate_limit_free, "premium": settings.rate_limit_premium,
@@ -54,33 +55,30 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
                   subscription_plans(settings.subscription_plans), now=services.money.now)
 
     # RequestMetrics first: its latency spans the other middleware, and it sees the final status.
-    app = falcon.asgi.App(middleware=[
+    app = falcon.asgi.App(request_type=Request, middleware=[
         RequestMetrics(settings.effective_redis_url),
         RequestContext(settings.trust_forwarded_for, services.data_source, services.simulated),
         Authentication(services.agents),
         key_budgets,  # after Authentication: the limit is per agent and by its effective tier
+        SharedClients(services),
     ])
     handlers = json_handlers()
     app.req_options.media_handlers.update(handlers)
     app.resp_options.media_handlers.update(handlers)
     errors.install(app)
+    payment_errors.install(app, services.data_source, services.simulated)
 
     app.add_route("/", RootResource(services))
     app.add_route("/health", HealthResource(services, serving))
     app.add_route("/health/dashboard", DashboardResource(services, serving))
     app.add_route(f"{V1}/sla", SLAResource(services, serving))
     app.add_route(f"{V1}/pulse", PulseResource(services, serving, pulse_budget))
-    app.add_route(f"{V1}/modules", ModulesResource(services, registry, metering, serving))
+    app.add_route(f"{V1}/modules", ModulesResource(services, registry, serving))
     app.add_route(f"{V1}/pricing", PricingResource(services, registry, plans))
-    app.add_route(f"{V1}/catalog", CatalogResource(services, registry, metering, serving))
+    app.add_route(f"{V1}/catalog", CatalogResource(services, registry, serving))
     app.add_route(f"{V1}/catalog/preview", CatalogPreviewResource(services, registry, pulse_budget))
-    app.add_route(f"{V1}/sampling/status", SamplingStatusResource(services, registry, metering))
-    queries = ModuleQueries(services, metering, serving, TickerModules(services), UsageRecorder(services.jobs))
-    batch, intelligence = BatchResource(registry, queries), IntelligenceResource(registry, queries)
-    key_budgets.guard(batch, batch_cost)
-    key_budgets.guard(intelligence)
-    app.add_route(f"{V1}/intelligence/batch", batch)
-    app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
+    app.add_route(f"{V1}/sampling/status", SamplingStatusResource(services, registry))
+    _add_intelligence_routes(app, services, registry, serving, key_budgets)
     app.add_route(f"{V1}/agents/register", RegisterResource(services))
     app.add_route(f"{V1}/agents/me", MeResource(services))
     app.add_route(f"{V1}/agents/balance", BalanceResource(services))
@@ -89,7 +87,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/agents/upgrade", UpgradeResource(services))
     app.add_route(f"{V1}/payments/create-invoice", CreateInvoiceResource(services))
     app.add_route(f"{V1}/payments/verify/{{payment_hash}}", VerifyPaymentResource(services))
-    _add_plan_and_referral_routes(app, plans, Referrals(services.engine))
+    _add_plan_and_referral_routes(app, services, plans, Referrals(services.engine))
     api_spec.register(app)  # spectree collects the validated routes into the spec
     app.add_route("/openapi.json", OpenAPIResource())
     app.add_route("/docs", DocsResource())
@@ -97,13 +95,31 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     return app
 
 
-def _add_plan_and_referral_routes(app: falcon.asgi.App, plans: Plans, referrals: Referrals) -> None:
-    app.add_route(f"{V1}/commitments/plans", plan_routes.CommitmentPlansResource(plans))
-    app.add_route(f"{V1}/commitments/activate", plan_routes.CommitmentActivateResource(plans))
-    app.add_route(f"{V1}/commitments/status", plan_routes.CommitmentStatusResource(plans))
-    app.add_route(f"{V1}/subscriptions/plans", plan_routes.SubscriptionPlansResource(plans))
-    app.add_route(f"{V1}/subscriptions/subscribe", plan_routes.SubscribeResource(plans))
-    app.add_route(f"{V1}/subscriptions/status", plan_routes.SubscriptionStatusResource(plans))
+def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry: dict, serving: AsyncServingCache,
+                             key_budgets: KeyBudgets) -> None:
+    queries = ModuleQueries(services, serving, TickerModules(services), UsageRecorder(services.jobs))
+    batch, intelligence = BatchResource(registry, queries), IntelligenceResource(registry, queries)
+    key_budgets.guard(batch, batch_cost)
+    key_budgets.guard(intelligence)
+    app.add_route(f"{V1}/intelligence/batch", batch)
+    # the fixed sub-paths are routes, not modules (interface.md): literal segments win over {module_name}
+    app.add_route(f"{V1}/intelligence/unified", unbuilt.UnifiedResource())
+    app.add_route(f"{V1}/intelligence/ask", unbuilt.AskResource())
+    app.add_route(f"{V1}/intelligence/ask/async", unbuilt.AskAsyncResource())
+    app.add_route(f"{V1}/intelligence/parallels", unbuilt.ParallelsResource())
+    app.add_route(f"{V1}/intelligence/consensus", unbuilt.ConsensusResource())
+    app.add_route(f"{V1}/intelligence/track_record", unbuilt.TrackRecordResource())
+    app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
+
+
+def _add_plan_and_referral_routes(app: falcon.asgi.App, services: Services, plans: Plans,
+                                  referrals: Referrals) -> None:
+    app.add_route(f"{V1}/commitments/plans", plan_routes.CommitmentPlansResource(plans, services))
+    app.add_route(f"{V1}/commitments/activate", plan_routes.CommitmentActivateResource(plans, services))
+    app.add_route(f"{V1}/commitments/status", plan_routes.CommitmentStatusResource(plans, services))
+    app.add_route(f"{V1}/subscriptions/plans", plan_routes.SubscriptionPlansResource(plans, services))
+    app.add_route(f"{V1}/subscriptions/subscribe", plan_routes.SubscribeResource(plans, services))
+    app.add_route(f"{V1}/subscriptions/status", plan_routes.SubscriptionStatusResource(plans, services))
     app.add_route(f"{V1}/referrals/code", ReferralCodeResource())
     app.add_route(f"{V1}/referrals/stats", ReferralStatsResource(referrals))
     app.add_route(f"{V1}/referrals/credits", ReferralCreditsResource(referrals))

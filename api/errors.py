@@ -70,7 +70,7 @@ async def handle_http_error(req, resp, ex: falcon.HTTPError, params):
 
 async def handle_unexpected(req, resp, ex: Exception, params):
     """Never a stack trace to the client; the log keeps it with the request id."""
-    request_id = getattr(req.context, "request_id", None)
+    request_id = req.context.request_id
     log.exception("unhandled error on %s %s (request %s)", req.method, req.path, request_id)
     resp.status = 500
     resp.media = {"error": {"code": "internal_error", "message": "Internal error; nothing was charged.",
@@ -84,7 +84,7 @@ async def handle_lightning_unavailable(req, resp, ex: BackendUnavailable, params
     resp.set_header("Retry-After", "30")
     resp.media = {"error": {"code": "lightning_unavailable",
                             "message": "The Lightning node did not answer; try again shortly. Nothing was charged.",
-                            "request_id": getattr(req.context, "request_id", None)}}
+                            "request_id": req.context.request_id}}
 
 
 async def handle_lightning_failure(req, resp, ex: LightningError, params):
@@ -94,7 +94,7 @@ async def handle_lightning_failure(req, resp, ex: LightningError, params):
     resp.media = {"error": {"code": "lightning_backend_error",
                             "message": "The Lightning node gave an error or an answer that failed our checks. "
                                        "Nothing was charged.",
-                            "request_id": getattr(req.context, "request_id", None)}}
+                            "request_id": req.context.request_id}}
 
 
 def install(app: falcon.asgi.App) -> None:

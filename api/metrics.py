@@ -1,6 +1,6 @@
 """Request metrics in Redis, shared by every API worker, for /api/v1/sla and /health/dashboard.
 
-Keys (prefix `mi:metrics`):
+Keys (laid out in warehouse/keys.py):
     mi:metrics:m:<epoch minute>   hash  n (requests), 2xx/3xx/4xx/5xx (counts), b<k> (latency histogram)
     mi:metrics:workers            hash  <host>:<pid> -> JSON {host, pid, started_at, last_seen}
 
@@ -23,8 +23,9 @@ import orjson
 import psutil
 import redis.asyncio as aioredis
 
-PREFIX = "mi:metrics"
-WORKERS = f"{PREFIX}:workers"
+from warehouse import keys
+
+WORKERS = keys.METRICS_WORKERS
 BASE_MS = 0.1
 GROWTH = 1.25
 RETENTION_S = 26 * 3600
@@ -40,7 +41,7 @@ PROCESS_STARTED = psutil.Process().create_time()
 
 
 def minute_key(minute: int) -> str:
-    return f"{PREFIX}:m:{minute}"
+    return keys.metrics_minute(minute)
 
 
 def bucket_of(ms: float) -> int:
@@ -68,14 +69,19 @@ class RequestMetrics:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            client = self._clients[loop] = aioredis.Redis.from_url(self.url)
+            client = self._clients[loop] = aioredis.Redis.from_url(self.url, client_name="mi-api-metrics")
         return client
+
+    async def process_shutdown(self, scope, event):
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
 
     async def process_request(self, req, resp):
         req.context.metrics_started = time.perf_counter()
 
     async def process_response(self, req, resp, resource, req_succeeded):
-        started = getattr(req.context, "metrics_started", None)
+        started = req.context.metrics_started
         if started is None:
             return
         ms = (time.perf_counter() - started) * 1000

@@ -1,4 +1,4 @@
-"""App-wide concerns: request ids, client address, and who is calling."""
+"""App-wide concerns: request ids, client address, who is calling, and closing shared clients at shutdown."""
 from __future__ import annotations
 
 import asyncio
@@ -6,10 +6,15 @@ import re
 import uuid
 
 from api.errors import APIError
-from api.l402 import L402Refused, is_l402_scheme, parse_authorization
+from charging.attempt import Payer
+from charging.l402 import L402Refused, is_l402_scheme, parse_authorization
 from warehouse.ledger import Agents
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
+MAX_KEY_CHARS = 200
+BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="marketintel"'}
+# Said on a public route that ignored what was sent: the credential's problem, as a stable code.
+IGNORED_HEADER = "X-Credentials-Ignored"
 
 
 class RequestContext:
@@ -38,6 +43,17 @@ class RequestContext:
         return req.remote_addr or "unknown"
 
 
+class CredentialRefused(Exception):
+    """What was sent is not a credential this route can take; `code` names why."""
+
+    def __init__(self, code: str, message: str, challenge: str = BEARER_CHALLENGE["WWW-Authenticate"]):
+        super().__init__(message)
+        self.code, self.message, self.challenge = code, message, challenge
+
+    def as_api_error(self) -> APIError:
+        return APIError(401, self.code, self.message, headers={"WWW-Authenticate": self.challenge})
+
+
 def api_key_from(req) -> str | None:
     """`X-API-Key: <key>` or `Authorization: Bearer <key>`; None when neither is sent (an L402 credential in
     Authorization is read by `l402_from`)."""
@@ -52,10 +68,9 @@ def api_key_from(req) -> str | None:
         return value.strip()
     if is_l402_scheme(scheme):
         return None
-    raise APIError(401, "unsupported_credentials",
-                   f"Authorization scheme '{scheme}' is not accepted here; send X-API-Key, Authorization: Bearer "
-                   "or (on the routes that take it) Authorization: L402.",
-                   headers={"WWW-Authenticate": 'Bearer realm="marketintel"'})
+    raise CredentialRefused("unsupported_credentials",
+                            f"Authorization scheme '{scheme}' is not accepted here; send X-API-Key, Authorization: "
+                            "Bearer or (on the routes that take it) Authorization: L402.")
 
 
 def l402_from(req):
@@ -67,40 +82,92 @@ def l402_from(req):
     try:
         return parse_authorization(auth)
     except L402Refused as refused:
-        raise APIError(401, refused.code, refused.message, headers={"WWW-Authenticate": 'L402 realm="marketintel"'})
+        raise CredentialRefused(refused.code, refused.message, 'L402 realm="marketintel"') from None
 
 
 class Authentication:
-    """Resolves the key to an agent. A key that is sent but wrong is a 401 on any route. An L402 credential
-    is parsed onto `req.context.l402`; a route that does not take one (a resource without `accepts_l402`)
-    answers 401 `l402_not_accepted` rather than silently ignoring a payment the caller meant to make."""
+    """Resolves the caller once routing has found the resource, into `req.context.agent` and
+    `req.context.payer` (charging.attempt.Payer).
+
+    On a public resource (`public = True`: the routes interface.md lists as needing no credential) a valid key
+    identifies the caller and anything else (an unknown key, another scheme, an L402 credential) is ignored, as
+    the `X-Credentials-Ignored` header says (e.g. `invalid_api_key, l402_not_needed`), never refused. Elsewhere a key that is sent but wrong is a 401, and
+    an L402 credential on a resource that does not take one (no `accepts_l402`) is a 401 `l402_not_accepted`
+    rather than a payment silently ignored."""
 
     def __init__(self, agents: Agents):
         self.agents = agents
 
-    async def process_resource(self, req, resp, resource, params):
-        if req.context.l402 is not None and resource is not None and not getattr(resource, "accepts_l402", False):
-            raise APIError(401, "l402_not_accepted",
-                           "This route does not take an L402 credential; it was not spent. L402 pays for module "
-                           "queries (/api/v1/intelligence/{module_name}) and the full catalog (/api/v1/catalog).",
-                           headers={"WWW-Authenticate": 'Bearer realm="marketintel"'})
-
     async def process_request(self, req, resp):
-        req.context.agent = None
-        req.context.l402 = l402_from(req)
+        req.context.payer = Payer.of(None, req.context.client_ip)
+
+    async def process_resource(self, req, resp, resource, params):
+        if resource is None:
+            return
+        if getattr(resource, "public", False):
+            await self._identify(req, resp)
+            return
+        try:
+            agent, l402 = await self._credentials(req, getattr(resource, "accepts_l402", False))
+        except CredentialRefused as refused:
+            raise refused.as_api_error() from None
+        self._set_caller(req, agent, l402)
+
+    async def _identify(self, req, resp) -> None:
+        """A public route: a valid key identifies the caller; anything else is ignored, and said so."""
+        ignored = []
+        auth = req.get_header("Authorization")
+        if auth and is_l402_scheme(auth.partition(" ")[0]):
+            ignored.append("l402_not_needed")  # nothing to pay for here: not spent
+        try:
+            key = api_key_from(req)
+        except CredentialRefused as refused:
+            key = None
+            ignored.append(refused.code)
+        agent = await self._agent(key) if key is not None else None
+        if key is not None and agent is None:
+            ignored.append("invalid_api_key")
+        if ignored:
+            resp.set_header(IGNORED_HEADER, ", ".join(ignored))
+        self._set_caller(req, agent, None)
+
+    @staticmethod
+    def _set_caller(req, agent: dict | None, l402) -> None:
+        if agent is not None or l402 is not None:
+            req.context.agent = agent
+            req.context.payer = Payer.of(agent, req.context.client_ip, l402)
+
+    async def _agent(self, key: str) -> dict | None:
+        return await asyncio.to_thread(self.agents.by_key, key) if len(key) <= MAX_KEY_CHARS else None
+
+    async def _credentials(self, req, accepts_l402: bool):
+        l402 = l402_from(req)
+        if l402 is not None and not accepts_l402:
+            raise CredentialRefused("l402_not_accepted",
+                                    "This route does not take an L402 credential; it was not spent. L402 pays for "
+                                    "module queries (/api/v1/intelligence/{module_name}) and the full catalog "
+                                    "(/api/v1/catalog).")
         key = api_key_from(req)
         if key is None:
-            return
-        agent = await asyncio.to_thread(self.agents.by_key, key) if len(key) <= 200 else None
+            return None, l402
+        agent = await self._agent(key)
         if agent is None:
-            raise APIError(401, "invalid_api_key", "The API key is unknown or was rotated.",
-                           headers={"WWW-Authenticate": 'Bearer realm="marketintel"'})
-        req.context.agent = agent
+            raise CredentialRefused("invalid_api_key", "The API key is unknown or was rotated.")
+        return agent, l402
+
+
+class SharedClients:
+    """Closes the process's Redis pool and SQL engine when the server shuts down."""
+
+    def __init__(self, services):
+        self.services = services
+
+    async def process_shutdown(self, scope, event):
+        await self.services.close()
 
 
 def require_agent(req) -> dict:
     if req.context.agent is None:
         raise APIError(401, "missing_credentials", "This route needs an API key (X-API-Key or Authorization: Bearer).",
-                       headers={"WWW-Authenticate": 'Bearer realm="marketintel"'},
-                       register="/api/v1/agents/register")
+                       headers=BEARER_CHALLENGE, register="/api/v1/agents/register")
     return req.context.agent

@@ -1,22 +1,22 @@
-"""One metered module query: read the cached payload (or compute a ticker module), settle the charge,
-render the format and queue the usage event. Shared by the GET route and the batch route, so a module
-in a batch is metered exactly as if it had been queried alone."""
+"""One charged module query: read the cached payload (or compute a ticker module), charge it through the
+charging service, render the format and queue the usage event. Shared by the GET route and the batch route,
+so a module in a batch is charged exactly as if it had been queried alone."""
 from __future__ import annotations
 
-import asyncio
 import difflib
 from dataclasses import dataclass
 
 import orjson
 
 from api.errors import APIError
-from api.metering import Metering
 from api.responses import cache_meta, splice_meta, with_meta
 from api.services import Services
 from api.ticker_modules import TickerModules
 from api.usage import UsageRecorder
+from charging.attempt import Attempt, Charge, Payer
 from intel.formats import render
 from intel.registry import Module
+from warehouse import keys
 from warehouse.cache import AsyncServingCache
 
 SEEN_TTL_S = 30 * 86400
@@ -25,32 +25,37 @@ SEEN_TTL_S = 30 * 86400
 @dataclass(frozen=True)
 class Served:
     body: bytes  # the response body with `_meta`
-    charged_sats: int
+    attempt: Attempt  # what was charged, for a caller that must undo it (a batch cancelled before it answers)
     gate_taken: bool  # this query took the usage-drain gate: the caller enqueues the drain job
+
+    @property
+    def charged_sats(self) -> int:
+        return self.attempt.charge.charged_sats
 
 
 class ModuleQueries:
-    def __init__(self, services: Services, metering: Metering, serving: AsyncServingCache, tickers: TickerModules,
-                 usage: UsageRecorder):
+    def __init__(self, services: Services, serving: AsyncServingCache, tickers: TickerModules, usage: UsageRecorder):
         self.s = services
-        self.metering = metering
+        self.charging = services.charging
         self.serving = serving
         self.tickers = tickers
         self.usage = usage
 
-    async def serve(self, req, module: Module, fmt: str, include_prompt: bool, ticker: str | None) -> Served:
-        """`req` needs only a `context` with agent, client_ip and a request_id unique to this query (the
-        debit's ledger reference). On any failure the free claim and a debit are undone, then it re-raises."""
-        agent = req.context.agent
+    async def serve(self, payer: Payer, request_id: str, module: Module, fmt: str, include_prompt: bool,
+                    ticker: str | None) -> Served:
+        """`request_id` is unique to this query: the ledger reference of its charge. On any failure what was
+        charged is undone, then the error is raised again."""
+        attempt = Attempt(payer, self.s.prices.module(module.name), request_id)
         cached_fmt = fmt if fmt in ("compact", "prompt") and not include_prompt else "full"
+        seen = keys.seen(payer.caller_id, module.name, ticker)
         try:
-            # one round trip: the cached rendering, its meta, the previous snapshot and the attempt count
+            # one round trip: the cached rendering, its meta, the previous snapshot and the free-allowance count
             async with self.s.redis.pipeline(transaction=False) as pipe:
                 pipe.mget(self.serving.module_key(module.name, cached_fmt), self.serving.module_key(module.name, "meta"),
-                          seen_key(agent, module, ticker))
-                self.metering.add_claim(pipe, req, module)
-                (payload_json, published, seen), attempts, _ = await pipe.execute()
-            req.context.claimed = True  # the attempt is counted: `undo` may take it back
+                          seen)
+                self.charging.allowance.queue_claim(pipe, attempt)
+                (payload_json, published, previous), uses_today, _ = await pipe.execute()
+            self.charging.allowance.counted(attempt, uses_today)
             if module.takes_ticker:
                 payload_json, published = await self.tickers.payload_json(module, ticker), None
                 cached_fmt = "full"
@@ -62,43 +67,38 @@ class ModuleQueries:
             published = orjson.loads(published) if published else None
             rendered = None
             if fmt != cached_fmt or include_prompt or fmt == "agent":
-                previous = orjson.loads(seen).get("data") if seen and fmt == "agent" else None
-                rendered = render(orjson.loads(payload_json), fmt, include_prompt, previous, self.s.clock.now())
-            charge = await self.metering.settle(req, module, attempts)
-            body = self._body(req, module, payload_json, rendered, published, charge)
+                previous = orjson.loads(previous).get("data") if previous and fmt == "agent" else None
+                rendered = render(orjson.loads(payload_json), fmt, include_prompt, previous, self.s.clock.now(),
+                                  deltas_for="agent" if payer.agent is not None else "client_address")
+            charge = await self.charging.charge(attempt)
+            body = self._body(attempt, payload_json, rendered, published, charge)
             async with self.s.redis.pipeline(transaction=False) as pipe:
-                if agent is not None and cached_fmt == "full":
-                    pipe.set(seen_key(agent, module, ticker), payload_json, ex=SEEN_TTL_S)
-                self.usage.add_event(pipe, req, module.name, charge)
+                if cached_fmt == "full":
+                    pipe.set(seen, payload_json, ex=SEEN_TTL_S)
+                self.usage.add_event(pipe, attempt, charge)
                 gate_taken = (await pipe.execute())[-1]
         except BaseException:
-            # shielded: a second cancellation must not stop the refund half way
-            await asyncio.shield(self.metering.undo(req))
+            await self.charging.undo(attempt)  # shielded: a second cancellation cannot stop it half way
             raise
-        return Served(body, charge.charged_sats, bool(gate_taken))
+        return Served(body, attempt, bool(gate_taken))
 
-    def _body(self, req, module: Module, payload_json: bytes, rendered: dict | None, published: dict | None,
-              charge) -> bytes:
+    def _body(self, attempt: Attempt, payload_json: bytes, rendered: dict | None, published: dict | None,
+              charge: Charge) -> bytes:
         meta = {
             "data_source": published["data_source"] if published else self.s.data_source,
             "simulated": published["simulated"] if published else self.s.simulated,
             "cache": cache_meta(published),
-            "price_sats": module.price_sats,
+            "price_sats": attempt.item.price_sats,
             "charged_sats": charge.charged_sats,
-            "paid_with": charge.paid_with or ("free_allowance" if charge.free else "balance"),
+            "paid_with": charge.paid_with,
             "free_queries_left": charge.free_queries_left,
-            "request_id": req.context.request_id,
+            "request_id": attempt.request_id,
         }
         if charge.balance_sats is not None:
             meta["balance_sats"] = charge.balance_sats
         if charge.pool_left_sats is not None:  # what is left in the pool named by paid_with
             meta["pool_left_sats"] = charge.pool_left_sats
         return with_meta(rendered, meta) if rendered is not None else splice_meta(payload_json, meta)
-
-
-def seen_key(agent: dict | None, module: Module, ticker: str | None) -> str:
-    """The last full payload this agent was served of the module (and ticker), for the agent format's deltas."""
-    return f"mi:seen:{agent['agent_id'] if agent else '-'}:{module.name}:{ticker or ''}"
 
 
 def unknown_module(name: str, registry: dict[str, Module]) -> APIError:

@@ -11,13 +11,13 @@ from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from api.errors import APIError
-from api.metering import caller_id
+from warehouse import keys
 
 
 class RateLimiter:
     def __init__(self, redis_url: str):
         storage = RedisStorage(redis_url.replace("redis://", "async+redis://", 1), implementation="redispy",
-                               key_prefix="mi:rate")
+                               key_prefix=keys.RATE)
         self.limiter = MovingWindowRateLimiter(storage)
 
     def budget(self, name: str, rate: str) -> "Budget":
@@ -69,7 +69,7 @@ class KeyBudgets:
             return
         agent = req.context.agent
         item = self.items[agent["tier"] if agent else "free"]
-        who = caller_id(req)
+        who = req.context.payer.caller_id
         cost = min(item.amount, await cost_of(req)) if cost_of else 1
         if await self.limiter.hit(item, "key", who, cost=cost):
             return

@@ -5,19 +5,25 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from intel.formats import FORMATS
+
 PAYMENT_HASH_PATTERN = r"^[A-Za-z0-9-]{8,128}$"
 TICKER_PATTERN = r"^[A-Za-z0-9.^=-]{1,10}$"
+Format = Literal[FORMATS]
+Depth = Literal["quick", "standard", "deep"]
 
 
 class IntelligenceQuery(BaseModel):
     ticker: str | None = Field(None, max_length=10, pattern=TICKER_PATTERN,
                                description="Symbol for ticker modules (letters, digits, . ^ = -), at most 10 characters")
     include_prompt: bool = Field(False, description="Add pre-formatted prompt text to the response")
-    format: Literal["full", "compact", "prompt", "agent"] = Field("full", description="Rendering of the payload")
+    format: Format = Field("full", description="Rendering of the payload")
 
 
 class RegisterBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Agents send what their frameworks send (a description, a version...): fields we do not know are
+    # ignored (and named in the answer's `ignored_fields`); a known field of the wrong type is still a 422.
+    model_config = ConfigDict(extra="ignore")
     name: str = Field(min_length=1, max_length=100, description="Display name of the agent")
     referral_code: str | None = Field(None, min_length=4, max_length=64, description="Code of a referring agent")
 
@@ -28,13 +34,8 @@ class TopupBody(BaseModel):
     preimage: str = Field(pattern=r"^[0-9a-fA-F]{64}$", description="Payment preimage (hex) the wallet returned")
 
 
-class PaymentHashPath(BaseModel):
-    payment_hash: str = Field(pattern=PAYMENT_HASH_PATTERN)
-
-
 MODULE_NAME_PATTERN = r"^[a-z0-9_]{1,64}$"
 BATCH_MAX_MODULES = 20
-Format = Literal["full", "compact", "prompt", "agent"]
 
 
 class BatchItem(BaseModel):
@@ -59,3 +60,35 @@ class BatchBody(BaseModel):
         if isinstance(value, list):
             return [{"module": v} if isinstance(v, str) else v for v in value]
         return value
+
+
+# The interface's parameters of the intelligence routes not built yet (api/resources/unbuilt.py): validated
+# now, as the finished routes will validate them.
+
+class UnifiedQuery(BaseModel):
+    topic: str | None = Field(None, min_length=1, max_length=200, description="What to focus on; all topics if omitted")
+    depth: Depth = Field("standard", description="How many modules to aggregate")
+    include_prompt: bool = Field(False, description="Add pre-formatted prompt text to the response")
+
+
+class AskBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(min_length=1, max_length=2000, description="The question, in natural language")
+    depth: Depth = Field("standard", description="quick 200, standard 500, deep 1000 sats")
+
+
+class ParallelsQuery(BaseModel):
+    conditions: str | None = Field(None, max_length=500,
+                                   description="Comma-separated condition tags; empty: detected from live data")
+    top_n: int = Field(5, ge=1, le=15, description="How many episodes to rank")
+
+
+class ConsensusQuery(BaseModel):
+    hours: int = Field(24, ge=1, le=168, description="Look-back window in hours")
+
+
+class TrackRecordQuery(BaseModel):
+    category: str | None = Field(None, min_length=1, max_length=64, description="Only predictions of this category")
+    min_confidence: float | None = Field(None, ge=0.0, le=1.0, description="Only predictions at least this confident")
+    days_back: int | None = Field(None, ge=1, le=365, description="Only predictions made this many days back")
+    status: Literal["open", "resolved", "all"] = Field("all", description="Which predictions")

@@ -1,22 +1,28 @@
 """Long-lived collaborators, built once per API process and handed to resources."""
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
+from rq import Queue
 from sqlalchemy.engine import Engine
 
-from rq import Queue
-
+from charging import prices as price_lists
+from charging.prices import PriceList
+from charging.service import Charging
 from intel.clock import MarketClock
-from jobs.queues import job_queue
 from intel.providers.base import Provider
 from intel.providers.factory import make_clock, make_provider
+from jobs.queues import job_queue
 from marketintel.lightning.base import LightningBackend
 from marketintel.lightning.factory import make_backend
 from marketintel.settings import Settings
+from warehouse.ledger import Agents, Invoices, Money, Tokens
 from warehouse.ledger.db import make_engine
-from warehouse.ledger import Agents, Invoices, Money
+
+
+REDIS_CLIENT_NAME = "mi-api"  # how the API's connections show in Redis' CLIENT LIST
 
 
 @dataclass
@@ -31,22 +37,23 @@ class Services:
     provider: Provider
     clock: MarketClock
     jobs: Queue
+    prices: PriceList
+    charging: Charging
 
     @classmethod
-    def build(cls, settings: Settings) -> "Services":
+    def build(cls, settings: Settings) -> Services:
         engine = make_engine(settings.sqlalchemy_url)
         provider = make_provider(settings)
+        clock = make_clock(settings, provider)
+        redis = aioredis.Redis.from_url(settings.effective_redis_url, client_name=REDIS_CLIENT_NAME)
+        money, invoices, lightning = Money(engine), Invoices(engine), make_backend(settings)
+        prices = price_lists.from_settings(settings)
         return cls(
-            settings=settings,
-            engine=engine,
-            redis=aioredis.Redis.from_url(settings.effective_redis_url),
-            agents=Agents(engine),
-            money=Money(engine),
-            invoices=Invoices(engine),
-            lightning=make_backend(settings),
-            provider=provider,
-            clock=make_clock(settings, provider),
-            jobs=job_queue(settings.effective_redis_url),
+            settings=settings, engine=engine, redis=redis, agents=Agents(engine), money=money, invoices=invoices,
+            lightning=lightning, provider=provider, clock=clock, jobs=job_queue(settings.effective_redis_url),
+            prices=prices,
+            charging=Charging(prices, redis, money, invoices, Tokens(engine), lightning, clock,
+                              settings.invoice_expiry_s),
         )
 
     @property
@@ -57,3 +64,8 @@ class Services:
     def simulated(self) -> bool:
         return self.provider.simulated
 
+    async def close(self) -> None:
+        """Close the Redis pool and the SQL engine's connections (the app's `process_shutdown`)."""
+        await self.redis.aclose()
+        await asyncio.to_thread(self.engine.dispose)
+        self.jobs.connection.close()

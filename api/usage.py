@@ -7,8 +7,9 @@ import time
 
 from rq import Queue
 
-from api.metering import Charge, caller_id
-from jobs.usage import DRAIN_GATE, USAGE_STREAM, drain_usage
+from charging.attempt import Attempt, Charge
+from jobs.usage import drain_usage
+from warehouse import keys
 
 log = logging.getLogger(__name__)
 GATE_TTL_S = 30  # a lost job (worker killed) delays the drain at most this long
@@ -18,14 +19,14 @@ class UsageRecorder:
     def __init__(self, queue: Queue):
         self.queue = queue
 
-    def add_event(self, pipe, req, module: str, charge: Charge) -> None:
+    def add_event(self, pipe, attempt: Attempt, charge: Charge) -> None:
         """Queue the event and a try at the drain gate on `pipe` (its results: xadd id, gate taken)."""
-        agent = req.context.agent
-        pipe.xadd(USAGE_STREAM, {
-            "request_id": req.context.request_id, "module": module, "charged_sats": charge.charged_sats,
-            "free": int(charge.free), "agent_pk": agent["id"] if agent else "", "client": caller_id(req),
-            "ts": time.time()})
-        pipe.set(DRAIN_GATE, 1, nx=True, ex=GATE_TTL_S)
+        agent_pk = attempt.payer.agent_pk
+        pipe.xadd(keys.USAGE_STREAM, {
+            "request_id": attempt.request_id, "module": attempt.item.ledger_name, "charged_sats": charge.charged_sats,
+            "free": int(charge.free), "agent_pk": agent_pk if agent_pk is not None else "",
+            "client": attempt.payer.caller_id, "ts": time.time()})
+        pipe.set(keys.USAGE_DRAIN_GATE, 1, nx=True, ex=GATE_TTL_S)
 
     async def gate_taken(self, taken: bool) -> None:
         if not taken:

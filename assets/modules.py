@@ -19,6 +19,7 @@ from dagster import (
 
 from assets.ingest import observations
 from assets.resources import MarketResource, WarehouseResource
+from charging.prices import module_price
 from intel.envelope import InsufficientData
 from intel.registry import Module, modules
 
@@ -39,7 +40,7 @@ def build_module_asset(module: Module) -> AssetsDefinition:
         tags={"tier": module.tier},
         kinds={"polars", "duckdb"},
         check_specs=[AssetCheckSpec(CHECK, asset=module.name, description="the module computed a payload")],
-        metadata={"inputs": MetadataValue.json(list(module.inputs)), "price_sats": module.price_sats},
+        metadata={"inputs": MetadataValue.json(list(module.inputs)), "price_sats": module_price(module)},
     )
     def _module(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
         source = market.provider.name

@@ -4,6 +4,7 @@ from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from assets.ingest import observations
 from assets.resources import MarketResource, WarehouseResource
+from charging.prices import module_price
 from intel.envelope import InsufficientData
 from intel.registry import modules
 
@@ -16,7 +17,7 @@ PULSE_LOOKBACK_DAYS = 3700
 def pulse(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
     from intel.pulse import PULSE_INPUTS, compute_pulse
 
-    premium = [(m.name, m.price_sats) for m in modules().values() if m.tier == "P"]
+    premium = [(m.name, module_price(m)) for m in modules().values() if m.tier == "P"]
     source = market.provider.name
     with warehouse.open() as store:
         frames = store.frames(PULSE_INPUTS, market.today, PULSE_LOOKBACK_DAYS, source)

@@ -1,11 +1,9 @@
-"""The module registry: one entry per implemented module, read by assets, API, catalog and pricing."""
+"""The module registry: one entry per implemented module, read by assets, API, catalog and pricing. A module
+declares its price tier (S standard, P proprietary); what a tier costs is in the price list (charging/prices.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, Literal
-
-PRICE_SATS = {"S": 50, "P": 250}
-
 
 @dataclass(frozen=True)
 class Module:
@@ -18,10 +16,6 @@ class Module:
     compute: Callable
     takes_ticker: bool = False
     lookback_days: int = 3700  # calendar days of history the module needs before `now`
-
-    @property
-    def price_sats(self) -> int:
-        return PRICE_SATS[self.tier]
 
 
 REGISTRY: dict[str, Module] = {}

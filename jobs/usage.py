@@ -11,10 +11,9 @@ from functools import lru_cache
 import redis
 
 from marketintel.settings import get_settings
+from warehouse import keys
 from warehouse.ledger import Usage, make_engine
 
-USAGE_STREAM = "mi:usage:events"
-DRAIN_GATE = "mi:usage:drain-gate"
 BATCH = 2000
 
 
@@ -27,14 +26,14 @@ def _collaborators() -> tuple[redis.Redis, Usage]:
 def drain_usage() -> int:
     """Move every queued usage event from the stream into SQL; returns how many were written."""
     client, usage = _collaborators()
-    client.delete(DRAIN_GATE)
+    client.delete(keys.USAGE_DRAIN_GATE)
     written = 0
     while True:
-        entries = client.xrange(USAGE_STREAM, count=BATCH)
+        entries = client.xrange(keys.USAGE_STREAM, count=BATCH)
         if not entries:
             return written
         usage.record_many([_event(fields) for _, fields in entries])
-        client.xdel(USAGE_STREAM, *[entry_id for entry_id, _ in entries])
+        client.xdel(keys.USAGE_STREAM, *[entry_id for entry_id, _ in entries])
         written += len(entries)
 
 

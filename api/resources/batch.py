@@ -1,9 +1,8 @@
-"""POST /api/v1/intelligence/batch: several modules in one request, each metered as if queried alone."""
+"""POST /api/v1/intelligence/batch: several modules in one request, each charged as if queried alone."""
 from __future__ import annotations
 
 import asyncio
 import logging
-from types import SimpleNamespace
 
 import orjson
 from spectree import Response
@@ -11,9 +10,11 @@ from spectree import Response
 from api.errors import APIError, ValidationFailed
 from api.middleware import require_agent
 from api.module_queries import ModuleQueries
+from api.payment_errors import l402_rejected, payment_required
 from api.responses import send_json
 from api.schemas import BatchBody
 from api.spec import api_spec
+from charging.errors import L402Rejected, PaymentRequired
 from intel.registry import Module
 from marketintel.lightning.base import BackendUnavailable, LightningError
 
@@ -38,6 +39,7 @@ class BatchResource:
     def __init__(self, registry: dict[str, Module], queries: ModuleQueries):
         self.registry = registry
         self.queries = queries
+        self.source = (queries.s.data_source, queries.s.simulated)
 
     @api_spec.validate(json=BatchBody, tags=["intelligence"],
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_422"))
@@ -46,53 +48,62 @@ class BatchResource:
 
         Body: `{"modules": ["vix", {"module": "technical_analysis", "ticker": "AAPL", "format": "agent"}],
         "format": "full", "include_prompt": false}` with 1 to 20 modules; a bare name is shorthand for
-        `{"module": name}`. Each module is metered exactly as a single query would be (its free query of
-        the day first, then its price from the balance), in the order given; one module failing does not
+        `{"module": name}`. Each module is charged exactly as a single query would be (its free query of
+        the day first, then your credit pools and balance), in the order given; one module failing does not
         stop the others and is not charged (a Lightning node that is down is that module's 503). If the
         request itself is cancelled before the answer is sent, nothing in it is charged. The answer is 200
         with one entry per module, in order:
         `{"index", "module", "status": 200, "result": {...the module in its format, with _meta}}` or
         `{"index", "module", "status": 402|404|503, "error": {...}}`, and a `_meta` with the total charged.
         Unknown module names, or a ticker module without `ticker`, reject the whole batch with 422 before
-        anything is metered; 403 below the premium tier."""
+        anything is charged; 403 below the premium tier."""
         agent = require_agent(req)
         if agent["tier"] not in BATCH_TIERS:
             raise APIError(403, "tier_required", "Batch queries need the premium or institutional tier.",
                            tier=agent["tier"], required=list(BATCH_TIERS), upgrade="/api/v1/agents/upgrade")
         body: BatchBody = req.context.json
         self._check(body)
-        results, charged, gate, served_reqs = [], 0, False, []
+        results, served = [], []
         try:
             for index, item in enumerate(body.modules):
-                module = self.registry[item.module]
-                ticker = item.ticker.upper() if module.takes_ticker else None
-                # its own request id: the debit's ledger reference, so each module is charged (or refunded) alone
-                item_req = SimpleNamespace(context=SimpleNamespace(
-                    agent=agent, client_ip=req.context.client_ip, request_id=f"{req.context.request_id}.{index}"))
-                entry = {"index": index, "module": module.name, **({"ticker": ticker} if ticker else {})}
-                try:
-                    served = await self.queries.serve(item_req, module, item.format or body.format,
-                                                      body.include_prompt, ticker)
-                except APIError as exc:
-                    results.append({**entry, "status": exc.status, **exc.body()})
-                    continue
-                except Exception as exc:  # noqa: BLE001  (this module failed and was undone; the others stand)
-                    results.append({**entry, **item_failure(exc, item_req.context.request_id)})
-                    continue
-                served_reqs.append(item_req)
-                charged += served.charged_sats
-                gate = gate or served.gate_taken
-                results.append({**entry, "status": 200, "result": orjson.Fragment(served.body)})
+                entry, done = await self._one(req, body, index, item)
+                results.append(entry)
+                if done is not None:
+                    served.append(done)
             ok = sum(1 for r in results if r["status"] == 200)
             meta = {"request_id": req.context.request_id, "modules": len(results), "succeeded": ok,
-                    "failed": len(results) - ok, "charged_sats": charged}
+                    "failed": len(results) - ok, "charged_sats": sum(s.charged_sats for s in served)}
             send_json(resp, orjson.dumps({"results": results, "_meta": meta}))
         except BaseException:
-            # cancelled (or failing) before the answer left: the modules served so far are not delivered,
-            # so they are not charged either (shielded: a second cancellation must not stop the refunds)
-            await asyncio.shield(asyncio.gather(*(self.queries.metering.undo(r) for r in served_reqs)))
+            # cancelled (or failing) before the answer left: the modules served so far are not delivered, so
+            # they are not charged either (each undo is shielded from a second cancellation)
+            await asyncio.gather(*(self.queries.charging.undo(s.attempt) for s in served))
             raise
-        await self.queries.usage.gate_taken(gate)
+        await self.queries.usage.gate_taken(any(s.gate_taken for s in served))
+
+    async def _one(self, req, body: BatchBody, index: int, item):
+        """(the item's entry in the results, what was served or None)."""
+        module = self.registry[item.module]
+        ticker = item.ticker.upper() if module.takes_ticker else None
+        entry = {"index": index, "module": module.name, **({"ticker": ticker} if ticker else {})}
+        # its own request id: the ledger reference of its charge, so each module is charged (or refunded) alone
+        request_id = f"{req.context.request_id}.{index}"
+        try:
+            served = await self.queries.serve(req.context.payer, request_id, module, item.format or body.format,
+                                              body.include_prompt, ticker)
+        except (APIError, PaymentRequired, L402Rejected) as exc:
+            error = self._api_error(exc)
+            return {**entry, "status": error.status, **error.body()}, None
+        except Exception as exc:  # noqa: BLE001  (this module failed and was undone; the others stand)
+            return {**entry, **item_failure(exc, request_id)}, None
+        return {**entry, "status": 200, "result": orjson.Fragment(served.body)}, served
+
+    def _api_error(self, exc: Exception) -> APIError:
+        if isinstance(exc, PaymentRequired):
+            return payment_required(exc, *self.source)
+        if isinstance(exc, L402Rejected):
+            return l402_rejected(exc)
+        return exc
 
     def _check(self, body: BatchBody) -> None:
         problems = []

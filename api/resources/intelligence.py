@@ -1,4 +1,4 @@
-"""GET /api/v1/intelligence/{module_name}: cached module payloads, metered."""
+"""GET /api/v1/intelligence/{module_name}: cached module payloads, charged through the charging service."""
 from __future__ import annotations
 
 from spectree import Response
@@ -24,12 +24,13 @@ class IntelligenceResource:
         """Query a module by name.
 
         Every module gives one free query per day (per agent, or per client address when anonymous); after
-        that the module's price (50 or 250 sats) is debited from the balance, or 402 answers with a Lightning
-        invoice for the price.
+        that the module's price (50 or 250 sats) is paid by an L402 token sent with the request, else by your
+        credit pools or balance (see /api/v1/pricing `pool_order`), else 402 answers with a Lightning invoice
+        for the price and an L402 challenge.
 
         Without an API key a query can be paid per request with L402 (Lightning Labs' HTTP 402 protocol): the
-        402 then also carries `WWW-Authenticate: L402 macaroon="<base64>", invoice="<bolt11>"` (and the same
-        in the body's `error.l402`) for this module at its price. Pay that invoice and repeat the request with
+        402 carries `WWW-Authenticate: L402 macaroon="<base64>", invoice="<bolt11>"` (and the same in the
+        body's `error.l402`) for this module at its price. Pay that invoice and repeat the request with
         `Authorization: L402 <macaroon>:<preimage hex>` (the legacy scheme name `LSAT` is accepted too); the
         answer has `_meta.paid_with: "l402"` and `charged_sats` the price. A token pays for one request of the
         module it names; while a free query remains, the query is free and the token is not spent. An
@@ -39,9 +40,10 @@ class IntelligenceResource:
         Ticker modules (`technical_analysis`, `price_levels`, `momentum_score`,
         `volatility_analysis`) need `ticker`. Formats: `full` (the payload with `data`, `signals`, `summary`,
         `data_sources`, `related_modules`), `compact` (flat key-value pairs), `prompt` (text for LLM
-        injection), `agent` (signals, deltas since your last query of this module, temporal context with
-        upcoming calendar events, follow-up actions). 404 names close module names; 503 means the module has
-        not been computed yet. Nothing is charged for a failed request."""
+        injection), `agent` (the full payload plus `deltas` since your last query of this module, keyed by
+        your agent or, without a key, by your client address as `deltas.since` says; `temporal_context` with
+        upcoming calendar events; `follow_up_actions`). 404 names close module names; 503 means the module
+        has not been computed yet. Nothing is charged for a failed request."""
         module = self.registry.get(module_name)
         if module is None:
             raise unknown_module(module_name, self.registry)
@@ -49,6 +51,7 @@ class IntelligenceResource:
         if module.takes_ticker and not query.ticker:
             raise invalid(["query", "ticker"], f"'{module.name}' needs a ticker, e.g. ?ticker=AAPL", "missing")
         ticker = query.ticker.upper() if module.takes_ticker else None
-        served = await self.queries.serve(req, module, query.format, query.include_prompt, ticker)
+        served = await self.queries.serve(req.context.payer, req.context.request_id, module, query.format,
+                                          query.include_prompt, ticker)
         send_json(resp, served.body)
         await self.queries.usage.gate_taken(served.gate_taken)

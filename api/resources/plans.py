@@ -11,8 +11,9 @@ from spectree import Response
 from api.errors import APIError, invalid
 from api.middleware import require_agent
 from api.money_schemas import PlanBody
+from api.services import Services
 from api.spec import api_spec
-from intel.registry import PRICE_SATS
+from charging.prices import MODULE_PRICES
 from marketintel.settings import Settings
 from warehouse.ledger import PlanRefused, Plans, TierPrice
 from warehouse.ledger.tables import POOL_ORDER
@@ -33,7 +34,8 @@ def tier_prices(settings: Settings) -> dict[str, TierPrice]:
 
 def commitment_listing(plans: Plans) -> list[dict]:
     return [{**asdict(p), "price_sats": p.price_sats,
-             "standard_queries": p.credits_sats // PRICE_SATS["S"], "proprietary_queries": p.credits_sats // PRICE_SATS["P"]}
+             "standard_queries": p.credits_sats // MODULE_PRICES["S"],
+             "proprietary_queries": p.credits_sats // MODULE_PRICES["P"]}
             for p in plans.commitments.values()]
 
 
@@ -41,16 +43,23 @@ def subscription_listing(plans: Plans) -> list[dict]:
     return [asdict(p) for p in plans.subscriptions.values()]
 
 
-def refused(exc: PlanRefused) -> APIError:
-    if exc.code == "insufficient_balance":
-        return APIError(402, exc.code, str(exc), **exc.details,
-                        topup={"invoice": "POST /api/v1/payments/create-invoice", "topup": "POST /api/v1/agents/topup"})
-    return APIError(409, exc.code, str(exc), **exc.details)
-
-
 class _PlanRoute:
-    def __init__(self, plans: Plans):
+    def __init__(self, plans: Plans, services: Services):
         self.plans = plans
+        self.s = services
+
+    async def refused(self, req, exc: PlanRefused, plan: str) -> APIError:
+        if exc.code != "insufficient_balance":
+            return APIError(409, exc.code, str(exc), **exc.details)
+        # a 402 says how to pay: an invoice for what the balance lacks, credited by POST /api/v1/agents/topup
+        short = exc.details["price_sats"] - exc.details["balance_sats"]
+        invoice = await self.s.charging.challenges.credit_invoice(
+            req.context.payer, f"plan:{plan}", short, f"marketintel: top-up for the {plan} plan ({short} sats)")
+        meta = {"data_source": self.s.data_source, "simulated": self.s.simulated, "price_sats": exc.details["price_sats"],
+                "charged_sats": 0, "request_id": req.context.request_id}
+        return APIError(402, exc.code, f"{exc} The invoice is for the {short} sats missing.", meta=meta,
+                        **exc.details, shortfall_sats=short, invoice=invoice,
+                        topup={"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]})
 
 
 class CommitmentPlansResource(_PlanRoute):
@@ -82,7 +91,7 @@ class CommitmentActivateResource(_PlanRoute):
             resp.media = await asyncio.to_thread(self.plans.activate_commitment, agent["id"], name,
                                                  f"commitment:{req.context.request_id}")
         except PlanRefused as exc:
-            raise refused(exc) from exc
+            raise await self.refused(req, exc, name) from exc
 
 
 class CommitmentStatusResource(_PlanRoute):
@@ -95,6 +104,8 @@ class CommitmentStatusResource(_PlanRoute):
 
 
 class SubscriptionPlansResource(_PlanRoute):
+    public = True  # interface.md: no credential needed
+
     @api_spec.validate(tags=["plans"], resp=Response("HTTP_200"))
     async def on_get(self, req, resp):
         """Subscription plans (no key needed): a base allocation per period plus burst credits.
@@ -116,7 +127,7 @@ class SubscribeResource(_PlanRoute):
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_409", "HTTP_422"))
     async def on_post(self, req, resp):
         """Subscribe to, or renew, a plan (`{"plan": "basic"}`), paid from the balance in the same
-        transaction that grants the credits. 402 `insufficient_balance` when the balance is below the price;
+        transaction that grants the credits. 402 `insufficient_balance` when the balance is below the price (with an `invoice` for the sats missing);
         409 `plan_change_not_allowed` while another plan runs; 422 for an unknown plan."""
         agent = require_agent(req)
         name = req.context.json.plan
@@ -126,7 +137,7 @@ class SubscribeResource(_PlanRoute):
             resp.media = await asyncio.to_thread(self.plans.subscribe, agent["id"], name,
                                                  f"subscription:{req.context.request_id}")
         except PlanRefused as exc:
-            raise refused(exc) from exc
+            raise await self.refused(req, exc, name) from exc
 
 
 class SubscriptionStatusResource(_PlanRoute):

@@ -3,17 +3,15 @@ from __future__ import annotations
 
 from spectree import Response
 
-from api.metering import Metering, caller_id
 from api.services import Services
 from api.spec import api_spec
 from intel.registry import Module
 
 
 class SamplingStatusResource:
-    def __init__(self, services: Services, registry: dict[str, Module], metering: Metering):
+    def __init__(self, services: Services, registry: dict[str, Module]):
         self.s = services
         self.registry = registry
-        self.metering = metering
 
     @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_401"))
     async def on_get(self, req, resp):
@@ -21,17 +19,19 @@ class SamplingStatusResource:
         has left. With your key it counts your agent's queries; without one, those from your client address.
         A query that failed is not counted."""
         names = sorted(self.registry)
-        queries = await self.metering.queries_today(caller_id(req), names)
-        allowance = self.metering.allowance
+        items = {n: self.s.prices.module(n) for n in names}
+        used = await self.s.charging.allowance.uses_today(req.context.payer.caller_id, [i.key for i in items.values()])
+        queries = {n: used[items[n].key] for n in names}
+        left = {n: max(0, items[n].free_per_day - queries[n]) for n in names}
         tried = [{"module": n, "category": self.registry[n].category, "queries_today": queries[n],
-                  "free_queries_left": max(0, allowance - queries[n]), "price_sats": self.registry[n].price_sats}
+                  "free_queries_left": left[n], "price_sats": items[n].price_sats}
                  for n in names if queries[n] > 0]
         untried = [n for n in names if queries[n] == 0]
         resp.media = {
             "date": self.s.clock.today().isoformat(),
             "caller": "agent" if req.context.agent is not None else "client_address",
-            "free_queries_per_module_per_day": allowance,
+            "free_queries_per_module_per_day": self.s.settings.free_queries_per_module_per_day,
             "modules_total": len(names), "tried_count": len(tried), "untried_count": len(untried),
-            "free_queries_left_total": sum(max(0, allowance - queries[n]) for n in names),
+            "free_queries_left_total": sum(left.values()),
             "tried": tried, "untried": untried,
         }

@@ -2,6 +2,7 @@
 payloads computed by the real `intel` modules on simulated data, published with the real serving cache."""
 from __future__ import annotations
 
+from charging.prices import module_price
 import time
 from datetime import date, timedelta
 
@@ -28,7 +29,7 @@ def computed_payloads():
     long = provider.observations(inputs, AS_OF - timedelta(days=3700), AS_OF)
     frames = Frames.from_long(long, AS_OF, "sim")
     payloads = {name: m.compute(frames) for name, m in registry.items() if not m.takes_ticker}
-    premium = [(n, m.price_sats) for n, m in registry.items() if m.tier == "P"]
+    premium = [(n, module_price(m)) for n, m in registry.items() if m.tier == "P"]
     return payloads, compute_pulse(frames, premium)
 
 

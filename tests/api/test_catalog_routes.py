@@ -3,7 +3,8 @@ status, and the batch route (premium and above, each module metered as if querie
 import pytest
 from sqlalchemy import update
 
-from intel.registry import PRICE_SATS, modules
+from charging.prices import MODULE_PRICES, module_price
+from intel.registry import modules
 from tests.api.agent_helpers import auth, fund, register
 from warehouse.ledger.tables import agents
 
@@ -28,7 +29,7 @@ def test_full_catalog_needs_registration(client):
     entries = {m["name"]: m for c in body["categories"] for m in c["modules"]}
     assert set(entries) == set(registry)
     for name, entry in entries.items():
-        assert entry["price_sats"] == registry[name].price_sats and entry["free_queries_left_today"] == 1
+        assert entry["price_sats"] == module_price(registry[name]) and entry["free_queries_left_today"] == 1
         assert entry["available"] and entry["formats"] == ["full", "compact", "prompt", "agent"]
         assert ("ticker" in entry["parameters"]) == registry[name].takes_ticker
 
@@ -39,7 +40,7 @@ def test_preview_shows_five_per_tier_and_shares_the_pulse_budget(client):
         shown = body["tiers"][tier]["shown"]
         assert len(shown) == 5 and all(m["price_sats"] == sats for m in shown)
         assert body["tiers"][tier]["modules_total"] == sum(
-            1 for m in modules().values() if PRICE_SATS[m.tier] == sats)
+            1 for m in modules().values() if MODULE_PRICES[m.tier] == sats)
     assert body["tiers"]["standard"]["shown"][0]["name"] == "market_intelligence"
     assert body["how_to_register"] and body["pricing"]["free_queries_per_module_per_day"] == 1
     # 1 preview so far; 9 pulses exhaust the shared 10/minute, so both routes then answer 429

@@ -170,11 +170,10 @@ def test_unpaid_and_wrong_preimage_are_401_and_spend_nothing(client):
 
 
 def test_expired_token_is_401(client, services):
-    from api.l402 import L402Gate, format_challenge, module_offer
-    from intel.registry import modules
+    from charging.l402 import format_challenge
 
     module_402(client)  # use the free query
-    issued = L402Gate(services).issue(module_offer(modules()["vix"]), valid_until=int(time.time()) - 1)
+    issued = services.charging.challenges.issue_l402(services.prices.module("vix"), valid_until=int(time.time()) - 1)
     mac, inv = CHALLENGE.match(format_challenge(issued["macaroon"], issued["invoice"])).groups()
     refused(get(client, "/api/v1/intelligence/vix", f"L402 {mac}:{pay(inv)}"), "l402_expired")
 
@@ -187,7 +186,7 @@ def test_token_for_one_module_is_refused_on_another_and_stays_usable(client):
 
 
 def test_unknown_and_malformed_tokens_are_401(client):
-    from api.l402 import mint
+    from charging.l402 import mint
 
     module_402(client)
     stranger, _, _ = mint(bytes(32), "module:vix", int(time.time()) + 60)  # well formed, never stored
@@ -222,16 +221,16 @@ def test_spend_is_once_across_threads_and_unspend_only_by_its_spender(services):
     """The guarded UPDATE itself: eight threads released together, exactly one spends the token."""
     import threading
 
-    from api.l402 import L402Gate, Offer
+    from warehouse.ledger import Tokens
 
-    gate = L402Gate(services)
-    issued = gate.issue(Offer("module:vix", 50, "test"))
+    tokens = Tokens(services.engine)
+    issued = services.charging.challenges.issue_l402(services.prices.module("vix"))
     id_hash = token_row(services, issued["macaroon"])["identifier_hash"]
     barrier, results = threading.Barrier(8), []
 
     def spend(i):
         barrier.wait()
-        results.append((gate.tokens.spend(id_hash, f"req-{i}"), f"req-{i}"))
+        results.append((tokens.spend(id_hash, f"req-{i}"), f"req-{i}"))
 
     threads = [threading.Thread(target=spend, args=(i,)) for i in range(8)]
     for t in threads:
@@ -241,8 +240,8 @@ def test_spend_is_once_across_threads_and_unspend_only_by_its_spender(services):
     winners = [rid for ok, rid in results if ok]
     assert len(winners) == 1
     loser = next(rid for ok, rid in results if not ok)
-    assert not gate.tokens.unspend(id_hash, loser) and gate.tokens.unspend(id_hash, winners[0])
-    assert gate.tokens.spend(id_hash, "req-retry")
+    assert not tokens.unspend(id_hash, loser) and tokens.unspend(id_hash, winners[0])
+    assert tokens.spend(id_hash, "req-retry")
 
 
 def test_a_failed_request_unspends_its_token(client, services, monkeypatch):
@@ -271,9 +270,18 @@ def test_legacy_lsat_scheme_is_accepted(client):
 
 def test_l402_on_a_route_that_does_not_take_it_is_401_and_not_spent(client):
     credential = paid_credential(client)
-    for path in ("/api/v1/pulse", "/api/v1/agents/me"):
-        resp = get(client, path, credential)
-        assert resp.status_code == 401 and resp.json["error"]["code"] == "l402_not_accepted"
+    resp = get(client, "/api/v1/agents/me", credential)
+    assert resp.status_code == 401 and resp.json["error"]["code"] == "l402_not_accepted"
+    assert get(client, "/api/v1/intelligence/vix", credential).status_code == 200
+
+
+def test_l402_on_a_public_route_is_ignored_and_not_spent(client):
+    """interface.md lists L402 as a credential and the pulse as needing none: the pulse answers, says it
+    ignored the credential, and the token still pays for a module query afterwards."""
+    credential = paid_credential(client)
+    resp = get(client, "/api/v1/pulse", credential)
+    assert resp.status_code == 200 and resp.headers["X-Credentials-Ignored"] == "l402_not_needed"
+    assert get(client, "/api/v1/pulse", "L402 x:y").status_code == 200  # malformed: ignored all the same
     assert get(client, "/api/v1/intelligence/vix", credential).status_code == 200
 
 

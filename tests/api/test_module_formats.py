@@ -1,7 +1,9 @@
 """Every format of every implemented module over the API, plus the agent deltas."""
+from charging.prices import module_price
 import pytest
 
 from intel.registry import modules
+from tests.api.account_helpers import upgrade
 from tests.api.agent_helpers import auth, fund, register
 
 FORMATS = ("full", "compact", "prompt", "agent")
@@ -18,7 +20,7 @@ def test_every_module_in_every_format(client, fmt):
         resp = client.simulate_get(f"/api/v1/intelligence/{name}", params=params, headers=auth(key))
         assert resp.status_code == 200, (name, fmt, resp.text[:300])
         body = resp.json
-        assert body["_meta"]["request_id"] and body["_meta"]["price_sats"] == module.price_sats
+        assert body["_meta"]["request_id"] and body["_meta"]["price_sats"] == module_price(module)
         if fmt == "full":
             assert body["module"] == name and body["full_data"] is True and body["data"]
             assert {"signals", "summary", "data_sources", "related_modules"} <= set(body)
@@ -28,6 +30,32 @@ def test_every_module_in_every_format(client, fmt):
             assert all(not isinstance(v, (dict, list)) for k, v in body.items() if k != "_meta")
         else:
             assert {"signals", "deltas", "temporal_context", "follow_up_actions"} <= set(body)
+
+
+def test_agent_format_is_the_full_payload_plus_the_agent_additions(client):
+    """interface.md: every query returns full data; agent mode adds signals, deltas, temporal context and
+    follow-ups. Over all 71 modules, on the first query and on a repeat with nothing changed."""
+    key, _ = register(client)
+    upgrade(client, key, "institutional")  # 213 queries: above the free tier's per-minute budget
+    fund(client, key, 2 * 250 * len(modules()))
+    for name, module in sorted(modules().items()):
+        params = {"ticker": "AAPL"} if module.takes_ticker else {}
+        full = client.simulate_get(f"/api/v1/intelligence/{name}", params=params, headers=auth(key)).json
+        for attempt in ("first", "repeat"):
+            agent = client.simulate_get(f"/api/v1/intelligence/{name}", params={**params, "format": "agent"},
+                                        headers=auth(key)).json
+            for field in ("module", "as_of", "data", "summary", "signals", "data_sources", "related_modules",
+                          "full_data"):
+                assert agent[field] == full[field], (name, attempt, field)
+            assert {"deltas", "temporal_context", "follow_up_actions"} <= set(agent), (name, attempt)
+        # the full query before showed the same payload, so the repeat finds nothing changed
+        assert agent["deltas"]["first_query"] is False and agent["deltas"]["changed"] == {}, name
+
+
+def test_anonymous_agent_format_has_deltas_by_client_address(client):
+    first = client.simulate_get("/api/v1/intelligence/vix", params={"format": "agent"}, remote_addr="10.7.7.7").json
+    assert first["deltas"]["first_query"] is True and "client address" in first["deltas"]["since"]
+    assert first["data"] and first["summary"]
 
 
 def test_include_prompt_adds_text_to_full(client):

@@ -3,6 +3,7 @@ registered and funded over the API (the dev Lightning node pays), then concurren
 ledger read back afterwards."""
 from __future__ import annotations
 
+from charging.prices import module_price
 import asyncio
 import os
 import signal
@@ -38,7 +39,7 @@ def publish_module(redis_url: str, name: str = MODULE) -> int:
                               now, "sim")
     ServingCache(redis.Redis.from_url(redis_url)).publish_modules([(name, module.compute(frames), "sim")], True,
                                                                    time.time())
-    return module.price_sats
+    return module_price(module)
 
 
 def start_gunicorn(env: dict, workers: int) -> tuple[subprocess.Popen, str]:

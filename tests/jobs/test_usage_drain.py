@@ -5,6 +5,7 @@ import redis
 import sqlalchemy as sa
 
 from jobs import usage as usage_job
+from warehouse import keys
 from warehouse.ledger import Agents, make_engine, migrate
 
 
@@ -24,11 +25,11 @@ def test_drain_writes_each_event_once(mi_home, redis_url, monkeypatch):
     agent, _ = Agents(make_engine(url)).register("a")
     client = redis.Redis.from_url(redis_url)
     for i in range(2500):  # more than one batch
-        client.xadd(usage_job.USAGE_STREAM, _event(f"r{i}", agent["id"] if i % 2 else None))
-    client.set(usage_job.DRAIN_GATE, 1)
+        client.xadd(keys.USAGE_STREAM, _event(f"r{i}", agent["id"] if i % 2 else None))
+    client.set(keys.USAGE_DRAIN_GATE, 1)
     assert usage_job.drain_usage() == 2500
-    assert client.exists(usage_job.DRAIN_GATE) == 0 and client.xlen(usage_job.USAGE_STREAM) == 0
-    client.xadd(usage_job.USAGE_STREAM, _event("r1", agent["id"]))  # a repeat of a written request id
+    assert client.exists(keys.USAGE_DRAIN_GATE) == 0 and client.xlen(keys.USAGE_STREAM) == 0
+    client.xadd(keys.USAGE_STREAM, _event("r1", agent["id"]))  # a repeat of a written request id
     assert usage_job.drain_usage() == 1
     with make_engine(url).connect() as conn:
         rows = conn.execute(sa.text("SELECT count(*), sum(charged_sats) FROM usage_events")).one()

@@ -2,6 +2,7 @@
 agent funded over the dev Lightning node (the one free query per module covers only the first format)."""
 from __future__ import annotations
 
+from charging.prices import module_price
 import falcon.testing
 
 from intel.registry import modules
@@ -21,7 +22,7 @@ def query_every_module_in_every_format(settings) -> dict[str, set[str]]:
     client = falcon.testing.TestClient(create_app(settings))
     key, _ = register(client)
     registry = modules()
-    fund(client, key, sum(m.price_sats for m in registry.values()) * len(FORMATS))
+    fund(client, key, sum(module_price(m) for m in registry.values()) * len(FORMATS))
     answered: dict[str, set[str]] = {}
     for name, module in sorted(registry.items()):
         for fmt in FORMATS:

@@ -18,25 +18,20 @@ The macaroon is the libmacaroons v2 binary format in standard base64. Its identi
 its root key is 32 random bytes per token, stored by the SHA-256 of the identifier (warehouse.ledger.Tokens),
 and its caveats are `services=marketintel:0`, `marketintel_capabilities=<capability>` (`module:<name>` or
 `catalog`) and `marketintel_valid_until=<unix seconds>`.
+
+This file is the protocol only; issuing challenges and spending tokens is charging/tokens.py.
 """
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import re
 import secrets
 import struct
-import time
 from dataclasses import dataclass
 
-import orjson
 from pymacaroons import MACAROON_V2, Macaroon, Verifier
 from pymacaroons.serializers import BinarySerializer
-
-from api.errors import APIError
-from marketintel.lightning.proof import preimage_matches
-from warehouse.ledger import Tokens
 
 SERVICE = "marketintel"
 SERVICE_TIER = 0
@@ -46,7 +41,6 @@ COND_CAPABILITIES = f"{SERVICE}_capabilities"
 COND_VALID_UNTIL = f"{SERVICE}_valid_until"
 SCHEMES = ("L402", "LSAT")
 IDENTIFIER_VERSION = 0
-CHALLENGE_REUSE_S = 600
 USE_WINDOW_S = 3600  # a token stays usable this long after its invoice's expiry: paying late is still paying
 MAX_CREDENTIAL_CHARS = 8192
 AUTHORIZATION_TEMPLATE = "L402 <macaroon>:<preimage hex>"
@@ -79,15 +73,6 @@ class Credential:
     preimage: bytes
     identifier: Identifier
     identifier_hash: str  # sha256 hex of the raw identifier: the key of the token's row
-
-
-@dataclass(frozen=True)
-class Offer:
-    """What a token buys: a capability at a price. `module` goes on the invoice row."""
-    capability: str
-    price_sats: int
-    memo: str
-    module: str | None = None
 
 
 # --- identifier and macaroon encoding ---------------------------------------------------------------
@@ -235,110 +220,3 @@ def check_macaroon(credential: Credential, root_key: bytes, capability: str, now
         raise L402Refused("l402_invalid_signature",
                           "The macaroon's signature does not verify: it was altered or not minted here.") from None
     check_caveats([c.caveat_id_bytes for c in credential.macaroon.first_party_caveats()], capability, now)
-
-
-# --- the gate: challenges, redemption, release ---------------------------------------------------------
-
-def module_offer(module) -> Offer:
-    return Offer(f"module:{module.name}", module.price_sats,
-                 f"marketintel: {module.name} query ({module.price_sats} sats, L402)", module.name)
-
-
-def catalog_offer(price_sats: int) -> Offer:
-    return Offer("catalog", price_sats, f"marketintel: full catalog ({price_sats} sats, L402)")
-
-
-class L402Gate:
-    """Issues challenges and redeems credentials against the ledger's token table and the Lightning node."""
-
-    def __init__(self, services):
-        self.s = services
-        self.tokens = Tokens(services.engine)
-        self.now = time.time  # wall time: token expiries are unix seconds, like invoice expiries
-
-    def issue(self, offer: Offer, valid_until: int | None = None) -> dict:
-        """A new invoice for the offer and a token committing to its payment hash (blocking)."""
-        s = self.s
-        invoice = s.lightning.create_invoice(offer.price_sats, offer.memo, s.settings.invoice_expiry_s)
-        s.invoices.record(invoice.payment_hash, invoice.bolt11, invoice.amount_sats, "query", invoice.expires_at,
-                          None, offer.module)
-        valid_until = int(invoice.expires_at) + USE_WINDOW_S if valid_until is None else int(valid_until)
-        macaroon, id_hash, root_key = mint(bytes.fromhex(invoice.payment_hash), offer.capability, valid_until)
-        self.tokens.insert(id_hash, root_key, invoice.payment_hash, offer.capability, offer.price_sats, valid_until)
-        return {"macaroon": macaroon, "invoice": invoice.bolt11, "payment_hash": invoice.payment_hash,
-                "amount_sats": invoice.amount_sats, "expires_at": int(invoice.expires_at),
-                "capability": offer.capability, "valid_until": valid_until,
-                "authorization": AUTHORIZATION_TEMPLATE}
-
-    async def challenge(self, who: str, offer: Offer) -> dict:
-        """The challenge for this caller: the same open one for a while, so repeated 402s cost neither a
-        node invoice nor ledger rows each (as the balance top-up challenge does)."""
-        key = f"mi:l402:{who}:{offer.capability}"
-        cached = await self.s.redis.get(key)
-        if cached is not None:
-            body = orjson.loads(cached)
-            if body["expires_at"] - self.now() > 60 and body["amount_sats"] == offer.price_sats:
-                status = await asyncio.to_thread(self.s.lightning.lookup, body["payment_hash"])
-                if status is not None and not status.settled:
-                    return body
-        body = await asyncio.to_thread(self.issue, offer)
-        await self.s.redis.set(key, orjson.dumps(body), ex=CHALLENGE_REUSE_S)
-        return body
-
-    async def redeem(self, req, who: str, offer: Offer) -> None:
-        """Verify the request's credential for the offer and spend it, or raise 401 with a fresh challenge.
-        The spent token is noted on the request so `release` can give it back if the request fails."""
-        credential: Credential = req.context.l402
-        try:
-            row = await asyncio.to_thread(self.tokens.get, credential.identifier_hash)
-            if row is None:
-                raise L402Refused("l402_unknown_token", "This server did not mint that macaroon.")
-            check_macaroon(credential, bytes.fromhex(row["root_key"]), offer.capability, self.now())
-            # The preimage is the proof of payment: sha256(preimage) == the hash the identifier commits to
-            # (hmac.compare_digest in preimage_matches); so no node lookup on the success path.
-            if not preimage_matches(credential.identifier.payment_hash.hex(), credential.preimage.hex()):
-                if not await self._paid(row["payment_hash"]):
-                    raise L402Refused("l402_unpaid", "The invoice of this token is not paid yet.")
-                raise L402Refused("l402_invalid_preimage", "The preimage does not match the token's payment hash.")
-            await self._spend(req, credential)
-        except L402Refused as refused:
-            raise await self.refusal(who, offer, refused) from None
-
-    async def refusal(self, who: str, offer: Offer, refused: L402Refused) -> APIError:
-        body = await self.challenge(who, offer)
-        return APIError(401, refused.code, f"{refused.message} A new challenge for '{offer.capability}' "
-                        f"({offer.price_sats} sats) is in WWW-Authenticate.",
-                        headers={"WWW-Authenticate": format_challenge(body["macaroon"], body["invoice"])}, l402=body)
-
-    async def release(self, req) -> None:
-        """Un-spend the token of a request that failed after spending it: nothing is charged for a failure."""
-        pending = getattr(req.context, "pending_spend", None)
-        if pending is not None:
-            spend, identifier_hash = pending
-            req.context.pending_spend = None
-            await asyncio.wait([spend])  # a spend still committing in its thread is undone, not raced
-            if spend.exception() is None and spend.result():
-                req.context.l402_spent = identifier_hash
-        spent = getattr(req.context, "l402_spent", None)
-        if spent:
-            req.context.l402_spent = None
-            await asyncio.to_thread(self.tokens.unspend, spent, req.context.request_id)
-
-    async def _spend(self, req, credential: Credential) -> None:
-        # The spend commits in a thread; if this request is cancelled meanwhile, wait for the commit so that
-        # `release` finds (and un-spends) it rather than racing it.
-        spend = asyncio.ensure_future(asyncio.to_thread(
-            self.tokens.spend, credential.identifier_hash, req.context.request_id))
-        req.context.pending_spend = (spend, credential.identifier_hash)  # `release` waits for it
-        spent = await asyncio.shield(spend)
-        req.context.pending_spend = None
-        if not spent:
-            raise L402Refused("l402_token_spent", "This token was already used; each pays for one request.")
-        req.context.l402_spent = credential.identifier_hash
-
-    async def _paid(self, payment_hash: str) -> bool:
-        try:
-            status = await asyncio.to_thread(self.s.lightning.lookup, payment_hash)
-        except Exception:  # noqa: BLE001  (the node's view only refines the error message)
-            return True
-        return bool(status and status.settled)

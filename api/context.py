@@ -1,0 +1,21 @@
+"""What the middleware learns about a request, with a default for every field, so that code running before a
+field is set (an error raised in an earlier middleware) reads None rather than probing with getattr."""
+from __future__ import annotations
+
+import falcon
+import falcon.asgi
+
+from charging.attempt import Payer
+
+
+class RequestState(falcon.Context):
+    metrics_started: float | None = None  # RequestMetrics
+    request_id: str | None = None  # RequestContext: the server's id, the ledger reference of a charge
+    client_ip: str | None = None  # RequestContext
+    agent: dict | None = None  # Authentication: the key's agent (ledger row, effective tier)
+    payer: Payer | None = None  # Authentication: who pays for what this request is charged
+    # spectree puts the validated `query` and `json` models here
+
+
+class Request(falcon.asgi.Request):
+    context_type = RequestState

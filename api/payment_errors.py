@@ -1,0 +1,69 @@
+"""The charging service's refusals as HTTP answers: PaymentRequired is a 402, L402Rejected a 401, each with
+the L402 challenge in `WWW-Authenticate` and the same fields in the body (error.l402)."""
+from __future__ import annotations
+
+from api.errors import APIError, handle_api_error
+from charging.errors import L402Rejected, PaymentRequired
+from charging.l402 import format_challenge
+
+TOPUP = {"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]}
+REGISTER = {"method": "POST", "path": "/api/v1/agents/register", "body": {"name": "string"}}
+
+
+def payment_required(exc: PaymentRequired, data_source: str, simulated: bool) -> APIError:
+    item, agent = exc.item, exc.payer.agent
+    extra: dict = {"item": item.key, "price_sats": item.price_sats, "invoice": exc.invoice, "topup": TOPUP}
+    if item.kind == "module":
+        extra["module"] = item.ledger_name
+    headers = {}
+    if exc.l402 is not None:
+        extra["l402"] = exc.l402
+        headers["WWW-Authenticate"] = format_challenge(exc.l402["macaroon"], exc.l402["invoice"])
+    meta = {"data_source": data_source, "simulated": simulated, "price_sats": item.price_sats, "charged_sats": 0,
+            "free_queries_left": 0, "request_id": exc.request_id}
+    if item.free_with_key:
+        return APIError(402, "registration_required", _registration_message(item), headers, meta, **extra,
+                        register=REGISTER, preview="/api/v1/catalog/preview")
+    return APIError(402, "payment_required", _payment_message(item, agent is not None), headers, meta, **extra)
+
+
+def _registration_message(item) -> str:
+    return (f"The {item.title} is for registered agents (registration is free: POST /api/v1/agents/register, then "
+            "send the key as X-API-Key), or paid per request with L402: pay the invoice in WWW-Authenticate "
+            f"({item.price_sats} sats) and repeat the request with Authorization: L402 <macaroon>:<preimage hex>. "
+            "/api/v1/catalog/preview shows a part without either.")
+
+
+def _payment_message(item, keyed: bool) -> str:
+    if item.free_per_day:
+        spent = f"The free query for '{item.ledger_name}' is used up today"
+    else:
+        spent = f"The {item.title} costs {item.price_sats} sats"
+    l402 = ("pay the L402 invoice in WWW-Authenticate and retry with Authorization: L402 <macaroon>:<preimage hex>"
+            if item.l402 else "")
+    if keyed:
+        text = (f"{spent} and the balance is below {item.price_sats} sats. Pay the invoice, then POST "
+                "/api/v1/agents/topup with the payment_hash and preimage; the sats are credited to your balance.")
+        return text + (f" Or pay for this one request: {l402} beside your X-API-Key." if l402 else "")
+    text = (f"{spent}. Pay the invoice, register (POST /api/v1/agents/register) and top up with its payment_hash "
+            "and preimage; queries with your key are then debited from that balance.")
+    return text + (f" Or, without registering, {l402}." if l402 else "")
+
+
+def l402_rejected(exc: L402Rejected) -> APIError:
+    challenge = exc.challenge
+    return APIError(401, exc.code, f"{exc.message} A new challenge for '{exc.item.key}' ({exc.item.price_sats} "
+                    "sats) is in WWW-Authenticate.",
+                    headers={"WWW-Authenticate": format_challenge(challenge["macaroon"], challenge["invoice"])},
+                    l402=challenge)
+
+
+def install(app, data_source: str, simulated: bool) -> None:
+    async def on_payment_required(req, resp, ex: PaymentRequired, params):
+        await handle_api_error(req, resp, payment_required(ex, data_source, simulated), params)
+
+    async def on_l402_rejected(req, resp, ex: L402Rejected, params):
+        await handle_api_error(req, resp, l402_rejected(ex), params)
+
+    app.add_error_handler(PaymentRequired, on_payment_required)
+    app.add_error_handler(L402Rejected, on_l402_rejected)

@@ -1,0 +1,26 @@
+"""Why a charge did not go through. The API turns these into 402 and 401 answers; an MCP tool or a job
+into its own error; none of them is HTTP here."""
+from __future__ import annotations
+
+from charging.attempt import Payer
+from charging.prices import PricedItem
+
+
+class PaymentRequired(Exception):
+    """Nothing the payer holds covers the item: here is how to pay. `invoice` tops up a balance (any agent
+    may credit it; an anonymous caller registers first); `l402` pays this one request, when the item takes
+    L402 (None otherwise)."""
+
+    def __init__(self, item: PricedItem, payer: Payer, request_id: str, invoice: dict, l402: dict | None):
+        super().__init__(f"payment required for {item.key} ({item.price_sats} sats)")
+        self.item, self.payer, self.request_id = item, payer, request_id
+        self.invoice, self.l402 = invoice, l402
+
+
+class L402Rejected(Exception):
+    """The L402 credential sent with the request does not pay for the item (it was not spent). `code` is the
+    stable error code; `challenge` is a fresh one for the item."""
+
+    def __init__(self, code: str, message: str, item: PricedItem, challenge: dict):
+        super().__init__(message)
+        self.code, self.message, self.item, self.challenge = code, message, item, challenge

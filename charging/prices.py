@@ -1,0 +1,91 @@
+"""The one price list: every item the service charges for, declared once. Pricing, the catalog, 402 bodies,
+OpenAPI and MCP read it; the charging service charges by it.
+
+Module prices come from the module's tier (standard 50 sats, proprietary 250 sats, interface.md "Limits");
+ask prices by depth (quick 200, standard 500, deep 1000 sats, the same table); the full catalog costs
+`MI_L402_CATALOG_PRICE_SATS` per request to a caller without a key and nothing to a registered agent.
+Paid tiers and plans are not items: they are bought as credit (warehouse/ledger), not charged per request.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from intel.registry import Module
+
+MODULE_PRICES = {"S": 50, "P": 250}
+TIER_NAMES = {"S": "standard", "P": "proprietary"}
+ASK_PRICES = {"quick": 200, "standard": 500, "deep": 1000}
+
+
+@dataclass(frozen=True)
+class PricedItem:
+    """Something a request can be charged for."""
+
+    key: str  # "module:vix", "ask:deep", "catalog": the L402 capability, and how the item is looked up
+    price_sats: int
+    title: str  # "vix query": invoice memos and messages
+    free_per_day: int = 0  # free uses per caller per market day (modules: MI_FREE_QUERIES_PER_MODULE_PER_DAY)
+    free_with_key: bool = False  # a registered agent pays nothing (the full catalog)
+    l402: bool = True  # payable per request with an L402 token
+    available: bool = True  # False: declared with its interface price, but its route is not built yet
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.price_sats, int) or isinstance(self.price_sats, bool) or self.price_sats <= 0:
+            raise ValueError(f"{self.key}: a price is a positive whole number of sats, got {self.price_sats!r}")
+
+    @property
+    def kind(self) -> str:
+        return self.key.partition(":")[0]
+
+    @property
+    def ledger_name(self) -> str:
+        """What ledger entries, invoices and usage events name: the module's name for a module (as they
+        always have), the key for anything else."""
+        return self.key.partition(":")[2] if self.kind == "module" else self.key
+
+
+def module_price(module: Module) -> int:
+    return MODULE_PRICES[module.tier]
+
+
+class PriceList:
+    def __init__(self, items: Iterable[PricedItem]):
+        self.items: dict[str, PricedItem] = {}
+        for item in items:
+            if item.key in self.items:
+                raise ValueError(f"{item.key} is priced twice")
+            self.items[item.key] = item
+
+    def __getitem__(self, key: str) -> PricedItem:
+        return self.items[key]
+
+    def module(self, name: str) -> PricedItem:
+        return self.items[f"module:{name}"]
+
+    def ask(self, depth: str) -> PricedItem:
+        return self.items[f"ask:{depth}"]
+
+    @property
+    def catalog(self) -> PricedItem:
+        return self.items["catalog"]
+
+    def of_kind(self, kind: str) -> list[PricedItem]:
+        return [item for item in self.items.values() if item.kind == kind]
+
+
+def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int,
+               catalog_price_sats: int) -> PriceList:
+    """Every priced item: the registry's modules, the ask depths, the full catalog."""
+    modules = [PricedItem(f"module:{m.name}", module_price(m), f"{m.name} query",
+                          free_per_day=free_queries_per_module_per_day) for m in registry.values()]
+    # POST /api/v1/intelligence/ask is not built yet: its prices are the interface's, its route answers 501
+    asks = [PricedItem(f"ask:{depth}", price, f"{depth} ask", available=False) for depth, price in ASK_PRICES.items()]
+    catalog = PricedItem("catalog", catalog_price_sats, "full catalog", free_with_key=True)
+    return PriceList([*modules, *asks, catalog])
+
+
+def from_settings(settings) -> PriceList:
+    from intel.registry import modules
+
+    return price_list(modules(), settings.free_queries_per_module_per_day, settings.l402_catalog_price_sats)

@@ -1,0 +1,130 @@
+"""Charging: settle one attempt, or undo it.
+
+Order (documented in /api/v1/pricing and the OpenAPI description):
+  1. an item free with a key costs a registered agent nothing (the full catalog);
+  2. the daily free allowance, where the item has one: free while today's attempts are within it (an L402
+     token sent along is then not spent);
+  3. an L402 token sent with the request, where the item takes L402: it pays before, and instead of, any
+     balance (a token that does not pay for the item is L402Rejected, nothing spent);
+  4. the agent's credit pools, then its balance, in one ledger transaction (warehouse/ledger/money.py);
+  5. otherwise PaymentRequired, with a top-up invoice and (where the item takes L402) an L402 challenge.
+
+`undo` runs every step, money first (the refund, then the token, then the free-allowance count), each even if
+an earlier one failed (logged), and is shielded: a cancelled caller cannot stop it half way.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import redis.asyncio as aioredis
+
+from charging.allowance import FreeAllowance
+from charging.attempt import Attempt, Charge
+from charging.errors import L402Rejected, PaymentRequired
+from charging.invoices import Challenges
+from charging.l402 import L402Refused
+from charging import prices
+from charging.prices import PriceList
+from charging.tokens import TokenSpender
+from intel.clock import MarketClock
+from marketintel.lightning.base import LightningBackend
+from warehouse.ledger import Invoices, Money, Tokens
+
+log = logging.getLogger(__name__)
+ORDER_TEXT = ("A priced request is paid by the first of these that applies: a registered agent's key where the item "
+              "is free with one (the full catalog); the item's daily free allowance (modules: one query per module "
+              "per day); an L402 token sent with the request (it is then spent, and no balance is touched); the "
+              "agent's credit pools and then its balance (see pool_order); otherwise 402 with a top-up invoice and "
+              "an L402 challenge. Nothing is charged for a failed request.")
+
+
+class Charging:
+    def __init__(self, price_list: PriceList, redis: aioredis.Redis, money: Money, invoices: Invoices, tokens: Tokens,
+                 lightning: LightningBackend, clock: MarketClock, invoice_expiry_s: int):
+        self.prices = price_list
+        self.money = money
+        self.allowance = FreeAllowance(redis, clock)
+        self.challenges = Challenges(redis, invoices, tokens, lightning, invoice_expiry_s)
+        self.tokens = TokenSpender(tokens, lightning)
+
+    @classmethod
+    def from_settings(cls, settings) -> Charging:
+        """A charging service of its own, for a process outside the API (an RQ worker, a script): the same
+        ledger, Redis, Lightning node and market clock the API uses, per the settings."""
+        from intel.providers.factory import make_clock
+        from marketintel.lightning.factory import make_backend
+        from warehouse.ledger import make_engine
+
+        engine = make_engine(settings.sqlalchemy_url)
+        return cls(prices.from_settings(settings), aioredis.Redis.from_url(settings.effective_redis_url),
+                   Money(engine), Invoices(engine), Tokens(engine), make_backend(settings), make_clock(settings),
+                   settings.invoice_expiry_s)
+
+    async def charge(self, attempt: Attempt) -> Charge:
+        """Settle the attempt in the order above; the Charge is also kept on the attempt, and charging a settled
+        attempt again returns it (a retry charges nothing more)."""
+        if attempt.charge is None:
+            attempt.charge = await self._settle(attempt)
+        return attempt.charge
+
+    async def _settle(self, attempt: Attempt) -> Charge:
+        item, payer = attempt.item, attempt.payer
+        if item.free_with_key and payer.agent is not None:
+            return Charge(0, "free_with_key")
+        if item.free_per_day:
+            if attempt.uses_today is None:  # not counted on a caller's pipeline: count it now
+                await self.allowance.claim(attempt)
+            if attempt.uses_today <= item.free_per_day:
+                return Charge(0, "free_allowance", item.free_per_day - attempt.uses_today)
+        if payer.l402 is not None and item.l402:
+            try:
+                await self.tokens.redeem(attempt)
+            except L402Refused as refused:
+                raise L402Rejected(refused.code, refused.message, item,
+                                   await self.challenges.l402(payer, item)) from None
+            return Charge(item.price_sats, "l402")
+        if payer.agent is not None:
+            paid = await self._debit(attempt)
+            if paid is not None:  # the ledger chose the pool (subscription, burst, ... balance) in its transaction
+                return Charge(item.price_sats, paid.pool, 0, paid.balance_sats, paid.pool_left_sats)
+        raise await self.payment_required(attempt)
+
+    async def _debit(self, attempt: Attempt):
+        # The debit commits in a thread; if the caller is cancelled meanwhile, `undo` waits for the commit (the
+        # future is on the attempt) and refunds it rather than racing it.
+        attempt.debit = asyncio.ensure_future(asyncio.to_thread(
+            self.money.debit_for_query, attempt.payer.agent_pk, attempt.item.price_sats, attempt.item.ledger_name,
+            attempt.request_id))
+        paid = await asyncio.shield(attempt.debit)
+        attempt.debited = paid is not None
+        return paid
+
+    async def payment_required(self, attempt: Attempt) -> PaymentRequired:
+        """How to pay for the attempt's item: a top-up invoice and, where the item takes it, an L402 challenge."""
+        item, payer = attempt.item, attempt.payer
+        invoice = await self.challenges.topup_invoice(payer, item)
+        challenge = await self.challenges.l402(payer, item) if item.l402 else None
+        return PaymentRequired(item, payer, attempt.request_id, invoice, challenge)
+
+    async def undo(self, attempt: Attempt) -> None:
+        """Take back what the attempt took: its debit is refunded (once: keyed by its request id), a token it
+        spent is un-spent, and its free-allowance count is taken back. Shielded from cancellation."""
+        await asyncio.shield(self._undo(attempt))
+
+    async def _undo(self, attempt: Attempt) -> None:
+        for step in (self._refund, self.tokens.release, self.allowance.unclaim):
+            try:
+                await step(attempt)
+            except Exception:  # noqa: BLE001  (every step runs; the caller's own error is the one that counts)
+                log.exception("undo step %s failed for request %s", step.__name__, attempt.request_id)
+        attempt.charge = None
+
+    async def _refund(self, attempt: Attempt) -> None:
+        if attempt.debit is not None:
+            debit, attempt.debit = attempt.debit, None
+            await asyncio.wait([debit])  # a debit still committing in its thread is refunded, not raced
+            attempt.debited = debit.exception() is None and debit.result() is not None
+        if attempt.debited:
+            await asyncio.to_thread(self.money.refund, attempt.payer.agent_pk, attempt.request_id)
+            attempt.debited = False

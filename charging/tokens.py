@@ -1,0 +1,62 @@
+"""Paying one request with an L402 token: verify the credential for the item, spend the token once, and
+give it back if the request then fails."""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from charging.attempt import Attempt
+from charging.l402 import Credential, L402Refused, check_macaroon
+from marketintel.lightning.base import LightningBackend
+from marketintel.lightning.proof import preimage_matches
+from warehouse.ledger import Tokens
+
+
+class TokenSpender:
+    def __init__(self, tokens: Tokens, lightning: LightningBackend, now: Callable[[], float] = time.time):
+        self.tokens, self.lightning = tokens, lightning
+        self.now = now  # wall time: token expiries are unix seconds, like invoice expiries
+
+    async def redeem(self, attempt: Attempt) -> None:
+        """Verify the payer's credential for the attempt's item and spend it; L402Refused (nothing spent)
+        when it does not pay for it."""
+        credential: Credential = attempt.payer.l402
+        row = await asyncio.to_thread(self.tokens.get, credential.identifier_hash)
+        if row is None:
+            raise L402Refused("l402_unknown_token", "This server did not mint that macaroon.")
+        check_macaroon(credential, bytes.fromhex(row["root_key"]), attempt.item.key, self.now())
+        # The preimage is the proof of payment: sha256(preimage) == the hash the identifier commits to
+        # (hmac.compare_digest in preimage_matches); so no node lookup on the success path.
+        if not preimage_matches(credential.identifier.payment_hash.hex(), credential.preimage.hex()):
+            if not await self._paid(row["payment_hash"]):
+                raise L402Refused("l402_unpaid", "The invoice of this token is not paid yet.")
+            raise L402Refused("l402_invalid_preimage", "The preimage does not match the token's payment hash.")
+        # The spend commits in a thread; if the request is cancelled meanwhile, `release` waits for the commit
+        # (the future is on the attempt) and un-spends it rather than racing it.
+        attempt.spend = asyncio.ensure_future(asyncio.to_thread(
+            self.tokens.spend, credential.identifier_hash, attempt.request_id))
+        spent = await asyncio.shield(attempt.spend)
+        attempt.spend = None
+        if not spent:
+            raise L402Refused("l402_token_spent", "This token was already used; each pays for one request.")
+        attempt.token_spent = credential.identifier_hash
+
+    async def release(self, attempt: Attempt) -> None:
+        """Un-spend the token of an attempt that failed after spending it: nothing is charged for a failure.
+        Only the request that spent a token can un-spend it."""
+        if attempt.spend is not None:
+            spend, attempt.spend = attempt.spend, None
+            await asyncio.wait([spend])  # a spend still committing in its thread is undone, not raced
+            if spend.exception() is None and spend.result():
+                attempt.token_spent = attempt.payer.l402.identifier_hash
+        if attempt.token_spent:
+            await asyncio.to_thread(self.tokens.unspend, attempt.token_spent, attempt.request_id)
+            attempt.token_spent = None
+
+    async def _paid(self, payment_hash: str) -> bool:
+        try:
+            status = await asyncio.to_thread(self.lightning.lookup, payment_hash)
+        except Exception:  # noqa: BLE001  (the node's view only refines the error message)
+            return True
+        return bool(status and status.settled)
