@@ -8,23 +8,48 @@ from __future__ import annotations
 import falcon
 from spectree import SpecTree
 
+from charging.service import ORDER_TEXT
+
 LOCATION_BY_SUFFIX = {"Query": "query", "Body": "body", "Path": "path", "Headers": "header"}
 
-DESCRIPTION = """Market intelligence for AI agents: structured JSON on equities, rates and credit, macro,
-volatility, FX, commodities and crypto. Pay per query in sats over Lightning; one free query per module
-per day; the cross-market pulse is free.
+PROMISES = (
+    "Every response carries `X-Request-ID` (the server's id of the request, and the ledger reference of anything it "
+    "charged), `X-Data-Source` and `X-Simulated`.",
+    "422 is `{\"detail\": [{\"loc\": [location, field, ...], \"msg\", \"type\"}]}`, the location being `query`, "
+    "`body`, `path` or `header`.",
+    "Every other error is `{\"error\": {\"code\", \"message\", ...}}` and never carries a stack trace: 401 bad or "
+    "rotated key, 402 payment required, 403 tier or terms, 404 unknown module (with `did_you_mean`) or resource, 405 "
+    "wrong method (with `Allow`), 409 conflict, 429 rate limited (with `Retry-After`), 500 internal error, 501 a "
+    "route of the interface not built yet, 502 the Lightning node failed, 503 data not yet computed or the Lightning "
+    "node unreachable (with `Retry-After`). Only /health answers in its own shape: its report, with 503 when a "
+    "check fails.",
+    "Every 402 carries `error.invoice` (a BOLT11 `payment_request` that credits a balance, with its `payment_hash` "
+    "and `amount_sats`) and a `_meta` with `charged_sats` 0. A 402 for something that can be paid per request "
+    "(module queries, the full catalog) also carries the L402 challenge for `error.price_sats`, in "
+    "`WWW-Authenticate: L402 macaroon=\"...\", invoice=\"...\"` and in `error.l402`.",
+    "Responses that serve data or charge (module queries, the batch and each result in it, the pulse, the full "
+    "catalog, and every 402) carry `_meta` with `request_id` and `charged_sats`; module results also carry "
+    "`data_source`, `simulated`, `cache`, `price_sats`, `paid_with` and `free_queries_left`, and the pulse "
+    "`data_source`, `simulated` and `cache`.",
+    "Routes that need no credential never refuse one: a valid key identifies the caller, and anything else sent "
+    "(an unknown key, another scheme, an L402 credential) is ignored, as `X-Credentials-Ignored` says.",
+)
 
-**Errors.** 422 is `{"detail": [{"loc": [location, field], "msg", "type"}]}` (location is `query`,
-`body`, `path` or `header`). Every other error is `{"error": {"code", "message", ...}}`: 401 bad or
-rotated key, 402 payment required (carries `invoice` with a BOLT11 `payment_request` for the price),
-404 unknown module (carries `did_you_mean`), 429 rate limited (with `Retry-After`), 503 data not yet
-available. Nothing is charged for a failed request.
+DESCRIPTION = f"""Market intelligence for AI agents: structured JSON on equities, rates and credit, macro,
+volatility, FX, commodities and crypto. Pay per query in sats over Lightning (a prepaid balance, or per
+request with L402 and no registration); one free query per module per day; the cross-market pulse is free.
 
-**Credentials.** `X-API-Key: <key>` or `Authorization: Bearer <key>`. Keys are shown once at
-registration and stored only as hashes.
+**Credentials.** `X-API-Key: <key>` or `Authorization: Bearer <key>` (keys are shown once at registration
+and stored only as hashes); on the routes that take it (module queries and the full catalog)
+`Authorization: L402 <macaroon>:<preimage hex>` pays one request without registering. No credential is
+needed for the pulse, catalog preview, pricing, SLA, health, the docs, subscription plans and payment
+verification.
 
-**Every response's `_meta`** says `data_source`, `simulated`, `cache` (age and source of the served copy),
-`price_sats`, `charged_sats`, `free_queries_left` and `request_id`.
+**Paying.** {ORDER_TEXT} Prices: GET /api/v1/pricing.
+
+**Promises** (tests/api/test_openapi_promises.py checks each against real responses):
+
+""" + "\n".join(f"{n}. {text}" for n, text in enumerate(PROMISES, 1)) + """
 
 All data and analysis is educational and informational only, not financial advice."""
 

@@ -32,8 +32,11 @@ class RegisterResource:
     async def on_post(self, req, resp):
         """Register an agent. The API key is shown once, here; only its hash is stored. An optional
         `referral_code` (another agent's) must exist (422 otherwise): that agent then earns 10% of your
-        per-request sats as referral credits, at no cost to you."""
+        per-request sats as referral credits, at no cost to you. Other fields are accepted and ignored; the
+        answer names them in `ignored_fields`."""
         body: RegisterBody = req.context.json
+        sent = await req.get_media()
+        ignored = sorted(set(sent) - set(RegisterBody.model_fields)) if isinstance(sent, dict) else []
         try:
             agent, key = await asyncio.to_thread(self.s.agents.register, body.name, body.referral_code)
         except UnknownReferralCode:
@@ -45,6 +48,7 @@ class RegisterResource:
             "api_key": key,
             "note": "Store the API key now: it is not shown again. Send it as X-API-Key or Authorization: Bearer.",
             "next": {"query": "/api/v1/intelligence/market_intelligence", "topup": "/api/v1/payments/create-invoice"},
+            **({"ignored_fields": ignored} if ignored else {}),
         }
 
 

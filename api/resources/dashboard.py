@@ -29,6 +29,8 @@ DAEMON_LIVE_S = 120
 
 
 class DashboardResource:
+    public = True  # interface.md: no credential needed
+
     def __init__(self, services: Services, serving: AsyncServingCache):
         self.s = services
         self.serving = serving

@@ -15,6 +15,8 @@ from warehouse.ledger import ping
 
 
 class RootResource:
+    public = True  # interface.md: no credential needed
+
     def __init__(self, services: Services):
         self.s = services
 
@@ -35,6 +37,8 @@ class RootResource:
 
 
 class HealthResource:
+    public = True  # interface.md: no credential needed
+
     def __init__(self, services: Services, serving: AsyncServingCache):
         self.s = services
         self.serving = serving
@@ -67,6 +71,8 @@ class HealthResource:
 
 
 class OpenAPIResource:
+    public = True  # interface.md: no credential needed
+
     def __init__(self):
         self._body: bytes | None = None
 
@@ -87,6 +93,8 @@ DOCS_PAGE = f"""<!doctype html><html><head><meta charset="utf-8"><title>marketin
 
 
 class DocsResource:
+    public = True  # interface.md: no credential needed
+
     async def on_get(self, req, resp):
         resp.content_type = "text/html; charset=utf-8"
         resp.text = DOCS_PAGE

@@ -7,7 +7,7 @@ import re
 from spectree import Response
 
 from api.errors import APIError, invalid
-from api.metering import invoice_body
+from charging.invoices import invoice_body
 from api.middleware import require_agent
 from api.money_schemas import InvoiceBody
 from api.resources.plans import tier_prices
@@ -57,19 +57,30 @@ class CreateInvoiceResource:
 
 
 class VerifyPaymentResource:
+    # interface.md lists verify among neither the routes that need no credential nor those that need one, and an
+    # agent paying per request with L402 has no key: so no credential is needed, and a valid key only widens
+    # what can be seen (its own invoices). Anything else sent is ignored, never a 401.
+    public = True
+
     def __init__(self, services: Services):
         self.s = services
 
-    @api_spec.validate(tags=["payments"], resp=Response("HTTP_200", "HTTP_401", "HTTP_404", "HTTP_422"))
+    @api_spec.validate(tags=["payments"], resp=Response("HTTP_200", "HTTP_404", "HTTP_422"))
     async def on_get(self, req, resp, payment_hash: str):
-        """Whether the invoice with this `payment_hash` (8-128 letters, digits or hyphens) is settled."""
+        """Whether the invoice with this `payment_hash` (8-128 letters, digits or hyphens) is settled.
+
+        No credential is needed for an invoice issued to no agent: an L402 challenge's invoice, or a top-up
+        invoice a 402 gave a caller without a key; the payment hash itself is the secret. An invoice issued to
+        an agent (create-invoice with a key, or a 402 answered to a key) is shown only with that agent's key;
+        to anyone else it is 404, as if it did not exist."""
         if not HASH.match(payment_hash):
             raise invalid(["path", "payment_hash"], "must match ^[A-Za-z0-9-]{8,128}$", "string_pattern_mismatch")
-        agent = require_agent(req)
+        agent = req.context.agent
         payment_hash = payment_hash.lower()
         invoice = await asyncio.to_thread(self.s.invoices.get, payment_hash)
-        if invoice is None or invoice["agent_id"] not in (None, agent["id"]):
-            raise APIError(404, "unknown_invoice", "No invoice with that payment_hash was issued to you.")
+        if invoice is None or invoice["agent_id"] not in (None, agent["id"] if agent else None):
+            raise APIError(404, "unknown_invoice", "No invoice with that payment_hash was issued to you (invoices "
+                                                   "issued to an agent need its key).")
         status = await asyncio.to_thread(self.s.lightning.lookup, payment_hash)
         settled = bool(status and status.settled)
         if settled and invoice["status"] == "open":

@@ -17,6 +17,8 @@ async def within_budget(req, resp, resource, params):
 
 
 class PulseResource:
+    public = True  # interface.md: no credential needed
+
     def __init__(self, services: Services, serving: AsyncServingCache, budget: Budget):
         self.s = services
         self.serving = serving

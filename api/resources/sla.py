@@ -38,6 +38,8 @@ def freshness_summary(freshness: dict[str, dict]) -> dict:
 
 
 class SLAResource:
+    public = True  # interface.md: no credential needed
+
     def __init__(self, services: Services, serving: AsyncServingCache):
         self.s = services
         self.serving = serving
