@@ -13,7 +13,7 @@ through to the next; `last_bars_source` (or `bars_with_source()`'s result) names
 The keyed providers take plain US tickers only (letters, digits, `-`, optional `.US`); index, FX and
 exchange-suffixed symbols go to Stooq directly. The two crypto series come from Coinbase as before.
 
-Hourly candles (`intraday()`/`fetch_intraday()`) exist for the two crypto series only, from Coinbase.
+Hourly candles (`fetch_intraday()`) exist for the two crypto series only, from Coinbase.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ import polars as pl
 
 from intel.catalog import CATALOG, SECTORS, TREASURY_TENORS, release_lag
 from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA
+from intel.providers.base import FetchResult
 from intel.providers.live import alphavantage, coinbase, coinbase_hourly, ecb, fred, stooq, tiingo, treasury
 from intel.providers.live.client import LiveConfig, SourceClient, SourceError
 from intel.providers.sim_bars import valid_ticker
@@ -47,12 +48,6 @@ def route(series_id: str) -> str:
     if series_id in SECTORS:
         return "stooq"
     return "fred"
-
-
-@dataclass
-class FetchResult:
-    frame: pl.DataFrame
-    failures: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -131,11 +126,6 @@ class LiveProvider:
         frame = pl.concat(parts) if parts else pl.DataFrame(schema=INTRADAY_SCHEMA)
         self.last_failures = failures
         return FetchResult(frame.sort(["series_id", "ts"]), failures)
-
-    def intraday(self, series_ids: Sequence[str], start: datetime, end: datetime) -> pl.DataFrame:
-        """`fetch_intraday`'s frame; the failures in `last_failures`. Providers without intraday data (sim,
-        replay) do not have this method, so callers test for it and never get invented candles."""
-        return self.fetch_intraday(series_ids, start, end).frame
 
     def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
         """Daily OHLCV: the first provider with bars (see the module doc), Coinbase for the two crypto
