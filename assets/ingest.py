@@ -7,6 +7,7 @@ import redis
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from assets.resources import MarketResource, WarehouseResource
+from intel.providers.base import HourlyCandles, Provider, ReportsFailures, SourceBreakers
 from warehouse import status as ops_status
 
 # Re-fetch this many days below each watermark so late revisions of recent values are picked up
@@ -46,27 +47,27 @@ def backfill_start(market: MarketResource, today: date) -> date:
     return EPOCH
 
 
-def _fetch(provider, series_ids: list[str], start: date, end: date):
+def _fetch(provider: Provider, series_ids: list[str], start: date, end: date):
     """(frame, {series_id: error}). The live provider reports failed series and leaves them out of the
     frame, so a failure writes nothing for them and their stored rows stay as they were."""
-    if hasattr(provider, "fetch"):
+    if isinstance(provider, ReportsFailures):
         result = provider.fetch(series_ids, start, end)
         return result.frame, result.failures
     return provider.observations(series_ids, start, end), {}
 
 
-def _ingest_intraday(provider, store, ids: list[str], now: datetime) -> tuple[int, dict[str, str]]:
-    """(rows written, {series_id: error}). Only providers with an `intraday` method have candles (sim and
-    replay have none, and none are invented); a failed series writes nothing, its stored candles stay."""
-    if getattr(provider, "intraday", None) is None:
+def _ingest_intraday(provider: Provider, store, ids: list[str], now: datetime) -> tuple[int, dict[str, str]]:
+    """(rows written, {series_id: error}). Only providers with hourly candles write any (sim and replay have
+    none, and none are invented); a failed series writes nothing, its stored candles stay."""
+    if not isinstance(provider, HourlyCandles):
         return 0, {}
     result = provider.fetch_intraday(ids, now - timedelta(hours=INTRADAY_HOURS), now)
     return store.write_intraday(result.frame, provider.name, now), result.failures
 
 
-def _restore_breakers(context, provider, client) -> None:
+def _restore_breakers(context, provider: Provider, client) -> None:
     """Each Dagster run may be a fresh process: carry the breakers over from the last run's status."""
-    if not hasattr(provider, "restore_status"):
+    if not isinstance(provider, SourceBreakers):
         return
     try:
         raw = client.hgetall(ops_status.SOURCES)
@@ -75,11 +76,11 @@ def _restore_breakers(context, provider, client) -> None:
         context.log.warning(f"could not read the source statuses: {exc}")
 
 
-def _publish_status(context, client, provider, report: dict) -> None:
+def _publish_status(context, client, provider: Provider, report: dict) -> None:
     # Status is rebuildable: a Redis hiccup is logged, it does not undo an ingest already written.
     try:
         ops_status.publish_ingest(client, report)
-        if hasattr(provider, "status"):
+        if isinstance(provider, SourceBreakers):
             ops_status.publish_sources(client, provider.status())
     except redis.RedisError as exc:
         context.log.warning(f"could not publish the ingest status: {exc}")
@@ -116,7 +117,7 @@ def observations(context: AssetExecutionContext, market: MarketResource, warehou
               "series_ok": sorted(set(ids) - set(failures)), "series_failed": failures,
               "intraday_rows_written": intraday_written, "intraday_failed": intraday_failed}
     _publish_status(context, client, provider, report)
-    sources = provider.status() if hasattr(provider, "status") else {}
+    sources = provider.status() if isinstance(provider, SourceBreakers) else {}
     return MaterializeResult(
         metadata={
             "market_date": MetadataValue.text(today.isoformat()),

@@ -5,8 +5,6 @@ import time
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
-from intel.sessions import DAILY_CLOSE_UTC
-
 
 @dataclass
 class MarketClock:
@@ -39,10 +37,3 @@ class MarketClock:
     def advance(self, delta: timedelta) -> None:
         """Tests: move the clock forward."""
         self.set(self.now() + delta)
-
-
-def fixed(moment: datetime | date) -> MarketClock:
-    """A clock frozen at `moment` (speed 0), for tests and point-in-time replays."""
-    if isinstance(moment, date) and not isinstance(moment, datetime):
-        moment = datetime.combine(moment, DAILY_CLOSE_UTC, tzinfo=timezone.utc)
-    return MarketClock(start=moment, speed=0.0)

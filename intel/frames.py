@@ -6,7 +6,6 @@ from datetime import date
 
 import polars as pl
 
-SERIES_SCHEMA = {"date": pl.Date, "value": pl.Float64}
 LONG_SCHEMA = {"series_id": pl.Utf8, "date": pl.Date, "value": pl.Float64}
 BARS_SCHEMA = {
     "date": pl.Date,

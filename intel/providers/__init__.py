@@ -1,1 +1,2 @@
-"""Market data providers: `sim` (seeded simulation) and `replay` (CSV history on the clock)."""
+"""Market data providers: `sim` (seeded simulation), `replay` (CSV history on the clock) and `live` (keyless
+public sources); `base` says what each offers."""

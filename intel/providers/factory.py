@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from intel.clock import MarketClock
-from intel.providers.base import Provider
+from intel.providers.base import Provider, RecordedHistory
 from intel.providers.live import LiveConfig, LiveProvider, probe
 from intel.providers.replay import ReplayProvider
 from intel.providers.sim import SimProvider
@@ -60,13 +60,15 @@ def make_provider(settings) -> Provider:
 
 
 def make_clock(settings, provider: Provider | None = None) -> MarketClock:
-    """Wall time for `sim`; for `replay` a clock that starts at `replay_start` (default: the day after the
-    folder's data ends) and runs at `clock_speed` from `clock_anchor`."""
+    """Wall time for `sim` and `live`; for `replay` a clock that starts at `replay_start` (default: the day
+    after the folder's data ends) and runs at `clock_speed` from `clock_anchor`."""
     if settings.source != "replay":
         return MarketClock(start=None)
     start = settings.replay_start
     if start is None:
         replay = provider if provider is not None else make_provider(settings)
+        if not isinstance(replay, RecordedHistory):
+            raise TypeError(f"the {replay.name!r} provider has no recorded end to start a replay clock after")
         start = replay.default_start()
     moment = datetime(start.year, start.month, start.day, tzinfo=timezone.utc)
     return MarketClock(start=moment, speed=settings.clock_speed, anchor=settings.clock_anchor)

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import polars as pl
 
-from intel.catalog import CATALOG, release_lag
+from intel.catalog import release_lag
 from intel.frames import BARS_SCHEMA, LONG_SCHEMA
 from intel.providers.sim_bars import valid_ticker
 
@@ -65,10 +65,6 @@ class ReplayProvider:
     def series_ids(self) -> list[str]:
         return sorted(self._last)
 
-    def last_dates(self) -> dict[str, date]:
-        """The latest observation date of every loaded series."""
-        return dict(self._last)
-
     def default_start(self) -> date:
         """The day after the latest observation in the folder: a replay that starts there sees it all."""
         if not self._last:
@@ -94,7 +90,3 @@ class ReplayProvider:
             "date", *(pl.lit(None, dtype=pl.Float64).alias(c) for c in ("open", "high", "low")),
             pl.col("value").alias("close"), pl.lit(None, dtype=pl.Float64).alias("volume"),
         ).cast(BARS_SCHEMA)
-
-    def catalog_gaps(self) -> list[str]:
-        """Catalog series this folder does not have (the modules must say they lack them)."""
-        return sorted(set(CATALOG) - set(self._last))

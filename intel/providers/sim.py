@@ -80,14 +80,6 @@ class SimProvider:
         keep = (days >= to_day(start)) & (days <= to_day(end))
         return pl.DataFrame({"date": days[keep], **{k: v[keep] for k, v in columns.items()}}, schema=BARS_SCHEMA)
 
-    def regimes(self, start: date, end: date) -> pl.DataFrame:
-        """The hidden regime per business day (calm/normal/stress/crisis), for tests and diagnostics."""
-        self._paths_through(end)
-        days, regime = self._latent["days"], self._latent["regime"]
-        keep = (days >= to_day(start)) & (days <= to_day(end))
-        names = np.asarray(sim_markets.REGIMES)[regime[keep]]
-        return pl.DataFrame({"date": days[keep], "regime": names}, schema={"date": pl.Date, "regime": pl.Utf8})
-
     def _paths_through(self, end: date) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         with self._lock:
             if self._horizon is None or (end > self._horizon and self._horizon.year < LAST_YEAR):
@@ -166,7 +158,7 @@ def _simulate(draws: Draws, origin: date, horizon: date) -> tuple[dict, dict]:
     missing = set(CATALOG) - set(paths)
     if missing:  # a catalog entry without a generator is a bug, not something to hand out half-done
         raise RuntimeError(f"sim has no generator for {sorted(missing)}")
-    latent = {"days": days, "regime": regime, "returns": returns}
+    latent = {"returns": returns}  # the market factor, which synthetic tickers load on
     return paths, latent
 
 

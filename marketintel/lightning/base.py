@@ -1,7 +1,6 @@
 """What the service needs from a Lightning node: issue an invoice, and later ask whether it was paid."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -48,10 +47,6 @@ class InvoiceStatus:
     amount_sats: int
     preimage: str | None  # hex, only once settled
     expires_at: int  # epoch seconds
-
-    def is_expired(self, now: float | None = None) -> bool:
-        """Past its expiry and never paid."""
-        return not self.settled and (time.time() if now is None else now) > self.expires_at
 
 
 @runtime_checkable

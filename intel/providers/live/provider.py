@@ -2,18 +2,18 @@
 
 Routing (no silent fallback between sources, so one series never mixes two publishers' numbers):
 Treasury curve -> the Treasury CSV, FX -> the ECB reference rates, crypto -> Coinbase candles, sector
-ETFs -> Stooq, everything else -> FRED's CSV. A failed source leaves its series out of the frame; the
-per-call report (`last_failures`, or `fetch()`'s result) says which and why.
+ETFs -> Stooq, everything else -> FRED's CSV. A failed source leaves its series out of the frame;
+`fetch()`'s result says which and why.
 
 Daily bars of a ticker (`bars()`) are the exception: every provider there serves the whole bar history of
 the ticker, so they are tried in order and the first with bars wins: Tiingo (when `MI_TIINGO_API_KEY` is
 set; adjusted prices), then Alpha Vantage (when `MI_ALPHAVANTAGE_API_KEY` is set; unadjusted), then Stooq
 (keyless). A failure (breaker open, transport, status, a refusal or malformed body) or an empty answer falls
-through to the next; `last_bars_source` (or `bars_with_source()`'s result) names the one that answered.
+through to the next; `bars_with_source()`'s result names the one that answered and why the others did not.
 The keyed providers take plain US tickers only (letters, digits, `-`, optional `.US`); index, FX and
 exchange-suffixed symbols go to Stooq directly. The two crypto series come from Coinbase as before.
 
-Hourly candles (`intraday()`/`fetch_intraday()`) exist for the two crypto series only, from Coinbase.
+Hourly candles (`fetch_intraday()`) exist for the two crypto series only, from Coinbase.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ import polars as pl
 
 from intel.catalog import CATALOG, SECTORS, TREASURY_TENORS, release_lag
 from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA
+from intel.providers.base import FetchResult
 from intel.providers.live import alphavantage, coinbase, coinbase_hourly, ecb, fred, stooq, tiingo, treasury
 from intel.providers.live.client import LiveConfig, SourceClient, SourceError
 from intel.providers.sim_bars import valid_ticker
@@ -47,12 +48,6 @@ def route(series_id: str) -> str:
     if series_id in SECTORS:
         return "stooq"
     return "fred"
-
-
-@dataclass
-class FetchResult:
-    frame: pl.DataFrame
-    failures: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -83,8 +78,6 @@ class LiveProvider:
                 self.clients[name] = SourceClient(name, config, transport, **module.client_options(key))
                 self.bar_providers.append((name, module))
         self.bar_providers.append(("stooq", stooq))
-        self.last_failures: dict[str, str] = {}
-        self.last_bars_source: str | None = None
 
     def series_ids(self) -> list[str]:
         return sorted(CATALOG)
@@ -107,7 +100,6 @@ class LiveProvider:
                                                "value": [v for _, v in kept]}, schema=LONG_SCHEMA))
         frame = pl.concat(parts) if parts else pl.DataFrame(schema=LONG_SCHEMA)
         frame = frame.unique(["series_id", "date"], keep="last").sort(["series_id", "date"])
-        self.last_failures = failures
         return FetchResult(frame, failures)
 
     def observations(self, series_ids: Sequence[str], start: date, end: date) -> pl.DataFrame:
@@ -129,27 +121,16 @@ class LiveProvider:
                 parts.append(frame.with_columns(pl.lit(sid).alias("series_id")).select(list(INTRADAY_SCHEMA))
                              .cast(INTRADAY_SCHEMA))
         frame = pl.concat(parts) if parts else pl.DataFrame(schema=INTRADAY_SCHEMA)
-        self.last_failures = failures
         return FetchResult(frame.sort(["series_id", "ts"]), failures)
-
-    def intraday(self, series_ids: Sequence[str], start: datetime, end: datetime) -> pl.DataFrame:
-        """`fetch_intraday`'s frame; the failures in `last_failures`. Providers without intraday data (sim,
-        replay) do not have this method, so callers test for it and never get invented candles."""
-        return self.fetch_intraday(series_ids, start, end).frame
 
     def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
         """Daily OHLCV: the first provider with bars (see the module doc), Coinbase for the two crypto
-        series. When none has any, an empty frame, and the errors in `last_failures`: no bars rather than
-        wrong bars. `last_bars_source` names the provider of the last call's bars (None when empty); with
-        threads sharing this provider, `bars_with_source()` returns it with the frame instead."""
-        result = self.bars_with_source(ticker, start, end)
-        self.last_bars_source = result.source
-        errors = {name: why for name, why in result.attempts.items() if why != "no bars"}
-        if result.source is None and errors:
-            self.last_failures = {ticker: "; ".join(errors.values())}
-        return result.frame
+        series. When none has any, an empty frame: no bars rather than wrong bars."""
+        return self.bars_with_source(ticker, start, end).frame
 
     def bars_with_source(self, ticker: str, start: date, end: date) -> BarsResult:
+        """`bars()`'s frame, the provider it came from (None when empty) and why each one before it was
+        passed over."""
         if not valid_ticker(ticker):
             return BarsResult(pl.DataFrame(schema=BARS_SCHEMA), None)
         if ticker.upper() in coinbase.PRODUCTS:

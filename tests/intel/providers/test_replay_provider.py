@@ -74,11 +74,13 @@ def test_bars_are_close_only_where_the_folder_has_the_ticker(folder):
     assert provider.bars("X LK", date(2020, 1, 1), date(2020, 12, 31)).height == 0
 
 
-def test_last_dates_and_default_start(folder):
+def test_default_start_is_the_day_after_the_last_observation(folder):
     provider = ReplayProvider(folder)
-    assert provider.last_dates()["CPIAUCSL"] == date(2020, 3, 1)
+    everything = provider.observations(provider.series_ids(), date(1900, 1, 1), date(2100, 1, 1))
+    last = dict(everything.group_by("series_id").agg(pl.col("date").max()).iter_rows())
+    assert last["CPIAUCSL"] == date(2020, 3, 1) and max(last.values()) == date(2020, 3, 10)
     assert provider.default_start() == date(2020, 3, 11)
-    assert "SP500" in provider.catalog_gaps()
+    assert "SP500" not in provider.series_ids()  # a catalog series the folder lacks is not offered
 
 
 def test_empty_folder(tmp_path):
@@ -101,7 +103,7 @@ def test_the_real_history_folder():
     for path in files:
         rows = sum(1 for line in path.read_text().splitlines()[1:] if line.strip())
         assert counts[path.stem] == rows, path.stem
-    last = provider.last_dates()
+    last = dict(everything.group_by("series_id").agg(pl.col("date").max()).iter_rows())
     assert provider.default_start() == max(last.values()) + timedelta(days=1)
     assert last["SP500"] == date(2026, 2, 11)
     bars = provider.bars("SP500", date(2025, 1, 1), date(2025, 12, 31))

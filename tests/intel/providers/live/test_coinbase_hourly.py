@@ -10,8 +10,6 @@ import pytest
 from intel.providers.live import LiveProvider
 from intel.providers.live.client import SourceError
 from intel.providers.live.coinbase_hourly import parse
-from intel.providers.replay import ReplayProvider
-from intel.providers.sim import SimProvider
 from tests.intel.providers.live.protocol_server import MODES, ProtocolServer, fixture_hourly
 from tests.intel.providers.live.test_live_clients import config
 
@@ -44,13 +42,13 @@ def test_hourly_candles_parsed_to_the_fixture_numbers_closed_by_end(server):
 def test_the_candle_in_progress_is_never_returned(server):
     server.hourly_overshoot = 3  # the server also sends the 14:00 candle, whose close is only the last trade
     provider = LiveProvider(config(server))
-    frame = provider.intraday(["CBBTCUSD"], NOW - timedelta(hours=5), NOW)
+    frame = provider.fetch_intraday(["CBBTCUSD"], NOW - timedelta(hours=5), NOW).frame
     assert frame["ts"].max() == datetime(2024, 6, 28, 14, tzinfo=timezone.utc) and frame.height == 4
 
 
 def test_more_than_300_hours_are_fetched_in_windows(server):
     provider = LiveProvider(config(server))
-    frame = provider.intraday(["CBBTCUSD"], NOW - timedelta(hours=700), NOW)
+    frame = provider.fetch_intraday(["CBBTCUSD"], NOW - timedelta(hours=700), NOW).frame
     assert frame.height == 699 and frame["ts"].is_unique().all()
     assert server.hits["coinbase"] == 3
 
@@ -62,7 +60,6 @@ def test_each_failure_mode_is_a_recorded_error_and_no_candle(server, mode):
     provider = LiveProvider(config(server, timeout_s=0.3, retries=0))
     result = provider.fetch_intraday(["CBBTCUSD", "CBETHUSD"], NOW - timedelta(hours=48), NOW)
     assert set(result.failures) == {"CBBTCUSD", "CBETHUSD"} and result.frame.is_empty()
-    assert provider.last_failures == result.failures
     assert provider.status()["coinbase"]["last_error"]
 
 
@@ -90,7 +87,3 @@ def test_parse_rejects_any_bad_candle(candles, why):
     else:
         with pytest.raises(SourceError, match=why):
             parse("BTC-USD", response, LO, HI)
-
-
-def test_sim_and_replay_have_no_intraday():
-    assert getattr(SimProvider, "intraday", None) is None and getattr(ReplayProvider, "intraday", None) is None

@@ -52,8 +52,9 @@ def assert_no_key(*texts) -> None:
 def test_tiingo_daily_prices_parsed_adjusted_and_first_in_order(server):
     provider = LiveProvider(config(server))
     start, end = window(server)
-    bars = provider.bars("XLK", start, end)
-    assert provider.last_bars_source == "tiingo"
+    result = provider.bars_with_source("XLK", start, end)
+    bars = result.frame
+    assert result.source == "tiingo"
     assert bars["date"].to_list() == expected_days(server, start, end)
     assert bars["close"].to_list() == [fixture_value("XLK", d) + TIINGO_ADJ for d in bars["date"]]  # adjusted
     assert (bars["high"] - bars["close"]).to_list() == pytest.approx([1.0] * bars.height)
@@ -83,8 +84,9 @@ def test_alphavantage_daily_series_parsed_when_it_is_the_only_key(server):
 def test_without_keys_the_keyed_providers_are_never_called(server):
     provider = LiveProvider(config(server, tiingo_key=None, av_key=None))
     start, end = window(server)
-    bars = provider.bars("XLK", start, end)
-    assert provider.last_bars_source == "stooq"
+    result = provider.bars_with_source("XLK", start, end)
+    bars = result.frame
+    assert result.source == "stooq"
     assert bars["close"].to_list() == [fixture_value("XLK", d) for d in bars["date"]]
     assert server.hits["tiingo"] == 0 and server.hits["alphavantage"] == 0
     assert "tiingo" not in provider.status() and "alphavantage" not in provider.status()
@@ -105,7 +107,8 @@ def test_keys_come_from_the_settings_and_stay_out_of_reprs(server, monkeypatch):
     assert (live.tiingo_api_key, live.alphavantage_api_key) == KEYS
     assert_no_key(repr(settings), repr(live), settings.model_dump_json())
     provider = LiveProvider(live)
-    assert provider.bars("XLK", *window(server)).height > 10 and provider.last_bars_source == "tiingo"
+    result = provider.bars_with_source("XLK", *window(server))
+    assert result.frame.height > 10 and result.source == "tiingo"
 
 
 FAILURES = ["429", "503", "html", "empty", "truncated", *KEYED_MODES]
@@ -131,12 +134,13 @@ def test_failing_keyed_providers_fall_through_to_stooq_and_never_give_their_bars
     server.timeout_sleep_s = 0.6
     provider = LiveProvider(config(server, retries=0, timeout_s=0.3))
     start, end = window(server)
-    bars = provider.bars("XLK", start, end)
-    assert provider.last_bars_source == "stooq"
+    result = provider.bars_with_source("XLK", start, end)
+    bars = result.frame
+    assert result.source == "stooq"
     assert bars["close"].to_list() == [fixture_value("XLK", d) for d in bars["date"]]  # Stooq's numbers only
     assert bars.height == len(expected_days(server, start, end))
     assert server.hits["tiingo"] == 1 and server.hits["alphavantage"] == 1
-    assert_no_key(provider.last_failures, provider.status())
+    assert_no_key(result.attempts, provider.status())
 
 
 @pytest.mark.parametrize("mode", FAILURES)
@@ -178,14 +182,13 @@ def test_unknown_ticker_is_no_bars_from_anyone(server):
     assert result.attempts["tiingo"] == "no bars"  # Tiingo's 404 is an answer, not a failure
     assert "Error Message" in result.attempts["alphavantage"]
     assert provider.status()["tiingo"]["state"] == "closed"
-    assert provider.bars("ZZZZ", start, end).is_empty() and provider.last_bars_source is None
-    assert "ZZZZ" in provider.last_failures
+    assert provider.bars("ZZZZ", start, end).is_empty()
 
 
 def test_wrong_keys_fall_through_without_leaking(server):
     provider = LiveProvider(config(server, tiingo_key="wrong-tiingo-key-1", av_key="WRONGAVKEY1"))
-    bars = provider.bars("XLK", *window(server))
-    assert provider.last_bars_source == "stooq" and bars.height > 10
+    result = provider.bars_with_source("XLK", *window(server))
+    assert result.source == "stooq" and result.frame.height > 10
     text = str(provider.status())
     assert "401" in text and "apikey is invalid" in text
     assert "wrong-tiingo-key-1" not in text and "WRONGAVKEY1" not in text
@@ -197,8 +200,9 @@ def test_symbols_the_keyed_providers_do_not_serve_go_to_stooq(server):
     provider.bars("^SPX", start, end)
     provider.bars("vod.uk", start, end)
     assert server.hits["tiingo"] == 0 and server.hits["alphavantage"] == 0 and server.hits["stooq"] == 2
-    assert provider.bars("spy.us", start, end).height > 10 and provider.last_bars_source == "tiingo"
-    assert provider.bars("CBETHUSD", start, end).height == 30 and provider.last_bars_source == "coinbase"
+    spy, eth = provider.bars_with_source("spy.us", start, end), provider.bars_with_source("CBETHUSD", start, end)
+    assert spy.frame.height > 10 and spy.source == "tiingo"
+    assert eth.frame.height == 30 and eth.source == "coinbase"
 
 
 def test_key_redacted_from_transport_errors_and_the_httpx_log(server, caplog):
@@ -208,7 +212,7 @@ def test_key_redacted_from_transport_errors_and_the_httpx_log(server, caplog):
     provider = LiveProvider(config(server, retries=0), transport=httpx.MockTransport(refuse))
     result = provider.bars_with_source("XLK", *window(server))
     assert result.source is None and "apikey=***" in result.attempts["alphavantage"]
-    assert_no_key(result.attempts, provider.status(), provider.last_failures)
+    assert_no_key(result.attempts, provider.status())
 
     caplog.set_level(logging.INFO, logger="httpx")
     client = SourceClient("alphavantage", config(server), **alphavantage.client_options(ALPHAVANTAGE_KEY))
