@@ -16,8 +16,14 @@ from api.module_queries import ModuleQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
 from api.resources import plans as plan_routes
 from api.resources import unbuilt
-from api.resources.agents import (BalanceResource, MeResource, RegisterResource, RotateKeyResource, TopupResource,
-                                  UpgradeResource)
+from api.resources.agents import (
+    BalanceResource,
+    MeResource,
+    RegisterResource,
+    RotateKeyResource,
+    TopupResource,
+    UpgradeResource,
+)
 from api.resources.batch import BatchResource
 from api.resources.catalog import CatalogPreviewResource, CatalogResource, ModulesResource
 from api.resources.dashboard import DashboardResource

@@ -20,7 +20,7 @@ class RateLimiter:
                                key_prefix=keys.RATE)
         self.limiter = MovingWindowRateLimiter(storage)
 
-    def budget(self, name: str, rate: str) -> "Budget":
+    def budget(self, name: str, rate: str) -> Budget:
         return Budget(self.limiter, name, parse(rate))
 
 

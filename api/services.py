@@ -21,7 +21,6 @@ from marketintel.settings import Settings
 from warehouse.ledger import Agents, Invoices, Money, Tokens
 from warehouse.ledger.db import make_engine
 
-
 REDIS_CLIENT_NAME = "mi-api"  # how the API's connections show in Redis' CLIENT LIST
 
 

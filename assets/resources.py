@@ -3,10 +3,10 @@
 `pipelines/definitions.py` builds them from `Settings`; their fields show in the Dagster UI."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
-from typing import Iterator
 
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
@@ -55,7 +55,7 @@ class MarketResource(ConfigurableResource):
     _now: datetime | None = PrivateAttr(default=None)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "MarketResource":
+    def from_settings(cls, settings: Settings) -> MarketResource:
         return cls(
             source=settings.source,
             replay_dir=str(settings.replay_dir.resolve()),

@@ -23,10 +23,10 @@ against the history when it is present and checks the simulation against them wh
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +35,7 @@ def timed_ingest(make_provider, start_of, end: date, folder: Path) -> dict:
     frame = provider.observations(provider.series_ids(), start_of(end), end)
     t2 = time.perf_counter()
     with Warehouse(folder / "warehouse.duckdb") as store:
-        written = store.write_observations(frame, provider.name, datetime.now(timezone.utc))
+        written = store.write_observations(frame, provider.name, datetime.now(UTC))
         t3 = time.perf_counter()
         stored = store.observations_count()
     return {"load": t1 - t0, "fetch": t2 - t1, "write": t3 - t2, "total": t3 - t0, "rows": frame.height,
@@ -53,7 +53,7 @@ def main(argv: list[str]) -> int:
                 lambda: ReplayProvider(folder), lambda end: EPOCH, replay_end, Path(tmp) / "replay")
         else:
             print(f"history folder absent at {folder}: replay skipped")
-        today = datetime.now(timezone.utc).date()
+        today = datetime.now(UTC).date()
         (Path(tmp) / "sim").mkdir()
         results[f"sim ({SIM_YEARS}-year backfill, {len(CATALOG)} series)"] = timed_ingest(
             SimProvider, lambda end: end - timedelta(days=round(365.25 * SIM_YEARS)), today, Path(tmp) / "sim")

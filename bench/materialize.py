@@ -14,6 +14,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import UTC
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -67,9 +68,10 @@ def p(samples: list[float], q: float) -> float:
 
 
 def main() -> int:
+    from datetime import datetime
+
     from intel.registry import modules
     from intel.sessions import last_closed_day
-    from datetime import datetime, timezone
 
     ok = True
     scheduled = sum(1 for m in modules().values() if not m.takes_ticker)
@@ -85,7 +87,7 @@ def main() -> int:
               f"{run['seconds']:>9.2f}  {'PASS' if passed else 'FAIL'} (< {RUN_TARGET_S:.0f} s)")
         if run["module_errors"] or run["module_warnings"]:
             print(f"   errors: {run['module_errors']}  warnings: {run['module_warnings']}")
-    now = last_closed_day(datetime.now(timezone.utc))
+    now = last_closed_day(datetime.now(UTC))
     print(f"\nticker modules computed on demand, warm, {len(TICKERS)} distinct tickers each")
     print(f"{'module':<24}{'p50 ms':>9}{'p99 ms':>9}  target")
     for name, samples in ticker_latencies(now).items():

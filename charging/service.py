@@ -19,12 +19,12 @@ import logging
 
 import redis.asyncio as aioredis
 
+from charging import prices
 from charging.allowance import FreeAllowance
 from charging.attempt import Attempt, Charge
 from charging.errors import L402Rejected, PaymentRequired
 from charging.invoices import Challenges
 from charging.l402 import L402Refused
-from charging import prices
 from charging.prices import PriceList
 from charging.tokens import TokenSpender
 from intel.clock import MarketClock

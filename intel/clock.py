@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 
 @dataclass
@@ -17,13 +17,13 @@ class MarketClock:
 
     def __post_init__(self) -> None:
         if self.start is not None and self.start.tzinfo is None:
-            self.start = self.start.replace(tzinfo=timezone.utc)
+            self.start = self.start.replace(tzinfo=UTC)
         if self.anchor is None:
             self.anchor = time.time()
 
     def now(self) -> datetime:
         if self.start is None:
-            return datetime.now(timezone.utc)
+            return datetime.now(UTC)
         return self.start + timedelta(seconds=(time.time() - self.anchor) * self.speed)
 
     def today(self) -> date:
@@ -31,7 +31,7 @@ class MarketClock:
 
     def set(self, moment: datetime) -> None:
         """Tests: jump the clock to `moment` (keeps the speed)."""
-        self.start = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        self.start = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
         self.anchor = time.time()
 
     def advance(self, delta: timedelta) -> None:

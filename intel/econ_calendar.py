@@ -13,9 +13,9 @@ source (FOMC events also carry status scheduled/tentative and whether projection
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, timedelta
 from functools import lru_cache
-from typing import Iterable
 
 RULE_BASED, PUBLISHED = "rule-based date", "published date"
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from datetime import date
-from typing import Iterable
 
 import numpy as np
 import polars as pl

@@ -2,7 +2,7 @@
 and agent (the full payload plus per-caller deltas, temporal context and follow-up actions). Pure and fast."""
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 
 import numpy as np
@@ -116,7 +116,7 @@ def _next_update(last: date, cadence: str) -> date:
 
 
 def temporal_context(payload: dict, now: datetime | None) -> dict:
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     today = now.date()
     ages, upcoming = {}, {}
     for series in (payload.get("data_sources") or {}).get("series", []):

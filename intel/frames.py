@@ -43,7 +43,7 @@ class Frames:
     intraday: dict[str, pl.DataFrame] = field(default_factory=dict)
 
     @classmethod
-    def from_long(cls, long: pl.DataFrame, now: date, data_source: str = "sim") -> "Frames":
+    def from_long(cls, long: pl.DataFrame, now: date, data_source: str = "sim") -> Frames:
         """Split a long `series_id, date, value` frame, dropping anything after `now`."""
         clean = (
             long.select(list(LONG_SCHEMA))

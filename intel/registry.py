@@ -2,8 +2,10 @@
 declares its price tier (S standard, P proprietary); what a tier costs is in the price list (charging/prices.py)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
+
 
 @dataclass(frozen=True)
 class Module:

@@ -1,7 +1,7 @@
 """Which daily bar is complete at a given moment."""
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 
 # 21:00 UTC is after the US equity close (16:00 New York) in summer and in winter.
 DAILY_CLOSE_UTC = time(21, 0)
@@ -9,6 +9,6 @@ DAILY_CLOSE_UTC = time(21, 0)
 
 def last_closed_day(now: datetime) -> date:
     """The latest calendar day whose daily bar is final at `now`: today after the close, else yesterday."""
-    now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
-    now = now.astimezone(timezone.utc)
+    now = now if now.tzinfo else now.replace(tzinfo=UTC)
+    now = now.astimezone(UTC)
     return now.date() if now.time() >= DAILY_CLOSE_UTC else now.date() - timedelta(days=1)

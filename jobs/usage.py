@@ -5,7 +5,7 @@ The API appends one event per served query to a Redis stream and, when it takes 
 again and gets a job of its own: no event waits for a later request to be written."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 
 import redis
@@ -41,4 +41,4 @@ def _event(fields: dict) -> dict:
     f = {k.decode(): v.decode() for k, v in fields.items()}
     return {"request_id": f["request_id"], "module": f["module"], "charged_sats": int(f["charged_sats"]),
             "free": f["free"] == "1", "agent_id": int(f["agent_pk"]) if f["agent_pk"] else None,
-            "client": f["client"], "created_at": datetime.fromtimestamp(float(f["ts"]), tz=timezone.utc)}
+            "client": f["client"], "created_at": datetime.fromtimestamp(float(f["ts"]), tz=UTC)}

@@ -14,8 +14,8 @@ from dagster import (
     ScheduleEvaluationContext,
     SkipReason,
     define_asset_job,
-    run_status_sensor,
     in_process_executor,
+    run_status_sensor,
     schedule,
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 from dagster import AssetCheckSeverity, DagsterEventType, DagsterInstance
 

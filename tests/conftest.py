@@ -14,6 +14,7 @@ import redis
 
 from marketintel.redis_server import EmbeddedRedis, free_port
 
+
 @pytest.fixture(autouse=True)
 def no_live_sources_by_default(monkeypatch):
     """The default source is `auto`, which probes the public live sources: tests never reach the

@@ -13,7 +13,7 @@ on a `redis.asyncio` client.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import orjson
 import redis
@@ -52,7 +52,7 @@ class ServingCache(_Keys):
         self.prefix = prefix
 
     @classmethod
-    def from_url(cls, url: str, prefix: str = keys.PREFIX) -> "ServingCache":
+    def from_url(cls, url: str, prefix: str = keys.PREFIX) -> ServingCache:
         return cls(redis.Redis.from_url(url), prefix)
 
     # ---- modules ----------------------------------------------------------------------------------

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import duckdb
 import orjson
@@ -96,7 +97,7 @@ class StoredResult:
 
 def _naive_utc(moment: datetime) -> datetime:
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
     return moment
 
 
@@ -128,7 +129,7 @@ class Warehouse:
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> "Warehouse":
+    def __enter__(self) -> Warehouse:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -318,7 +319,7 @@ class Warehouse:
         """Store a module's payload for market day `as_of` (a rerun the same day replaces it)."""
         self.con.execute(
             "insert or replace into module_results values ($m, $a, $c, $d, $p)",
-            {"m": module, "a": as_of, "c": _naive_utc(computed_at or datetime.now(timezone.utc)),
+            {"m": module, "a": as_of, "c": _naive_utc(computed_at or datetime.now(UTC)),
              "d": data_source, "p": _dumps(payload)},
         )
 
@@ -346,7 +347,7 @@ class Warehouse:
     ) -> None:
         self.con.execute(
             "insert or replace into pulse_results values ($a, $c, $d, $p)",
-            {"a": as_of, "c": _naive_utc(computed_at or datetime.now(timezone.utc)),
+            {"a": as_of, "c": _naive_utc(computed_at or datetime.now(UTC)),
              "d": data_source, "p": _dumps(payload)},
         )
 

@@ -9,7 +9,7 @@ import asyncio
 import os
 import sqlite3
 import time
-from datetime import date
+from datetime import UTC, date
 
 import orjson
 import psutil
@@ -145,8 +145,8 @@ class DashboardResource:
 
 def _epoch(stamp) -> float:
     """Dagster stores heartbeat times as naive UTC datetimes (text in SQLite)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     if isinstance(stamp, (int, float)):
         return float(stamp)
-    return datetime.fromisoformat(str(stamp)).replace(tzinfo=timezone.utc).timestamp()
+    return datetime.fromisoformat(str(stamp)).replace(tzinfo=UTC).timestamp()

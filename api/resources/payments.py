@@ -7,13 +7,13 @@ import re
 from spectree import Response
 
 from api.errors import APIError, invalid
-from charging.invoices import invoice_body
 from api.middleware import require_agent
 from api.money_schemas import InvoiceBody
 from api.resources.plans import tier_prices
 from api.schemas import PAYMENT_HASH_PATTERN
 from api.services import Services
 from api.spec import api_spec
+from charging.invoices import invoice_body
 from warehouse.ledger.tiers import RANK
 
 HASH = re.compile(PAYMENT_HASH_PATTERN)

@@ -7,9 +7,9 @@ from spectree import Response
 from api.errors import APIError
 from api.ratelimit import Budget
 from api.responses import cache_meta, send_json, splice_meta
-from warehouse.cache import AsyncServingCache
 from api.services import Services
 from api.spec import api_spec
+from warehouse.cache import AsyncServingCache
 
 
 async def within_budget(req, resp, resource, params):

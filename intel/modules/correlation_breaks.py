@@ -3,6 +3,7 @@ measured as a Fisher z-score, with the date each break began and how often the p
 from __future__ import annotations
 
 import math
+
 import numpy as np
 
 from intel import correlations as corr  # the package-level helpers

@@ -5,8 +5,8 @@ import numpy as np
 
 from intel import envelope as env
 from intel.frames import Frames
-from intel.modules._common import fig
 from intel.indicators import DECADE_DAYS, YEAR_DAYS, in_window, lagged_index, value_days_ago
+from intel.modules._common import fig
 from intel.modules._rates import DAYS, aligned, move_bp
 from intel.registry import Module, register
 

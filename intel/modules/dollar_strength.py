@@ -8,8 +8,8 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel.envelope import InsufficientData
 from intel.frames import Frames
-from intel.modules._common import fig, horizon_returns, pct_word, trend_profile
 from intel.indicators import DECADE_DAYS, day_numbers, in_window
+from intel.modules._common import fig, horizon_returns, pct_word, trend_profile
 from intel.modules._fx import BROAD, MONTH_OBS, YEAR_OBS, standing
 from intel.registry import Module, register
 

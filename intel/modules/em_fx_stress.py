@@ -8,8 +8,8 @@ import numpy as np
 from intel import envelope as env
 from intel.envelope import InsufficientData
 from intel.frames import Frames
-from intel.modules._common import all_stale, fig, left_out_as_stale
 from intel.indicators import DECADE_DAYS, asof, day_numbers, in_window, iso_day, rolling_std
+from intel.modules._common import all_stale, fig, left_out_as_stale
 from intel.modules._fx import BROAD, MONTH_OBS, annualised_pct, lagged_change, standing
 from intel.registry import Module, register
 

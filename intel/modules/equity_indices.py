@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from intel import envelope as env
+from intel import indicators as ind
 from intel.frames import Frames
 from intel.modules._common import drawdown_profile, fig, horizon_returns, pct_word, trend_profile
-from intel import indicators as ind
 from intel.registry import Module, register
 
 NAME = "equity_indices"

@@ -9,8 +9,8 @@ import numpy as np
 from intel import envelope as env
 from intel.envelope import InsufficientData
 from intel.frames import Frames
-from intel.modules._common import fig
 from intel.indicators import DECADE_DAYS, day_numbers, in_window, rolling_std, value_days_ago
+from intel.modules._common import fig
 from intel.modules._fx import PAIRS, YEAR_OBS, annualised_pct, quote_of, standing, usd_index, usd_log_returns
 from intel.registry import Module, register
 

@@ -7,8 +7,8 @@ import numpy as np
 from intel import envelope as env
 from intel.envelope import InsufficientData
 from intel.frames import Frames
-from intel.modules._common import fig
 from intel.indicators import DECADE_DAYS, in_window, iso_day, rolling_std
+from intel.modules._common import fig
 from intel.modules._fx import BROAD, MONTH_OBS, PAIRS, annualised_pct, quote_of, standing, usd_log_returns
 from intel.registry import Module, register
 

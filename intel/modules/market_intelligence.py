@@ -6,7 +6,8 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel.frames import Frames
 from intel.pulse import COMPOSITE_METHOD, PULSE_INPUTS, asset_signals, composite_score, credit_score
-from intel.regime import METHODOLOGY as REGIME_METHOD, classify
+from intel.regime import METHODOLOGY as REGIME_METHOD
+from intel.regime import classify
 from intel.registry import Module, register
 
 NAME = "market_intelligence"

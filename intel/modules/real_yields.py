@@ -6,8 +6,8 @@ import numpy as np
 from intel import envelope as env
 from intel import indicators as ind
 from intel.frames import Frames
-from intel.modules._common import fig
 from intel.indicators import value_days_ago
+from intel.modules._common import fig
 from intel.modules._rates import DAYS, aligned, move_bp
 from intel.registry import Module, register
 

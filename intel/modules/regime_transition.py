@@ -8,8 +8,8 @@ import numpy as np
 from intel import envelope as env
 from intel.envelope import InsufficientData
 from intel.frames import Frames
-from intel.modules._common import fig, persistence, transition_table
 from intel.indicators import iso_day, runs, transitions
+from intel.modules._common import fig, persistence, transition_table
 from intel.modules._regime_history import DAILY_RULES, HY, SPX, STATES, VIX, daily_regime
 from intel.registry import Module, register
 

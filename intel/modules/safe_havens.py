@@ -7,8 +7,8 @@ import numpy as np
 from intel import envelope as env
 from intel.envelope import InsufficientData
 from intel.frames import Frames
-from intel.modules._common import all_stale, fig, left_out_as_stale
 from intel.indicators import DECADE_DAYS, day_numbers, in_window, iso_day
+from intel.modules._common import all_stale, fig, left_out_as_stale
 from intel.modules._fx import MONTH_OBS, PAIRS, standing, usd_log_returns
 from intel.registry import Module, register
 

@@ -10,8 +10,8 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel.envelope import InsufficientData
 from intel.frames import Frames
-from intel.modules._common import fig
 from intel.indicators import asof, day_numbers, iso_day
+from intel.modules._common import fig
 from intel.modules._regime_history import HY, SPX, VIX, forward_return, rolling_z, values
 from intel.registry import Module, register
 

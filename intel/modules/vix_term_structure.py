@@ -11,8 +11,8 @@ import numpy as np
 from intel import envelope as env
 from intel import indicators as ind
 from intel.frames import Frames
-from intel.modules._common import fig, move_word
 from intel.indicators import DECADE_DAYS, YEAR_DAYS, day_numbers, in_window, iso_day
+from intel.modules._common import fig, move_word
 from intel.modules._volatility import vix_state
 from intel.registry import Module, register
 

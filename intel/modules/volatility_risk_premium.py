@@ -11,9 +11,18 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel.envelope import InsufficientData
 from intel.frames import Frames
+from intel.indicators import (
+    DECADE_DAYS,
+    YEAR_DAYS,
+    annualize,
+    dated_changes,
+    day_numbers,
+    history_years,
+    in_window,
+    iso_day,
+    rolling_std,
+)
 from intel.modules._common import fig
-from intel.indicators import (DECADE_DAYS, YEAR_DAYS, annualize, dated_changes, day_numbers, history_years,
-                              in_window, iso_day, rolling_std)
 from intel.registry import Module, register
 
 NAME = "volatility_risk_premium"

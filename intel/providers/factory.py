@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from intel.clock import MarketClock
@@ -70,5 +70,5 @@ def make_clock(settings, provider: Provider | None = None) -> MarketClock:
         if not isinstance(replay, RecordedHistory):
             raise TypeError(f"the {replay.name!r} provider has no recorded end to start a replay clock after")
         start = replay.default_start()
-    moment = datetime(start.year, start.month, start.day, tzinfo=timezone.utc)
+    moment = datetime(start.year, start.month, start.day, tzinfo=UTC)
     return MarketClock(start=moment, speed=settings.clock_speed, anchor=settings.clock_anchor)

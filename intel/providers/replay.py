@@ -7,9 +7,9 @@ catalog's release lag), so a replay at date D sees what the service could have s
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Sequence
 
 import polars as pl
 

@@ -7,8 +7,8 @@ and cached in the instance.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from datetime import date
-from typing import Sequence
 
 import numpy as np
 import polars as pl
@@ -18,7 +18,16 @@ from intel.frames import BARS_SCHEMA, LONG_SCHEMA
 from intel.providers import sim_macro, sim_markets, sim_rates
 from intel.providers.sim_bars import ohlcv, synthetic_closes, valid_ticker
 from intel.providers.sim_noise import (
-    Draws, all_days, ar1, business_days, last_before, month_starts, period_means, quarter_starts, to_day, weekdays,
+    Draws,
+    all_days,
+    ar1,
+    business_days,
+    last_before,
+    month_starts,
+    period_means,
+    quarter_starts,
+    to_day,
+    weekdays,
 )
 
 # Decimal places as FRED publishes them (default 2); ICSA is rounded to the thousand.

@@ -11,9 +11,9 @@ import os
 import secrets
 import sqlite3
 import time
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
-from typing import Callable
 
 import bolt11
 from bolt11 import Bolt11, MilliSatoshi, Tags

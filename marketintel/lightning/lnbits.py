@@ -19,8 +19,15 @@ import httpx
 from pydantic import SecretStr
 
 from .base import BackendAuthError, BackendResponseError, Invoice, InvoiceStatus
-from .remote import (NodeHttp, check_invoice_args, decode, is_payment_hash, issued_invoice, msat_to_sats,
-                     settled_preimage)
+from .remote import (
+    NodeHttp,
+    check_invoice_args,
+    decode,
+    is_payment_hash,
+    issued_invoice,
+    msat_to_sats,
+    settled_preimage,
+)
 
 
 class LnbitsLightning:

@@ -23,8 +23,7 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from .base import BackendAuthError, BackendResponseError, Invoice, InvoiceStatus
-from .remote import (NodeHttp, check_invoice_args, is_payment_hash, issued_invoice, settled_preimage,
-                     whole_number)
+from .remote import NodeHttp, check_invoice_args, is_payment_hash, issued_invoice, settled_preimage, whole_number
 
 _AUTH_FAILURE = re.compile(r"macaroon|verification failed|permission denied|unauthenticated", re.I)
 _NOT_FOUND = ("unable to locate invoice", "there are no existing invoices")
@@ -44,7 +43,7 @@ class LndLightning:
                              headers={"Grpc-Metadata-macaroon": macaroon_hex.get_secret_value()}, **http_options)
 
     @classmethod
-    def from_files(cls, url: str, macaroon_path: Path, tls_cert_path: Path | None, **options) -> "LndLightning":
+    def from_files(cls, url: str, macaroon_path: Path, tls_cert_path: Path | None, **options) -> LndLightning:
         try:
             raw = Path(macaroon_path).read_bytes()
         except OSError as exc:

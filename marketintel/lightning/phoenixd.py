@@ -17,8 +17,16 @@ import httpx
 from pydantic import SecretStr
 
 from .base import BackendAuthError, BackendResponseError, Invoice, InvoiceStatus
-from .remote import (NodeHttp, check_invoice_args, decode, is_payment_hash, issued_invoice, msat_to_sats,
-                     settled_preimage, whole_number)
+from .remote import (
+    NodeHttp,
+    check_invoice_args,
+    decode,
+    is_payment_hash,
+    issued_invoice,
+    msat_to_sats,
+    settled_preimage,
+    whole_number,
+)
 
 MAX_DESCRIPTION = 128  # phoenixd answers 400 to a longer description
 

@@ -3,7 +3,7 @@ dev Lightning node, and reading pools and `_meta`."""
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from intel.clock import MarketClock
 from tests.api.agent_helpers import auth
@@ -12,7 +12,7 @@ from warehouse.ledger import Agents, Money
 
 def ledger_clock() -> MarketClock:
     """Starts at wall time and runs with it; tests move it forward instead of sleeping."""
-    return MarketClock(start=datetime.now(timezone.utc), speed=1.0)
+    return MarketClock(start=datetime.now(UTC), speed=1.0)
 
 
 def with_clock(services, clock: MarketClock):

@@ -2,7 +2,6 @@
 payloads computed by the real `intel` modules on simulated data, published with the real serving cache."""
 from __future__ import annotations
 
-from charging.prices import module_price
 import time
 from datetime import date, timedelta
 
@@ -10,11 +9,12 @@ import falcon.testing
 import pytest
 import redis
 
+from charging.prices import module_price
 from intel.frames import Frames
-from tests.databases import fresh_database
-from intel.pulse import PULSE_INPUTS, compute_pulse
 from intel.providers.sim import SimProvider
+from intel.pulse import PULSE_INPUTS, compute_pulse
 from intel.registry import modules
+from tests.databases import fresh_database
 from warehouse.cache import ServingCache
 
 AS_OF = date(2026, 11, 20)

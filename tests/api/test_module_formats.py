@@ -1,7 +1,9 @@
 """Every format of every implemented module over the API, plus the agent deltas."""
-from charging.prices import module_price
+from datetime import UTC
+
 import pytest
 
+from charging.prices import module_price
 from intel.registry import modules
 from tests.api.account_helpers import upgrade
 from tests.api.agent_helpers import auth, fund, register
@@ -83,12 +85,12 @@ def test_technical_analysis_is_computed_and_cached(client):
 
 
 def test_ticker_bars_stop_at_the_last_closed_day(client, services):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    services.clock.set(datetime(2026, 11, 20, 15, 0, tzinfo=timezone.utc))  # before the close
+    services.clock.set(datetime(2026, 11, 20, 15, 0, tzinfo=UTC))  # before the close
     body = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "NVDA"}).json
     assert body["as_of"] == "2026-11-19"
-    services.clock.set(datetime(2026, 11, 20, 21, 30, tzinfo=timezone.utc))  # after it
+    services.clock.set(datetime(2026, 11, 20, 21, 30, tzinfo=UTC))  # after it
     body = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "NVDA"},
                                remote_addr="10.3.3.3").json
     assert body["as_of"] == "2026-11-20"

@@ -3,8 +3,17 @@ import time
 
 import pytest
 
-from charging.l402 import (L402Refused, check_caveats, decode_identifier, encode_identifier, format_authorization,
-                           format_challenge, mint, parse_authorization, parse_challenge)
+from charging.l402 import (
+    L402Refused,
+    check_caveats,
+    decode_identifier,
+    encode_identifier,
+    format_authorization,
+    format_challenge,
+    mint,
+    parse_authorization,
+    parse_challenge,
+)
 
 NOW = 1_800_000_000
 

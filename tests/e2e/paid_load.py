@@ -3,7 +3,6 @@ registered and funded over the API (the dev Lightning node pays), then concurren
 ledger read back afterwards."""
 from __future__ import annotations
 
-from charging.prices import module_price
 import asyncio
 import os
 import signal
@@ -12,7 +11,7 @@ import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -20,6 +19,7 @@ import psutil
 import redis
 from sqlalchemy import select
 
+from charging.prices import module_price
 from intel.frames import Frames
 from intel.providers.sim import SimProvider
 from intel.registry import modules
@@ -34,7 +34,7 @@ MODULE = "vix"
 def publish_module(redis_url: str, name: str = MODULE) -> int:
     """Compute one module on sim data and publish it, as the pipeline's publish step does; its price."""
     module = modules()[name]
-    now = last_closed_day(datetime.now(timezone.utc))
+    now = last_closed_day(datetime.now(UTC))
     frames = Frames.from_long(SimProvider(seed=7).observations(module.inputs, now - timedelta(days=3700), now),
                               now, "sim")
     ServingCache(redis.Redis.from_url(redis_url)).publish_modules([(name, module.compute(frames), "sim")], True,

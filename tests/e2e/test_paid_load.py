@@ -11,9 +11,18 @@ import signal
 
 import pytest
 
-from tests.e2e.paid_load import (fire, ledger_by_agent, migrate, publish_module, register_and_fund, service_env,
-                                 start_gunicorn, stop, workers_of)
 from tests.databases import fresh_database
+from tests.e2e.paid_load import (
+    fire,
+    ledger_by_agent,
+    migrate,
+    publish_module,
+    register_and_fund,
+    service_env,
+    start_gunicorn,
+    stop,
+    workers_of,
+)
 from warehouse.ledger import check_consistency, make_engine
 
 pytestmark = pytest.mark.e2e

@@ -6,9 +6,9 @@ from datetime import date
 
 import pytest
 
-from tests.history import HISTORY_DIR, history_dir
 from intel import catalog
 from intel.catalog import CATALOG, SECTORS, TREASURY_TENORS
+from tests.history import HISTORY_DIR, history_dir
 
 MODULES_MD = HISTORY_DIR.parent.parent / "spec" / "modules.md"
 # words in the inputs column that are not series ids

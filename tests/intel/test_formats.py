@@ -1,5 +1,5 @@
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
@@ -7,11 +7,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "modules"))
 from builders import make_frames, market  # noqa: E402
+
 from intel.formats import DELTA_BASES, flatten, prompt_text, render  # noqa: E402
 from intel.modules import credit_spreads, market_intelligence  # noqa: E402
 from intel.pulse import compute_pulse  # noqa: E402
 
-NOW = datetime(2024, 7, 3, 12, tzinfo=timezone.utc)
+NOW = datetime(2024, 7, 3, 12, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +77,7 @@ def test_agent_format_names_upcoming_calendar_events():
 
     payload = {"module": "labor_market", "as_of": "2026-11-20", "signals": [], "data": {"x": 1.0},
                "data_sources": {"series": [{"id": "ICSA", "last_observation": "2026-11-14", "cadence": "weekly"}]}}
-    now = datetime(2026, 11, 22, 12, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 22, 12, tzinfo=UTC)
     events = render(payload, "agent", now=now)["temporal_context"]["upcoming_events"]
     claims = [e for e in events if e["why"] == "releases an input of this module"]
     # initial claims come out every Thursday: 26 Nov and 3 Dec fall within the two weeks

@@ -1,12 +1,12 @@
 """Indicators against the `ta` library on constructed OHLC data, plus tiny hand-computed cases."""
 import math
+from datetime import date
 
 import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
 import ta
-from datetime import date
 
 from intel import indicators as ind
 

@@ -9,6 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "modules"))
 from builders import _finite_everywhere, bdays, make_frames, market, random_walk, series  # noqa: E402
+
 from intel.correlations import BREAK_THRESHOLD, correlation_breaks, rolling_corr  # noqa: E402
 from intel.pulse import PULSE_INPUTS, compute_pulse  # noqa: E402
 
@@ -82,6 +83,7 @@ def test_missing_classes_are_marked_and_pulse_is_fast():
 def test_pair_changes_span_the_same_dates_for_both_series():
     """Bitcoin trades at weekends: its Monday change must run from Friday, as the S&P 500's does."""
     from builders import cdays
+
     from intel.correlations import pair_changes
 
     days = cdays(120)

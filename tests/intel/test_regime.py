@@ -6,6 +6,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "modules"))
 from builders import NOW, make_frames, market, series  # noqa: E402
+
 from intel.regime import STATES, classify, regime_facts, softmax  # noqa: E402
 
 

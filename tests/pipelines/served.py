@@ -2,9 +2,9 @@
 agent funded over the dev Lightning node (the one free query per module covers only the first format)."""
 from __future__ import annotations
 
-from charging.prices import module_price
 import falcon.testing
 
+from charging.prices import module_price
 from intel.registry import modules
 from tests.api.agent_helpers import auth, fund, register
 

@@ -4,7 +4,7 @@ sim materialization publishes per-series freshness to Redis."""
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import orjson
 import polars as pl
@@ -72,7 +72,7 @@ def write(settings: Settings, frames: dict[str, pl.DataFrame]) -> None:
     long = pl.concat([f.with_columns(series_id=pl.lit(sid)).select("series_id", "date", "value")
                       for sid, f in frames.items()])
     with Warehouse(settings.warehouse_path) as store:
-        store.write_observations(long, "sim", datetime.now(timezone.utc))
+        store.write_observations(long, "sim", datetime.now(UTC))
 
 
 def run_checks(settings: Settings) -> dict:
@@ -97,7 +97,7 @@ def sim(mi_home, redis_url, monkeypatch):
 
 @pytest.fixture
 def today(mi_home) -> date:
-    return datetime.now(timezone.utc).date()  # the sim clock is wall time
+    return datetime.now(UTC).date()  # the sim clock is wall time
 
 
 def test_clean_data_passes_every_check(mi_home, today):

@@ -3,7 +3,7 @@ written once, not duplicated by a repeat run, kept as they were when Coinbase fa
 and read back point in time by the bitcoin module."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from intel.modules import bitcoin
 from marketintel.settings import Settings
@@ -46,10 +46,10 @@ def test_a_coinbase_failure_keeps_the_candles_and_is_recorded(live, redis_url):
 
 
 def test_the_bitcoin_module_reads_the_ingested_candles(live, redis_url):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     ingest()
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     with Warehouse(Settings().warehouse_path) as store:
         frames = store.frames([bitcoin.SERIES], now.date(), 3700, "live", now_ts=now)
     block = bitcoin.compute(frames)["data"]["intraday"]

@@ -2,20 +2,20 @@
 over the real history. Each run is recorded in the instance under MI_HOME like `marketintel up`'s."""
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import duckdb
 import orjson
 import pytest
 from dagster import AssetKey, DagsterInstance
 
-from tests.history import history_dir
-from tests.pipelines.served import FORMATS, query_every_module_in_every_format
 from intel.registry import modules
 from marketintel.settings import Settings
 from pipelines.definitions import build_defs
 from pipelines.instance import ensure_dagster_home
 from pipelines.materialize import materialize_all
+from tests.history import history_dir
+from tests.pipelines.served import FORMATS, query_every_module_in_every_format
 from warehouse.cache import ServingCache
 from warehouse.duckdb_store import Warehouse
 
@@ -48,7 +48,7 @@ def test_sim_materialization_publishes_every_module_and_the_pulse(env):
 
     cache = ServingCache.from_url(settings.effective_redis_url)
     assert cache.published_modules() == sorted(scheduled())
-    today = datetime.now(timezone.utc).date().isoformat()  # the sim clock is wall time (UTC)
+    today = datetime.now(UTC).date().isoformat()  # the sim clock is wall time (UTC)
     for name in scheduled():
         body, meta = cache.get_module(name, "full")
         payload = orjson.loads(body)

@@ -2,7 +2,7 @@
 lacks data or breaks is recorded in its asset check without failing the run."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import polars as pl
 from dagster import AssetCheckSeverity, materialize
@@ -36,11 +36,11 @@ def broken(frames):
 
 def test_module_assets_record_results_and_outcomes(mi_home):
     settings = Settings()
-    today = datetime.now(timezone.utc).date()  # the sim clock is wall time
+    today = datetime.now(UTC).date()  # the sim clock is wall time
     days = [today - timedelta(days=i) for i in range(60, -1, -1)]
     with Warehouse(settings.warehouse_path) as store:
         store.write_observations(pl.DataFrame({"series_id": "AAA", "date": days, "value": [float(i) for i in range(61)]}),
-                                 "sim", datetime.now(timezone.utc))
+                                 "sim", datetime.now(UTC))
     resources = {"warehouse": WarehouseResource(path=str(settings.warehouse_path), analyst_path=str(settings.analyst_path)),
                  "market": MarketResource.from_settings(settings)}
     assets = [build_module_asset(make("fine", latest_seen)), build_module_asset(make("lacking", lacking)),

@@ -2,14 +2,14 @@
 candles closed by the clock's now (ts is the close time), in the 48 hours before it, as known then."""
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import polars as pl
 
 from intel.frames import INTRADAY_SCHEMA
 from warehouse.duckdb_store import Warehouse
 
-NOW = datetime(2024, 6, 28, 14, 30, tzinfo=timezone.utc)
+NOW = datetime(2024, 6, 28, 14, 30, tzinfo=UTC)
 H = timedelta(hours=1)
 
 

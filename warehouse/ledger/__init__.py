@@ -5,10 +5,10 @@ from .consistency import check_consistency
 from .db import make_engine, migrate, ping, reading
 from .invoices import Invoices
 from .money import Debit, Money, TopupRefused
-from .plans import Plans, PlanRefused, commitment_plans, subscription_plans
+from .plans import PlanRefused, Plans, commitment_plans, subscription_plans
 from .referrals import REFERRAL_PERCENT, Referrals
-from .tokens import Tokens
 from .tiers import TierPrice, UpgradeRefused
+from .tokens import Tokens
 from .usage import Usage
 
 __all__ = ["REFERRAL_PERCENT", "Agents", "Debit", "Invoices", "KeyRevoked", "Money", "PlanRefused", "Plans",

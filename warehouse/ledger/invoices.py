@@ -3,7 +3,7 @@
 upgrade (Money.claim_upgrade) flips the status in the same transaction as the sats it moves."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine, select
 
@@ -25,7 +25,7 @@ class Invoices:
         if not isinstance(amount_sats, int) or isinstance(amount_sats, bool) or amount_sats <= 0:
             raise ValueError(f"amount_sats must be a positive integer, got {amount_sats!r}")
         if not isinstance(expires_at, datetime):
-            expires_at = datetime.fromtimestamp(expires_at, tz=timezone.utc)
+            expires_at = datetime.fromtimestamp(expires_at, tz=UTC)
         with self.engine.begin() as conn:
             conn.execute(invoices.insert().values(
                 payment_hash=payment_hash, bolt11=bolt11, amount_sats=amount_sats, purpose=purpose,

@@ -4,7 +4,7 @@ racing requests with the same token exactly one matches the row (on PostgreSQL t
 first's row lock, then re-checks the condition; on SQLite writers queue on BEGIN IMMEDIATE)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine, select
 
@@ -20,7 +20,7 @@ class Tokens:
                expires_at: datetime | int | float) -> None:
         """Store a freshly minted token (unspent). expires_at: aware datetime or epoch seconds."""
         if not isinstance(expires_at, datetime):
-            expires_at = datetime.fromtimestamp(expires_at, tz=timezone.utc)
+            expires_at = datetime.fromtimestamp(expires_at, tz=UTC)
         with self.engine.begin() as conn:
             conn.execute(l402_tokens.insert().values(
                 identifier_hash=identifier_hash, root_key=root_key, payment_hash=payment_hash, scope=scope,

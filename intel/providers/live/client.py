@@ -10,9 +10,10 @@ import logging
 import math
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Callable, TypeVar
+from datetime import UTC, datetime
+from typing import TypeVar
 
 import httpx
 import orjson
@@ -48,7 +49,7 @@ class LiveConfig:
     alphavantage_api_key: str | None = field(default=None, repr=False)
 
     @classmethod
-    def from_settings(cls, settings) -> "LiveConfig":
+    def from_settings(cls, settings) -> LiveConfig:
         values = {}
         for name in cls.__dataclass_fields__:
             if name.endswith("_api_key"):  # MI_TIINGO_API_KEY, not MI_LIVE_...; a SecretStr in the settings
@@ -87,7 +88,7 @@ if not any(isinstance(f, _RedactKeys) for f in logging.getLogger("httpx").filter
 
 
 def _iso(epoch: float | None) -> str | None:
-    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="seconds") if epoch else None
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds") if epoch else None
 
 
 class Breaker:

@@ -4,7 +4,7 @@ UTC start of the day. The daily close is the catalog's value."""
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 
 import httpx
 import orjson
@@ -33,7 +33,7 @@ def parse(product: str, response: httpx.Response, start: date, end: date) -> Bar
                 or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in candle)):
             raise SourceError(f"coinbase {product}: malformed candle {str(candle)[:80]}")
         t, low, high, open_, close, volume = candle
-        day = datetime.fromtimestamp(t, timezone.utc).date()
+        day = datetime.fromtimestamp(t, UTC).date()
         if not (start <= day <= end) or not (0 < low <= min(open_, close) and max(open_, close) <= high):
             raise SourceError(f"coinbase {product}: implausible candle {candle}")
         out.append((day, float(open_), float(high), float(low), float(close), float(volume)))
@@ -46,8 +46,8 @@ def daily(client: SourceClient, product: str, start: date, end: date) -> Bars:
     while lo <= end:
         hi = min(end, lo + timedelta(days=WINDOW_DAYS - 1))
         params = {"granularity": 86400,
-                  "start": datetime.combine(lo, time(), timezone.utc).isoformat(),
-                  "end": datetime.combine(hi, time(), timezone.utc).isoformat()}
+                  "start": datetime.combine(lo, time(), UTC).isoformat(),
+                  "end": datetime.combine(hi, time(), UTC).isoformat()}
         bars += client.call(f"{client.config.coinbase_url}/products/{product}/candles", params,
                             lambda r, a=lo, b=hi: parse(product, r, a, b))
         lo = hi + timedelta(days=1)

@@ -6,7 +6,7 @@ reader filtering `ts <= now` can then never see a close that did not exist yet."
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import httpx
 
@@ -20,7 +20,7 @@ Candles = list[tuple[datetime, float, float, float, float, float]]
 
 
 def _utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def parse(product: str, response: httpx.Response, lo: datetime, hi: datetime) -> Candles:
@@ -36,7 +36,7 @@ def parse(product: str, response: httpx.Response, lo: datetime, hi: datetime) ->
                            for x in candle)):
             raise SourceError(f"{source}: malformed candle {str(candle)[:80]}")
         t, low, high, open_, close, volume = candle
-        began = datetime.fromtimestamp(t, timezone.utc)
+        began = datetime.fromtimestamp(t, UTC)
         # an hourly candle starts on the hour, inside the window asked for, with a coherent range
         if (t % 3600 or not (lo <= began <= hi) or volume < 0
                 or not (0 < low <= min(open_, close) and max(open_, close) <= high)):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Callable
 from datetime import date, datetime
-from typing import Callable
 
 from intel.providers.live.client import SourceError
 

@@ -18,9 +18,9 @@ Hourly candles (`fetch_intraday()`) exist for the two crypto series only, from C
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Sequence
 
 import polars as pl
 

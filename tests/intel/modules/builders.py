@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import numpy as np
 import orjson
@@ -139,7 +139,7 @@ def check_payload(payload: dict) -> None:
     for fmt in FORMATS:
         for include in (False, True):
             out = render(payload, fmt, include_prompt=include, previous=payload["data"],
-                         now=datetime(2024, 7, 1, tzinfo=timezone.utc))
+                         now=datetime(2024, 7, 1, tzinfo=UTC))
             _finite_everywhere(out)
             orjson.dumps(out)
 

@@ -3,8 +3,8 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
-
 from builders import bdays, cdays, check_payload, make_frames, series, to_pandas
+
 from intel.envelope import InsufficientData
 from intel.modules import asset_class_momentum as acm
 

@@ -1,10 +1,10 @@
 import math
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import numpy as np
 import pytest
-
 from builders import NOW, cdays, check_payload, make_frames, series
+
 from intel.modules import bitcoin
 
 
@@ -37,12 +37,12 @@ def test_stale_bitcoin_lowers_confidence():
 
 def hourly_frames(closes, data_source: str = "live"):
     """Daily history plus hourly candles closing on the hour up to 23:00 UTC of NOW."""
+    from dataclasses import replace
+    from datetime import datetime
+
     import polars as pl
 
-    from dataclasses import replace
-    from datetime import datetime, timezone
-
-    last = datetime(NOW.year, NOW.month, NOW.day, 23, tzinfo=timezone.utc)
+    last = datetime(NOW.year, NOW.month, NOW.day, 23, tzinfo=UTC)
     ts = [last - timedelta(hours=len(closes) - 1 - k) for k in range(len(closes))]
     candles = pl.DataFrame({"ts": ts, "open": closes, "high": [c * 1.01 for c in closes],
                             "low": [c * 0.98 for c in closes], "close": closes, "volume": [1.0] * len(closes)})

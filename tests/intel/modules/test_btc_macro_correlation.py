@@ -1,8 +1,8 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import bdays, cdays, check_payload, make_frames, series, to_pandas
+
 from intel.envelope import InsufficientData
 from intel.modules import btc_macro_correlation as bmc
 

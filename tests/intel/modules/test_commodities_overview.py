@@ -4,8 +4,8 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import NOW, bdays, check_payload, make_frames, month_starts, random_walk, series, to_pandas, weekly
+
 from intel.modules import commodities_overview as mod
 
 

@@ -1,8 +1,8 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import bdays, check_payload, make_frames, month_starts, random_walk, series, to_pandas
+
 from intel import catalog
 from intel.envelope import InsufficientData
 from intel.modules import copper_gold_ratio as mod

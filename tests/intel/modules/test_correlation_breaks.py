@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import bdays, check_payload, make_frames, series
+
 from intel.envelope import InsufficientData
 from intel.modules import correlation_breaks as cb
 

@@ -3,8 +3,8 @@ from datetime import date
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import NOW, bdays, check_payload, make_frames, random_walk, series, to_pandas
+
 from intel.envelope import InsufficientData
 from intel.modules import credit_stress
 

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import ta
-
 from builders import NOW, cdays, check_payload, make_frames, random_walk, series
+
 from intel.envelope import InsufficientData
 from intel.modules import crypto_momentum
 

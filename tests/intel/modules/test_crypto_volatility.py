@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import NOW, bdays, cdays, check_payload, make_frames, random_walk, series
+
 from intel.envelope import InsufficientData
 from intel.modules import crypto_volatility
 

@@ -3,8 +3,8 @@ from datetime import timedelta
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import NOW, bdays, check_payload, make_frames, series, to_pandas
+
 from intel.envelope import InsufficientData
 from intel.modules import curve_dynamics
 from intel.modules.curve_dynamics import classify

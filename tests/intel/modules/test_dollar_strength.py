@@ -1,8 +1,8 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import NOW, bdays, check_payload, make_frames, random_walk, series
+
 from intel.envelope import InsufficientData
 from intel.modules import dollar_strength as ds
 

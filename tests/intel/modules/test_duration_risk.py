@@ -2,8 +2,8 @@ import math
 
 import numpy as np
 import pytest
-
 from builders import bdays, check_payload, make_frames, series
+
 from intel.envelope import InsufficientData
 from intel.modules import duration_risk
 

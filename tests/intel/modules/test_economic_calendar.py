@@ -2,8 +2,8 @@ from datetime import date, timedelta
 
 import numpy as np
 import pytest
-
 from builders import check_payload, make_frames, month_starts, series, weekly
+
 from intel.envelope import InsufficientData
 from intel.modules import economic_calendar as mod
 

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
-
 from builders import check_payload, make_frames, month_starts, series, weekly
+
 from intel.envelope import InsufficientData
 from intel.modules import economic_surprise as es
 

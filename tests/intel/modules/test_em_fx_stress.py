@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
-
 from builders import NOW, bdays, check_payload, make_frames, random_walk, series
+
 from intel.modules import em_fx_stress as em
 
 

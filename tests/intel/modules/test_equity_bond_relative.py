@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
-
 from builders import bdays, check_payload, make_frames, random_walk, series
+
 from intel.envelope import InsufficientData
 from intel.modules import equity_bond_relative as ebr
 

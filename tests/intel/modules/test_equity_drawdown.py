@@ -1,8 +1,8 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import bdays, check_payload, make_frames, market, random_walk, series
+
 from intel.envelope import InsufficientData
 from intel.modules import equity_drawdown
 

@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import ta
-
 from builders import bdays, check_payload, make_frames, random_walk, series
+
 from intel.catalog import SECTORS
 from intel.envelope import InsufficientData
 from intel.modules import equity_momentum

@@ -14,10 +14,10 @@ from functools import lru_cache
 import numpy as np
 import polars as pl
 import pytest
+from builders import FIGURE, check_payload, figures_of_text_in_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builders import FIGURE, check_payload, figures_of_text_in_data
 from intel.envelope import InsufficientData
 from intel.formats import flatten, prompt_text
 from intel.frames import Frames

@@ -1,8 +1,8 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import check_payload, make_frames, market, random_walk, series, to_pandas
+
 from intel.catalog import SECTORS
 from intel.envelope import InsufficientData
 from intel.modules import fear_greed as fg

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
-
 from builders import NOW, bdays, check_payload, make_frames, month_starts, series
+
 from intel.envelope import InsufficientData
 from intel.modules import fed_policy
 

@@ -2,8 +2,8 @@ from datetime import date, timedelta
 
 import numpy as np
 import pytest
-
 from builders import check_payload, make_frames, series, weekly
+
 from intel.modules import financial_conditions as fc
 
 NOW = date(2024, 6, 28)  # a Friday

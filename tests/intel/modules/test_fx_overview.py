@@ -2,8 +2,8 @@ from datetime import date
 
 import numpy as np
 import pytest
-
 from builders import bdays, check_payload, make_frames, series
+
 from intel.modules import fx_overview
 
 

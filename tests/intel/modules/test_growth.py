@@ -3,8 +3,8 @@ from datetime import date
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import check_payload, compounded, make_frames, month_starts, series
+
 from intel.modules import growth
 
 NOW = date(2024, 6, 28)

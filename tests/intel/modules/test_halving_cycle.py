@@ -3,8 +3,8 @@ from datetime import date, timedelta
 
 import numpy as np
 import pytest
-
 from builders import check_payload, make_frames, series
+
 from intel.envelope import InsufficientData
 from intel.modules import halving_cycle as hc
 

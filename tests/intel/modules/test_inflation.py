@@ -1,8 +1,8 @@
 from datetime import date
 
 import pytest
-
 from builders import check_payload, make_frames, month_starts, series
+
 from intel.modules import inflation
 
 

@@ -3,8 +3,8 @@ from datetime import date
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import check_payload, make_frames, month_starts, series, weekly
+
 from intel.modules import labor_market
 
 NOW = date(2024, 6, 28)

@@ -4,8 +4,8 @@ from datetime import date
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import check_payload, compounded, make_frames, month_starts, series
+
 from intel.envelope import InsufficientData
 from intel.modules import macro_regime
 

@@ -1,6 +1,6 @@
 import pytest
-
 from builders import check_payload, make_frames, market
+
 from intel.envelope import InsufficientData
 from intel.modules import market_intelligence
 from intel.registry import modules

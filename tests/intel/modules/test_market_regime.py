@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
-
 from builders import check_payload, make_frames, market
+
 from intel.envelope import InsufficientData
 from intel.modules import market_regime
 

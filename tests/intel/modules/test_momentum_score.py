@@ -3,8 +3,8 @@ from statistics import NormalDist
 import numpy as np
 import polars as pl
 import pytest
-
 from builders import bdays, check_payload, make_frames, random_walk, series, timings
+
 from intel.envelope import InsufficientData
 from intel.modules import momentum_score
 

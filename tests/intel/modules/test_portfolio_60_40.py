@@ -3,8 +3,8 @@ from datetime import timedelta
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import NOW, bdays, check_payload, make_frames, market, series, to_pandas
+
 from intel.envelope import InsufficientData
 from intel.modules import portfolio_60_40 as p6040
 

@@ -4,8 +4,8 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import check_payload, make_frames, series, weekly
+
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.modules import recession_probability as rp

@@ -4,8 +4,8 @@ from datetime import timedelta
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import bdays, check_payload, make_frames, market, random_walk, series
+
 from intel.envelope import InsufficientData
 from intel.modules import regime_transition as rt
 from intel.modules._regime_history import STATES, daily_regime

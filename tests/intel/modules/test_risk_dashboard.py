@@ -2,8 +2,8 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
-
 from builders import bdays, check_payload, make_frames, market, random_walk, series
+
 from intel.envelope import InsufficientData
 from intel.modules import risk_dashboard
 

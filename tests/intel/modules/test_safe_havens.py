@@ -1,8 +1,8 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import bdays, check_payload, make_frames, series, to_pandas
+
 from intel.modules import safe_havens as sh
 
 

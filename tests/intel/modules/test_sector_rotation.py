@@ -3,8 +3,8 @@ from datetime import timedelta
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import NOW, bdays, check_payload, make_frames, random_walk, series, to_pandas
+
 from intel.catalog import CYCLICAL_SECTORS, DEFENSIVE_SECTORS, SECTORS
 from intel.envelope import InsufficientData
 from intel.modules import sector_rotation

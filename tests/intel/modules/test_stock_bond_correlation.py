@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
-
 from builders import bdays, check_payload, make_frames, series, to_pandas
+
 from intel.envelope import InsufficientData
 from intel.modules import stock_bond_correlation as sbc
 

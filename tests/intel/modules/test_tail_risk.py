@@ -4,8 +4,8 @@ from datetime import timedelta
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import NOW, bdays, check_payload, make_frames, market, random_walk, series
+
 from intel.envelope import InsufficientData
 from intel.modules import tail_risk
 

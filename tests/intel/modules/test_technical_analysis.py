@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import ta
-
 from builders import bdays, check_payload, make_frames, ohlcv, timings
+
 from intel.envelope import InsufficientData
 from intel.modules import technical_analysis
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
-
 from builders import bdays, check_payload, make_frames, series
+
 from intel.modules import vix
 
 

@@ -3,8 +3,8 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-
 from builders import bdays, check_payload, make_frames, random_walk, series
+
 from intel.envelope import InsufficientData
 from intel.modules import volatility_regime as vr
 

@@ -1,8 +1,8 @@
 from datetime import date
 
 import pytest
-
 from builders import NOW, bdays, check_payload, make_frames, series
+
 from intel.envelope import InsufficientData
 from intel.modules import yield_curve
 

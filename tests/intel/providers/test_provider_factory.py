@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -35,7 +35,7 @@ def test_replay_provider_cached_per_folder(replay_folder):
 def test_sim_clock_is_wall_time():
     clock = make_clock(Settings(source="sim"))
     assert clock.start is None
-    assert abs((clock.now() - datetime.now(timezone.utc)).total_seconds()) < 5
+    assert abs((clock.now() - datetime.now(UTC)).total_seconds()) < 5
 
 
 def test_replay_clock_starts_after_the_data(replay_folder):
@@ -44,7 +44,7 @@ def test_replay_clock_starts_after_the_data(replay_folder):
     anchor = time.time() - 10
     moving = make_clock(Settings(source="replay", replay_dir=replay_folder, clock_speed=3600.0, clock_anchor=anchor))
     assert moving.anchor == anchor
-    assert 9 <= (moving.now() - datetime(2021, 6, 3, tzinfo=timezone.utc)).total_seconds() / 3600 <= 11
+    assert 9 <= (moving.now() - datetime(2021, 6, 3, tzinfo=UTC)).total_seconds() / 3600 <= 11
 
 
 def test_replay_start_overrides(replay_folder):

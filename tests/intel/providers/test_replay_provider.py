@@ -9,10 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.history import history_dir
 from intel.catalog import CATALOG
 from intel.frames import BARS_SCHEMA, LONG_SCHEMA
 from intel.providers.replay import ReplayProvider
+from tests.history import history_dir
 
 
 def write(folder: Path, name: str, rows: list[tuple[str, str]], header: str = "date,value") -> None:

@@ -3,8 +3,8 @@ client is the production code; only its retry backoff is shortened so failure te
 from __future__ import annotations
 
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 import trustme

@@ -16,7 +16,6 @@ from marketintel.lightning.phoenixd import PhoenixdLightning
 from tests.marketintel.lightning.conftest import FAST
 from tests.marketintel.lightning.fake_nodes import FakeLnbits
 
-
 # LND
 
 @pytest.mark.parametrize("message", ["unable to locate invoice", "there are no existing invoices"])

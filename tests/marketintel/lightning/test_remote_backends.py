@@ -11,8 +11,14 @@ import time
 import bolt11
 import pytest
 
-from marketintel.lightning import (BackendAuthError, BackendResponseError, BackendUnavailable, LightningBackend,
-                                   LightningError, preimage_matches)
+from marketintel.lightning import (
+    BackendAuthError,
+    BackendResponseError,
+    BackendUnavailable,
+    LightningBackend,
+    LightningError,
+    preimage_matches,
+)
 from tests.marketintel.lightning.fake_nodes import DroppingServer, closed_port_url
 
 

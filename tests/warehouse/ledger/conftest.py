@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import create_engine, make_url, text
@@ -68,7 +68,7 @@ class Clock:
 
 @pytest.fixture
 def clock():
-    return Clock(datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc))
+    return Clock(datetime(2026, 11, 20, 12, 0, tzinfo=UTC))
 
 
 # Small plans, so a test can exhaust them: amounts are multiples of the test prices.

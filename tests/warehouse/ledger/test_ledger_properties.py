@@ -15,8 +15,18 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invaria
 from sqlalchemy import func, select
 
 from tests.warehouse.ledger.conftest import COMMITMENTS, SUBSCRIPTIONS, Clock
-from warehouse.ledger import (Agents, Invoices, Money, PlanRefused, Plans, Referrals, TierPrice,
-                              check_consistency, commitment_plans, subscription_plans)
+from warehouse.ledger import (
+    Agents,
+    Invoices,
+    Money,
+    PlanRefused,
+    Plans,
+    Referrals,
+    TierPrice,
+    check_consistency,
+    commitment_plans,
+    subscription_plans,
+)
 from warehouse.ledger.tables import agent_pools, agents, ledger_entries
 
 PRICES = {"premium": TierPrice(300, timedelta(days=30)), "institutional": TierPrice(900, timedelta(days=30))}

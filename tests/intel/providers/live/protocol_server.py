@@ -13,7 +13,7 @@ import threading
 import time
 import zipfile
 from collections import Counter
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
@@ -68,7 +68,7 @@ def ecb_rates(day: date, bump: float) -> dict[str, float]:
 
 class ProtocolServer:
     def __init__(self, today: date | None = None) -> None:
-        self.today = today or datetime.now(timezone.utc).date()
+        self.today = today or datetime.now(UTC).date()
         self.faults: dict[str, str] = {}
         self.now: datetime | None = None  # Coinbase's wall clock for hourly candles; None: the real time
         self.hourly_overshoot = 0  # hours of candles served past `end` (up to now), as a lenient server might
@@ -82,7 +82,7 @@ class ProtocolServer:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
-    def __enter__(self) -> "ProtocolServer":
+    def __enter__(self) -> ProtocolServer:
         self._thread.start()
         return self
 
@@ -137,14 +137,14 @@ class ProtocolServer:
         for day in reversed(fixture_dates(series_id, self.today)):
             if start <= day <= end:
                 close = fixture_value(series_id, day, self.bump)
-                t = int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp())
+                t = int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp())
                 out.append([t, close - 1, close + 1, close - 0.5, close, 123.4])
         return orjson.dumps(out)
 
     def hourly_candles(self, series_id: str, start: datetime, end: datetime) -> bytes:
         """Newest first, like Coinbase; the hour in progress is included with its close so far, as the real
         API does: a client must drop it itself."""
-        now = self.now or datetime.now(timezone.utc)
+        now = self.now or datetime.now(UTC)
         began = min(end + timedelta(hours=self.hourly_overshoot), now).replace(minute=0, second=0, microsecond=0)
         out = []
         while began >= start:

@@ -2,7 +2,7 @@
 only candles closed by `end`, and every failure mode a recorded error that yields no candle at all."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -13,7 +13,7 @@ from intel.providers.live.coinbase_hourly import parse
 from tests.intel.providers.live.protocol_server import MODES, ProtocolServer, fixture_hourly
 from tests.intel.providers.live.test_live_clients import config
 
-NOW = datetime(2024, 6, 28, 14, 30, tzinfo=timezone.utc)
+NOW = datetime(2024, 6, 28, 14, 30, tzinfo=UTC)
 H = timedelta(hours=1)
 
 
@@ -33,8 +33,8 @@ def test_hourly_candles_parsed_to_the_fixture_numbers_closed_by_end(server):
     assert set(frame["series_id"]) == {"CBBTCUSD", "CBETHUSD"}
     btc = frame.filter(frame["series_id"] == "CBBTCUSD")
     # candles began 15:00 two days ago .. 13:00 today: each inside [start, end], the 14:00 one still open
-    expected = [datetime(2024, 6, 26, 16, tzinfo=timezone.utc) + k * H for k in range(47)]
-    assert btc["ts"].to_list() == expected and expected[-1] == datetime(2024, 6, 28, 14, tzinfo=timezone.utc)
+    expected = [datetime(2024, 6, 26, 16, tzinfo=UTC) + k * H for k in range(47)]
+    assert btc["ts"].to_list() == expected and expected[-1] == datetime(2024, 6, 28, 14, tzinfo=UTC)
     assert btc["close"].to_list() == [fixture_hourly("CBBTCUSD", ts - H) for ts in expected]
     assert (btc["high"] - btc["close"]).to_list() == [2.0] * 47 and btc["volume"][0] == 10.5
 
@@ -43,7 +43,7 @@ def test_the_candle_in_progress_is_never_returned(server):
     server.hourly_overshoot = 3  # the server also sends the 14:00 candle, whose close is only the last trade
     provider = LiveProvider(config(server))
     frame = provider.fetch_intraday(["CBBTCUSD"], NOW - timedelta(hours=5), NOW).frame
-    assert frame["ts"].max() == datetime(2024, 6, 28, 14, tzinfo=timezone.utc) and frame.height == 4
+    assert frame["ts"].max() == datetime(2024, 6, 28, 14, tzinfo=UTC) and frame.height == 4
 
 
 def test_more_than_300_hours_are_fetched_in_windows(server):
@@ -63,7 +63,7 @@ def test_each_failure_mode_is_a_recorded_error_and_no_candle(server, mode):
     assert provider.status()["coinbase"]["last_error"]
 
 
-LO, HI = datetime(2024, 6, 28, 10, tzinfo=timezone.utc), datetime(2024, 6, 28, 12, tzinfo=timezone.utc)
+LO, HI = datetime(2024, 6, 28, 10, tzinfo=UTC), datetime(2024, 6, 28, 12, tzinfo=UTC)
 T = int(LO.timestamp())
 
 

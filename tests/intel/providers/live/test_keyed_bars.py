@@ -11,13 +11,19 @@ from datetime import date, timedelta
 import httpx
 import pytest
 
-from intel.providers.live import LiveConfig, LiveProvider
-from intel.providers.live import alphavantage, tiingo
+from intel.providers.live import LiveConfig, LiveProvider, alphavantage, tiingo
 from intel.providers.live.client import SourceClient, SourceError
 from marketintel.settings import Settings
-from tests.intel.providers.live.protocol_server import (ALPHAVANTAGE_KEY, AV_BUMP, KEYED_MODES, TIINGO_ADJ,
-                                                         TIINGO_KEY, ProtocolServer, fixture_dates,
-                                                         fixture_value)
+from tests.intel.providers.live.protocol_server import (
+    ALPHAVANTAGE_KEY,
+    AV_BUMP,
+    KEYED_MODES,
+    TIINGO_ADJ,
+    TIINGO_KEY,
+    ProtocolServer,
+    fixture_dates,
+    fixture_value,
+)
 
 KEYS = (TIINGO_KEY, ALPHAVANTAGE_KEY)
 

@@ -14,8 +14,14 @@ from intel.providers.live import LiveConfig, LiveProvider
 from intel.providers.live.client import SourceClient, SourceError
 from intel.providers.sim import SimProvider
 from marketintel.settings import Settings
-from tests.intel.providers.live.protocol_server import (MODES, ProtocolServer, ecb_rates, fixture_dates,
-                                                         fixture_value, series_of)
+from tests.intel.providers.live.protocol_server import (
+    MODES,
+    ProtocolServer,
+    ecb_rates,
+    fixture_dates,
+    fixture_value,
+    series_of,
+)
 
 EPOCH = date(1900, 1, 1)
 
