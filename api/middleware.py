@@ -91,9 +91,9 @@ class Authentication:
 
     On a public resource (`public = True`: the routes interface.md lists as needing no credential) a valid key
     identifies the caller and anything else (an unknown key, another scheme, an L402 credential) is ignored, as
-    the `X-Credentials-Ignored` header says (e.g. `invalid_api_key, l402_not_needed`), never refused. Elsewhere a key that is sent but wrong is a 401, and
-    an L402 credential on a resource that does not take one (no `accepts_l402`) is a 401 `l402_not_accepted`
-    rather than a payment silently ignored."""
+    the `X-Credentials-Ignored` header says (e.g. `invalid_api_key, l402_not_needed`), never refused. Elsewhere
+    a key that is sent but wrong is a 401, and an L402 credential on a resource that does not take one (no
+    `accepts_l402`) is a 401 `l402_not_accepted` rather than a payment silently ignored."""
 
     def __init__(self, agents: Agents):
         self.agents = agents

@@ -51,8 +51,8 @@ class ModuleQueries:
         try:
             # one round trip: the cached rendering, its meta, the previous snapshot and the free-allowance count
             async with self.s.redis.pipeline(transaction=False) as pipe:
-                pipe.mget(self.serving.module_key(module.name, cached_fmt), self.serving.module_key(module.name, "meta"),
-                          seen)
+                pipe.mget(self.serving.module_key(module.name, cached_fmt),
+                          self.serving.module_key(module.name, "meta"), seen)
                 self.charging.allowance.queue_claim(pipe, attempt)
                 (payload_json, published, previous), uses_today, _ = await pipe.execute()
             self.charging.allowance.counted(attempt, uses_today)

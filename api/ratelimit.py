@@ -28,7 +28,8 @@ async def _refused(limiter: MovingWindowRateLimiter, item: RateLimitItem, identi
                    scope: str) -> APIError:
     stats = await limiter.get_window_stats(item, *identifiers)
     retry_after = max(1, math.ceil(stats.reset_time - time.time()))
-    return APIError(429, "rate_limited", f"At most {item.amount} requests per {item.GRANULARITY.name} per {scope} here.",
+    return APIError(429, "rate_limited",
+                    f"At most {item.amount} requests per {item.GRANULARITY.name} per {scope} here.",
                     headers={"Retry-After": str(retry_after)}, retry_after_seconds=retry_after,
                     limit=f"{item.amount}/{item.GRANULARITY.name}")
 

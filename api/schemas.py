@@ -14,8 +14,9 @@ Depth = Literal["quick", "standard", "deep"]
 
 
 class IntelligenceQuery(BaseModel):
-    ticker: str | None = Field(None, max_length=10, pattern=TICKER_PATTERN,
-                               description="Symbol for ticker modules (letters, digits, . ^ = -), at most 10 characters")
+    ticker: str | None = Field(
+        None, max_length=10, pattern=TICKER_PATTERN,
+        description="Symbol for ticker modules (letters, digits, . ^ = -), at most 10 characters")
     include_prompt: bool = Field(False, description="Add pre-formatted prompt text to the response")
     format: Format = Field("full", description="Rendering of the payload")
 

@@ -152,7 +152,8 @@ def evaluate(store, source: str, series_ids: list[str], today: date) -> dict[str
         if bad.height:
             result["plausible_values"][sid] = {
                 "count": bad.height, "unit": series.unit,
-                "examples": [{"date": d.isoformat(), "value": v} for d, v in bad.head(3).select("date", "value").rows()]}
+                "examples": [{"date": d.isoformat(), "value": v}
+                             for d, v in bad.head(3).select("date", "value").rows()]}
         recent = frame.filter(pl.col("date") >= recent_from)
         holes = gaps(series, recent["date"].to_list())
         if holes:
@@ -166,7 +167,8 @@ def evaluate(store, source: str, series_ids: list[str], today: date) -> dict[str
 SEVERITY = {"fresh": AssetCheckSeverity.WARN, "no_gaps": AssetCheckSeverity.WARN,
             "plausible_values": AssetCheckSeverity.ERROR, "no_outliers": AssetCheckSeverity.WARN}
 DESCRIPTIONS = {
-    "fresh": "every series' last observation is within the catalog's max age (lag + cadence + grace) of the market date",
+    "fresh": "every series' last observation is within the catalog's max age (lag + cadence + grace) of the "
+             "market date",
     "no_gaps": f"no missing observations beyond cadence + grace in the last {RECENT_DAYS} days",
     "plausible_values": "no impossible values for the unit (negative prices or levels, VIX <= 0, yields outside "
                         "-5..30%, flags other than 0/1)",

@@ -86,8 +86,10 @@ def _publish_status(context, client, provider: Provider, report: dict) -> None:
         context.log.warning(f"could not publish the ingest status: {exc}")
 
 
-@asset(group_name="ingest", description="Every catalog series the provider offers, with revisions, as of the market clock.")
-def observations(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
+@asset(group_name="ingest",
+       description="Every catalog series the provider offers, with revisions, as of the market clock.")
+def observations(context: AssetExecutionContext, market: MarketResource,
+                 warehouse: WarehouseResource) -> MaterializeResult:
     provider, today = market.provider, market.today
     client = market.status_client()
     _restore_breakers(context, provider, client)

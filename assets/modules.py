@@ -42,7 +42,8 @@ def build_module_asset(module: Module) -> AssetsDefinition:
         check_specs=[AssetCheckSpec(CHECK, asset=module.name, description="the module computed a payload")],
         metadata={"inputs": MetadataValue.json(list(module.inputs)), "price_sats": module_price(module)},
     )
-    def _module(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
+    def _module(context: AssetExecutionContext, market: MarketResource,
+                warehouse: WarehouseResource) -> MaterializeResult:
         source = market.provider.name
         with warehouse.open() as store:
             frames = store.frames(module.inputs, market.today, module.lookback_days, source,

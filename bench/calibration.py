@@ -140,8 +140,10 @@ STATS: tuple[Stat, ...] = (
     Stat("corr SP500 / VIX", EQUITY_WINDOW, lambda ld, w: change_correlation(ld, w, "SP500", "VIXCLS"), 0.15, False),
     Stat("corr SP500 / HY spread", EQUITY_WINDOW,
          lambda ld, w: change_correlation(ld, w, "SP500", "BAMLH0A0HYM2"), 0.15, False),
-    Stat("corr SP500 / 10y yield", EQUITY_WINDOW, lambda ld, w: change_correlation(ld, w, "SP500", "DGS10"), 0.15, False),
-    Stat("corr BTC / Nasdaq", CRYPTO_WINDOW, lambda ld, w: change_correlation(ld, w, "CBBTCUSD", "NASDAQCOM"), 0.15, False),
+    Stat("corr SP500 / 10y yield", EQUITY_WINDOW, lambda ld, w: change_correlation(ld, w, "SP500", "DGS10"),
+         0.15, False),
+    Stat("corr BTC / Nasdaq", CRYPTO_WINDOW, lambda ld, w: change_correlation(ld, w, "CBBTCUSD", "NASDAQCOM"),
+         0.15, False),
     Stat("VIX>25 spell mean length (days)", LONG_WINDOW, spell_mean_length, 0.50, True),
     Stat("share of days in VIX>25 spells", LONG_WINDOW, spell_share, 0.05, False),
 )
@@ -210,7 +212,8 @@ def main(argv: list[str]) -> int:
     print(f"{'statistic':<34}{'window':<24}{'sim':>9}{'real':>9}{'tolerance':>11}  result")
     for stat, s, r, ok in rows:
         window = f"{stat.window[0]}..{stat.window[1]}"
-        print(f"{stat.name:<34}{window:<24}{s:>9.3f}{r:>9.3f}{stat.describe_tolerance():>11}  {'PASS' if ok else 'FAIL'}")
+        verdict = "PASS" if ok else "FAIL"
+        print(f"{stat.name:<34}{window:<24}{s:>9.3f}{r:>9.3f}{stat.describe_tolerance():>11}  {verdict}")
     failed = sum(not ok for *_, ok in rows)
     print(f"{len(rows) - failed}/{len(rows)} within tolerance")
     return 1 if failed else 0

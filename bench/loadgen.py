@@ -39,7 +39,8 @@ def run(host: str, port: int, path: str, headers: dict[str, str] | None = None, 
 
     async def main():
         stop_at = time.perf_counter() + seconds
-        await asyncio.gather(*[_connection(host, port, request, stop_at, latencies, statuses) for _ in range(connections)])
+        await asyncio.gather(*[_connection(host, port, request, stop_at, latencies, statuses)
+                               for _ in range(connections)])
 
     started = time.perf_counter()
     asyncio.run(main())

@@ -62,7 +62,8 @@ def main() -> None:
         port = free_port()
         api = gunicorn("api.asgi:app", port, env)
         try:
-            key = httpx.post(f"http://127.0.0.1:{port}/api/v1/agents/register", json={"name": "bench"}).json()["api_key"]
+            key = httpx.post(f"http://127.0.0.1:{port}/api/v1/agents/register",
+                             json={"name": "bench"}).json()["api_key"]
             path = "/api/v1/intelligence/market_intelligence"
             run("127.0.0.1", port, path, {"X-API-Key": key}, CONNECTIONS, 1.0)  # warm-up
             module = run("127.0.0.1", port, path, {"X-API-Key": key}, CONNECTIONS, SECONDS)

@@ -42,7 +42,8 @@ def _finish(frames: Frames, ids: tuple[str, ...], score: float, direction_of: st
     sources = data_sources(frames, ids)
     confidence = degrade(0.4 + 0.5 * abs(score), sources, essential=ids[:1])
     return {"direction": direction, "confidence": rnd(confidence, 2), "score": rnd(score, 3),
-            "direction_of": direction_of, "key_figures": {k: rnd(v, 4 if k == "eurusd" else 2) for k, v in figures.items()},
+            "direction_of": direction_of,
+            "key_figures": {k: rnd(v, 4 if k == "eurusd" else 2) for k, v in figures.items()},
             "cross_market": cross}
 
 
@@ -102,7 +103,8 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
         score = _clip(np.mean([(t["vs_sma200_pct"] or 0) / 20, (t["change_1m_pct"] or 0) / 15]))
         nasdaq = frames.get("NASDAQCOM")
         nq = ind.change_since(nasdaq, 30, "pct") if nasdaq is not None else None
-        cross = "no Nasdaq data" if nq is None else f"bitcoin {_move(t['change_1m_pct'])}% vs Nasdaq {_move(nq)}% over 1m"
+        cross = ("no Nasdaq data" if nq is None
+                 else f"bitcoin {_move(t['change_1m_pct'])}% vs Nasdaq {_move(nq)}% over 1m")
         out["crypto"] = _finish(frames, ("CBBTCUSD",), score, "bitcoin price", {
             "btc_usd": t["last"], "change_1m_pct": t["change_1m_pct"], "vs_sma200_pct": t["vs_sma200_pct"],
             "drawdown_1y_pct": t["drawdown_1y_pct"]}, cross)

@@ -10,7 +10,8 @@ from typing import Literal
 @dataclass(frozen=True)
 class Module:
     name: str
-    category: str  # overview, equities, rates_credit, macro, volatility, fx, commodities, crypto, cross_asset, regime, ticker
+    # overview, equities, rates_credit, macro, volatility, fx, commodities, crypto, cross_asset, regime, ticker
+    category: str
     tier: Literal["S", "P"]
     inputs: tuple[str, ...]  # series ids (catalog ids) the module reads
     description: str

@@ -51,8 +51,8 @@ def materialize() -> int:
 
     settings = get_settings()
     os.environ["DAGSTER_HOME"] = str(ensure_dagster_home(settings).resolve())
-    with Progress(TextColumn("[bold]materializing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                  TimeElapsedColumn(), console=console) as progress:
+    with Progress(TextColumn("[bold]materializing"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.description}"), TimeElapsedColumn(), console=console) as progress:
         task = progress.add_task("", total=None)
 
         def on_progress(done: int, total: int, step: str) -> None:

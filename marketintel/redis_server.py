@@ -63,7 +63,8 @@ class EmbeddedRedis:
                 return
             except redis.exceptions.ConnectionError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"embedded Redis did not start on port {self.port}; see {self.data_dir}/redis.log")
+                    raise RuntimeError(f"embedded Redis did not start on port {self.port}; "
+                                       f"see {self.data_dir}/redis.log")
                 time.sleep(0.05)
 
     def stop(self, timeout: float = 10.0) -> None:

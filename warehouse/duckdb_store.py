@@ -200,8 +200,8 @@ class Warehouse:
     def frames(self, series_ids: Sequence[str], now: date, lookback_days: int, data_source: str,
                now_ts: datetime | None = None) -> Frames:
         """Point-in-time inputs from source `data_source`: dates in [now - lookback_days, now], each at its
-        latest revision ingested by the end of `now`. Dates first stored after `now` (a backfill carries one vintage only) fall back
-        to their first stored revision, the closest thing to what was known then."""
+        latest revision ingested by the end of `now`. Dates first stored after `now` (a backfill carries one
+        vintage only) fall back to their first stored revision, the closest thing to what was known then."""
         ids = sorted(set(series_ids))
         if not ids:
             return Frames(now=now, series={}, data_source=data_source)

@@ -127,7 +127,8 @@ class DashboardResource:
                 rows = conn.execute("select daemon_type, timestamp from daemon_heartbeats").fetchall()
         except sqlite3.Error as exc:
             return {"status": f"unknown: {exc}"}
-        beats = [{"daemon": t, "last_heartbeat": _epoch(ts), "age_seconds": round(now - _epoch(ts), 1)} for t, ts in rows]
+        beats = [{"daemon": t, "last_heartbeat": _epoch(ts), "age_seconds": round(now - _epoch(ts), 1)}
+                 for t, ts in rows]
         live = [b for b in beats if b["age_seconds"] <= DAEMON_LIVE_S]
         return {"status": "up" if live else ("stale heartbeats" if beats else "no heartbeats"), "daemons": beats}
 

@@ -83,7 +83,8 @@ class OpenAPIResource:
         resp.data = self._body
 
 
-# Swagger UI 5 (it reads OpenAPI 3.1) is served from the `swagger-ui-py` package's static folder (see create_app), so /docs works offline.
+# Swagger UI 5 (it reads OpenAPI 3.1) is served from the `swagger-ui-py` package's static folder (see
+# create_app), so /docs works offline.
 DOCS_ASSETS = "/docs/assets"
 DOCS_PAGE = f"""<!doctype html><html><head><meta charset="utf-8"><title>marketintel API</title>
 <link rel="stylesheet" href="{DOCS_ASSETS}/swagger-ui.css"></head>

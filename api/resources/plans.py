@@ -55,8 +55,8 @@ class _PlanRoute:
         short = exc.details["price_sats"] - exc.details["balance_sats"]
         invoice = await self.s.charging.challenges.credit_invoice(
             req.context.payer, f"plan:{plan}", short, f"marketintel: top-up for the {plan} plan ({short} sats)")
-        meta = {"data_source": self.s.data_source, "simulated": self.s.simulated, "price_sats": exc.details["price_sats"],
-                "charged_sats": 0, "request_id": req.context.request_id}
+        meta = {"data_source": self.s.data_source, "simulated": self.s.simulated,
+                "price_sats": exc.details["price_sats"], "charged_sats": 0, "request_id": req.context.request_id}
         return APIError(402, exc.code, f"{exc} The invoice is for the {short} sats missing.", meta=meta,
                         **exc.details, shortfall_sats=short, invoice=invoice,
                         topup={"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]})
@@ -127,7 +127,8 @@ class SubscribeResource(_PlanRoute):
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_409", "HTTP_422"))
     async def on_post(self, req, resp):
         """Subscribe to, or renew, a plan (`{"plan": "basic"}`), paid from the balance in the same
-        transaction that grants the credits. 402 `insufficient_balance` when the balance is below the price (with an `invoice` for the sats missing);
+        transaction that grants the credits. 402 `insufficient_balance` when the balance is below the price
+        (with an `invoice` for the sats missing);
         409 `plan_change_not_allowed` while another plan runs; 422 for an unknown plan."""
         agent = require_agent(req)
         name = req.context.json.plan

@@ -75,7 +75,8 @@ def _referrals(conn) -> list[str]:
             .group_by(r.referrer_id).subquery())
     paid = (select(e.agent_id.label("agent"), func.sum(e.amount_sats).label("paid"))
             .where(e.kind.in_(("referral", "referral_reversal"))).group_by(e.agent_id).subquery())
-    query = (select(agents.c.agent_id, func.coalesce(owed.c.rewarded, literal(0)), func.coalesce(paid.c.paid, literal(0)))
+    query = (select(agents.c.agent_id, func.coalesce(owed.c.rewarded, literal(0)),
+                    func.coalesce(paid.c.paid, literal(0)))
              .select_from(agents.outerjoin(owed, owed.c.agent == agents.c.id)
                           .outerjoin(paid, paid.c.agent == agents.c.id)))
     return [f"{agent}: referral links say {rewarded} rewarded, referral entries sum to {total}"

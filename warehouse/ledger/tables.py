@@ -136,7 +136,8 @@ invoices = Table(
     CheckConstraint("amount_sats > 0", name="amount_positive"),
     CheckConstraint(_one_of("purpose", INVOICE_PURPOSES), name="purpose_known"),
     CheckConstraint(_one_of("status", INVOICE_STATUSES), name="status_known"),
-    CheckConstraint("purpose != 'upgrade' OR COALESCE(tier, '') IN ('premium', 'institutional')", name="upgrade_names_tier"),
+    CheckConstraint("purpose != 'upgrade' OR COALESCE(tier, '') IN ('premium', 'institutional')",
+                    name="upgrade_names_tier"),
 )
 
 usage_events = Table(

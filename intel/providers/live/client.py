@@ -265,11 +265,11 @@ def checked_bar(source: str, day, open_, high, low, close, volume) -> tuple:
         if not math.isfinite(out):
             raise SourceError(f"{source}: {day}: non-finite {name}")
         return out
-    o, h, l, c = (number("open", open_), number("high", high), number("low", low),
-                  number("close", close, required=True))
+    o, h, lo, c = (number("open", open_), number("high", high), number("low", low),
+                   number("close", close, required=True))
     v = number("volume", volume)
-    if any(x is not None and x <= 0 for x in (o, h, l, c)) or (v is not None and v < 0):
-        raise SourceError(f"{source}: {day}: impossible bar {(o, h, l, c, v)}")
-    if h is not None and l is not None and h < l:
-        raise SourceError(f"{source}: {day}: high {h} below low {l}")
-    return day, o, h, l, c, v
+    if any(x is not None and x <= 0 for x in (o, h, lo, c)) or (v is not None and v < 0):
+        raise SourceError(f"{source}: {day}: impossible bar {(o, h, lo, c, v)}")
+    if h is not None and lo is not None and h < lo:
+        raise SourceError(f"{source}: {day}: high {h} below low {lo}")
+    return day, o, h, lo, c, v
