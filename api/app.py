@@ -104,7 +104,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
 def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry: dict, serving: AsyncServingCache,
                              key_budgets: KeyBudgets) -> None:
     queries = ModuleQueries(services, serving, TickerModules(services), UsageRecorder(services.jobs))
-    batch, intelligence = BatchResource(registry, queries), IntelligenceResource(registry, queries)
+    batch, intelligence = BatchResource(services, registry, queries), IntelligenceResource(registry, queries)
     key_budgets.guard(batch, batch_cost)
     key_budgets.guard(intelligence)
     app.add_route(f"{V1}/intelligence/batch", batch)

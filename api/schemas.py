@@ -5,6 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from charging.prices import ASK_PRICES
 from intel.formats import FORMATS
 
 PAYMENT_HASH_PATTERN = r"^[A-Za-z0-9-]{8,128}$"
@@ -75,7 +76,8 @@ class UnifiedQuery(BaseModel):
 class AskBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     question: str = Field(min_length=1, max_length=2000, description="The question, in natural language")
-    depth: Depth = Field("standard", description="quick 200, standard 500, deep 1000 sats")
+    depth: Depth = Field("standard", description="Priced by depth: "
+                         + ", ".join(f"{d} {p} sats" for d, p in ASK_PRICES.items()))
 
 
 class ParallelsQuery(BaseModel):

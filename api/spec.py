@@ -8,7 +8,10 @@ from __future__ import annotations
 import falcon
 from spectree import SpecTree
 
+from charging.prices import ASK_PRICES, MODULE_PRICES
 from charging.service import ORDER_TEXT
+
+ASK_TEXT = ", ".join(f"{depth} {price}" for depth, price in ASK_PRICES.items())
 
 LOCATION_BY_SUFFIX = {"Query": "query", "Body": "body", "Path": "path", "Headers": "header"}
 
@@ -45,7 +48,9 @@ and stored only as hashes); on the routes that take it (module queries and the f
 needed for the pulse, catalog preview, pricing, SLA, health, the docs, subscription plans and payment
 verification.
 
-**Paying.** {ORDER_TEXT} Prices: GET /api/v1/pricing.
+**Paying.** {ORDER_TEXT} Prices (charging/prices.py, the one price list): a standard module
+{MODULE_PRICES["S"]} sats and a proprietary one {MODULE_PRICES["P"]} sats per query; ask by depth {ASK_TEXT} sats (not yet
+served); the full catalog free with a key, else per request with L402. Every price: GET /api/v1/pricing.
 
 **Promises** (tests/api/test_openapi_promises.py checks each against real responses):
 

@@ -28,8 +28,10 @@ from charging.l402 import L402Refused
 from charging.prices import PriceList
 from charging.tokens import TokenSpender
 from intel.clock import MarketClock
+from intel.providers.factory import make_clock
 from marketintel.lightning.base import LightningBackend
-from warehouse.ledger import Invoices, Money, Tokens
+from marketintel.lightning.factory import make_backend
+from warehouse.ledger import Invoices, Money, Tokens, make_engine
 
 log = logging.getLogger(__name__)
 ORDER_TEXT = ("A priced request is paid by the first of these that applies: a registered agent's key where the item "
@@ -52,10 +54,6 @@ class Charging:
     def from_settings(cls, settings) -> Charging:
         """A charging service of its own, for a process outside the API (an RQ worker, a script): the same
         ledger, Redis, Lightning node and market clock the API uses, per the settings."""
-        from intel.providers.factory import make_clock
-        from marketintel.lightning.factory import make_backend
-        from warehouse.ledger import make_engine
-
         engine = make_engine(settings.sqlalchemy_url)
         return cls(prices.from_settings(settings), aioredis.Redis.from_url(settings.effective_redis_url),
                    Money(engine), Invoices(engine), Tokens(engine), make_backend(settings), make_clock(settings),

@@ -13,6 +13,7 @@ from api.module_queries import ModuleQueries
 from api.payment_errors import l402_rejected, payment_required
 from api.responses import send_json
 from api.schemas import BatchBody
+from api.services import Services
 from api.spec import api_spec
 from charging.errors import L402Rejected, PaymentRequired
 from intel.registry import Module
@@ -36,10 +37,10 @@ def item_failure(exc: Exception, request_id: str) -> dict:
 
 
 class BatchResource:
-    def __init__(self, registry: dict[str, Module], queries: ModuleQueries):
+    def __init__(self, services: Services, registry: dict[str, Module], queries: ModuleQueries):
         self.registry = registry
         self.queries = queries
-        self.source = (queries.s.data_source, queries.s.simulated)
+        self.source = (services.data_source, services.simulated)
 
     @api_spec.validate(json=BatchBody, tags=["intelligence"],
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_422"))

@@ -42,7 +42,7 @@ class _CatalogRoute:
         names = sorted(self.registry)
         left = await self.s.charging.allowance.left(payer.caller_id, [self.s.prices.module(n) for n in names])
         published = set(await self.serving.published_modules())
-        return names, {n: left[f"module:{n}"] for n in names}, published
+        return names, {n: left[self.s.prices.module(n).key] for n in names}, published
 
 
 class ModulesResource(_CatalogRoute):
@@ -69,7 +69,7 @@ class CatalogResource(_CatalogRoute):
 
         Free with an API key. Without one it is paid per request with L402 (Lightning Labs' HTTP 402
         protocol): the answer is 402 `registration_required` with `WWW-Authenticate: L402 macaroon="<base64>",
-        invoice="<bolt11>"` for the catalog price (10 sats by default), a top-up `invoice`, and how to register
+        invoice="<bolt11>"` for the catalog price (`items` in /api/v1/pricing), a top-up `invoice`, and how to register
         (free) instead. Pay the L402 invoice, then repeat the request with `Authorization: L402
         <macaroon>:<preimage hex>` (the legacy scheme name `LSAT` is accepted too); the answer then has
         `_meta.paid_with: "l402"`. A token pays for one request. An unknown, altered, expired, unpaid, already

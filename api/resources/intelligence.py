@@ -24,7 +24,7 @@ class IntelligenceResource:
         """Query a module by name.
 
         Every module gives one free query per day (per agent, or per client address when anonymous); after
-        that the module's price (50 or 250 sats) is paid by an L402 token sent with the request, else by your
+        that the module's price (see /api/v1/pricing) is paid by an L402 token sent with the request, else by your
         credit pools or balance (see /api/v1/pricing `pool_order`), else 402 answers with a Lightning invoice
         for the price and an L402 challenge.
 
