@@ -13,6 +13,7 @@ import pytest
 import redis
 
 from marketintel.redis_server import EmbeddedRedis, free_port
+from tests.databases import fresh_database
 
 
 @pytest.fixture(autouse=True)
@@ -96,3 +97,25 @@ def _user_exists(name: str) -> bool:
         return True
     except KeyError:
         return False
+
+
+@pytest.fixture
+def ledger(request):
+    """Which ledger database the settings point at; modules parametrize it (default SQLite)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def settings(mi_home, redis_url, monkeypatch, ledger, request):
+    """Settings on the session's Redis, simulated data and a migrated ledger of the `ledger` kind."""
+    monkeypatch.setenv("MI_REDIS_URL", redis_url)
+    monkeypatch.setenv("MI_SOURCE", "sim")
+    if ledger == "postgresql":
+        monkeypatch.setenv("MI_DATABASE_URL", fresh_database(request.getfixturevalue("pg_url")))
+    from marketintel.settings import get_settings
+    from warehouse.ledger.db import migrate
+
+    get_settings.cache_clear()
+    s = get_settings()
+    migrate(s.sqlalchemy_url)
+    return s

@@ -14,7 +14,6 @@ from intel.frames import Frames
 from intel.providers.sim import SimProvider
 from intel.pulse import PULSE_INPUTS, compute_pulse
 from intel.registry import modules
-from tests.databases import fresh_database
 from warehouse.cache import ServingCache
 
 AS_OF = date(2026, 11, 20)
@@ -38,27 +37,6 @@ def publish(redis_url: str, computed_payloads) -> None:
     cache = ServingCache(redis.Redis.from_url(redis_url))
     cache.publish_modules([(n, p, "sim") for n, p in payloads.items()], True, time.time())
     cache.publish_pulse(pulse, "sim", True, time.time())
-
-
-@pytest.fixture
-def ledger(request):
-    """Which ledger database the API runs on; modules parametrize it indirectly (default SQLite)."""
-    return getattr(request, "param", "sqlite")
-
-
-@pytest.fixture
-def settings(mi_home, redis_url, monkeypatch, ledger, request):
-    monkeypatch.setenv("MI_REDIS_URL", redis_url)
-    monkeypatch.setenv("MI_SOURCE", "sim")
-    if ledger == "postgresql":
-        monkeypatch.setenv("MI_DATABASE_URL", fresh_database(request.getfixturevalue("pg_url")))
-    from marketintel.settings import get_settings
-    from warehouse.ledger.db import migrate
-
-    get_settings.cache_clear()
-    s = get_settings()
-    migrate(s.sqlalchemy_url)
-    return s
 
 
 @pytest.fixture

@@ -15,25 +15,10 @@ from charging.attempt import Attempt, Payer
 from charging.errors import PaymentRequired
 from charging.service import Charging
 from tests.charging import charge_jobs
-from tests.databases import fresh_database
-from warehouse.ledger import Agents, Invoices, Money, check_consistency, make_engine, migrate
+from warehouse.ledger import Agents, Invoices, Money, check_consistency, make_engine
 from warehouse.ledger.tables import ledger_entries
 
-pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"])
-
-
-@pytest.fixture
-def settings(ledger, mi_home, redis_url, monkeypatch, request):
-    monkeypatch.setenv("MI_REDIS_URL", redis_url)
-    monkeypatch.setenv("MI_SOURCE", "sim")
-    if ledger == "postgresql":
-        monkeypatch.setenv("MI_DATABASE_URL", fresh_database(request.getfixturevalue("pg_url")))
-    from marketintel.settings import get_settings
-
-    get_settings.cache_clear()
-    s = get_settings()
-    migrate(s.sqlalchemy_url)
-    return s
+pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
 
 
 @pytest.fixture
