@@ -118,7 +118,8 @@ def compute(frames: Frames) -> dict:
         urgency = "high" if mean < -25 else "medium" if direction == "bearish" else "low"
         confidence = env.degrade(0.4 + min(0.45, abs(mean) / 60), sources, essential=["HOUST"])
         signals.append(env.signal("housing_activity", direction, confidence, urgency,
-                                  ", ".join(f"{label} {signed(m)}% year on year (3-month average)" for label, m in moves)
+                                  ", ".join(f"{label} {signed(m)}% year on year (3-month average)"
+                                            for label, m in moves)
                                   + "; direction refers to growth and housing-linked equities"))
     aff = data.get("affordability", {})
     change = aff.get("payment_change_1y_pct")
@@ -145,7 +146,8 @@ def compute(frames: Frames) -> dict:
                              f"{signed(d['avg_3m_yoy_pct'])}% on a year earlier over three months.")
     if rate is not None:
         r = data["mortgage_rate_30y"]
-        sentences.append(f"The 30-year mortgage rate is {r['level_pct']}% ({signed(r['change_1y_bp'])} bp on the year).")
+        sentences.append(f"The 30-year mortgage rate is {r['level_pct']}% "
+                         f"({signed(r['change_1y_bp'])} bp on the year).")
     if hpi is not None:
         sentences.append(f"Case-Shiller home prices are {signed(data['home_prices']['yoy_pct'])}% year on year "
                          f"to {data['home_prices']['period']}.")

@@ -49,7 +49,8 @@ def risk_off_block(spx_days, spx_rets, days, moves, u: str) -> dict | None:
     recent = common >= common[-1] - 90
     corr = np.corrcoef(m[recent], r[recent])[0, 1] if recent.sum() > 20 and np.std(m[recent]) > 0 else None
     return {"risk_off_days": int(off.sum()), "aligned_days": int(len(common)), "sample_start": iso_day(common[0]),
-            f"mean_move_risk_off_{u}": env.rnd(m[off].mean(), 3), f"median_move_risk_off_{u}": env.rnd(np.median(m[off]), 3),
+            f"mean_move_risk_off_{u}": env.rnd(m[off].mean(), 3),
+            f"median_move_risk_off_{u}": env.rnd(np.median(m[off]), 3),
             f"mean_move_all_days_{u}": env.rnd(m.mean(), 3),
             "hit_rate_risk_off_pct": env.rnd((m[off] > 0).mean() * 100, 1),
             "hit_rate_all_days_pct": env.rnd((m > 0).mean() * 100, 1),
@@ -137,7 +138,8 @@ def compute(frames: Frames) -> dict:
         signals.append(env.signal("recent_risk_off_days", "bearish",
                                   env.degrade(min(0.8, 0.4 + 0.1 * n), sources, essential=[SPX]),
                                   "high" if n >= 3 else "medium",
-                                  f"{n} risk-off days (S&P 500 at or below {data['risk_off_threshold_sp500_return_pct']}% "
+                                  f"{n} risk-off days (S&P 500 at or below "
+                                  f"{data['risk_off_threshold_sp500_return_pct']}% "
                                   "in a day) in the last month of sessions"))
 
     if score is not None:
@@ -155,7 +157,8 @@ def compute(frames: Frames) -> dict:
         block = row.get("on_risk_off_days")
         if block:
             sentence += (f"; on the {block['risk_off_days']} risk-off days since {block['sample_start']} it moved "
-                         f"{block[f'mean_move_risk_off_{u}']}{unit} on average and rallied {block['hit_rate_risk_off_pct']}% "
+                         f"{block[f'mean_move_risk_off_{u}']}{unit} on average and rallied "
+                         f"{block['hit_rate_risk_off_pct']}% "
                          "of the time")
         summary += sentence + "."
     summary += left_out_as_stale(old, "the haven demand score")
