@@ -136,7 +136,8 @@ def _signals(data: dict, sources: dict) -> list[dict]:
         score = data["assets"][leader]["momentum_score"]
         defensive = leader in ("bonds", "dollar")
         direction = ("bearish" if defensive else "bullish") if score > 0 else "bearish"
-        conf = env.degrade(0.35 + min(0.35, abs(data["score_spread_leader_laggard"]) / 8), sources, essential=("SP500",))
+        conf = env.degrade(0.35 + min(0.35, abs(data["score_spread_leader_laggard"]) / 8), sources,
+                           essential=("SP500",))
         out.append(env.signal("leadership", direction, conf, "low",
                               f"{leader} leads the cross-sectional ranking (score {score}), "
                               f"{data['laggard']} lags"))

@@ -32,7 +32,8 @@ def driver_block(btc, frame, kind: str, unit: str) -> dict | None:
     days, b, d = cx.aligned_changes(btc, "log", frame, kind)
     if len(b) < SHORT:
         return None
-    out: dict = {"common_observations": int(len(b)), "sample_start": ind.iso_day(days[0]), "sample_end": ind.iso_day(days[-1])}
+    out: dict = {"common_observations": int(len(b)), "sample_start": ind.iso_day(days[0]),
+                 "sample_end": ind.iso_day(days[-1])}
     for label, w in (("63d", SHORT), ("1y", LONG)):
         if len(b) < w:
             for key in (f"correlation_{label}", f"correlation_{label}_percentile", f"beta_{label}_{unit}",
@@ -104,7 +105,8 @@ def compute(frames: Frames) -> dict:
         unit = DRIVERS[sid][2]
         per = "per percent move" if unit == "pct_per_pct" else "per bp"
         text = f"{b['driver']}: correlation {b['correlation_63d']} on the 63-day window"
-        text += f" (percentile {b['correlation_63d_percentile']})" if b["correlation_63d_percentile"] is not None else ""
+        if b["correlation_63d_percentile"] is not None:
+            text += f" (percentile {b['correlation_63d_percentile']})"
         text += f" and {fig(b['correlation_1y'])} over a year, beta {b[f'beta_63d_{unit}']}% {per}"
         parts.append(text)
     summary = ("Bitcoin's daily returns against macro drivers on common dates. " + "; ".join(parts) +
@@ -131,5 +133,6 @@ def compute(frames: Frames) -> dict:
 
 
 register(Module(name=NAME, category="crypto", tier="P", inputs=INPUTS,
-                description="Rolling 63-day and 1-year correlations and betas of BTC to Nasdaq, dollar, yields, breakevens",
+                description="Rolling 63-day and 1-year correlations and betas of BTC to Nasdaq, dollar, yields, "
+                            "breakevens",
                 compute=compute, lookback_days=3700))

@@ -82,7 +82,8 @@ def compute(frames: Frames) -> dict:
             "pairs_checked": len(pairs), "pairs_broken": len(breaks),
             "share_broken_pct": env.rnd(len(breaks) / len(pairs) * 100, 1),
             "mean_abs_zscore": env.rnd(float(np.mean(zs)), 2),
-            "average_break_frequency_3y_pct": env.rnd(float(np.mean([s["break_frequency_3y_pct"] for s in pairs.values()])), 1),
+            "average_break_frequency_3y_pct": env.rnd(
+                float(np.mean([s["break_frequency_3y_pct"] for s in pairs.values()])), 1),
             "breaks": breaks, "pairs": pairs}
     signals = [_stability_signal(data, sources)]
     for brk in breaks[:3]:

@@ -75,7 +75,8 @@ def compute(frames: Frames) -> dict:
     if with_base:
         moved = max(with_base, key=lambda s: abs(s["change_vs_baseline"]))
         key = next(k for k, s in pairs.items() if s is moved)
-        data["largest_change"] = {"pair": key, "assets": moved["assets"], "change_vs_baseline": moved["change_vs_baseline"]}
+        data["largest_change"] = {"pair": key, "assets": moved["assets"],
+                                  "change_vs_baseline": moved["change_vs_baseline"]}
     else:
         unavailable["baseline_1y"] = f"fewer than {SHORT + BASE} common daily changes for every pair"
     signals = [_diversification_signal(data, sources)]
@@ -110,10 +111,12 @@ def _diversification_signal(data: dict, sources: dict) -> dict:
     shift, avg = data["average_abs_correlation_shift"], data["average_abs_correlation_63d"]
     if shift is not None and shift >= SHIFT:
         direction, urgency = "bearish", "high" if shift >= 2 * SHIFT else "medium"
-        reason = f"cross-asset correlations converging (average absolute {avg}, up {shift} on baseline): diversification eroding"
+        reason = (f"cross-asset correlations converging (average absolute {avg}, up {shift} on baseline): "
+                  "diversification eroding")
     elif shift is not None and shift <= -SHIFT:
         direction, urgency = "bullish", "low"
-        reason = f"cross-asset correlations loosening (average absolute {avg}, {shift} on baseline): diversification improving"
+        reason = (f"cross-asset correlations loosening (average absolute {avg}, {shift} on baseline): "
+                  "diversification improving")
     else:
         direction, urgency = "neutral", "low"
         reason = f"average absolute correlation {avg} near its baseline (shift {fig(shift)})"

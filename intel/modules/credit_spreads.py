@@ -42,9 +42,11 @@ def compute(frames: Frames) -> dict:
     widening = change > (40 if lead_id == "BAMLH0A0HYM2" else 15)
     tightening = change < -(25 if lead_id == "BAMLH0A0HYM2" else 10)
     if widening or (z is not None and z > 1):
-        direction, reason = "bearish", f"{LABELS[SPREADS[lead_id]]} spreads wide or widening (z {fig(z)}, 1m {change} bp)"
+        direction = "bearish"
+        reason = f"{LABELS[SPREADS[lead_id]]} spreads wide or widening (z {fig(z)}, 1m {change} bp)"
     elif tightening or (z is not None and z < -0.75):
-        direction, reason = "bullish", f"{LABELS[SPREADS[lead_id]]} spreads tight or tightening (z {fig(z)}, 1m {change} bp)"
+        direction = "bullish"
+        reason = f"{LABELS[SPREADS[lead_id]]} spreads tight or tightening (z {fig(z)}, 1m {change} bp)"
     else:
         direction, reason = "neutral", f"{LABELS[SPREADS[lead_id]]} spreads near their norm (z {fig(z)})"
     urgency = "high" if change > 100 else "medium" if widening else "low"

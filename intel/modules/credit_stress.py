@@ -194,7 +194,8 @@ def _signals(data: dict, sources: dict) -> list[dict]:
         direction = "bullish"
     else:
         direction = "neutral"
-    urgency = {"crisis": "critical", "stressed": "high"}.get(regime, "medium" if regime == "elevated" or fast else "low")
+    milder = "medium" if regime == "elevated" or fast else "low"
+    urgency = {"crisis": "critical", "stressed": "high"}.get(regime, milder)
     reason = f"stress composite z {z} ({regime}, score {fig(data['stress_score_0_100'])})" + \
         (f", high-yield spreads {move_bp(change)} in a month" if change is not None else "")
     confidence = env.degrade(0.4 + min(0.3, abs(z) / 8) + 0.05 * data["components_used"], sources,
@@ -216,9 +217,9 @@ def _signals(data: dict, sources: dict) -> list[dict]:
 
 
 def _summary(data: dict) -> str:
-    parts = [f"The credit stress regime is {data['regime']}: the composite z-score of {data['components_used']} components is "
-             f"{data['composite_zscore']}, a stress score (percentile) of {fig(data['stress_score_0_100'])} in its "
-             f"weekly history since {data['history_start']}."]
+    parts = [f"The credit stress regime is {data['regime']}: the composite z-score of {data['components_used']} "
+             f"components is {data['composite_zscore']}, a stress score (percentile) of "
+             f"{fig(data['stress_score_0_100'])} in its weekly history since {data['history_start']}."]
     m = data.get("spread_momentum")
     if m:
         parts.append(f"High-yield spreads are {m['hy_oas_bp']} bp, {move_bp(m['change_1m_bp'])} over a month"

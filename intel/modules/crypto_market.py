@@ -44,7 +44,8 @@ def cross_block(btc, eth, coins: dict) -> dict:
         out[f"eth_minus_btc_{h}_pp"] = env.rnd(e - b, 2) if None not in (b, e) else None
         out[f"equal_weight_basket_change_{h}_pct"] = env.rnd((e + b) / 2, 2) if None not in (b, e) else None
     _, rb, re = cx.aligned_changes(btc, "log", eth, "log")
-    out[f"correlation_{CORR_WINDOW}d"] = (env.rnd(corr.rolling_corr(rb[-CORR_WINDOW:], re[-CORR_WINDOW:], CORR_WINDOW)[-1], 3)
+    out[f"correlation_{CORR_WINDOW}d"] = (env.rnd(corr.rolling_corr(rb[-CORR_WINDOW:], re[-CORR_WINDOW:],
+                                                                    CORR_WINDOW)[-1], 3)
                                           if len(rb) >= CORR_WINDOW else None)
     return out
 
@@ -93,12 +94,14 @@ def compute(frames: Frames) -> dict:
                                          f"{abs(cross['eth_minus_btc_3m_pp'])} percentage points over three months"))
 
     parts = [f"{s} at {c['price_usd']} USD ({pct_word(c['change_1d_pct'])} on the day, {pct_word(c['change_1m_pct'])} "
-             f"over a month, {cx.trend_word(c['trend_state'])}, 30-day volatility {fig(c['realized_vol_30d_pct'], '%')}, "
+             f"over a month, {cx.trend_word(c['trend_state'])}, "
+             f"30-day volatility {fig(c['realized_vol_30d_pct'], '%')}, "
              f"{fig(c['drawdown_from_high_pct'], '%')} from its high)" for s, c in coins.items()]
     summary = f"Covered coins: {'; '.join(parts)}."
     if cross:
         summary += (f" The ETH/BTC price ratio is {fig(cross['eth_btc_price_ratio'])}; ether's return minus "
-                    f"bitcoin's over three months is {fig(cross['eth_minus_btc_3m_pp'])} percentage points and an equal-weight basket of the two moved "
+                    f"bitcoin's over three months is {fig(cross['eth_minus_btc_3m_pp'])} percentage points and an "
+                    "equal-weight basket of the two moved "
                     f"{fig(cross['equal_weight_basket_change_1m_pct'], '%')} over a month.")
     summary += (f" {data['coins_in_uptrend']} of {data['coins_count']} coins are in an uptrend. No market-cap "
                 f"dominance is given: the catalog has prices only." + env.staleness_note(sources))

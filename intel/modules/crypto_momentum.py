@@ -91,7 +91,8 @@ def compute(frames: Frames) -> dict:
             conf = env.degrade(0.35 + min(0.3, abs(score) / 200) + 0.25 * consistency, sources, [sid])
             signals.append(env.signal(f"{symbol.lower()}_momentum", direction, conf, urgency,
                                       f"{symbol} momentum score {score}, {c['positive_horizons']} of "
-                                      f"{c['horizons_available']} horizons positive, {cx.trend_word(c['trend_state'])}"))
+                                      f"{c['horizons_available']} horizons positive, "
+                                      f"{cx.trend_word(c['trend_state'])}"))
         rsi = c["rsi_14d"]
         if rsi is not None and (rsi >= 75 or rsi <= 25):
             hot = rsi >= 75

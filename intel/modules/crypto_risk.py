@@ -20,8 +20,9 @@ SPIKE_PCT = 90.0  # 21-day vol at or above this percentile of its past year is a
 CRISIS_DRAWDOWN = -50.0
 ES_LEVEL = 95
 REGIMES = ("calm", "normal", "elevated", "stressed", "crisis")  # worst last
-METHOD = ("Drawdown is measured from the highest close in the history available; its depth percentile is the share of days in "
-          "that history with a shallower drawdown than today's (0 at a new high, 100 = deepest on record). Realized volatility is "
+METHOD = ("Drawdown is measured from the highest close in the history available; its depth percentile is the share "
+          "of days in that history with a shallower drawdown than today's (0 at a new high, 100 = deepest on "
+          "record). Realized volatility is "
           "the sample standard deviation of the last 21 daily log returns annualised with 365 days, ranked "
           "against its own values over the past year and over the whole history; a spike is the 90th "
           "percentile of the past year or above. Value at risk and expected shortfall are historical, 95%, one "
@@ -69,7 +70,8 @@ def coin_block(frame) -> dict:
     past_year = past_year[np.isfinite(past_year)]
     out["realized_vol_21d_pct"] = env.rnd(vol, 2)
     out["vol_21d_median_1y_pct"] = env.rnd(np.median(past_year), 2) if len(past_year) else None
-    out["vol_21d_percentile_1y"] = env.rnd(ind.percentile_of(past_year, vol), 1) if len(past_year) >= MIN_HISTORY else None
+    out["vol_21d_percentile_1y"] = (env.rnd(ind.percentile_of(past_year, vol), 1)
+                                    if len(past_year) >= MIN_HISTORY else None)
     out["vol_21d_percentile_history"] = env.rnd(ind.percentile_of(hist, vol), 1) if len(hist) >= MIN_HISTORY else None
     out["vol_spike"] = bool(out["vol_21d_percentile_1y"] is not None and out["vol_21d_percentile_1y"] >= SPIKE_PCT)
     tail = np.expm1(rets[-365:]) * 100

@@ -99,10 +99,12 @@ def compute(frames: Frames) -> dict:
                 f"bitcoin volatility is {ratio_block['btc_spx_vol_ratio']} times the S&P 500's, "
                 f"{'high' if rp >= 90 else 'low'} for the pair (percentile {rp})"))
 
-    summary = (f"Bitcoin realized volatility (annualised) is {fig(data['realized_vol_7d_pct'], '%')} on a 7-day window, "
+    summary = (f"Bitcoin realized volatility (annualised) is {fig(data['realized_vol_7d_pct'], '%')} "
+               "on a 7-day window, "
                f"{fig(v30, '%')} on a 30-day and {fig(v90, '%')} on a 90-day window, trend {fig(trend)}.")
     if regime:
-        summary += (f" The 30-day figure sits at the {pct} percentile of its history since {data['vol_cone_30d']['since']} "
+        summary += (f" The 30-day figure sits at the {pct} percentile of its history since "
+                    f"{data['vol_cone_30d']['since']} "
                     f"(median {data['vol_cone_30d']['p50_pct']}%): a {regime} volatility regime.")
     if ratio_block:
         summary += (f" Against the S&P 500's 21-day volatility of {ratio_block['spx_realized_vol_21d_pct']}%, bitcoin "

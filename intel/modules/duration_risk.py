@@ -119,7 +119,8 @@ def compute(frames: Frames) -> dict:
         d, b = data[label], data[label]["par_bond"]
         s = b["shocks"]
         text = (f"The {label} yield ({d['yield_pct']}%) moves {fig(d['realized_vol_21d_bp_per_day'])} bp a day on a "
-                f"21-day window and {fig(d['realized_vol_63d_bp_per_day'])} bp on a 63-day one. A {label} par bond has a "
+                f"21-day window and {fig(d['realized_vol_63d_bp_per_day'])} bp on a 63-day one. "
+                f"A {label} par bond has a "
                 f"modified duration of {b['modified_duration']}: plus {SHOCK_BP} bp costs "
                 f"{abs(s['plus_100bp']['pnl_pct'])}% and minus {SHOCK_BP} bp gains {s['minus_100bp']['pnl_pct']}%")
         if "two_sigma_1m_up" in s:

@@ -147,7 +147,8 @@ def compute(frames: Frames) -> dict:
                                  "level change for payrolls, claims and sentiment); surprise = latest change minus "
                                  "expectation; z = surprise / sample standard deviation of up to ten years of past "
                                  "surprises (at least 24), winsorized at 4 robust sigmas (1.4826 x MAD) so one "
-                                 "extreme episode cannot flatten a decade of z-scores. Orientation: claims are sign-flipped, so positive means "
+                                 "extreme episode cannot flatten a decade of z-scores. "
+                                 "Orientation: claims are sign-flipped, so positive means "
                                  "stronger growth or hotter inflation. Indices are plain averages of oriented "
                                  "z-scores (all series; growth series; CPI); the 3-month index averages each "
                                  "series' z-scores over its last three monthly or thirteen weekly releases.",

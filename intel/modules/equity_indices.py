@@ -46,7 +46,8 @@ def compute(frames: Frames) -> dict:
             f"The {label} closed at {d['level']} ({pct_word(d['change_1d_pct'])} on the day, "
             f"{pct_word(d['change_1m_pct'])} over a month, {pct_word(d['change_ytd_pct'])} year to date), "
             f"{fig(d['distance_to_sma50_pct'], '%')} from its 50-day and {fig(dist, '%')} from its 200-day average, "
-            f"trend: {state.replace('_', ' ')}{cross}; it sits {abs(d['drawdown_from_high_pct'])}% below its 1-year high.")
+            f"trend: {state.replace('_', ' ')}{cross}; "
+            f"it sits {abs(d['drawdown_from_high_pct'])}% below its 1-year high.")
     summary = " ".join(sentences) + env.staleness_note(sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(

@@ -39,7 +39,8 @@ def ratio_block(eth, btc) -> tuple[dict | None, str | None]:
     if len(e) >= CO_WINDOW:
         out[f"correlation_{CO_WINDOW}d"] = env.rnd(corr.rolling_corr(e[-CO_WINDOW:], b[-CO_WINDOW:], CO_WINDOW)[-1], 3)
         out[f"beta_to_btc_{CO_WINDOW}d"] = env.rnd(cx.rolling_beta(e[-CO_WINDOW:], b[-CO_WINDOW:], CO_WINDOW)[-1], 3)
-        out[f"vol_ratio_eth_btc_{CO_WINDOW}d"] = env.rnd(np.std(e[-CO_WINDOW:], ddof=1) / np.std(b[-CO_WINDOW:], ddof=1), 3)
+        vol_ratio = np.std(e[-CO_WINDOW:], ddof=1) / np.std(b[-CO_WINDOW:], ddof=1)
+        out[f"vol_ratio_eth_btc_{CO_WINDOW}d"] = env.rnd(vol_ratio, 3)
     else:
         for key in (f"correlation_{CO_WINDOW}d", f"beta_to_btc_{CO_WINDOW}d", f"vol_ratio_eth_btc_{CO_WINDOW}d"):
             out[key] = None
@@ -81,7 +82,8 @@ def compute(frames: Frames) -> dict:
         summary += (f" The ETH/BTC price ratio is {rb['eth_btc_ratio']} ({cx.trend_word(rb['trend_state'])}, "
                     f"{pct_word(rb['change_3m_pct'])} over three months, 1-year percentile "
                     f"{fig(rb['percentile_1y'])})")
-        summary += (f"; over the last {rb['co_window_days']} days ether's daily returns correlate at {rb['correlation_90d']} with "
+        summary += (f"; over the last {rb['co_window_days']} days ether's daily returns correlate at "
+                    f"{rb['correlation_90d']} with "
                     f"bitcoin's, with a beta of {rb['beta_to_btc_90d']}." if rb["correlation_90d"] is not None else ".")
     else:
         summary += f" The ETH/BTC ratio is not available ({why})."

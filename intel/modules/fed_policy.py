@@ -129,7 +129,8 @@ def compute(frames: Frames) -> dict:
              + (f"{move_bp(p['change_12m_bp'])} over twelve months ({p['cycle_12m'].replace('_', ' ')})."
                 if p["change_12m_bp"] is not None else "with no twelve-month comparison.")]
     if lead is not None:
-        parts.append(f"The {label} yield sits {lead['minus_funds_bp']} bp from funds, about {abs(lead['moves_25bp_priced'])} "
+        parts.append(f"The {label} yield sits {lead['minus_funds_bp']} bp from funds, "
+                     f"about {abs(lead['moves_25bp_priced'])} "
                      f"moves of {STEP_BP} bp priced as {lead['priced'].replace('_', ' ')}"
                      + (" (with funds near the zero bound, where cuts cannot be priced)."
                         if data["policy"]["near_zero_bound"] else "."))

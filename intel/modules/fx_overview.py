@@ -77,7 +77,8 @@ def _summary(data: dict, stale: set) -> str:
     broad = data.get("broad_dollar")
     if broad:
         parts.append(f"The broad trade-weighted dollar stands at {broad['level']}"
-                     + (f", {'up' if broad['change_1m_pct'] > 0 else 'down'} {abs(broad['change_1m_pct'])}% over a month"
+                     + (f", {'up' if broad['change_1m_pct'] > 0 else 'down'} "
+                        f"{abs(broad['change_1m_pct'])}% over a month"
                         if broad["change_1m_pct"] is not None else "") + ".")
     avg = data["usd_vs_fresh_pairs_avg_change_1m_pct"]
     if avg is not None:

@@ -102,7 +102,8 @@ def compute(frames: Frames) -> dict:
         summary += (f"{data['highest_percentile_pair']} is the most unusual, at the {data['highest_percentile']} "
                     "percentile of its own history. ")
     if data["pairs_with_rising_vol"]:
-        summary += "Short-term vol runs well above the 63-day level in " + ", ".join(data["pairs_with_rising_vol"]) + "."
+        rising = ", ".join(data["pairs_with_rising_vol"])
+        summary += "Short-term vol runs well above the 63-day level in " + rising + "."
     if unavailable:
         summary += " Not covered: " + ", ".join(sorted(unavailable)) + "."
     return env.build(NAME, frames, data=data, signals=signals, summary=summary.strip() + env.staleness_note(sources),

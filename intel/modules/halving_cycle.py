@@ -3,6 +3,7 @@ estimate of the next one) and its performance by cycle phase over the cycles the
 from __future__ import annotations
 
 from datetime import date, timedelta
+from functools import partial
 
 import numpy as np
 import polars as pl
@@ -30,24 +31,70 @@ def compute(frames: Frames) -> dict:
     past = [h for h in HALVINGS if h <= now]
     if not past:
         raise env.InsufficientData(f"{NAME}: no halving on or before {now.isoformat()}")
-    btc = frames.get(BTC)
     sources = env.data_sources(frames, [BTC])
+    data, unavailable = _figures(frames.get(BTC), now, past)
+    summary = _summary(data) + env.staleness_note(sources)
+    return env.build(NAME, frames, data=data, signals=_signals(data, sources), summary=summary, sources=sources,
+                     related_modules=env.related(
+                         ("bitcoin", "bitcoin's price, trend and drawdown"),
+                         ("crypto_momentum", "momentum behind the cycle position"),
+                         ("crypto_risk", "drawdown and volatility regime"),
+                         ("seasonality", "calendar seasonality in equities")),
+                     methodology="Halving dates are the real ones (2012-11-28, 2016-07-09, 2020-05-11, 2024-04-20); "
+                                 "the next is an estimate: 210,000 blocks at the 10-minute target after the last "
+                                 "halving (about 1458 days), with a second estimate at the pace of the last full "
+                                 "cycle. Each cycle is split into four equal phases (the current one on the estimated "
+                                 "length); a phase's return is close to close from its first to its last day and "
+                                 "counts only when the price history covers the whole phase. Samples are a few "
+                                 "cycles at most, so the phase signal is a tendency with low confidence.",
+                     unavailable=unavailable or None)
+
+
+def _day(d: date) -> int:
+    """A date as a day number (days since 1970-01-01, as ind.day_numbers gives them)."""
+    return int(np.datetime64(d, "D").astype(np.int64))
+
+
+def _close_on(days: np.ndarray, close: np.ndarray, day: int) -> float | None:
+    """Close on or before a day number, only inside the history (never before its first close)."""
+    if day < int(days[0]):
+        return None
+    return float(close[np.searchsorted(days, day, side="right") - 1])
+
+
+def _figures(btc: pl.DataFrame, now: date, past: list[date]) -> tuple[dict, dict]:
+    """Where bitcoin sits in the cycle, its returns by phase and since the halving against earlier cycles, its
+    cycle high, and what the price history cannot give."""
     days, close = ind.day_numbers(btc), btc["value"].to_numpy()
-    first, last_day = int(days[0]), int(days[-1])
-    dn = lambda d: int(np.datetime64(d, "D").astype(np.int64))  # noqa: E731
+    data = _cycle_position(now, past)
+    unavailable: dict = {}
+    table, cycle_returns, current_phase_return = _phase_returns(days, close, past, data["phase"])
+    data["phase_performance"] = table
+    data["full_cycle_returns"] = cycle_returns
+    data["current_phase_return_to_date_pct"] = env.rnd(current_phase_return, 2)
+    if current_phase_return is None:
+        unavailable["current_phase_return_to_date_pct"] = "the price history does not reach back to the phase start"
+    since, missing = _since_halving(days, close, past)
+    data.update(since)
+    unavailable.update(missing)
+    data.update(_cycle_high(btc, close, past[-1]))
+    data["sample"] = {"history_start": btc["date"][0].isoformat(), "history_end": ind.iso_day(days[-1]),
+                      "completed_phases_observed": int(sum(r["cycles_observed"] for r in table)),
+                      "cycles_with_data": int(sum(1 for i, s in enumerate(past)
+                                                  if (past[i + 1] if i + 1 < len(past) else now) >= btc["date"][0]))}
+    if data["return_since_halving_pct"] is not None and data["same_day_prior_cycles"]:
+        data["prior_cycles_compared"] = len(data["same_day_prior_cycles"])
+    return data, unavailable
 
-    def price(day: int) -> float | None:
-        """Close on or before a day number, only inside the history (never before its first close)."""
-        if day < first:
-            return None
-        return float(close[np.searchsorted(days, day, side="right") - 1])
 
+def _cycle_position(now: date, past: list[date]) -> dict:
+    """Days since the last halving, the next one estimated, and the phase of the cycle."""
     last = past[-1]
     next_est = last + timedelta(days=EST_CYCLE_DAYS)
     pace = (last + (last - past[-2])) if len(past) >= 2 else None  # at the pace of the last full cycle
     since = (now - last).days
     phase = min(len(PHASES), since * len(PHASES) // EST_CYCLE_DAYS + 1)
-    data: dict = {
+    return {
         "last_halving": last.isoformat(), "blocks_per_halving": BLOCKS_PER_HALVING,
         "last_halving_block_height": BLOCKS_PER_HALVING * len(past),
         "days_since_halving": since,
@@ -63,16 +110,22 @@ def compute(frames: Frames) -> dict:
         "cycle_progress_pct": env.rnd(since / EST_CYCLE_DAYS * 100, 1),
         "phase": phase, "phase_label": PHASES[phase - 1],
     }
-    unavailable: dict = {}
 
-    # phases: each cycle cut into four equal parts (completed cycles: their real length; the current one:
-    # the 10-minute estimate). A phase counts only when the history covers it from start to end.
+
+def _phase_returns(days: np.ndarray, close: np.ndarray, past: list[date],
+                   phase: int) -> tuple[list[dict], list[dict], float | None]:
+    """Returns by phase of every cycle, each completed cycle's return, and the current phase's return to date.
+
+    Each cycle is cut into four equal parts (completed cycles: their real length; the current one: the 10-minute
+    estimate). A phase counts only when the history covers it from start to end."""
+    price = partial(_close_on, days, close)
+    last_day = int(days[-1])
     table = [{"phase": k + 1, "label": PHASES[k], "by_cycle": []} for k in range(len(PHASES))]
     cycle_returns, current_phase_return = [], None
     for i, start in enumerate(past):
         end = past[i + 1] if i + 1 < len(past) else start + timedelta(days=EST_CYCLE_DAYS)
         length = (end - start).days
-        bounds = [dn(start) + round(k * length / len(PHASES)) for k in range(len(PHASES) + 1)]
+        bounds = [_day(start) + round(k * length / len(PHASES)) for k in range(len(PHASES) + 1)]
         for k in range(len(PHASES)):
             p0 = price(bounds[k])
             if p0 is None:
@@ -83,48 +136,55 @@ def compute(frames: Frames) -> dict:
                                              "return_pct": env.rnd((price(bounds[k + 1]) / p0 - 1) * 100, 2)})
             elif bounds[k] <= last_day and i == len(past) - 1 and k == phase - 1:
                 current_phase_return = (close[-1] / p0 - 1) * 100
-        p_start = price(dn(start))
-        if i + 1 < len(past) and p_start is not None and dn(end) <= last_day:
+        p_start = price(_day(start))
+        if i + 1 < len(past) and p_start is not None and _day(end) <= last_day:
             cycle_returns.append({"cycle_start": start.isoformat(), "cycle_end": end.isoformat(), "days": length,
-                                  "return_pct": env.rnd((price(dn(end)) / p_start - 1) * 100, 2)})
+                                  "return_pct": env.rnd((price(_day(end)) / p_start - 1) * 100, 2)})
     for row in table:
         rets = [c["return_pct"] for c in row["by_cycle"]]
         row.update({"cycles_observed": len(rets),
                     "mean_return_pct": env.rnd(np.mean(rets), 2) if rets else None,
                     "median_return_pct": env.rnd(np.median(rets), 2) if rets else None,
                     "positive_cycles": int(sum(r > 0 for r in rets))})
-    data["phase_performance"] = table
-    data["full_cycle_returns"] = cycle_returns
-    data["current_phase_return_to_date_pct"] = env.rnd(current_phase_return, 2)
-    if current_phase_return is None:
-        unavailable["current_phase_return_to_date_pct"] = "the price history does not reach back to the phase start"
+    return table, cycle_returns, current_phase_return
 
-    # the current cycle against earlier cycles at the same number of days after their halving
-    span = last_day - dn(last)
-    p_last = price(dn(last))
-    data["days_since_halving_at_last_close"] = span
-    data["return_since_halving_pct"] = env.rnd((close[-1] / p_last - 1) * 100, 2) if p_last and span >= 0 else None
+
+def _since_halving(days: np.ndarray, close: np.ndarray, past: list[date]) -> tuple[dict, dict]:
+    """The current cycle against earlier cycles at the same number of days after their halving."""
+    price = partial(_close_on, days, close)
+    last = past[-1]
+    span = int(days[-1]) - _day(last)
+    p_last = price(_day(last))
+    out: dict = {"days_since_halving_at_last_close": span,
+                 "return_since_halving_pct": (env.rnd((close[-1] / p_last - 1) * 100, 2)
+                                              if p_last and span >= 0 else None)}
     same = []
     for i, start in enumerate(past[:-1]):
-        p0 = price(dn(start))
+        p0 = price(_day(start))
         if p0 is not None and span >= 0 and span <= (past[i + 1] - start).days:
             same.append({"cycle_start": start.isoformat(),
-                         "return_pct": env.rnd((price(dn(start) + span) / p0 - 1) * 100, 2)})
-    data["same_day_prior_cycles"] = same
-    data["same_day_prior_cycles_mean_pct"] = env.rnd(np.mean([s["return_pct"] for s in same]), 2) if same else None
+                         "return_pct": env.rnd((price(_day(start) + span) / p0 - 1) * 100, 2)})
+    out["same_day_prior_cycles"] = same
+    out["same_day_prior_cycles_mean_pct"] = env.rnd(np.mean([s["return_pct"] for s in same]), 2) if same else None
+    unavailable = {}
     if p_last is None:
         unavailable["return_since_halving_pct"] = "the price history starts after the last halving"
-    cycle = btc.filter(pl.col("date") >= last)
-    if cycle.height:
-        peak = int(np.argmax(cycle["value"].to_numpy()))
-        data.update({"cycle_high": env.rnd(cycle["value"][peak], 2), "cycle_high_date": cycle["date"][peak].isoformat(),
-                     "drawdown_from_cycle_high_pct": env.rnd((close[-1] / cycle["value"][peak] - 1) * 100, 2)})
-    data["sample"] = {"history_start": btc["date"][0].isoformat(), "history_end": ind.iso_day(last_day),
-                      "completed_phases_observed": int(sum(r["cycles_observed"] for r in table)),
-                      "cycles_with_data": int(sum(1 for i, s in enumerate(past)
-                                                  if (past[i + 1] if i + 1 < len(past) else now) >= btc["date"][0]))}
+    return out, unavailable
 
-    row = table[phase - 1]
+
+def _cycle_high(btc: pl.DataFrame, close: np.ndarray, last: date) -> dict:
+    """The highest close since the last halving and the drawdown from it (nothing before the cycle's first close)."""
+    cycle = btc.filter(pl.col("date") >= last)
+    if not cycle.height:
+        return {}
+    peak = int(np.argmax(cycle["value"].to_numpy()))
+    return {"cycle_high": env.rnd(cycle["value"][peak], 2), "cycle_high_date": cycle["date"][peak].isoformat(),
+            "drawdown_from_cycle_high_pct": env.rnd((close[-1] / cycle["value"][peak] - 1) * 100, 2)}
+
+
+def _signals(data: dict, sources: dict) -> list[dict]:
+    phase = data["phase"]
+    row = data["phase_performance"][phase - 1]
     n, mean = row["cycles_observed"], row["mean_return_pct"]
     if n >= 2 and mean is not None:
         direction = ("bullish" if mean > 0 and row["positive_cycles"] == n else
@@ -141,7 +201,7 @@ def compute(frames: Frames) -> dict:
         signals.append(env.signal("halving_approaching", "neutral", env.degrade(0.5, sources, [BTC]), "medium",
                                   f"next halving estimated in {data['days_until_next_halving_estimate']} days "
                                   f"({data['next_halving_estimate']}, an estimate)"))
-    now_ret, prior = data["return_since_halving_pct"], [s["return_pct"] for s in same]
+    now_ret, prior = data["return_since_halving_pct"], [s["return_pct"] for s in data["same_day_prior_cycles"]]
     if now_ret is not None and prior:
         ahead = now_ret > max(prior)
         behind = now_ret < min(prior)
@@ -150,36 +210,28 @@ def compute(frames: Frames) -> dict:
                                   f"{now_ret}% since the halving against a mean of "
                                   f"{data['same_day_prior_cycles_mean_pct']}% at the same point of "
                                   f"{len(prior)} earlier covered cycles"))
-        data["prior_cycles_compared"] = len(prior)
+    return signals
 
+
+def _summary(data: dict) -> str:
+    phase, since = data["phase"], data["days_since_halving"]
+    row = data["phase_performance"][phase - 1]
+    n, mean = row["cycles_observed"], row["mean_return_pct"]
     summary = (f"The last bitcoin halving was on {data['last_halving']}, {since} days ago, which puts bitcoin "
                f"{data['cycle_progress_pct']}% through an estimated cycle, in its {PHASES[phase - 1]}. The next "
                f"halving is estimated for {data['next_halving_estimate']} ({data['days_until_next_halving_estimate']} "
                f"days away), an estimate from {BLOCKS_PER_HALVING} blocks at about ten minutes each.")
+    now_ret = data["return_since_halving_pct"]
     if now_ret is not None:
         summary += f" Bitcoin is {pct_word(now_ret)} since the halving"
         summary += (f", against a mean of {data['same_day_prior_cycles_mean_pct']}% at the same point of earlier "
-                    f"covered cycles." if prior else ".")
+                    f"covered cycles." if data["same_day_prior_cycles"] else ".")
     if mean is not None:
         summary += (f" In this phase bitcoin returned a mean of {mean}% over {n} covered cycles (the history starts "
                     f"{data['sample']['history_start']}).")
     else:
         summary += " No earlier cycle in the price history covers this phase."
-    summary += env.staleness_note(sources)
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("bitcoin", "bitcoin's price, trend and drawdown"),
-                         ("crypto_momentum", "momentum behind the cycle position"),
-                         ("crypto_risk", "drawdown and volatility regime"),
-                         ("seasonality", "calendar seasonality in equities")),
-                     methodology="Halving dates are the real ones (2012-11-28, 2016-07-09, 2020-05-11, 2024-04-20); "
-                                 "the next is an estimate: 210,000 blocks at the 10-minute target after the last "
-                                 "halving (about 1458 days), with a second estimate at the pace of the last full "
-                                 "cycle. Each cycle is split into four equal phases (the current one on the estimated "
-                                 "length); a phase's return is close to close from its first to its last day and "
-                                 "counts only when the price history covers the whole phase. Samples are a few "
-                                 "cycles at most, so the phase signal is a tendency with low confidence.",
-                     unavailable=unavailable or None)
+    return summary
 
 
 register(Module(name=NAME, category="crypto", tier="S", inputs=(BTC,),

@@ -89,6 +89,25 @@ def affordability(rate: pl.DataFrame, hpi: Monthly | None) -> tuple[dict, dict]:
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INPUTS)
     sources = env.data_sources(frames, INPUTS)
+    data, unavailable = _figures(frames)
+    return env.build(NAME, frames, data=data, signals=_signals(data, sources),
+                     summary=_summary(data) + env.staleness_note(sources), sources=sources,
+                     related_modules=env.related(
+                         ("treasury_yields", "the 10-year yield mortgage rates follow"),
+                         ("fed_policy", "the policy path behind mortgage rates"),
+                         ("inflation", "shelter's weight in consumer prices"),
+                         ("growth", "housing within the activity nowcast"),
+                         ("economic_surprise", "starts against their trend")),
+                     methodology="Payment = principal and interest on a 100k USD 30-year fixed loan. Affordability "
+                                 "pressure = (1 + Case-Shiller YoY) x payment at today's rate / payment at the rate "
+                                 "52 weeks earlier - 1: above 10% high, above 3% elevated, above -3% stable, else "
+                                 "easing. The payment index (price index x payment) is ranked against its last ten "
+                                 "years at month-end rates. Starts and sales compare 3-month averages year on year.",
+                     unavailable=unavailable or None)
+
+
+def _figures(frames: Frames) -> tuple[dict, dict]:
+    """The blocks of the inputs present (activity, mortgage rate, home prices, affordability) and what is missing."""
     starts, sales, hpi = (monthly(frames.get(s)) if frames.get(s) is not None else None
                           for s in ("HOUST", "HSN1F", "CSUSHPINSA"))
     rate = frames.get("MORTGAGE30US")
@@ -107,7 +126,10 @@ def compute(frames: Frames) -> dict:
         unavailable.update(missing)
     else:
         unavailable["affordability"] = "MORTGAGE30US missing"
+    return data, unavailable
 
+
+def _signals(data: dict, sources: dict) -> list[dict]:
     signals = []
     moves = [(label, data[key]["avg_3m_yoy_pct"]) for key, label in
              (("housing_starts", "starts"), ("new_home_sales", "new home sales"))
@@ -118,7 +140,8 @@ def compute(frames: Frames) -> dict:
         urgency = "high" if mean < -25 else "medium" if direction == "bearish" else "low"
         confidence = env.degrade(0.4 + min(0.45, abs(mean) / 60), sources, essential=["HOUST"])
         signals.append(env.signal("housing_activity", direction, confidence, urgency,
-                                  ", ".join(f"{label} {signed(m)}% year on year (3-month average)" for label, m in moves)
+                                  ", ".join(f"{label} {signed(m)}% year on year (3-month average)"
+                                            for label, m in moves)
                                   + "; direction refers to growth and housing-linked equities"))
     aff = data.get("affordability", {})
     change = aff.get("payment_change_1y_pct")
@@ -136,38 +159,31 @@ def compute(frames: Frames) -> dict:
         signals.append(env.signal("affordability_pressure", direction, confidence, urgency,
                                   f"payment on the same home {signed(change)}% over a year ({aff['pressure']}), "
                                   f"payment index at the {fig(pct)} percentile of ten years"))
+    return signals
 
+
+def _summary(data: dict) -> str:
     sentences = []
     for key, label in (("housing_starts", "Housing starts"), ("new_home_sales", "New home sales")):
         if key in data:
             d = data[key]
             sentences.append(f"{label} ran at {d['level_thousands_saar']} thousand (annual rate) in {d['period']}, "
                              f"{signed(d['avg_3m_yoy_pct'])}% on a year earlier over three months.")
-    if rate is not None:
+    if "mortgage_rate_30y" in data:
         r = data["mortgage_rate_30y"]
-        sentences.append(f"The 30-year mortgage rate is {r['level_pct']}% ({signed(r['change_1y_bp'])} bp on the year).")
-    if hpi is not None:
+        sentences.append(f"The 30-year mortgage rate is {r['level_pct']}% "
+                         f"({signed(r['change_1y_bp'])} bp on the year).")
+    if "home_prices" in data:
         sentences.append(f"Case-Shiller home prices are {signed(data['home_prices']['yoy_pct'])}% year on year "
                          f"to {data['home_prices']['period']}.")
+    aff = data.get("affordability", {})
+    change = aff.get("payment_change_1y_pct")
     if change is not None:
         sentences.append(f"Affordability pressure is {aff['pressure']}: the monthly payment on the same home is "
                          f"{signed(change)}% on a year ago.")
-    elif rate is not None:
+    elif "mortgage_rate_30y" in data:
         sentences.append("Affordability pressure is not available without a year of home prices and rates.")
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("treasury_yields", "the 10-year yield mortgage rates follow"),
-                         ("fed_policy", "the policy path behind mortgage rates"),
-                         ("inflation", "shelter's weight in consumer prices"),
-                         ("growth", "housing within the activity nowcast"),
-                         ("economic_surprise", "starts against their trend")),
-                     methodology="Payment = principal and interest on a 100k USD 30-year fixed loan. Affordability "
-                                 "pressure = (1 + Case-Shiller YoY) x payment at today's rate / payment at the rate "
-                                 "52 weeks earlier - 1: above 10% high, above 3% elevated, above -3% stable, else "
-                                 "easing. The payment index (price index x payment) is ranked against its last ten "
-                                 "years at month-end rates. Starts and sales compare 3-month averages year on year.",
-                     unavailable=unavailable or None)
+    return " ".join(sentences)
 
 
 register(Module(name=NAME, category="macro", tier="S", inputs=INPUTS,

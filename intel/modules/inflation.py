@@ -40,7 +40,8 @@ def index_stats(frame) -> dict:
     return {
         "period": f"{last.year}-{last.month:02d}", "index_level": env.rnd(now, 3),
         "mom_pct": env.rnd(None if mom is None else (mom - 1) * 100, 2),
-        "yoy_pct": env.rnd(yoy, 2), "annualized_3m_pct": env.rnd(three, 2), "annualized_6m_pct": env.rnd(annualized(6), 2),
+        "yoy_pct": env.rnd(yoy, 2), "annualized_3m_pct": env.rnd(three, 2),
+        "annualized_6m_pct": env.rnd(annualized(6), 2),
         "gap_to_target_pp": env.rnd(None if yoy is None else yoy - TARGET_PCT, 2),
         "yoy_3m_ago_pct": env.rnd(yoy_3m_ago, 2),
         "yoy_change_3m_pp": env.rnd(None if yoy is None or yoy_3m_ago is None else yoy - yoy_3m_ago, 2),
@@ -75,7 +76,8 @@ def compute(frames: Frames) -> dict:
                                   "(direction refers to risk assets and bonds)"))
         data["lead_measure"] = lead
     sentences = [f"{LABELS[n][0].upper() + LABELS[n][1:]} for {d['period']} ran "
-                 f"{fig(d['yoy_pct'], '%')} year on year, {fig(d['annualized_3m_pct'], '%')} annualized over three months "
+                 f"{fig(d['yoy_pct'], '%')} year on year, "
+                 f"{fig(d['annualized_3m_pct'], '%')} annualized over three months "
                  f"and {fig(d['annualized_6m_pct'], '%')} over six."
                  for n, d in data.items() if isinstance(d, dict)]
     if lead is not None:

@@ -154,8 +154,9 @@ def compute(frames: Frames) -> dict:
                         f"{bt['forward_1m_return_avg_pct']}% on average over the next month, against "
                         f"{pairs[top['pair']]['backtest_1m']['all_days_forward_1m_return_avg_pct']}% on all days.")
     else:
-        summary = (f"No divergences: none of the {len(pairs)} {_markets(len(pairs))} compared moves against equities by at least "
-                   f"{MIN_STRENGTH} typical moves (S&P 500 {pct_word(data['equities']['move_1m_pct'])} over one month).")
+        summary = (f"No divergences: none of the {len(pairs)} {_markets(len(pairs))} compared moves against "
+                   f"equities by at least {MIN_STRENGTH} typical moves "
+                   f"(S&P 500 {pct_word(data['equities']['move_1m_pct'])} over one month).")
     if unavailable:
         summary += f" Not compared: {', '.join(unavailable)}."
     summary += env.staleness_note(sources)

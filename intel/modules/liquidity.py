@@ -84,6 +84,27 @@ def m2_weekly(frame: pl.DataFrame) -> dict:
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INPUTS)
     sources = env.data_sources(frames, INPUTS)
+    data, unavailable = _figures(frames)
+    return env.build(NAME, frames, data=data, signals=_signals(data, sources),
+                     summary=_summary(data) + env.staleness_note(sources), sources=sources,
+                     related_modules=env.related(
+                         ("financial_conditions", "whether liquidity shows up in financial conditions"),
+                         ("fed_policy", "the policy rate beside the balance sheet"),
+                         ("risk_dashboard", "liquidity beside volatility, credit and the curve"),
+                         ("bitcoin", "an asset often said to track liquidity"),
+                         ("macro_regime", "the growth x inflation backdrop")),
+                     methodology="Net liquidity = WALCL (millions of dollars, divided by 1000) minus RRPONTSYD "
+                                 "(billions) as of each Wednesday, in billions; it leaves out the Treasury General "
+                                 "Account, which is not an input. The 13-week change is z-scored against the "
+                                 "13-week changes of the past five years. M2 growth compares calendar months "
+                                 "(M2SL) or the same week a year earlier (WM2NS, not seasonally adjusted). "
+                                 "Signal: an impulse beyond 1% over thirteen weeks is bullish if M2 grows, any "
+                                 "contraction of net liquidity or of M2 is bearish.",
+                     unavailable=unavailable or None)
+
+
+def _figures(frames: Frames) -> tuple[dict, dict]:
+    """The blocks of the inputs present, net liquidity, the headline M2 growth, and what is missing."""
     walcl, rrp, m2, m2w = (frames.get(s) for s in INPUTS)
     data: dict = {}
     unavailable = {}
@@ -107,13 +128,19 @@ def compute(frames: Frames) -> dict:
     data["m2_growth_yoy_pct"] = m2_yoy
     if m2_yoy is None:
         unavailable["m2_growth_yoy_pct"] = "no M2 series with a year of history"
+    # the impulse the signal reads is net liquidity's 13-week change, else the balance sheet's
+    if (net or {}).get("change_13w_pct") is None and walcl is not None:
+        data["fed_balance_sheet"]["change_13w_pct"] = env.rnd(ind.change_since(walcl, 91, "pct"), 2)
+    return data, unavailable
 
+
+def _signals(data: dict, sources: dict) -> list[dict]:
     signals = []
-    impulse = (net or {}).get("change_13w_pct")
+    m2_yoy = data["m2_growth_yoy_pct"]
+    impulse = (data.get("net_liquidity") or {}).get("change_13w_pct")
     label = "net liquidity"
-    if impulse is None and walcl is not None:
-        impulse, label = ind.change_since(walcl, 91, "pct"), "the Fed balance sheet"
-        data["fed_balance_sheet"]["change_13w_pct"] = impulse = env.rnd(impulse, 2)
+    if impulse is None and "fed_balance_sheet" in data:
+        impulse, label = data["fed_balance_sheet"]["change_13w_pct"], "the Fed balance sheet"
     if impulse is not None or m2_yoy is not None:
         up = impulse is not None and impulse > IMPULSE_13W_PCT
         down = impulse is not None and impulse < -IMPULSE_13W_PCT
@@ -135,7 +162,10 @@ def compute(frames: Frames) -> dict:
         confidence = env.degrade(confidence, sources, essential=["WALCL", "RRPONTSYD"])
         signals.append(env.signal("liquidity_impulse", direction, confidence, urgency,
                                   ", ".join(parts) + " (direction refers to risk assets)"))
+    return signals
 
+
+def _summary(data: dict) -> str:
     sentences = []
     if "fed_balance_sheet" in data:
         b = data["fed_balance_sheet"]
@@ -147,6 +177,7 @@ def compute(frames: Frames) -> dict:
         r = data["reverse_repo"]
         sentences.append(f"Overnight reverse repo usage is {r['level_bn']} bn ({signed(r['change_3m_bn'])} bn "
                          "over three months).")
+    net = data.get("net_liquidity")
     if net is not None:
         sentences.append(f"Net liquidity (balance sheet minus reverse repo) is {net['level_bn']} bn, "
                          f"{signed(net['change_13w_bn'])} bn or {signed(net['change_13w_pct'])}% over thirteen weeks.")
@@ -158,22 +189,7 @@ def compute(frames: Frames) -> dict:
     if "m2_weekly_nsa" in data:
         sentences.append(f"Weekly M2 (not seasonally adjusted) is {fig(data['m2_weekly_nsa']['yoy_pct'], '%')} "
                          "on a year earlier.")
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("financial_conditions", "whether liquidity shows up in financial conditions"),
-                         ("fed_policy", "the policy rate beside the balance sheet"),
-                         ("risk_dashboard", "liquidity beside volatility, credit and the curve"),
-                         ("bitcoin", "an asset often said to track liquidity"),
-                         ("macro_regime", "the growth x inflation backdrop")),
-                     methodology="Net liquidity = WALCL (millions of dollars, divided by 1000) minus RRPONTSYD "
-                                 "(billions) as of each Wednesday, in billions; it leaves out the Treasury General "
-                                 "Account, which is not an input. The 13-week change is z-scored against the "
-                                 "13-week changes of the past five years. M2 growth compares calendar months "
-                                 "(M2SL) or the same week a year earlier (WM2NS, not seasonally adjusted). "
-                                 "Signal: an impulse beyond 1% over thirteen weeks is bullish if M2 grows, any "
-                                 "contraction of net liquidity or of M2 is bearish.",
-                     unavailable=unavailable or None)
+    return " ".join(sentences)
 
 
 register(Module(name=NAME, category="macro", tier="S", inputs=INPUTS,

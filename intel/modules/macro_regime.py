@@ -167,5 +167,6 @@ def compute(frames: Frames) -> dict:
 
 
 register(Module(name=NAME, category="macro", tier="P", inputs=INPUTS,
-                description="growth x inflation quadrant (goldilocks, reflation, stagflation, deflation) with probabilities",
+                description="growth x inflation quadrant (goldilocks, reflation, stagflation, deflation) "
+                            "with probabilities",
                 compute=compute, lookback_days=4100))

@@ -203,7 +203,8 @@ def _signals(d: dict, sources: dict) -> list[dict]:
                               "a breadth thrust fired within the last month of trading days"))
     if not out:
         out.append(env.signal("advance_share", "neutral", env.degrade(0.25, sources), "low",
-                              f"10-day average advance share {d['advance_share_ema10_pct']}%, averages still warming up"))
+                              f"10-day average advance share {d['advance_share_ema10_pct']}%, "
+                              "averages still warming up"))
     return out
 
 

@@ -75,7 +75,8 @@ def compute(frames: Frames) -> dict:
                           f"regime {state} with probability {probs[state]}")]
     for name, s in assets.items():
         if not s.get("unavailable"):
-            signals.append(env.signal(name, s["direction"], s["confidence"], "low", f"{s['direction_of']}: {s['cross_market']}"))
+            signals.append(env.signal(name, s["direction"], s["confidence"], "low",
+                                      f"{s['direction_of']}: {s['cross_market']}"))
     parts = [f"The market regime reads {state.replace('_', ' ')} (probability {probs[state]}) and the "
              f"composite score is {score} (positive means risk-on)."]
     parts.append("By asset class: " + "; ".join(

@@ -20,7 +20,8 @@ def compute(frames: Frames) -> dict:
     runner_up = ranked[1]
     data = {"state": state, "probabilities": probs, "scores": result["scores"],
             "margin_over_runner_up": env.rnd(probs[state] - probs[runner_up], 3), "runner_up": runner_up,
-            "rationale": result["rationale"], "drivers": result["drivers"], "facts_used": len(result["rationale"]), "facts": result["facts"], "missing_facts": result["missing_facts"]}
+            "rationale": result["rationale"], "drivers": result["drivers"], "facts_used": len(result["rationale"]),
+            "facts": result["facts"], "missing_facts": result["missing_facts"]}
     confidence = env.degrade(probs[state], sources, essential=["SP500", "VIXCLS", "BAMLH0A0HYM2"])
     signals = [env.signal("regime", DIRECTION[state], confidence, URGENCY[state],
                           f"{state} with probability {probs[state]}; runner-up {runner_up} at {probs[runner_up]}")]

@@ -101,7 +101,8 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     signals = _signals(data, sources, stale)
     m = own
     summary = (f"{ticker} closed at {data['close']} on {data['date']}: {signed(m['1m']['return_pct'], '%')} over one "
-               f"month, {signed(m['3m']['return_pct'], '%')} over three, {signed(m['6m']['return_pct'], '%')} over six and "
+               f"month, {signed(m['3m']['return_pct'], '%')} over three, "
+               f"{signed(m['6m']['return_pct'], '%')} over six and "
                f"{signed(m['12m']['return_pct'], '%')} over twelve. Its volatility-adjusted momentum score is "
                f"{data['momentum_score']} ({data['momentum_state'].replace('_', ' ')}).")
     if "relative_strength" in data:
@@ -110,7 +111,8 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
                     f"({rs['state'].replace('_', ' ')}), with a one-year beta of {fig(rs['beta_1y'])}; the "
                     f"composite is {data['composite_score']}.")
     else:
-        summary += " Relative strength against the S&P 500 is unavailable (see data.unavailable), so the composite is the own score."
+        summary += (" Relative strength against the S&P 500 is unavailable (see data.unavailable), so the composite "
+                    "is the own score.")
     summary += (" The last bar is stale." if stale else "") + env.staleness_note(
         {**sources, "series": sources["series"][1:]})
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,

@@ -95,7 +95,8 @@ def compute(frames: Frames) -> dict:
             f"({fig(dist, '%')} from its 200-day average). Its 21-day realized volatility is "
             f"{fig(lead['realized_vol_21d_pct'], '%')} (1-year percentile {fig(vol_pct)}).")
     if "brent" in data and lead_key == "wti":
-        text += (f" Brent is at {data['brent']['price_usd_per_barrel']} USD, {pct_word(data['brent']['change_1m_pct'])} "
+        text += (f" Brent is at {data['brent']['price_usd_per_barrel']} USD, "
+                 f"{pct_word(data['brent']['change_1m_pct'])} "
                  "over a month.")
     if spread is not None:
         text += (f" The Brent-WTI spread is {spread['level_usd']} USD (1-year mean {spread['mean_1y_usd']}, "

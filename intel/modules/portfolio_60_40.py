@@ -94,12 +94,14 @@ def compute(frames: Frames) -> dict:
     p, r, dv = data["portfolio"], data["risk"], data["diversification"]
     summary = (f"A 60/40 S&P 500 and 10-year Treasury portfolio is {pct_word(p['return_1m_pct'])} over one month, "
                f"{pct_word(p['return_3m_pct'])} over three months and {pct_word(p['return_1y_pct'])} over one year"
-               + (f" ({fig(p['return_3y_annualized_pct'], '%')} a year over three years)" if p["return_3y_pct"] is not None else "")
+               + (f" ({fig(p['return_3y_annualized_pct'], '%')} a year over three years)"
+                  if p["return_3y_pct"] is not None else "")
                + f", with 1-year volatility of {fig(r['volatility_1y_pct'], '%')} and a 1-year maximum drawdown of "
                f"{fig(r['max_drawdown_1y_pct'], '%')}; it sits {fig(r['drawdown_from_high_pct'], '%')} from its "
                f"3-year high. The stock-bond correlation is {fig(dv['stock_bond_correlation_63d'])} over 63 days and "
-               f"{fig(dv['stock_bond_correlation_1y'])} over a year; equities carry {fig(dv['equity_risk_share_1y_pct'], '%')} "
-               f"of the risk (diversification ratio {fig(dv['diversification_ratio_1y'])}). The bond leg is priced at a "
+               f"{fig(dv['stock_bond_correlation_1y'])} over a year; equities carry "
+               f"{fig(dv['equity_risk_share_1y_pct'], '%')} of the risk "
+               f"(diversification ratio {fig(dv['diversification_ratio_1y'])}). The bond leg is priced at a "
                f"duration of {data['bond_leg']['duration_years']} years.")
     if unavailable:
         summary += f" Not enough history for: {', '.join(unavailable)}."
@@ -146,7 +148,8 @@ def _signals(data: dict, sources: dict) -> list[dict]:
             d2, u2, why = "bullish", "low", "bonds offsetting equity moves"
         else:
             d2, u2, why = "neutral", "low", "weak link between the legs"
-        out.append(env.signal("diversification", d2, env.degrade(0.45 + min(0.4, abs(c) / 2), sources, essential=INPUTS),
+        out.append(env.signal("diversification", d2,
+                              env.degrade(0.45 + min(0.4, abs(c) / 2), sources, essential=INPUTS),
                               u2, f"63-day stock-bond correlation {c}: {why}"))
     return out
 

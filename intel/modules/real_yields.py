@@ -97,7 +97,8 @@ def compute(frames: Frames) -> dict:
         distance = max(level - hi, lo - level, 0.0)
         confidence = env.degrade(0.45 + min(0.45, distance), sources, essential=["T10YIE", "T5YIE"])
         signals.append(env.signal(
-            "inflation_expectations", {"anchored": "neutral", "above_band": "bearish", "below_band": "bullish"}[state], confidence,
+            "inflation_expectations", {"anchored": "neutral", "above_band": "bearish", "below_band": "bullish"}[state],
+            confidence,
             "medium" if distance >= 0.3 else "low",
             f"5y5y forward breakeven {level}% is {state.replace('_', ' ')} (direction for bonds)"))
 

@@ -81,7 +81,8 @@ def compute(frames: Frames) -> dict:
     }
     unavailable = {}
     if SPX not in history["inputs_used"]:
-        unavailable["sp500_rules"] = "S&P 500 missing or shorter than 260 observations: trend and drawdown rules left out"
+        unavailable["sp500_rules"] = ("S&P 500 missing or shorter than 260 observations: trend and drawdown rules "
+                                      "left out")
     if VIX not in history["inputs_used"]:
         unavailable["vix_rules"] = "VIX missing: volatility rules left out"
     if HY not in history["inputs_used"]:

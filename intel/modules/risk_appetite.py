@@ -104,7 +104,8 @@ def compute(frames: Frames) -> dict:
     data["window_days"] = H
     signals = [_signal(data, sources)]
     ranked = sorted(components.items(), key=lambda kv: kv[1]["score"])
-    summary = (f"Risk appetite scores {data['score']} ({data['regime']}; the scale runs from full risk-off to full risk-on, zero neutral), from "
+    summary = (f"Risk appetite scores {data['score']} ({data['regime']}; the scale runs from full risk-off to full "
+               "risk-on, zero neutral), from "
                f"{len(components)} components of which {data['agreement_pct']}% point the same way")
     summary += (f"; a month ago it was {data['score_1m_ago']}." if data["score_1m_ago"] is not None else ".")
     summary += (f" Most risk-off: {ranked[0][0].replace('_', ' ')} ({ranked[0][1]['score']}); most risk-on: "

@@ -49,7 +49,8 @@ def risk_off_block(spx_days, spx_rets, days, moves, u: str) -> dict | None:
     recent = common >= common[-1] - 90
     corr = np.corrcoef(m[recent], r[recent])[0, 1] if recent.sum() > 20 and np.std(m[recent]) > 0 else None
     return {"risk_off_days": int(off.sum()), "aligned_days": int(len(common)), "sample_start": iso_day(common[0]),
-            f"mean_move_risk_off_{u}": env.rnd(m[off].mean(), 3), f"median_move_risk_off_{u}": env.rnd(np.median(m[off]), 3),
+            f"mean_move_risk_off_{u}": env.rnd(m[off].mean(), 3),
+            f"median_move_risk_off_{u}": env.rnd(np.median(m[off]), 3),
             f"mean_move_all_days_{u}": env.rnd(m.mean(), 3),
             "hit_rate_risk_off_pct": env.rnd((m[off] > 0).mean() * 100, 1),
             "hit_rate_all_days_pct": env.rnd((m > 0).mean() * 100, 1),
@@ -62,11 +63,55 @@ def compute(frames: Frames) -> dict:
     sources = env.data_sources(frames, INPUTS)
     stale = set(env.stale_ids(sources))
     spx = frames.get(SPX)
-    spx_days = spx_rets = None
-    if spx is not None and spx.height > MIN_DAYS:
-        spx_days, spx_rets = usd_log_returns(spx, False)
-        keep = in_window(spx_days, DECADE_DAYS)
-        spx_days, spx_rets = spx_days[keep], spx_rets[keep] * 100
+    spx_days, spx_rets = _sp500_returns(spx)
+    havens, unavailable, zs, old = _haven_blocks(frames, stale, spx_days, spx_rets)
+    if not havens:
+        raise InsufficientData(f"{NAME}: no haven series has {MONTH_OBS + 2} observations")
+    if spx_days is None:
+        unavailable["risk_off_behaviour"] = "S&P 500 missing or too short: risk-off days cannot be defined"
+
+    score = float(np.mean(zs)) if zs else None
+    if score is None and old and len(old) == len(havens):
+        unavailable["haven_demand_score"] = all_stale(old)
+    data: dict = {"haven_demand_score_z": env.rnd(score, 2), "haven_demand_state": _demand_state(score),
+                  "havens": havens, "risk_off_quantile_pct": RISK_OFF_PCT}
+    if spx_days is not None and len(spx_rets) >= MIN_DAYS:
+        figures, missing = _risk_off_today(spx, spx_rets, havens, stale)
+        data.update(figures)
+        unavailable.update(missing)
+    signals = _signals(data, score, len(zs), sources)
+    summary = _summary(data, old, unavailable)
+    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
+                     sources=sources, unavailable=unavailable or None,
+                     related_modules=env.related(
+                         ("risk_appetite", "the risk-on/off score the havens feed"),
+                         ("stock_bond_correlation", "whether Treasuries still hedge equities"),
+                         ("dollar_strength", "the dollar's own haven role"),
+                         ("fx_volatility", "volatility of the yen and franc pairs"),
+                         ("tail_risk", "the equity tail the havens hedge")),
+                     methodology="Risk-off days are the S&P 500 daily log returns at or below their 5th "
+                                 "percentile over the last 10 years; on those dates (matched exactly) each "
+                                 "haven's same-day move is averaged: yen and franc as their percentage gain "
+                                 "against the dollar (FRED quotes them per dollar, so the sign is inverted), "
+                                 "the 10-year yield as its fall in bp. Hit rate is the share of risk-off days "
+                                 "the haven gained. Haven demand is the mean of the z-scores of each haven's "
+                                 "21-observation move against its own 10-year history (stale havens left out, "
+                                 "their blocks dated and flagged); beta is the haven's move per 1% S&P 500 move.")
+
+
+def _sp500_returns(spx) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(day numbers, daily log returns in percent) of the S&P 500 over the last ten years, or (None, None)
+    when it is missing or too short to define risk-off days."""
+    if spx is None or spx.height <= MIN_DAYS:
+        return None, None
+    spx_days, spx_rets = usd_log_returns(spx, False)
+    keep = in_window(spx_days, DECADE_DAYS)
+    return spx_days[keep], spx_rets[keep] * 100
+
+
+def _haven_blocks(frames: Frames, stale: set, spx_days, spx_rets) -> tuple[dict, dict, list, dict]:
+    """Each haven's block (its 1-month move and standing, its behaviour on risk-off days), what is missing, the
+    z-scores of the current havens and the last dates of the stale ones."""
     havens, unavailable, zs, old = {}, {}, [], {}
     for key, (sid, unit, text) in HAVENS.items():
         frame = frames.get(sid)
@@ -98,54 +143,63 @@ def compute(frames: Frames) -> dict:
             else:
                 unavailable[f"{key}_risk_off_behaviour"] = f"fewer than {MIN_DAYS} days shared with the S&P 500"
         havens[key] = row
-    if not havens:
-        raise InsufficientData(f"{NAME}: no haven series has {MONTH_OBS + 2} observations")
-    if spx_days is None:
-        unavailable["risk_off_behaviour"] = "S&P 500 missing or too short: risk-off days cannot be defined"
+    return havens, unavailable, zs, old
 
-    score = float(np.mean(zs)) if zs else None
-    if score is None and old and len(old) == len(havens):
-        unavailable["haven_demand_score"] = all_stale(old)
-    state = None if score is None else "strong" if score >= STRONG else "firm" if score >= FIRM else \
-        "weak" if score <= -FIRM else "normal"
-    data: dict = {"haven_demand_score_z": env.rnd(score, 2), "haven_demand_state": state, "havens": havens,
-                  "risk_off_quantile_pct": RISK_OFF_PCT}
-    if spx_days is not None and len(spx_rets) >= MIN_DAYS:
-        cut = float(np.percentile(spx_rets, RISK_OFF_PCT))
-        data["risk_off_threshold_sp500_return_pct"] = env.rnd(cut, 2)
-        if SPX in stale:  # the last month of S&P 500 sessions is not this month
-            unavailable["recent_risk_off_days"] = all_stale({SPX: spx["date"][-1].isoformat()})
-        else:
-            data["sp500_last_return_pct"] = env.rnd(spx_rets[-1], 2)
-            data["risk_off_days_last_21_sessions"] = int((spx_rets[-MONTH_OBS:] <= cut).sum())
-        best = {k: v["on_risk_off_days"]["hit_rate_risk_off_pct"] for k, v in havens.items()
-                if "on_risk_off_days" in v and not v["stale"]}
-        if best:
-            data["most_reliable_haven"] = max(best, key=best.get)
-            data["most_reliable_hit_rate_pct"] = best[data["most_reliable_haven"]]
 
+def _demand_state(score: float | None) -> str | None:
+    if score is None:
+        return None
+    return "strong" if score >= STRONG else "firm" if score >= FIRM else "weak" if score <= -FIRM else "normal"
+
+
+def _risk_off_today(spx, spx_rets: np.ndarray, havens: dict, stale: set) -> tuple[dict, dict]:
+    """The risk-off threshold, the risk-off days of the last month of sessions and the most reliable current
+    haven, and what is missing."""
+    out, unavailable = {}, {}
+    cut = float(np.percentile(spx_rets, RISK_OFF_PCT))
+    out["risk_off_threshold_sp500_return_pct"] = env.rnd(cut, 2)
+    if SPX in stale:  # the last month of S&P 500 sessions is not this month
+        unavailable["recent_risk_off_days"] = all_stale({SPX: spx["date"][-1].isoformat()})
+    else:
+        out["sp500_last_return_pct"] = env.rnd(spx_rets[-1], 2)
+        out["risk_off_days_last_21_sessions"] = int((spx_rets[-MONTH_OBS:] <= cut).sum())
+    best = {k: v["on_risk_off_days"]["hit_rate_risk_off_pct"] for k, v in havens.items()
+            if "on_risk_off_days" in v and not v["stale"]}
+    if best:
+        out["most_reliable_haven"] = max(best, key=best.get)
+        out["most_reliable_hit_rate_pct"] = best[out["most_reliable_haven"]]
+    return out, unavailable
+
+
+def _signals(data: dict, score: float | None, scored: int, sources: dict) -> list[dict]:
+    """Haven demand (from the unrounded score of `scored` current havens) and recent risk-off days."""
     signals = []
     if score is not None:
         direction = "bearish" if score >= STRONG else "bullish" if score <= -STRONG else "neutral"
         urgency = "high" if score >= 2 else "medium" if score >= STRONG else "low"
-        confidence = env.degrade(0.35 + min(0.45, abs(score) / 4) + 0.05 * len(zs), sources, essential=[JPY, TEN])
+        confidence = env.degrade(0.35 + min(0.45, abs(score) / 4) + 0.05 * scored, sources, essential=[JPY, TEN])
         signals.append(env.signal("haven_demand", direction, confidence, urgency,
-                                  f"haven demand score {data['haven_demand_score_z']} ({state}); direction refers "
+                                  f"haven demand score {data['haven_demand_score_z']} "
+                                  f"({data['haven_demand_state']}); direction refers "
                                   "to risk assets (strong haven buying is bearish)"))
     if data.get("risk_off_days_last_21_sessions"):
         n = data["risk_off_days_last_21_sessions"]
         signals.append(env.signal("recent_risk_off_days", "bearish",
                                   env.degrade(min(0.8, 0.4 + 0.1 * n), sources, essential=[SPX]),
                                   "high" if n >= 3 else "medium",
-                                  f"{n} risk-off days (S&P 500 at or below {data['risk_off_threshold_sp500_return_pct']}% "
+                                  f"{n} risk-off days (S&P 500 at or below "
+                                  f"{data['risk_off_threshold_sp500_return_pct']}% "
                                   "in a day) in the last month of sessions"))
+    return signals
 
-    if score is not None:
-        summary = (f"Haven demand is {state} (score {data['haven_demand_score_z']}, the mean z-score of the 1-month "
-                   "moves of the havens with current quotes, positive when they are bought).")
+
+def _summary(data: dict, old: dict, unavailable: dict) -> str:
+    if data["haven_demand_state"] is not None:
+        summary = (f"Haven demand is {data['haven_demand_state']} (score {data['haven_demand_score_z']}, the mean "
+                   "z-score of the 1-month moves of the havens with current quotes, positive when they are bought).")
     else:
         summary = "Haven demand is unrated: no haven with a current quote has a 1-month move to score."
-    for key, row in havens.items():
+    for key, row in data["havens"].items():
         if row["stale"]:
             continue
         text = HAVENS[key][2]
@@ -155,7 +209,8 @@ def compute(frames: Frames) -> dict:
         block = row.get("on_risk_off_days")
         if block:
             sentence += (f"; on the {block['risk_off_days']} risk-off days since {block['sample_start']} it moved "
-                         f"{block[f'mean_move_risk_off_{u}']}{unit} on average and rallied {block['hit_rate_risk_off_pct']}% "
+                         f"{block[f'mean_move_risk_off_{u}']}{unit} on average and rallied "
+                         f"{block['hit_rate_risk_off_pct']}% "
                          "of the time")
         summary += sentence + "."
     summary += left_out_as_stale(old, "the haven demand score")
@@ -164,22 +219,7 @@ def compute(frames: Frames) -> dict:
                     f"{data['risk_off_threshold_sp500_return_pct']}%.")
     if unavailable:
         summary += " Not available: " + ", ".join(sorted(unavailable)).replace("_", " ") + "."
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable or None,
-                     related_modules=env.related(
-                         ("risk_appetite", "the risk-on/off score the havens feed"),
-                         ("stock_bond_correlation", "whether Treasuries still hedge equities"),
-                         ("dollar_strength", "the dollar's own haven role"),
-                         ("fx_volatility", "volatility of the yen and franc pairs"),
-                         ("tail_risk", "the equity tail the havens hedge")),
-                     methodology="Risk-off days are the S&P 500 daily log returns at or below their 5th "
-                                 "percentile over the last 10 years; on those dates (matched exactly) each "
-                                 "haven's same-day move is averaged: yen and franc as their percentage gain "
-                                 "against the dollar (FRED quotes them per dollar, so the sign is inverted), "
-                                 "the 10-year yield as its fall in bp. Hit rate is the share of risk-off days "
-                                 "the haven gained. Haven demand is the mean of the z-scores of each haven's "
-                                 "21-observation move against its own 10-year history (stale havens left out, "
-                                 "their blocks dated and flagged); beta is the haven's move per 1% S&P 500 move.")
+    return summary
 
 
 register(Module(name=NAME, category="fx", tier="S", inputs=INPUTS,

@@ -65,8 +65,8 @@ def compute(frames: Frames) -> dict:
                + (f"{abs(data['distance_to_trigger_pp'])} pp beyond" if data["triggered"]
                   else f"{data['distance_to_trigger_pp']} pp below")
                + f" the {TRIGGER} pp trigger"
-               + (f", {move_word(data['indicator_change_3m_pp'], ' pp')} over three months." if data["indicator_change_3m_pp"]
-                  is not None else ".")
+               + (f", {move_word(data['indicator_change_3m_pp'], ' pp')} over three months."
+                  if data["indicator_change_3m_pp"] is not None else ".")
                + (f" It last triggered in {data['last_trigger_month']}." if data["last_trigger_month"] else
                   f" It has not triggered since {data['history_start']}.")
                + (f" Note, months missing from the series in the last fifteen: {missing_15m}; averages use the "

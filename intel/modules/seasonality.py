@@ -119,7 +119,8 @@ def compute(frames: Frames) -> dict:
                f"{cm['t_stat'] if cm['t_stat'] is not None else 'n/a'}"
                + (f", rank {cm['rank_by_mean']} of the calendar months by mean)" if "rank_by_mean" in cm else ")")
                + f"; the month to date is {fig(pos['month_to_date_pct'], '%')}. "
-               f"{pos['weekday'].capitalize()}s have averaged {fig(cw['mean_return_pct'], '%')} ({fig(cw['hit_rate_pct'], '%')} "
+               f"{pos['weekday'].capitalize()}s have averaged {fig(cw['mean_return_pct'], '%')} "
+               f"({fig(cw['hit_rate_pct'], '%')} "
                f"up, {cw['n']} sessions). Turn-of-month days averaged {fig(tom_stats['mean_return_pct'], '%')} against "
                f"{fig(other_stats['mean_return_pct'], '%')} on other days; today is business day "
                f"{pos['business_day_of_month']} of the month, "

@@ -127,7 +127,8 @@ def compute(frames: Frames) -> dict:
                f"(change over the past month {signed(spread['spread_change_1m_pp'], ' pp')}), so the rotation "
                f"phase is {phase or 'undetermined'}.")
     if index is not None:
-        summary += f" {data['sectors_outperforming_3m']} of {data['sectors_covered']} sectors beat the index over three months."
+        summary += (f" {data['sectors_outperforming_3m']} of {data['sectors_covered']} sectors beat the index over "
+                    "three months.")
     summary += env.staleness_note(sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
@@ -162,7 +163,8 @@ def _signals(data: dict, sources: dict, has_index: bool) -> list[dict]:
         direction = "bullish" if share >= 55 else "bearish" if share <= 27 else "neutral"
         out.append(env.signal("leadership_breadth", direction,
                               env.degrade(0.35 + abs(share - 50) / 200, sources, essential=("SP500",)), "low",
-                              f"{data['sectors_outperforming_3m']} sectors ({share}%) beat the S&P 500 over three months"))
+                              f"{data['sectors_outperforming_3m']} sectors ({share}%) beat the S&P 500 "
+                              "over three months"))
     if not out:
         top = data["leaders"][0]
         out.append(env.signal("leadership", "neutral", env.degrade(0.3, sources), "low",

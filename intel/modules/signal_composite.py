@@ -28,7 +28,8 @@ STRATEGIES = {
     "trend_200d": (None, "S&P 500 distance to its 200-day average / 5%, clipped to -1..+1"),
     "momentum_12_1": (None, "S&P 500 return from 252 to 21 sessions ago / 20%, clipped"),
     "rsi_mean_reversion": (None, "(50 - 14-day RSI) / 20, clipped: oversold is bullish"),
-    "credit_trend": (HY, "minus the 63-session change in the high-yield spread / 100 bp, clipped: tightening is bullish"),
+    "credit_trend": (HY, "minus the 63-session change in the high-yield spread / 100 bp, clipped: tightening is "
+                         "bullish"),
     "curve_slope": (CURVE, "10y-2y Treasury spread / 1 percentage point, clipped: a steep curve is bullish"),
     "vix_contrarian": (VIX, "VIX z-score against its past 252 sessions / 2, clipped: high fear is bullish"),
 }

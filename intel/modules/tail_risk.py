@@ -149,7 +149,8 @@ def compute(frames: Frames) -> dict:
                f"(expected shortfall; {abs(y['es_99_1d_pct'])}% on the worst 1%), against "
                f"{abs(d['es_95_1d_pct'])}% and {abs(d['es_99_1d_pct'])}% over the 10-year window since "
                f"{d['sample_start']}. Daily-return skewness is {fig(y['skewness'])} over one year and "
-               f"{fig(d['skewness'])} over the decade; 3-sigma moves occurred on {fig(y['jumps'].get('frequency_pct'))}% "
+               f"{fig(d['skewness'])} over the decade; 3-sigma moves occurred on "
+               f"{fig(y['jumps'].get('frequency_pct'))}% "
                f"of days in the past year, {fig(jumps)} times the normal-distribution rate.")
     if sc is not None:
         summary += (f" The stress composite of {len(comp)} gauges stands at {sc} on a 0-100 scale "
@@ -177,5 +178,6 @@ def compute(frames: Frames) -> dict:
 
 
 register(Module(name=NAME, category="volatility", tier="P", inputs=(SPX, VIX, HY),
-                description="Expected shortfall 95/99 (1y, 10y), downside skew, 3-sigma jump frequency, stress composite",
+                description="Expected shortfall 95/99 (1y, 10y), downside skew, 3-sigma jump frequency, "
+                            "stress composite",
                 compute=compute, lookback_days=3760))

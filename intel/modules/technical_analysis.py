@@ -60,16 +60,20 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
         unavailable.update({k: reason for k in ("adx_14", "plus_di_14", "minus_di_14", "atr_14", "atr_pct")})
         lows = highs = year["close"].to_numpy()
         basis = "closes (no highs and lows from the source)"
-    data["support_resistance"] = {"support_20d": env.rnd(lows[-20:].min(), 4), "resistance_20d": env.rnd(highs[-20:].max(), 4),
-                                  "support_60d": env.rnd(lows[-60:].min(), 4), "resistance_60d": env.rnd(highs[-60:].max(), 4),
-                                  "low_52w": env.rnd(lows.min(), 4), "high_52w": env.rnd(highs.max(), 4), "basis": basis}
+    data["support_resistance"] = {"support_20d": env.rnd(lows[-20:].min(), 4),
+                                  "resistance_20d": env.rnd(highs[-20:].max(), 4),
+                                  "support_60d": env.rnd(lows[-60:].min(), 4),
+                                  "resistance_60d": env.rnd(highs[-60:].max(), 4),
+                                  "low_52w": env.rnd(lows.min(), 4), "high_52w": env.rnd(highs.max(), 4),
+                                  "basis": basis}
     data["trend"] = _trend(close[-1], mas, data.get("adx_14"))
     signals = _signals(data, has_range, stale)
     summary = (f"{ticker} closed at {data['close']} on {data['date']} ({fig(data['change_1d_pct'], '%')} on the day), "
                f"trend {data['trend']['state']} ({data['trend']['strength']} strength); RSI is {fig(data['rsi_14'])}, "
                f"the MACD histogram {fig(data['macd_12_26_9']['histogram'])}, and the close sits at "
                f"{fig(data['bollinger_20_2']['percent_b'])} of its Bollinger band. Support is near "
-               f"{data['support_resistance']['support_20d']} and resistance near {data['support_resistance']['resistance_20d']}."
+               f"{data['support_resistance']['support_20d']} and resistance near "
+               f"{data['support_resistance']['resistance_20d']}."
                + ("" if has_range else " Highs and lows are missing, so ADX and ATR are not computed.")
                + (" The last bar is stale." if stale else ""))
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,

@@ -83,7 +83,8 @@ def compute(frames: Frames) -> dict:
         confidence = env.degrade(0.4 + abs(pct - 50) / 125, sources, essential=[lead_id])
         where = "near the top" if pct >= 90 else "near the bottom" if pct <= 10 else "inside"
         signals.append(env.signal(
-            "yield_level", "bullish" if pct >= 90 else "bearish" if pct <= 10 else "neutral", confidence, "medium" if extreme else "low",
+            "yield_level", "bullish" if pct >= 90 else "bearish" if pct <= 10 else "neutral", confidence,
+            "medium" if extreme else "low",
             f"{lead_label} yield {lead['yield_pct']}%{dated} sits {where} of its range (percentile {pct}); "
             "high starting yields cushion future returns"))
 

@@ -85,7 +85,8 @@ def compute(frames: Frames) -> dict:
     confidence = env.degrade((0.45 + abs(pct - 50) / 125) * (0.6 + 0.4 * depth), sources, essential=[VIX])
     signals = [env.signal("vol_of_vol", direction, confidence, urgency, reason)]
     summary = (f"VIX itself has moved with an annualised volatility of {short}% on a 21-session window and "
-               f"{fig(long_, '%')} on a 63-session one, the 21-day figure at the {pct} percentile of its 10-year history "
+               f"{fig(long_, '%')} on a 63-session one, the 21-day figure at the {pct} percentile of its "
+               "10-year history "
                f"({fig(data['percentile_21d_1y'])} over one year): a {regime} regime, {trend}. The largest daily "
                f"VIX move of the month was {data['largest_move_21d_pct']}% on {data['largest_move_21d_date']}, "
                f"with VIX now at {data['vix_level']}.")

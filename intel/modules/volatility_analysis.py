@@ -94,7 +94,8 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     m = moves
     summary = (f"{ticker} closed at {data['close']} on {data['date']}. Realized volatility is "
                f"{base}% over the past month, {fig(realized['realized_vol_63d_pct'], '%')} over three months and "
-               f"{fig(realized['realized_vol_252d_pct'], '%')} over a year; the monthly figure sits at the {fig(data['vol_21d_percentile_own_history'])} "
+               f"{fig(realized['realized_vol_252d_pct'], '%')} over a year; the monthly figure sits at the "
+               f"{fig(data['vol_21d_percentile_own_history'])} "
                f"percentile of its own history ({data['regime']} regime, {data['vol_trend'] or 'trend unknown'}). "
                f"A 1-sigma move is {m['move_1d_pct']}% for a day and {m['move_1m_pct']}% for a month "
                f"({m['range_1m_low']} to {m['range_1m_high']}).")

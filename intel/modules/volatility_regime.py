@@ -80,7 +80,8 @@ def compute(frames: Frames) -> dict:
         "thresholds": {"low_below": VIX_BOUNDS[0], "normal_below": VIX_BOUNDS[1], "elevated_below": VIX_BOUNDS[2]},
         "share_of_time_pct": {s: env.rnd((codes == k).mean() * 100, 1) for k, s in enumerate(VIX_STATES)},
         "current_state": duration, "odds_21d_from_current": odds,
-        "transition_next_day": transition_table(next_day, VIX_STATES), "transition_21d": transition_table(ahead, VIX_STATES),
+        "transition_next_day": transition_table(next_day, VIX_STATES),
+        "transition_21d": transition_table(ahead, VIX_STATES),
         "sample": {"start": iso_day(days[0]), "observations": int(len(codes))},
     }
     unavailable = None

@@ -57,7 +57,8 @@ def compute(frames: Frames) -> dict:
         "date": iso_day(days[-1]), "vix": env.rnd(now_vix, 2),
         "realized_vol_21d_pct": env.rnd(now_rv, 2), "realized_vol_63d_pct": env.rnd(rv63, 2),
         "trailing": {
-            "vrp_21d_pts": env.rnd(now_vrp, 2), "vix_to_realized_ratio": env.rnd(now_vix / now_rv, 2) if now_rv else None,
+            "vrp_21d_pts": env.rnd(now_vrp, 2),
+            "vix_to_realized_ratio": env.rnd(now_vix / now_rv, 2) if now_rv else None,
             "vrp_vs_63d_pts": env.rnd(now_vix - rv63, 2) if rv63 is not None else None,
             "percentile_1y": env.rnd(ind.percentile_rank(vrp[year], now_vrp), 1),
             "percentile_10y": env.rnd(ind.percentile_rank(vrp[decade], now_vrp), 1),
@@ -107,7 +108,8 @@ def compute(frames: Frames) -> dict:
     if "forward" in data:
         f = data["forward"]
         summary += (f" The forward premium, which compares VIX with the 21-session volatility "
-                    f"realized afterwards, was {f['vrp_21d_pts']} points for the VIX of {f['last_complete_date']}; implied "
+                    f"realized afterwards, was {f['vrp_21d_pts']} points for the VIX of "
+                    f"{f['last_complete_date']}; implied "
                     f"exceeded what followed on {f['implied_above_realized_share_pct']}% of days since "
                     f"{f['sample_start']}.")
     else:
