@@ -51,11 +51,12 @@ def yield_block(frames: Frames, copper_months: np.ndarray, copper: np.ndarray) -
     beta = float(np.cov(x, z, ddof=1)[0, 1] / np.var(x, ddof=1)) if len(x) >= MIN_PAIRS and np.var(x) > 0 else None
     out["beta_60m_bp_per_pct"] = env.rnd(beta, 2)
     out["pairs_60m"] = int(len(x))
-    six = by_month.get(last_month - 6)
+    now, six = by_month.get(last_month), by_month.get(last_month - 6)
     base = copper[copper_months == last_month - 6]
-    if beta is not None and six is not None and len(base) and base[-1] > 0:
+    # the yield may stop before copper's last month (a stale 10-year series): then there is no gap to show
+    if beta is not None and now is not None and six is not None and len(base) and base[-1] > 0:
         implied = beta * math.log(copper[-1] / base[-1]) * 100
-        actual = (by_month[last_month] - six) * 100
+        actual = (now - six) * 100
         out["implied_change_6m_bp"] = env.rnd(implied, 1)
         out["gap_to_implied_6m_bp"] = env.rnd(actual - implied, 1)
     else:

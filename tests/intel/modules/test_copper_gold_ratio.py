@@ -90,3 +90,15 @@ def test_missing_ten_year_and_short_history():
     assert short["data"]["ten_year"]["correlation_monthly_changes_24m"] is None
     with pytest.raises(InsufficientData):
         mod.compute(make_frames({"DGS10": inputs()["DGS10"]}))
+
+
+def test_a_yield_that_stops_before_coppers_last_month_gives_no_gap_instead_of_failing():
+    """DGS10 ending about two months before copper's last monthly print (a stale series): the figures that need
+    the yield in copper's month are None, the rest are computed."""
+    p = inputs()
+    p["DGS10"] = p["DGS10"].head(p["DGS10"].height - 45)
+    payload = mod.compute(make_frames(p))
+    check_payload(payload)
+    d = payload["data"]["ten_year"]
+    assert d["average_in_copper_month_pct"] is None and d["gap_to_implied_6m_bp"] is None
+    assert d["implied_change_6m_bp"] is None and d["last_pct"] is not None
