@@ -293,7 +293,8 @@ def test_keyed_agent_low_balance_gets_both_ways_to_pay(client):
     resp = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key))
     assert resp.status_code == 402 and resp.json["error"]["topup"]["path"] == "/api/v1/agents/topup"
     mac, inv = challenge(resp)
-    paid = client.simulate_get("/api/v1/intelligence/vix", headers={**auth(key), "Authorization": f"L402 {mac}:{pay(inv)}"})
+    paid = client.simulate_get("/api/v1/intelligence/vix",
+                               headers={**auth(key), "Authorization": f"L402 {mac}:{pay(inv)}"})
     assert paid.status_code == 200 and paid.json["_meta"]["paid_with"] == "l402"
     assert client.simulate_get("/api/v1/agents/balance", headers=auth(key)).json["balance_sats"] == 0
 

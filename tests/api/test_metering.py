@@ -29,7 +29,8 @@ def test_free_allowance_is_per_module(client):
     key, _ = register(client)
     for name in ("vix", "bitcoin", "yield_curve"):
         assert client.simulate_get(f"/api/v1/intelligence/{name}", headers=auth(key)).status_code == 200
-    left = {m["name"]: m["free_queries_left_today"] for m in client.simulate_get("/api/v1/modules", headers=auth(key)).json["modules"]}
+    listed = client.simulate_get("/api/v1/modules", headers=auth(key)).json["modules"]
+    left = {m["name"]: m["free_queries_left_today"] for m in listed}
     assert left["vix"] == left["bitcoin"] == left["yield_curve"] == 0
     assert left["inflation"] == 1
 

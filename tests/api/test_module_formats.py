@@ -80,7 +80,10 @@ def test_technical_analysis_is_computed_and_cached(client):
     a = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "msft"}, headers=auth(key))
     b = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "MSFT"}, headers=auth(key))
     assert a.status_code == b.status_code == 200
-    strip = lambda body: {k: v for k, v in body.items() if k != "_meta"}
+
+    def strip(body):
+        return {k: v for k, v in body.items() if k != "_meta"}
+
     assert strip(a.json) == strip(b.json)
 
 

@@ -48,7 +48,8 @@ def test_rotating_the_key_does_not_reset_the_window(client):
 def test_a_paid_tier_has_its_own_budget(client):
     key, _ = register(client)
     upgrade(client, key, "premium")
-    statuses = [query(client, key, m).status_code for m in ("vix", "bitcoin", "yield_curve", "inflation", "dollar_strength")]
+    statuses = [query(client, key, m).status_code
+                for m in ("vix", "bitcoin", "yield_curve", "inflation", "dollar_strength")]
     assert statuses == [200] * 5
     assert_limited(query(client, key, "copper_gold_ratio"))
 
@@ -65,7 +66,8 @@ def test_the_batch_counts_each_module(client):
 
 
 def test_callers_without_a_key_are_limited_per_address(client):
-    statuses = [query(client, None, m, remote_addr="10.9.0.1").status_code for m in ("vix", "bitcoin", "dollar_strength")]
+    statuses = [query(client, None, m, remote_addr="10.9.0.1").status_code
+                for m in ("vix", "bitcoin", "dollar_strength")]
     assert statuses == [200, 200, 200]
     assert_limited(query(client, None, "inflation", remote_addr="10.9.0.1"))
     assert query(client, None, "inflation", remote_addr="10.9.0.2").status_code == 200

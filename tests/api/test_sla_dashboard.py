@@ -98,9 +98,12 @@ def test_uptime_is_since_the_oldest_live_worker(client, settings):
 def test_sla_summarizes_freshness_and_the_last_publish(client, settings):
     r = redis.Redis.from_url(settings.effective_redis_url)
     status.publish_freshness(r, {
-        "DGS10": {"last_observation": "2026-11-19", "age_days": 1, "expected_cadence_days": 1, "max_age_days": 6, "stale": False},
-        "SP500": {"last_observation": "2026-11-18", "age_days": 2, "expected_cadence_days": 1, "max_age_days": 6, "stale": False},
-        "UNRATE": {"last_observation": "2026-06-01", "age_days": 172, "expected_cadence_days": 31, "max_age_days": 76, "stale": True},
+        "DGS10": {"last_observation": "2026-11-19", "age_days": 1, "expected_cadence_days": 1, "max_age_days": 6,
+                  "stale": False},
+        "SP500": {"last_observation": "2026-11-18", "age_days": 2, "expected_cadence_days": 1, "max_age_days": 6,
+                  "stale": False},
+        "UNRATE": {"last_observation": "2026-06-01", "age_days": 172, "expected_cadence_days": 31, "max_age_days": 76,
+                   "stale": True},
     })
     fresh = sla(client)["data_freshness"]
     assert fresh["series"] == 3 and fresh["fresh"] == 2 and fresh["fresh_share"] == 0.6667
@@ -144,8 +147,10 @@ def test_dashboard_shows_breakers_freshness_modules_services_and_system(client, 
 def test_dashboard_marks_unpublished_and_lagging_modules(unpublished_client, settings):
     r = redis.Redis.from_url(settings.effective_redis_url)
     names = sorted(m.name for m in modules().values() if not m.takes_ticker)
-    r.set(f"mi:module:{names[0]}:meta", orjson.dumps({"module": names[0], "as_of": "2026-11-20", "published_at": time.time()}))
-    r.set(f"mi:module:{names[1]}:meta", orjson.dumps({"module": names[1], "as_of": "2026-11-18", "published_at": time.time()}))
+    r.set(f"mi:module:{names[0]}:meta",
+          orjson.dumps({"module": names[0], "as_of": "2026-11-20", "published_at": time.time()}))
+    r.set(f"mi:module:{names[1]}:meta",
+          orjson.dumps({"module": names[1], "as_of": "2026-11-18", "published_at": time.time()}))
     got = {m["module"]: m for m in unpublished_client.simulate_get("/health/dashboard").json["modules"]}
     assert got[names[0]]["last_outcome"] == "computed"
     assert got[names[1]]["last_outcome"].startswith("stale")

@@ -26,7 +26,8 @@ def test_ticker_module_without_ticker_is_422(client):
 
 
 def test_malformed_json_body_is_422(client):
-    resp = client.simulate_post("/api/v1/agents/register", body="{not json", headers={"Content-Type": "application/json"})
+    resp = client.simulate_post("/api/v1/agents/register", body="{not json",
+                                headers={"Content-Type": "application/json"})
     assert detail_locs(resp) == [["body"]]
     assert resp.json["detail"][0]["type"] == "json_invalid"
 
@@ -74,7 +75,8 @@ def test_failed_requests_charge_nothing(client):
     fund(client, key, 500)
     failures = [
         client.simulate_get("/api/v1/intelligence/vix", params={"format": "xml"}, headers=auth(key)),
-        client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "TOOLONGTICKER"}, headers=auth(key)),
+        client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "TOOLONGTICKER"},
+                            headers=auth(key)),
         client.simulate_get("/api/v1/intelligence/vixx", headers=auth(key)),
     ]
     assert [r.status_code for r in failures] == [422, 422, 404]

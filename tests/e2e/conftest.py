@@ -22,7 +22,8 @@ class Service:
         self.base = f"http://127.0.0.1:{api_port}"
 
     def cli(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(BIN / "marketintel"), *args], env=self.env, capture_output=True, text=True, timeout=60)
+        return subprocess.run([str(BIN / "marketintel"), *args], env=self.env, capture_output=True, text=True,
+                              timeout=60)
 
 
 @pytest.fixture(scope="module")

@@ -47,7 +47,8 @@ def stack(request, mi_home, redis_url, monkeypatch):
         from marketintel.settings import get_settings
 
         get_settings.cache_clear()
-        yield [base for _, base in processes], make_engine(get_settings().sqlalchemy_url), [p for p, _ in processes], price
+        engine = make_engine(get_settings().sqlalchemy_url)
+        yield [base for _, base in processes], engine, [p for p, _ in processes], price
     finally:
         for process, _ in processes:
             stop(process)

@@ -76,7 +76,8 @@ def write(settings: Settings, frames: dict[str, pl.DataFrame]) -> None:
 
 
 def run_checks(settings: Settings) -> dict:
-    resources = {"warehouse": WarehouseResource(path=str(settings.warehouse_path), analyst_path=str(settings.analyst_path)),
+    resources = {"warehouse": WarehouseResource(path=str(settings.warehouse_path),
+                                                analyst_path=str(settings.analyst_path)),
                  "market": FewSeriesMarket.from_settings(settings),
                  "serving": ServingCacheResource(redis_url=settings.effective_redis_url)}
     result = materialize([observations, observations_quality], resources=resources,

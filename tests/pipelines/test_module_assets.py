@@ -39,9 +39,10 @@ def test_module_assets_record_results_and_outcomes(mi_home):
     today = datetime.now(UTC).date()  # the sim clock is wall time
     days = [today - timedelta(days=i) for i in range(60, -1, -1)]
     with Warehouse(settings.warehouse_path) as store:
-        store.write_observations(pl.DataFrame({"series_id": "AAA", "date": days, "value": [float(i) for i in range(61)]}),
-                                 "sim", datetime.now(UTC))
-    resources = {"warehouse": WarehouseResource(path=str(settings.warehouse_path), analyst_path=str(settings.analyst_path)),
+        rising = pl.DataFrame({"series_id": "AAA", "date": days, "value": [float(i) for i in range(61)]})
+        store.write_observations(rising, "sim", datetime.now(UTC))
+    resources = {"warehouse": WarehouseResource(path=str(settings.warehouse_path),
+                                                analyst_path=str(settings.analyst_path)),
                  "market": MarketResource.from_settings(settings)}
     assets = [build_module_asset(make("fine", latest_seen)), build_module_asset(make("lacking", lacking)),
               build_module_asset(make("broken", broken))]

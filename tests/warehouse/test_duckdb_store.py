@@ -164,7 +164,10 @@ def test_open_waits_for_another_process_to_release_the_file(tmp_path):
         holder.wait(timeout=30)
 
 
-HOLD = "import duckdb, sys, time\ncon = duckdb.connect(sys.argv[1])\nprint('locked', flush=True)\ntime.sleep(float(sys.argv[2]))\n"
+HOLD = ("import duckdb, sys, time\n"
+        "con = duckdb.connect(sys.argv[1])\n"
+        "print('locked', flush=True)\n"
+        "time.sleep(float(sys.argv[2]))\n")
 
 
 def test_sources_never_mix(wh):

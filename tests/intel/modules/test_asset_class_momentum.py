@@ -21,7 +21,8 @@ def _parts(drifts: dict, seed: int = 4) -> dict:
             "DCOILWTICO": series(dates, 0.7 * walk(N, drifts.get("oil", 0.0), 0.02)),
             "CBBTCUSD": series(days, 300 * walk(len(days), drifts.get("bitcoin", 0.001), 0.03)),
             "DGS10": series(dates, 4 + np.cumsum(rng.normal(drifts.get("yield", 0.0), 0.04, N))),
-            "BAMLH0A0HYM2": series(dates, np.clip(4 + np.cumsum(rng.normal(drifts.get("spread", 0.0), 0.03, N)), 1, None))}
+            "BAMLH0A0HYM2": series(dates,
+                                   np.clip(4 + np.cumsum(rng.normal(drifts.get("spread", 0.0), 0.03, N)), 1, None))}
 
 
 def _ref_stats(frame, kind="price"):
@@ -46,7 +47,8 @@ def test_returns_volatility_and_scores_match_pandas():
     parts = _parts({})
     payload = acm.compute(make_frames(parts))
     assets = payload["data"]["assets"]
-    for name, sid, kind in (("equities", "SP500", "price"), ("bitcoin", "CBBTCUSD", "price"), ("bonds", "DGS10", "bond")):
+    for name, sid, kind in (("equities", "SP500", "price"), ("bitcoin", "CBBTCUSD", "price"),
+                            ("bonds", "DGS10", "bond")):
         rets, vol, score = _ref_stats(parts[sid], kind)
         for h, value in rets.items():
             assert assets[name][f"return_{h}_pct"] == pytest.approx(round(value, 2), abs=1e-9), (name, h)

@@ -15,7 +15,8 @@ def parts(trend: float = 0.0, seed: int = 1, drop=()):
     out = {"DCOILWTICO": series(bdays(n_days), random_walk(n_days, 70, 0.01, seed, drift=trend / 21)),
            "PCOPPUSDM": series(month_starts(n_months), random_walk(n_months, 8000, 0.03, seed + 1, drift=trend)),
            "PALLFNFINDEXM": series(month_starts(n_months), random_walk(n_months, 150, 0.02, seed + 2, drift=trend)),
-           "GASREGW": series(weekly(n_weeks, date(2024, 6, 24)), random_walk(n_weeks, 3.4, 0.01, seed + 3, drift=trend / 4.3))}
+           "GASREGW": series(weekly(n_weeks, date(2024, 6, 24)),
+                             random_walk(n_weeks, 3.4, 0.01, seed + 3, drift=trend / 4.3))}
     return {k: v for k, v in out.items() if k not in drop}
 
 

@@ -35,7 +35,8 @@ def test_component_scores_match_pandas_percentiles():
     assert c["price_strength"]["score"] == pytest.approx(round(_pct(spx / spx.rolling(252).max() - 1), 1), abs=1e-9)
     assert c["volatility"]["score"] == pytest.approx(round(_pct(vix / vix.rolling(50).mean() - 1, True), 1), abs=1e-9)
     assert c["junk_bond_demand"]["score"] == pytest.approx(round(_pct(hy, True), 1), abs=1e-9)
-    above = pd.concat([(to_pandas(parts[sid]) > to_pandas(parts[sid]).rolling(50).mean()).where(to_pandas(parts[sid]).rolling(50).mean().notna())
+    above = pd.concat([(to_pandas(parts[sid]) > to_pandas(parts[sid]).rolling(50).mean())
+                       .where(to_pandas(parts[sid]).rolling(50).mean().notna())
                        for sid in SECTORS], axis=1)
     share = above.mean(axis=1) * 100
     assert c["market_breadth"]["value_pct"] == pytest.approx(round(share.iloc[-1], 2), abs=1e-9)
@@ -72,7 +73,8 @@ def test_missing_sectors_and_short_history_degrade():
     no_vix = fg.compute(make_frames({k: v for k, v in crisis.items() if k != "VIXCLS"}))
     assert no_vix["signals"][0]["confidence"] < with_vix["signals"][0]["confidence"] - 0.1
     assert no_vix["signals"][0]["direction"] == "bearish" and "missing inputs: VIXCLS" in no_vix["summary"]
-    short = fg.compute(make_frames({**{k: v.tail(200) for k, v in parts.items()}, "BAMLH0A0HYM2": parts["BAMLH0A0HYM2"]}))
+    short_history = {**{k: v.tail(200) for k, v in parts.items()}, "BAMLH0A0HYM2": parts["BAMLH0A0HYM2"]}
+    short = fg.compute(make_frames(short_history))
     assert list(short["data"]["components"]) == ["junk_bond_demand"]
     assert "market momentum" in short["summary"]
     check_payload(short)

@@ -17,7 +17,8 @@ def _index(n, r1, r2, last_k=3):
 def test_yoy_and_annualized_rates_on_constructed_index():
     r1, r2 = 0.002, 0.005
     cpi = _index(30, r1, r2)
-    frames = make_frames({"CPILFESL": series(month_starts(30), cpi), "PCEPILFE": series(month_starts(30), _index(30, r1, r1))},
+    frames = make_frames({"CPILFESL": series(month_starts(30), cpi),
+                          "PCEPILFE": series(month_starts(30), _index(30, r1, r1))},
                          now=date(2024, 6, 20))
     payload = inflation.compute(frames)
     core = payload["data"]["core_cpi"]

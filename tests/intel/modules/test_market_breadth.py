@@ -30,7 +30,8 @@ def test_shares_and_new_highs_match_pandas():
     assert d["new_52w_highs"] == int((last >= year.max()).sum())
     assert d["new_52w_lows"] == int((last <= year.min()).sum())
     for sid in SECTORS:
-        assert d["sectors"][sid]["distance_to_sma200_pct"] == pytest.approx(round((last[sid] / sma200[sid] - 1) * 100, 2))
+        distance = (last[sid] / sma200[sid] - 1) * 100
+        assert d["sectors"][sid]["distance_to_sma200_pct"] == pytest.approx(round(distance, 2))
         assert d["sectors"][sid]["above_sma50"] == bool(last[sid] > sma50[sid])
     change = frame.diff()
     adv = (change > 0).sum(axis=1) / change.notna().sum(axis=1)

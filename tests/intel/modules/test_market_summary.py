@@ -73,7 +73,8 @@ def test_crisis_tone_is_bearish():
     payload = market_summary.compute(make_frames(market("crisis")))
     sig = {s["name"]: s for s in payload["signals"]}
     assert payload["data"]["risk_tone_1m_sd"] <= -1
-    assert sig["cross_asset_tone"]["direction"] == "bearish" and sig["cross_asset_tone"]["urgency"] in ("medium", "high")
+    tone = sig["cross_asset_tone"]
+    assert tone["direction"] == "bearish" and tone["urgency"] in ("medium", "high")
     check_payload(payload)
 
 

@@ -22,10 +22,10 @@ def _pandas(bars: pl.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({c: bars[c].to_list() for c in bars.columns})
 
 
-def _floor(h, l, c):
-    p = (h + l + c) / 3
-    return {"pivot": p, "r1": 2 * p - l, "s1": 2 * p - h, "r2": p + h - l, "s2": p - (h - l),
-            "r3": h + 2 * (p - l), "s3": l - 2 * (h - p)}
+def _floor(high, low, close):
+    p = (high + low + close) / 3
+    return {"pivot": p, "r1": 2 * p - low, "s1": 2 * p - high, "r2": p + high - low, "s2": p - (high - low),
+            "r3": high + 2 * (p - low), "s3": low - 2 * (high - p)}
 
 
 def test_levels_match_hand_and_pandas():
@@ -33,8 +33,8 @@ def test_levels_match_hand_and_pandas():
     payload = price_levels.compute(make_frames({}), bars, "TEST")
     d = payload["data"]
     df = _pandas(bars)
-    h, l, c = df["high"].iloc[-1], df["low"].iloc[-1], df["close"].iloc[-1]
-    for k, v in _floor(h, l, c).items():
+    high, low, close = df["high"].iloc[-1], df["low"].iloc[-1], df["close"].iloc[-1]
+    for k, v in _floor(high, low, close).items():
         assert d["pivots_daily"][k] == pytest.approx(round(v, 4))
     # NOW is Friday 2024-06-28 with its bar in: the week of June 24 is complete
     week = df[df["date"] >= date(2024, 6, 24)]
@@ -43,8 +43,9 @@ def test_levels_match_hand_and_pandas():
     assert d["pivots_weekly"]["pivot"] == pytest.approx(round(ref["pivot"], 4))
     year = df.tail(252)
     hi, lo = year["high"].max(), year["low"].min()
-    assert d["range_52w"]["high"] == pytest.approx(round(hi, 4)) and d["range_52w"]["low"] == pytest.approx(round(lo, 4))
-    assert d["range_52w"]["position_in_range_pct"] == pytest.approx(round((c - lo) / (hi - lo) * 100, 1))
+    assert (d["range_52w"]["high"] == pytest.approx(round(hi, 4))
+            and d["range_52w"]["low"] == pytest.approx(round(lo, 4)))
+    assert d["range_52w"]["position_in_range_pct"] == pytest.approx(round((close - lo) / (hi - lo) * 100, 1))
     up = year["high"].idxmax() >= year["low"].idxmin()
     assert d["fibonacci"]["swing"] == ("up" if up else "down")
     level_618 = hi - 0.618 * (hi - lo) if up else lo + 0.618 * (hi - lo)
@@ -52,9 +53,9 @@ def test_levels_match_hand_and_pandas():
     tp = (df["high"] + df["low"] + df["close"]) / 3
     vwap20 = (tp * df["volume"]).tail(20).sum() / df["volume"].tail(20).sum()
     assert d["vwap"]["vwap_20d"] == pytest.approx(round(vwap20, 4))
-    assert d["vwap"]["distance_to_vwap_20d_pct"] == pytest.approx(round((c / vwap20 - 1) * 100, 2))
+    assert d["vwap"]["distance_to_vwap_20d_pct"] == pytest.approx(round((close / vwap20 - 1) * 100, 2))
     sup, res = d["nearest_support"], d["nearest_resistance"]
-    assert sup["price"] < c < res["price"]
+    assert sup["price"] < close < res["price"]
     assert "unavailable" not in d
     check_payload(payload)
 

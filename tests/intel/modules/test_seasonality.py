@@ -58,7 +58,8 @@ def test_calendar_statistics_match_pandas():
     assert today["month"] == "jun" and today["weekday"] == "friday"
     assert today["business_day_of_month"] == 20 and today["business_days_left_in_month"] == 0
     assert today["in_turn_of_month_window"] is True
-    assert today["month_to_date_pct"] == pytest.approx(round((s.iloc[-1] / s[s.index < "2024-06-01"].iloc[-1] - 1) * 100, 2))
+    may_close = s[s.index < "2024-06-01"].iloc[-1]
+    assert today["month_to_date_pct"] == pytest.approx(round((s.iloc[-1] / may_close - 1) * 100, 2))
     assert d["sample_start"] == daily.index[0].date().isoformat()
     check_payload(payload)
 

@@ -34,7 +34,8 @@ def test_strategies_hit_rates_and_composite_match_pandas():
     assert (t["hit_rate_pct"], t["tested_days"]) == _hit(trend, fwd)
     mom = ((close.shift(21) / close.shift(252) - 1) * 100 / 20).clip(-1, 1)
     m = d["strategies"]["momentum_12_1"]
-    assert m["signal"] == pytest.approx(round(mom.iloc[-1], 2)) and (m["hit_rate_pct"], m["tested_days"]) == _hit(mom, fwd)
+    assert (m["signal"] == pytest.approx(round(mom.iloc[-1], 2))
+            and (m["hit_rate_pct"], m["tested_days"]) == _hit(mom, fwd))
     curve = pd.Series(parts["T10Y2Y"]["value"].to_numpy()).clip(-1, 1)
     c = d["strategies"]["curve_slope"]
     assert (c["hit_rate_pct"], c["tested_days"]) == _hit(curve, fwd)

@@ -19,16 +19,18 @@ def test_indicators_match_ta():
     bars = _bars()
     payload = technical_analysis.compute(make_frames({}), bars, "TEST")
     d = payload["data"]
-    h, l, c = (pd.Series(bars[k].to_numpy()) for k in ("high", "low", "close"))
-    assert d["rsi_14"] == pytest.approx(round(ta.momentum.RSIIndicator(c).rsi().iloc[-1], 2), abs=0.011)
-    macd = ta.trend.MACD(c)
+    high, low, close = (pd.Series(bars[k].to_numpy()) for k in ("high", "low", "close"))
+    assert d["rsi_14"] == pytest.approx(round(ta.momentum.RSIIndicator(close).rsi().iloc[-1], 2), abs=0.011)
+    macd = ta.trend.MACD(close)
     assert d["macd_12_26_9"]["histogram"] == pytest.approx(round(macd.macd_diff().iloc[-1], 4))
-    bb = ta.volatility.BollingerBands(c)
+    bb = ta.volatility.BollingerBands(close)
     assert d["bollinger_20_2"]["upper"] == pytest.approx(round(bb.bollinger_hband().iloc[-1], 2))
-    assert d["adx_14"] == pytest.approx(round(ta.trend.ADXIndicator(h, l, c).adx().iloc[-1], 2))
-    assert d["atr_14"] == pytest.approx(round(ta.volatility.AverageTrueRange(h, l, c).average_true_range().iloc[-1], 4))
-    assert d["moving_averages"]["ema_50"] == pytest.approx(round(ta.trend.EMAIndicator(c, 50).ema_indicator().iloc[-1], 2))
-    assert d["support_resistance"]["support_20d"] == pytest.approx(round(l.iloc[-20:].min(), 4))
+    assert d["adx_14"] == pytest.approx(round(ta.trend.ADXIndicator(high, low, close).adx().iloc[-1], 2))
+    atr = ta.volatility.AverageTrueRange(high, low, close).average_true_range().iloc[-1]
+    assert d["atr_14"] == pytest.approx(round(atr, 4))
+    ema_50 = ta.trend.EMAIndicator(close, 50).ema_indicator().iloc[-1]
+    assert d["moving_averages"]["ema_50"] == pytest.approx(round(ema_50, 2))
+    assert d["support_resistance"]["support_20d"] == pytest.approx(round(low.iloc[-20:].min(), 4))
     assert "unavailable" not in d
     check_payload(payload)
 

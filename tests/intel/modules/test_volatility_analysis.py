@@ -22,9 +22,9 @@ def test_figures_match_pandas_and_ta():
     bars = _bars()
     payload = volatility_analysis.compute(make_frames({}), bars, "TEST")
     d = payload["data"]
-    c = pd.Series(bars["close"].to_numpy())
-    h, l = pd.Series(bars["high"].to_numpy()), pd.Series(bars["low"].to_numpy())
-    lr = np.log(c).diff()
+    close = pd.Series(bars["close"].to_numpy())
+    high, low = pd.Series(bars["high"].to_numpy()), pd.Series(bars["low"].to_numpy())
+    lr = np.log(close).diff()
     for n in (10, 21, 63, 252):
         ref = lr.tail(n).std(ddof=1) * math.sqrt(252) * 100
         assert d["realized"][f"realized_vol_{n}d_pct"] == pytest.approx(round(ref, 2))
@@ -34,13 +34,14 @@ def test_figures_match_pandas_and_ta():
     assert d["vol_21d_percentile_own_history"] == pytest.approx(round((hist <= hist.iloc[-1]).mean() * 100, 1))
     assert d["vol_21d_zscore_own_history"] == pytest.approx(round((hist.iloc[-1] - hist.mean()) / hist.std(ddof=1), 2),
                                                             abs=0.011)
-    atr = ta.volatility.AverageTrueRange(h, l, c, 14).average_true_range().iloc[-1]
+    atr = ta.volatility.AverageTrueRange(high, low, close, 14).average_true_range().iloc[-1]
     assert d["range_based"]["atr_14"] == pytest.approx(round(atr, 4))
-    park = math.sqrt((np.log(h / l).tail(21) ** 2).mean() / (4 * math.log(2)) * 252) * 100
+    park = math.sqrt((np.log(high / low).tail(21) ** 2).mean() / (4 * math.log(2)) * 252) * 100
     assert d["range_based"]["parkinson_vol_21d_pct"] == pytest.approx(round(park, 2))
     vol21 = d["realized"]["realized_vol_21d_pct"]
     assert d["expected_move"]["move_1m_pct"] == pytest.approx(round(vol21 * math.sqrt(21 / 252), 2))
-    assert d["expected_move"]["move_1d_price"] == pytest.approx(round(c.iloc[-1] * vol21 * math.sqrt(1 / 252) / 100, 4))
+    move_1d = close.iloc[-1] * vol21 * math.sqrt(1 / 252) / 100
+    assert d["expected_move"]["move_1d_price"] == pytest.approx(round(move_1d, 4))
     down = lr.tail(63)
     semi = math.sqrt((down.clip(upper=0) ** 2).sum() / 63 * 252) * 100
     assert d["realized"]["downside_vol_63d_pct"] == pytest.approx(round(semi, 2))

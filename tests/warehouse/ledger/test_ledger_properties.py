@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 
 from tests.warehouse.ledger.conftest import COMMITMENTS, SUBSCRIPTIONS, Clock
 from warehouse.ledger import (
@@ -33,133 +33,145 @@ PRICES = {"premium": TierPrice(300, timedelta(days=30)), "institutional": TierPr
 QUERY_PRICES = (50, 250, 55)  # 55: a price whose 10% referral reward leaves a fraction to carry
 
 
-def ledger_machine(engine, clock: Clock):
-    agents_, invoices, money = Agents(engine), Invoices(engine), Money(engine, now=clock)
+class LedgerRules(RuleBasedStateMachine):
+    """The rules and invariants; `ledger_machine` binds them to a database and a clock."""
+
+    engine: Engine
+    clock: Clock
+    agents_: Agents
+    invoices: Invoices
+    money: Money
+    plans: Plans
+
+    accounts = Bundle("accounts")
+    debits = Bundle("debits")
+
+    def __init__(self):
+        super().__init__()
+        self.topped_up = 0  # sats received for balances
+        self.upgrades_paid = 0
+        self.referred_spend: dict[int, int] = {}  # referred agent pk -> sats it paid with non-referral pools
+        self.referrer_of: dict[int, int] = {}
+        self.created: list[int] = []
+
+    @rule(target=accounts, referred=st.booleans(), data=st.data())
+    def register(self, referred, data):
+        code = None
+        if referred and self.created:
+            referrer = data.draw(st.sampled_from(self.created))
+            code = self.agents_.get(referrer)["referral_code"]
+        agent, _key = self.agents_.register(f"a{len(self.created)}", referral_code=code)
+        self.created.append(agent["id"])
+        if code:
+            self.referrer_of[agent["id"]] = referrer
+        return agent["id"]
+
+    @rule(agent=accounts, sats=st.integers(1, 3000))
+    def topup(self, agent, sats):
+        payment_hash = uuid.uuid4().hex * 2
+        self.invoices.record(payment_hash, "lnbcrt-test", sats, "credit", expires_at=4_000_000_000, agent_pk=agent)
+        assert self.money.credit_topup(agent, payment_hash) is not None
+        assert self.money.credit_topup(agent, payment_hash) is None  # a proof credits once
+        self.topped_up += sats
+
+    @rule(agent=accounts, tier=st.sampled_from(sorted(PRICES)))
+    def upgrade(self, agent, tier):
+        payment_hash = uuid.uuid4().hex * 2
+        self.invoices.record(payment_hash, "lnbcrt-test", PRICES[tier].price_sats, "upgrade",
+                             expires_at=4_000_000_000, agent_pk=agent, tier=tier)
+        result = self.money.claim_upgrade(agent, payment_hash, PRICES)
+        assert result is not None and self.money.claim_upgrade(agent, payment_hash, PRICES) is None
+        if result["credited_to_balance_sats"]:  # a lower tier than the running one: the sats go to the balance
+            self.topped_up += result["credited_to_balance_sats"]
+        else:
+            self.upgrades_paid += PRICES[tier].price_sats
+
+    @rule(target=debits, agent=accounts, price=st.sampled_from(QUERY_PRICES))
+    def query(self, agent, price):
+        request_id = uuid.uuid4().hex
+        before = self._total(agent)
+        debit = self.money.debit_for_query(agent, price, "vix", request_id)
+        if debit is None:
+            assert self._total(agent) == before  # refused: nothing written
+            return (agent, None, None)
+        if debit.pool != "referral":
+            self.referred_spend[agent] = self.referred_spend.get(agent, 0) + price
+        assert self.money.debit_for_query(agent, price, "vix", request_id) is not None  # a repeat charges nothing
+        return (agent, request_id, (price, debit.pool))
+
+    @rule(debit=consumes(debits))
+    def refund_failed_request(self, debit):
+        agent, request_id, paid = debit
+        if request_id is None:
+            return
+        assert self.money.refund(agent, request_id) is True
+        assert self.money.refund(agent, request_id) is False  # once
+        price, pool = paid
+        if pool != "referral":
+            self.referred_spend[agent] -= price
+
+    @rule(agent=accounts, plan=st.sampled_from(sorted(COMMITMENTS)))
+    def commit(self, agent, plan):
+        try:
+            self.plans.activate_commitment(agent, plan, uuid.uuid4().hex)
+        except PlanRefused:
+            pass
+
+    @rule(agent=accounts, plan=st.sampled_from(sorted(SUBSCRIPTIONS)))
+    def subscribe(self, agent, plan):
+        try:
+            self.plans.subscribe(agent, plan, uuid.uuid4().hex)
+        except PlanRefused:
+            pass
+
+    @rule(days=st.sampled_from([1, 10, 31, 95, 200]))
+    def time_passes(self, days):
+        self.clock.advance(days=days)
+
+    @rule(agent=accounts)
+    def read_pools(self, agent):
+        self.money.pools(agent)  # writes ended pools off: must keep the ledger consistent
+
+    def _total(self, agent: int) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.scalar(select(func.coalesce(func.sum(ledger_entries.c.amount_sats), 0))
+                                   .where(ledger_entries.c.agent_id == agent)))
+
+    @invariant()
+    def entries_sum_to_every_balance_and_pool(self):
+        assert check_consistency(self.engine) == []
+        with self.engine.connect() as conn:
+            assert (conn.scalar(select(func.min(agents.c.balance_sats))) or 0) >= 0
+            assert (conn.scalar(select(func.min(agent_pools.c.remaining_sats))) or 0) >= 0
+
+    @invariant()
+    def sats_in_match_the_model(self):
+        e = ledger_entries.c
+        mine = e.agent_id.in_(self.created)  # the database outlives one example; the model does not
+        with self.engine.connect() as conn:
+            topups = conn.scalar(select(func.coalesce(func.sum(e.amount_sats), 0)).where(mine, e.kind == "topup"))
+            upgrades = conn.scalar(select(func.coalesce(func.sum(e.amount_sats), 0))
+                                   .where(mine, e.kind == "upgrade_payment"))
+        assert (int(topups), int(upgrades)) == (self.topped_up, self.upgrades_paid)
+
+    @invariant()
+    def referrers_earn_the_floor_of_ten_percent(self):
+        """Per link: the referred spend is what the model saw, and the reward at least its floor of 10%
+        (more only where a refund's reward had already been spent and could not be taken back)."""
+        for referrer in set(self.referrer_of.values()):
+            referred = [a for a, r in self.referrer_of.items() if r == referrer]
+            stats = Referrals(self.engine).stats(referrer)
+            assert stats["referred_spend_sats"] == sum(self.referred_spend.get(a, 0) for a in referred)
+            assert stats["sats_earned"] >= sum(self.referred_spend.get(a, 0) * 10 // 100 for a in referred)
+
+
+def ledger_machine(engine, clock: Clock) -> type[LedgerRules]:
+    """LedgerRules bound to this database and clock, in a class of its own: hypothesis builds the machine with
+    no arguments and keeps a TestCase (and its settings) per class."""
     plans = Plans(engine, commitment_plans(COMMITMENTS), subscription_plans(SUBSCRIPTIONS), now=clock)
-
-    class Ledger(RuleBasedStateMachine):
-        accounts = Bundle("accounts")
-        debits = Bundle("debits")
-
-        def __init__(self):
-            super().__init__()
-            self.topped_up = 0  # sats received for balances
-            self.upgrades_paid = 0
-            self.referred_spend: dict[int, int] = {}  # referred agent pk -> sats it paid with non-referral pools
-            self.referrer_of: dict[int, int] = {}
-            self.created: list[int] = []
-
-        @rule(target=accounts, referred=st.booleans(), data=st.data())
-        def register(self, referred, data):
-            code = None
-            if referred and self.created:
-                referrer = data.draw(st.sampled_from(self.created))
-                code = agents_.get(referrer)["referral_code"]
-            agent, _key = agents_.register(f"a{len(self.created)}", referral_code=code)
-            self.created.append(agent["id"])
-            if code:
-                self.referrer_of[agent["id"]] = referrer
-            return agent["id"]
-
-        @rule(agent=accounts, sats=st.integers(1, 3000))
-        def topup(self, agent, sats):
-            payment_hash = uuid.uuid4().hex * 2
-            invoices.record(payment_hash, "lnbcrt-test", sats, "credit", expires_at=4_000_000_000, agent_pk=agent)
-            assert money.credit_topup(agent, payment_hash) is not None
-            assert money.credit_topup(agent, payment_hash) is None  # a proof credits once
-            self.topped_up += sats
-
-        @rule(agent=accounts, tier=st.sampled_from(sorted(PRICES)))
-        def upgrade(self, agent, tier):
-            payment_hash = uuid.uuid4().hex * 2
-            invoices.record(payment_hash, "lnbcrt-test", PRICES[tier].price_sats, "upgrade",
-                            expires_at=4_000_000_000, agent_pk=agent, tier=tier)
-            result = money.claim_upgrade(agent, payment_hash, PRICES)
-            assert result is not None and money.claim_upgrade(agent, payment_hash, PRICES) is None
-            if result["credited_to_balance_sats"]:  # a lower tier than the running one: the sats go to the balance
-                self.topped_up += result["credited_to_balance_sats"]
-            else:
-                self.upgrades_paid += PRICES[tier].price_sats
-
-        @rule(target=debits, agent=accounts, price=st.sampled_from(QUERY_PRICES))
-        def query(self, agent, price):
-            request_id = uuid.uuid4().hex
-            before = self._total(agent)
-            debit = money.debit_for_query(agent, price, "vix", request_id)
-            if debit is None:
-                assert self._total(agent) == before  # refused: nothing written
-                return (agent, None, None)
-            if debit.pool != "referral":
-                self.referred_spend[agent] = self.referred_spend.get(agent, 0) + price
-            assert money.debit_for_query(agent, price, "vix", request_id) is not None  # a repeat charges nothing
-            return (agent, request_id, (price, debit.pool))
-
-        @rule(debit=consumes(debits))
-        def refund_failed_request(self, debit):
-            agent, request_id, paid = debit
-            if request_id is None:
-                return
-            assert money.refund(agent, request_id) is True
-            assert money.refund(agent, request_id) is False  # once
-            price, pool = paid
-            if pool != "referral":
-                self.referred_spend[agent] -= price
-
-        @rule(agent=accounts, plan=st.sampled_from(sorted(COMMITMENTS)))
-        def commit(self, agent, plan):
-            try:
-                plans.activate_commitment(agent, plan, uuid.uuid4().hex)
-            except PlanRefused:
-                pass
-
-        @rule(agent=accounts, plan=st.sampled_from(sorted(SUBSCRIPTIONS)))
-        def subscribe(self, agent, plan):
-            try:
-                plans.subscribe(agent, plan, uuid.uuid4().hex)
-            except PlanRefused:
-                pass
-
-        @rule(days=st.sampled_from([1, 10, 31, 95, 200]))
-        def time_passes(self, days):
-            clock.advance(days=days)
-
-        @rule(agent=accounts)
-        def read_pools(self, agent):
-            money.pools(agent)  # writes ended pools off: must keep the ledger consistent
-
-        def _total(self, agent: int) -> int:
-            with engine.connect() as conn:
-                return int(conn.scalar(select(func.coalesce(func.sum(ledger_entries.c.amount_sats), 0))
-                                       .where(ledger_entries.c.agent_id == agent)))
-
-        @invariant()
-        def entries_sum_to_every_balance_and_pool(self):
-            assert check_consistency(engine) == []
-            with engine.connect() as conn:
-                assert (conn.scalar(select(func.min(agents.c.balance_sats))) or 0) >= 0
-                assert (conn.scalar(select(func.min(agent_pools.c.remaining_sats))) or 0) >= 0
-
-        @invariant()
-        def sats_in_match_the_model(self):
-            e = ledger_entries.c
-            mine = e.agent_id.in_(self.created)  # the database outlives one example; the model does not
-            with engine.connect() as conn:
-                topups = conn.scalar(select(func.coalesce(func.sum(e.amount_sats), 0)).where(mine, e.kind == "topup"))
-                upgrades = conn.scalar(select(func.coalesce(func.sum(e.amount_sats), 0))
-                                       .where(mine, e.kind == "upgrade_payment"))
-            assert (int(topups), int(upgrades)) == (self.topped_up, self.upgrades_paid)
-
-        @invariant()
-        def referrers_earn_the_floor_of_ten_percent(self):
-            """Per link: the referred spend is what the model saw, and the reward at least its floor of 10%
-            (more only where a refund's reward had already been spent and could not be taken back)."""
-            for referrer in set(self.referrer_of.values()):
-                referred = [a for a, r in self.referrer_of.items() if r == referrer]
-                stats = Referrals(engine).stats(referrer)
-                assert stats["referred_spend_sats"] == sum(self.referred_spend.get(a, 0) for a in referred)
-                assert stats["sats_earned"] >= sum(self.referred_spend.get(a, 0) * 10 // 100 for a in referred)
-
-    return Ledger
+    services = {"engine": engine, "clock": clock, "agents_": Agents(engine), "invoices": Invoices(engine),
+                "money": Money(engine, now=clock), "plans": plans}
+    return type("Ledger", (LedgerRules,), services)
 
 
 @pytest.mark.parametrize("ledger_url", ["sqlite", "postgresql"], indirect=True)

@@ -1,6 +1,6 @@
 """A local stand-in for the live sources: each path speaks the source's documented response format
-(FRED fredgraph.csv, Treasury yearly curve CSV, ECB eurofxref-hist.zip, Coinbase daily and hourly candles JSON, Stooq daily
-CSV, and the keyed bar providers Tiingo daily prices JSON and Alpha Vantage TIME_SERIES_DAILY JSON) from
+(FRED fredgraph.csv, Treasury yearly curve CSV, ECB eurofxref-hist.zip, Coinbase daily and hourly candles JSON,
+Stooq daily CSV, and the keyed bar providers Tiingo daily prices JSON and Alpha Vantage TIME_SERIES_DAILY JSON) from
 deterministic fixtures, and can be told to fail (`faults[source] = mode`) in the ways the real ones do.
 Nothing here talks to the internet; the production clients point their base URLs at it.
 
@@ -172,7 +172,8 @@ class ProtocolServer:
         out = []
         for day in fixture_dates(sid, self.today):
             if start <= day <= end:
-                adj, raw = fixture_value(sid, day, self.bump) + TIINGO_ADJ, fixture_value(sid, day, self.bump) + TIINGO_RAW
+                stooq = fixture_value(sid, day, self.bump)
+                adj, raw = stooq + TIINGO_ADJ, stooq + TIINGO_RAW
                 out.append({"date": f"{day.isoformat()}T00:00:00.000Z", "close": raw, "high": raw + 1, "low": raw - 1,
                             "open": raw - 0.5, "volume": 2000000, "adjClose": adj, "adjHigh": adj + 1,
                             "adjLow": adj - 1, "adjOpen": adj - 0.5, "adjVolume": 2000000, "divCash": 0.0,
