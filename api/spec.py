@@ -49,8 +49,9 @@ needed for the pulse, catalog preview, pricing, SLA, health, the docs, subscript
 verification.
 
 **Paying.** {ORDER_TEXT} Prices (charging/prices.py, the one price list): a standard module
-{MODULE_PRICES["S"]} sats and a proprietary one {MODULE_PRICES["P"]} sats per query; ask by depth {ASK_TEXT} sats (not yet
-served); the full catalog free with a key, else per request with L402. Every price: GET /api/v1/pricing.
+{MODULE_PRICES["S"]} sats and a proprietary one {MODULE_PRICES["P"]} sats per query; ask by depth
+{ASK_TEXT} sats (not yet served); the full catalog free with a key, else per request with L402. Every price:
+GET /api/v1/pricing.
 
 **Promises** (tests/api/test_openapi_promises.py checks each against real responses):
 
