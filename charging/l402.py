@@ -12,7 +12,8 @@ Headers as implemented here:
   challenge   WWW-Authenticate: L402 macaroon="<base64 macaroon>", invoice="<bolt11>"
   credential  Authorization: L402 <base64 macaroon>[,<base64 discharge>...]:<64 hex preimage>
 The scheme is case-insensitive and `LSAT` is accepted wherever `L402` is (bLIP-26, Backwards Compatibility);
-challenges are parsed with `token=` in place of `macaroon=` and an optional `version=` (aperture's client).
+a client reads challenges with `token=` in place of `macaroon=` and an optional `version=` (aperture's client;
+tests/charging/l402_client.py does the same).
 The macaroon is the libmacaroons v2 binary format in standard base64. Its identifier is
   version uint16 big-endian (0) || payment hash (32 bytes) || token id (32 random bytes)
 its root key is 32 random bytes per token, stored by the SHA-256 of the identifier (warehouse.ledger.Tokens),
@@ -47,7 +48,6 @@ AUTHORIZATION_TEMPLATE = "L402 <macaroon>:<preimage hex>"
 
 _B64 = r"[A-Za-z0-9+/_-]+={0,2}"
 CREDENTIAL = re.compile(rf"^(L402|LSAT)[ \t]+({_B64}(?:,{_B64})*):([0-9A-Fa-f]{{64}})[ \t]*$", re.IGNORECASE)
-CHALLENGE_PARAM = re.compile(r'\s*([A-Za-z0-9_-]+)="([^"]*)"\s*(?:,|$)')
 
 
 class L402Refused(Exception):
@@ -127,30 +127,6 @@ def is_l402_scheme(scheme: str) -> bool:
 
 def format_challenge(macaroon_b64: str, bolt11: str) -> str:
     return f'L402 macaroon="{macaroon_b64}", invoice="{bolt11}"'
-
-
-def format_authorization(macaroon_b64: str, preimage_hex: str, scheme: str = "L402") -> str:
-    return f"{scheme} {macaroon_b64}:{preimage_hex}"
-
-
-def parse_challenge(value: str) -> dict:
-    """A client's reading of `WWW-Authenticate`: {"scheme", "version", "macaroon", "invoice"}. Accepts LSAT,
-    `token=` for `macaroon=`, an optional `version=`, params in any order. ValueError when it is none."""
-    scheme, _, params = value.strip().partition(" ")
-    if not is_l402_scheme(scheme):
-        raise ValueError(f"not an L402 challenge: {scheme!r}")
-    found, pos = {}, 0
-    while pos < len(params):
-        match = CHALLENGE_PARAM.match(params, pos)
-        if match is None:
-            raise ValueError(f"malformed challenge parameters: {params!r}")
-        found[match.group(1).lower()] = match.group(2)
-        pos = match.end()
-    macaroon = found.get("token") or found.get("macaroon")
-    if not macaroon or not found.get("invoice"):
-        raise ValueError("an L402 challenge needs a macaroon (or token) and an invoice")
-    return {"scheme": scheme.upper(), "version": found.get("version"), "macaroon": macaroon,
-            "invoice": found["invoice"]}
 
 
 def parse_authorization(value: str) -> Credential:

@@ -70,9 +70,6 @@ class PriceList:
     def catalog(self) -> PricedItem:
         return self.items["catalog"]
 
-    def of_kind(self, kind: str) -> list[PricedItem]:
-        return [item for item in self.items.values() if item.kind == kind]
-
 
 def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int,
                catalog_price_sats: int) -> PriceList:

@@ -7,9 +7,9 @@ Keys (laid out in warehouse/keys.py):
     mi:pulse:full, mi:pulse:meta                 the pulse, same shape
 
 Each publish is one MULTI/EXEC, so a reader never sees a rendering from one run with the meta of another;
-each read is one MGET. Renderings carry no `_meta` so the API can splice its per-request `_meta` into
-the bytes (`full[:-1] + b',"_meta":...}'`) without parsing them. `AsyncServingCache` gives the same reads
-on a `redis.asyncio` client.
+each read is one MGET of the rendering and its meta. Renderings carry no `_meta` so the API can splice its
+per-request `_meta` into the bytes (`full[:-1] + b',"_meta":...}'`) without parsing them. The API reads on a
+`redis.asyncio` client (`AsyncServingCache`, and the module query's own pipeline).
 """
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ class _Keys:
 
 
 class ServingCache(_Keys):
-    """Writer (the publish asset) and synchronous reader."""
+    """The writer (the publish asset). The API reads through AsyncServingCache and, for a module query, in the
+    pipeline that also counts the free allowance (api/module_queries.py): one round trip either way."""
 
     def __init__(self, redis_client: redis.Redis, prefix: str = keys.PREFIX):
         self.r = redis_client
@@ -56,12 +57,6 @@ class ServingCache(_Keys):
         return cls(redis.Redis.from_url(url), prefix)
 
     # ---- modules ----------------------------------------------------------------------------------
-
-    def publish_module(
-        self, name: str, payload: dict, data_source: str, simulated: bool, published_at: float
-    ) -> None:
-        """Write every rendering of `payload` and its meta in one transaction."""
-        self.publish_modules([(name, payload, data_source)], simulated, published_at)
 
     def publish_modules(
         self, items: Iterable[tuple[str, dict, str]], simulated: bool, published_at: float
@@ -85,18 +80,6 @@ class ServingCache(_Keys):
         pipe.execute()
         return len(staged)
 
-    def get_module(self, name: str, fmt: str = "full") -> tuple[bytes | None, dict | None]:
-        """(rendering bytes, meta) in one round trip; (None, None) when never published."""
-        body, meta = self.r.mget(self.module_key(name, fmt), self.module_key(name, "meta"))
-        return body, (orjson.loads(meta) if meta is not None else None)
-
-    def module_full(self, name: str) -> dict | None:
-        body = self.r.get(self.module_key(name, "full"))
-        return orjson.loads(body) if body is not None else None
-
-    def published_modules(self) -> list[str]:
-        return sorted(m.decode() if isinstance(m, bytes) else m for m in self.r.smembers(self.modules_key))
-
     # ---- pulse ------------------------------------------------------------------------------------
 
     def publish_pulse(self, payload: dict, data_source: str, simulated: bool, published_at: float) -> None:
@@ -104,25 +87,13 @@ class ServingCache(_Keys):
                 "data_source": data_source, "simulated": simulated}
         self.r.mset({self.pulse_key("full"): _dumps(_without_meta(payload)), self.pulse_key("meta"): _dumps(meta)})
 
-    def get_pulse(self) -> tuple[bytes | None, dict | None]:
-        body, meta = self.r.mget(self.pulse_key("full"), self.pulse_key("meta"))
-        return body, (orjson.loads(meta) if meta is not None else None)
-
 
 class AsyncServingCache(_Keys):
-    """The same reads for the ASGI API on a `redis.asyncio` client; one round trip each."""
+    """The API's reads on a `redis.asyncio` client; one round trip each."""
 
     def __init__(self, redis_client: aioredis.Redis, prefix: str = keys.PREFIX):
         self.r = redis_client
         self.prefix = prefix
-
-    async def get_module(self, name: str, fmt: str = "full") -> tuple[bytes | None, dict | None]:
-        body, meta = await self.r.mget(self.module_key(name, fmt), self.module_key(name, "meta"))
-        return body, (orjson.loads(meta) if meta is not None else None)
-
-    async def module_full(self, name: str) -> dict | None:
-        body = await self.r.get(self.module_key(name, "full"))
-        return orjson.loads(body) if body is not None else None
 
     async def published_modules(self) -> list[str]:
         members = await self.r.smembers(self.modules_key)

@@ -323,15 +323,6 @@ class Warehouse:
              "d": data_source, "p": _dumps(payload)},
         )
 
-    def latest_module_result(self, name: str, data_source: str | None = None) -> StoredResult | None:
-        """The newest result of module `name` (from `data_source` only, when given)."""
-        row = self.con.execute(
-            "select module, as_of, computed_at, data_source, payload from module_results"
-            " where module = $m and ($d is null or data_source = $d) order by as_of desc, computed_at desc limit 1",
-            {"m": name, "d": data_source},
-        ).fetchone()
-        return _result(row) if row else None
-
     def latest_module_results(self, data_source: str | None = None) -> dict[str, StoredResult]:
         """The newest result of every module that has one (from `data_source` only, when given)."""
         rows = self.con.execute(

@@ -28,11 +28,12 @@ def services(settings, clock):
 
 
 def test_register_with_an_existing_referral_code_only(client, services):
-    _, referrer = register(client, "referrer")
+    referrer_key, referrer = register(client, "referrer")
     resp = client.simulate_post("/api/v1/agents/register",
                                 json={"name": "newcomer", "referral_code": referrer["referral_code"]})
     assert resp.status_code == 200 and resp.headers["Cache-Control"] == "no-store"
-    assert services.agents.by_agent_id(resp.json["agent_id"])["referred_by"] is not None
+    referred_by = services.agents.by_key(resp.json["api_key"])["referred_by"]
+    assert referred_by == services.agents.by_key(referrer_key)["id"]
     unknown = client.simulate_post("/api/v1/agents/register", json={"name": "x", "referral_code": "ref_nope"})
     assert unknown.status_code == 422 and unknown.json["detail"][0]["loc"] == ["body", "referral_code"]
 

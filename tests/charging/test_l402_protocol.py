@@ -8,12 +8,11 @@ from charging.l402 import (
     check_caveats,
     decode_identifier,
     encode_identifier,
-    format_authorization,
     format_challenge,
     mint,
     parse_authorization,
-    parse_challenge,
 )
+from tests.charging.l402_client import format_authorization, parse_challenge
 
 NOW = 1_800_000_000
 

@@ -14,9 +14,9 @@ from marketintel.settings import Settings
 from pipelines.definitions import build_defs
 from pipelines.instance import ensure_dagster_home
 from pipelines.materialize import materialize_all
+from tests.cache_reads import CacheReader
 from tests.history import history_dir
 from tests.pipelines.served import FORMATS, query_every_module_in_every_format
-from warehouse.cache import ServingCache
 from warehouse.duckdb_store import Warehouse
 
 
@@ -46,7 +46,7 @@ def test_sim_materialization_publishes_every_module_and_the_pulse(env):
     assert out["steps"] == total and [p[0] for p in progress] == list(range(1, total + 1))
     assert progress[0][2] == "observations" and progress[-1][2] == "publish"
 
-    cache = ServingCache.from_url(settings.effective_redis_url)
+    cache = CacheReader.from_url(settings.effective_redis_url)
     assert cache.published_modules() == sorted(scheduled())
     today = datetime.now(UTC).date().isoformat()  # the sim clock is wall time (UTC)
     for name in scheduled():
@@ -113,7 +113,7 @@ def test_replay_over_the_real_history_computes_every_module(env):
     assert out["success"] and out["failed_steps"] == []
     assert out["module_errors"] == [], out
     assert out["module_warnings"] == [], out  # the real history has every input the modules need
-    cache = ServingCache.from_url(Settings().effective_redis_url)
+    cache = CacheReader.from_url(Settings().effective_redis_url)
     assert cache.published_modules() == sorted(scheduled())
     assert cache.get_module("vix", "full")[1]["simulated"] is False
     answered = query_every_module_in_every_format(Settings())

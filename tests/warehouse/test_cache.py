@@ -11,6 +11,7 @@ import redis
 import redis.asyncio as aioredis
 
 from intel.formats import render
+from tests.cache_reads import CacheReader
 from warehouse.cache import AsyncServingCache, ServingCache
 
 PAYLOAD = {
@@ -44,7 +45,7 @@ def client(redis_url):
 
 def test_publish_writes_every_format_and_meta(client):
     cache = ServingCache(client)
-    cache.publish_module("vix", PAYLOAD, data_source="sim", simulated=True, published_at=1700000000.5)
+    cache.publish_modules([("vix", PAYLOAD, "sim")], True, 1700000000.5)
 
     assert sorted(k.decode() for k in client.keys("mi:*")) == [
         "mi:module:vix:compact", "mi:module:vix:full", "mi:module:vix:meta", "mi:module:vix:prompt", "mi:modules"]
@@ -59,8 +60,8 @@ def test_publish_writes_every_format_and_meta(client):
 
 def test_get_module_is_one_round_trip(redis_url):
     counting = CountingRedis.from_url(redis_url)
-    cache = ServingCache(counting)
-    cache.publish_module("vix", PAYLOAD, "replay", False, time.time())
+    ServingCache(counting).publish_modules([("vix", PAYLOAD, "replay")], False, time.time())
+    cache = CacheReader(counting)
 
     CountingRedis.calls = 0
     body, meta = cache.get_module("vix", "compact")
@@ -75,13 +76,11 @@ def test_get_module_is_one_round_trip(redis_url):
 
 
 def test_full_rendering_takes_a_spliced_meta(client):
-    cache = ServingCache(client)
-    cache.publish_module("vix", PAYLOAD, "sim", True, time.time())
-    body, _ = cache.get_module("vix", "full")
+    ServingCache(client).publish_modules([("vix", PAYLOAD, "sim")], True, time.time())
+    body, _ = CacheReader(client).get_module("vix", "full")
     spliced = orjson.loads(body[:-1] + b',"_meta":' + orjson.dumps({"request_id": "r1"}) + b"}")
     assert spliced["_meta"] == {"request_id": "r1"} and spliced["module"] == "vix"
-    assert cache.module_full("vix") == {k: v for k, v in PAYLOAD.items() if k != "_meta"}
-    assert cache.module_full("nope") is None
+    assert orjson.loads(body) == {k: v for k, v in PAYLOAD.items() if k != "_meta"}
 
 
 def test_publish_many_is_one_transaction(redis_url):
@@ -91,20 +90,21 @@ def test_publish_many_is_one_transaction(redis_url):
     CountingRedis.calls = 0
     assert cache.publish_modules(items, simulated=True, published_at=time.time()) == 3
     assert CountingRedis.calls == 0  # a pipeline sends MULTI..EXEC as one batch, not command by command
-    assert cache.published_modules() == ["bitcoin", "oil", "vix"]
-    assert orjson.loads(cache.get_module("oil", "full")[0])["module"] == "oil"
+    assert CacheReader(counting).published_modules() == ["bitcoin", "oil", "vix"]
+    assert orjson.loads(CacheReader(counting).get_module("oil", "full")[0])["module"] == "oil"
 
 
 def test_a_reader_never_sees_half_a_publish(redis_url):
-    writer, reader = ServingCache.from_url(redis_url), ServingCache.from_url(redis_url)
-    writer.publish_module("vix", PAYLOAD, "sim", True, 0.0)
+    writer, reader = ServingCache.from_url(redis_url), CacheReader.from_url(redis_url)
+    writer.publish_modules([("vix", PAYLOAD, "sim")], True, 0.0)
     stop = threading.Event()
 
     def publish_forever():
         n = 0
         while not stop.is_set():
             n += 1
-            writer.publish_module("vix", {**PAYLOAD, "as_of": f"2024-03-{n % 28 + 1:02d}"}, "sim", True, float(n))
+            writer.publish_modules([("vix", {**PAYLOAD, "as_of": f"2024-03-{n % 28 + 1:02d}"}, "sim")], True,
+                                   float(n))
 
     thread = threading.Thread(target=publish_forever)
     thread.start()
@@ -121,28 +121,26 @@ def test_a_reader_never_sees_half_a_publish(redis_url):
 
 
 def test_pulse_round_trip_and_prefix_isolation(client):
-    cache = ServingCache(client, prefix="t1")
-    cache.publish_pulse({"as_of": "2024-03-04", "regime": "calm", "_meta": {"x": 1}}, "sim", True, 5.0)
-    body, meta = cache.get_pulse()
+    ServingCache(client, prefix="t1").publish_pulse({"as_of": "2024-03-04", "regime": "calm", "_meta": {"x": 1}},
+                                                    "sim", True, 5.0)
+    body, meta = CacheReader(client, prefix="t1").get_pulse()
     assert orjson.loads(body) == {"as_of": "2024-03-04", "regime": "calm"}
     assert meta == {"as_of": "2024-03-04", "published_at": 5.0, "data_source": "sim", "simulated": True}
-    assert ServingCache(client).get_pulse() == (None, None)
+    assert CacheReader(client).get_pulse() == (None, None)
 
 
 def test_async_reader_sees_what_the_writer_published(redis_url):
-    ServingCache.from_url(redis_url).publish_module("vix", PAYLOAD, "sim", True, 3.0)
+    ServingCache.from_url(redis_url).publish_modules([("vix", PAYLOAD, "sim")], True, 3.0)
     ServingCache.from_url(redis_url).publish_pulse({"as_of": "2024-03-04"}, "sim", True, 3.0)
 
     async def read():
         client = aioredis.Redis.from_url(redis_url)
         try:
             cache = AsyncServingCache(client)
-            return (await cache.get_module("vix", "prompt"), await cache.module_full("vix"),
-                    await cache.published_modules(), await cache.get_pulse())
+            return await cache.published_modules(), await cache.get_pulse()
         finally:
             await client.aclose()
 
-    (body, meta), full, names, (pulse, pulse_meta) = asyncio.run(read())
-    assert orjson.loads(body)["prompt"] and meta["published_at"] == 3.0
-    assert full["module"] == "vix" and names == ["vix"]
+    names, (pulse, pulse_meta) = asyncio.run(read())
+    assert names == ["vix"]
     assert orjson.loads(pulse) == {"as_of": "2024-03-04"} and pulse_meta["simulated"] is True

@@ -95,14 +95,14 @@ def test_bulk_write_of_400k_rows_is_fast(wh):
 
 
 def test_module_and_pulse_results(wh):
-    assert wh.latest_module_result("vix") is None and wh.latest_pulse() is None
+    assert "vix" not in wh.latest_module_results() and wh.latest_pulse() is None
     wh.write_module_result("vix", date(2024, 3, 1), {"module": "vix", "data": {"level": 14.2}}, "sim", T1)
     wh.write_module_result("vix", date(2024, 3, 4), {"module": "vix", "data": {"level": 15.0}}, "sim", T2)
     wh.write_module_result("vix", date(2024, 3, 4), {"module": "vix", "data": {"level": 16.0}}, "sim",
                            T2 + timedelta(minutes=2))  # same market day: replaces
     wh.write_module_result("oil", date(2024, 3, 4), {"module": "oil", "as_of": date(2024, 3, 4)}, "sim", T2)
 
-    latest = wh.latest_module_result("vix")
+    latest = wh.latest_module_results()["vix"]
     assert (latest.as_of, latest.payload["data"]["level"], latest.data_source) == (date(2024, 3, 4), 16.0, "sim")
     assert wh.con.execute("select count(*) from module_results where module = 'vix'").fetchone()[0] == 2
     everything = wh.latest_module_results()
@@ -182,7 +182,7 @@ def test_sources_never_mix(wh):
     wh.write_module_result("vix", date(2024, 3, 8), {"v": "sim"}, "sim", T2)
     wh.write_module_result("vix", date(2024, 3, 1), {"v": "replay"}, "replay", T2)
     wh.write_pulse(date(2024, 3, 8), {"v": "sim"}, "sim", T2)
-    assert wh.latest_module_result("vix").payload == {"v": "sim"}
-    assert wh.latest_module_result("vix", "replay").payload == {"v": "replay"}
+    assert wh.latest_module_results()["vix"].payload == {"v": "sim"}
+    assert wh.latest_module_results("replay")["vix"].payload == {"v": "replay"}
     assert wh.latest_module_results("replay")["vix"].as_of == date(2024, 3, 1)
     assert wh.latest_pulse("replay") is None and wh.latest_pulse("sim").payload == {"v": "sim"}

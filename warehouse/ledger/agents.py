@@ -94,10 +94,6 @@ class Agents:
         with reading(self.engine) as conn:
             return self._row(conn, agents.c.id == agent_pk)
 
-    def by_agent_id(self, agent_id: str) -> dict | None:
-        with reading(self.engine) as conn:
-            return self._row(conn, agents.c.agent_id == agent_id)
-
     def _row(self, conn, *where, from_=agents) -> dict | None:
         row = conn.execute(select(agents).select_from(from_).where(*where)).mappings().first()
         if row is None:

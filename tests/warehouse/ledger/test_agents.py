@@ -21,7 +21,6 @@ def test_register_returns_agent_and_key_and_stores_only_the_hash(engine):
     assert stored == [hashlib.sha256(key.encode()).hexdigest()]
     assert agents.by_key(key)["id"] == agent["id"]
     assert agents.get(agent["id"])["agent_id"] == agent["agent_id"]
-    assert agents.by_agent_id(agent["agent_id"])["id"] == agent["id"]
 
 
 def test_unknown_key_and_unknown_agent_find_nothing(engine):

@@ -47,7 +47,7 @@ def test_the_tier_ends_at_its_expiry_everywhere_agents_are_loaded(engine, money,
     clock.advance(days=30, seconds=-1)
     assert agents.get(agent["id"])["tier"] == "premium"
     clock.advance(seconds=1)
-    for loaded in (agents.by_key(key), agents.get(agent["id"]), agents.by_agent_id(agent["agent_id"])):
+    for loaded in (agents.by_key(key), agents.get(agent["id"])):
         assert loaded["tier"] == "free" and loaded["tier_expires_at"] is None
 
 
