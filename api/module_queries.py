@@ -54,7 +54,7 @@ class ModuleQueries:
                 pipe.mget(self.serving.module_key(module.name, cached_fmt),
                           self.serving.module_key(module.name, "meta"), seen)
                 self.charging.allowance.queue_claim(pipe, attempt)
-                (payload_json, published, previous), uses_today, _ = await pipe.execute()
+                (payload_json, published, seen_before), uses_today, _ = await pipe.execute()
             self.charging.allowance.counted(attempt, uses_today)
             if module.takes_ticker:
                 payload_json, published = await self.tickers.payload_json(module, ticker), None
@@ -67,13 +67,13 @@ class ModuleQueries:
             published = orjson.loads(published) if published else None
             rendered = None
             if fmt != cached_fmt or include_prompt or fmt == "agent":
-                previous = orjson.loads(previous).get("data") if previous and fmt == "agent" else None
+                previous = orjson.loads(seen_before).get("data") if seen_before and fmt == "agent" else None
                 rendered = render(orjson.loads(payload_json), fmt, include_prompt, previous, self.s.clock.now(),
                                   deltas_for="agent" if payer.agent is not None else "client_address")
             charge = await self.charging.charge(attempt)
             body = self._body(attempt, payload_json, rendered, published, charge)
             async with self.s.redis.pipeline(transaction=False) as pipe:
-                if cached_fmt == "full":
+                if cached_fmt == "full" and seen_before != payload_json:  # unchanged: nothing to write
                     pipe.set(seen, payload_json, ex=SEEN_TTL_S)
                 self.usage.add_event(pipe, attempt, charge)
                 gate_taken = (await pipe.execute())[-1]
