@@ -6,8 +6,12 @@ import asyncio
 import statistics
 import time
 
+STAGGER_S = 0.005  # between connection opens
 
-async def _connection(host: str, port: int, request: bytes, stop_at: float, latencies: list[float], statuses: dict):
+
+async def _connection(host: str, port: int, request: bytes, stop_at: float, latencies: list[float], statuses: dict,
+                      delay: float = 0.0):
+    await asyncio.sleep(delay)
     reader, writer = await asyncio.open_connection(host, port)
     try:
         while time.perf_counter() < stop_at:
@@ -39,8 +43,10 @@ def run(host: str, port: int, path: str, headers: dict[str, str] | None = None, 
 
     async def main():
         stop_at = time.perf_counter() + seconds
-        await asyncio.gather(*[_connection(host, port, request, stop_at, latencies, statuses)
-                               for _ in range(connections)])
+        # Connections open a little apart: a burst of them would all be accepted by whichever server process
+        # wakes first (asyncio accepts a whole backlog at once), and the run would measure one worker.
+        await asyncio.gather(*[_connection(host, port, request, stop_at, latencies, statuses, i * STAGGER_S)
+                               for i in range(connections)])
 
     started = time.perf_counter()
     asyncio.run(main())
