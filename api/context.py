@@ -12,9 +12,13 @@ class RequestState(falcon.Context):
     metrics_started: float | None = None  # RequestMetrics
     request_id: str | None = None  # RequestContext: the server's id, the ledger reference of a charge
     client_ip: str | None = None  # RequestContext
-    agent: dict | None = None  # Authentication: the key's agent (ledger row, effective tier)
-    payer: Payer | None = None  # Authentication: who pays for what this request is charged
+    payer: Payer | None = None  # Authentication: who is calling, and who pays for what this request is charged
     # spectree puts the validated `query` and `json` models here
+
+    @property
+    def agent(self) -> dict | None:
+        """The key's agent (ledger row, effective tier), or None for a caller without a valid key."""
+        return self.payer.agent if self.payer is not None else None
 
 
 class Request(falcon.asgi.Request):

@@ -86,8 +86,8 @@ def l402_from(req):
 
 
 class Authentication:
-    """Resolves the caller once routing has found the resource, into `req.context.agent` and
-    `req.context.payer` (charging.attempt.Payer).
+    """Resolves the caller once routing has found the resource, into `req.context.payer`
+    (charging.attempt.Payer; `req.context.agent` reads its agent).
 
     On a public resource (`public = True`: the routes interface.md lists as needing no credential) a valid key
     identifies the caller and anything else (an unknown key, another scheme, an L402 credential) is ignored, as
@@ -134,7 +134,6 @@ class Authentication:
     @staticmethod
     def _set_caller(req, agent: dict | None, l402) -> None:
         if agent is not None or l402 is not None:
-            req.context.agent = agent
             req.context.payer = Payer.of(agent, req.context.client_ip, l402)
 
     async def _agent(self, key: str) -> dict | None:
