@@ -10,6 +10,12 @@ TOPUP = {"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_has
 REGISTER = {"method": "POST", "path": "/api/v1/agents/register", "body": {"name": "string"}}
 
 
+def unpaid_meta(data_source: str, simulated: bool, price_sats: int, request_id: str) -> dict:
+    """The `_meta` of a 402: what it would have cost, and that nothing was charged."""
+    return {"data_source": data_source, "simulated": simulated, "price_sats": price_sats, "charged_sats": 0,
+            "request_id": request_id}
+
+
 def payment_required(exc: PaymentRequired, data_source: str, simulated: bool) -> APIError:
     item, agent = exc.item, exc.payer.agent
     extra: dict = {"item": item.key, "price_sats": item.price_sats, "invoice": exc.invoice, "topup": TOPUP}
@@ -19,8 +25,7 @@ def payment_required(exc: PaymentRequired, data_source: str, simulated: bool) ->
     if exc.l402 is not None:
         extra["l402"] = exc.l402
         headers["WWW-Authenticate"] = format_challenge(exc.l402["macaroon"], exc.l402["invoice"])
-    meta = {"data_source": data_source, "simulated": simulated, "price_sats": item.price_sats, "charged_sats": 0,
-            "free_queries_left": 0, "request_id": exc.request_id}
+    meta = {**unpaid_meta(data_source, simulated, item.price_sats, exc.request_id), "free_queries_left": 0}
     if item.free_with_key:
         return APIError(402, "registration_required", _registration_message(item), headers, meta, **extra,
                         register=REGISTER, preview="/api/v1/catalog/preview")

@@ -40,9 +40,10 @@ class _CatalogRoute:
     async def _listing(self, payer) -> tuple[list[str], dict[str, int], set[str]]:
         """(module names, free queries left today by name, names published)."""
         names = sorted(self.registry)
-        left = await self.s.charging.allowance.left(payer.caller_id, [self.s.prices.module(n) for n in names])
+        items = {n: self.s.prices.module(n) for n in names}
+        left = await self.s.charging.allowance.left(payer.caller_id, list(items.values()))
         published = set(await self.serving.published_modules())
-        return names, {n: left[self.s.prices.module(n).key] for n in names}, published
+        return names, {n: left[item.key] for n, item in items.items()}, published
 
 
 class ModulesResource(_CatalogRoute):

@@ -11,6 +11,7 @@ from spectree import Response
 from api.errors import APIError, invalid
 from api.middleware import require_agent
 from api.money_schemas import PlanBody
+from api.payment_errors import TOPUP, unpaid_meta
 from api.services import Services
 from api.spec import api_spec
 from charging.prices import MODULE_PRICES
@@ -55,11 +56,9 @@ class _PlanRoute:
         short = exc.details["price_sats"] - exc.details["balance_sats"]
         invoice = await self.s.charging.challenges.credit_invoice(
             req.context.payer, f"plan:{plan}", short, f"marketintel: top-up for the {plan} plan ({short} sats)")
-        meta = {"data_source": self.s.data_source, "simulated": self.s.simulated,
-                "price_sats": exc.details["price_sats"], "charged_sats": 0, "request_id": req.context.request_id}
+        meta = unpaid_meta(self.s.data_source, self.s.simulated, exc.details["price_sats"], req.context.request_id)
         return APIError(402, exc.code, f"{exc} The invoice is for the {short} sats missing.", meta=meta,
-                        **exc.details, shortfall_sats=short, invoice=invoice,
-                        topup={"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]})
+                        **exc.details, shortfall_sats=short, invoice=invoice, topup=TOPUP)
 
 
 class CommitmentPlansResource(_PlanRoute):
