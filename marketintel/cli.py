@@ -114,7 +114,7 @@ def up() -> int:
         get_settings.cache_clear()
         settings = get_settings()
         migrate()
-        if materialize() != 0:
+        if first_materialization() != 0:
             console.print("[red]the first materialization failed; see the Dagster run log")
             return 1
         supervisor = Supervisor(children(settings), env=dict(os.environ))
@@ -134,6 +134,22 @@ def up() -> int:
 
 def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
+
+
+def first_materialization() -> int:
+    """`marketintel materialize` in a process group of its own, stopped with `up`. Not in this process: while a
+    run executes in-process, Dagster takes SIGTERM over and drops an interrupt it captured once the run ends,
+    so a SIGTERM sent to `up` then would be lost and start-up would carry on."""
+    from marketintel.supervisor import Child, Supervisor
+
+    # a short grace: Dagster stops a run at the next step boundary; past that, the run is killed
+    runner = Supervisor([Child("first materialization", [sys.executable, "-m", "marketintel.cli", "materialize"])],
+                        env=dict(os.environ), grace_s=5.0)
+    runner.start()
+    try:
+        return runner.children[0].process.wait()
+    finally:
+        runner.stop()  # nothing left to stop after a normal exit; after an interrupt, the run and its group
 
 
 def children(settings) -> list:
