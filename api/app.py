@@ -64,7 +64,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app = falcon.asgi.App(request_type=Request, middleware=[
         RequestMetrics(settings.effective_redis_url),
         RequestContext(settings.trust_forwarded_for, services.data_source, services.simulated),
-        Authentication(services.agents),
+        Authentication(services.directory),
         key_budgets,  # after Authentication: the limit is per agent and by its effective tier
         SharedClients(services),
     ])

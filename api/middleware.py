@@ -1,14 +1,13 @@
 """App-wide concerns: request ids, client address, who is calling, and closing shared clients at shutdown."""
 from __future__ import annotations
 
-import asyncio
 import re
 import uuid
 
 from api.errors import APIError
+from api.key_directory import KeyDirectory
 from charging.attempt import Payer
 from charging.l402 import L402Refused, is_l402_scheme, parse_authorization
-from warehouse.ledger import Agents
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 MAX_KEY_CHARS = 200
@@ -95,8 +94,8 @@ class Authentication:
     a key that is sent but wrong is a 401, and an L402 credential on a resource that does not take one (no
     `accepts_l402`) is a 401 `l402_not_accepted` rather than a payment silently ignored."""
 
-    def __init__(self, agents: Agents):
-        self.agents = agents
+    def __init__(self, directory: KeyDirectory):
+        self.directory = directory
 
     async def process_request(self, req, resp):
         req.context.payer = Payer.of(None, req.context.client_ip)
@@ -137,7 +136,7 @@ class Authentication:
             req.context.payer = Payer.of(agent, req.context.client_ip, l402)
 
     async def _agent(self, key: str) -> dict | None:
-        return await asyncio.to_thread(self.agents.by_key, key) if len(key) <= MAX_KEY_CHARS else None
+        return await self.directory.agent(key) if len(key) <= MAX_KEY_CHARS else None
 
     async def _credentials(self, req, accepts_l402: bool):
         l402 = l402_from(req)

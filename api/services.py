@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 from rq import Queue
 from sqlalchemy.engine import Engine
 
+from api.key_directory import KeyDirectory
 from charging import prices as price_lists
 from charging.prices import PriceList
 from charging.service import Charging
@@ -54,6 +56,11 @@ class Services:
             charging=Charging(prices, redis, money, invoices, Tokens(engine), lightning, clock,
                               settings.invoice_expiry_s),
         )
+
+    @functools.cached_property
+    def directory(self) -> KeyDirectory:
+        """Who a key belongs to, from Redis (SQL on a miss), over these services' `agents`."""
+        return KeyDirectory(self.redis, self.agents)
 
     @property
     def data_source(self) -> str:

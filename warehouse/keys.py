@@ -7,6 +7,7 @@ rebuilt: the serving cache, operational status, request metrics, rate windows, f
     mi:pulse:full|meta                            the pulse
     mi:ticker:<module>:<TICKER>:<closed day>      a ticker module computed on demand (api/ticker_modules.py)
     mi:status:sources|ingest|freshness            operational status (warehouse/status.py)
+    mi:apikey:<sha256 of the key>                 the key's agent, or a tombstone once rotated (api/key_directory.py)
     mi:metrics:m:<epoch minute>, mi:metrics:workers   request metrics (api/metrics.py)
     mi:rate:...                                   moving windows of the `limits` library (api/ratelimit.py)
     mi:free:<market day>:<caller>:<item>          attempts at an item today (charging/allowance.py)
@@ -45,6 +46,10 @@ def pulse(part: str, prefix: str = PREFIX) -> str:
 
 def ticker_payload(module_name: str, ticker: str, closed: date) -> str:
     return f"{PREFIX}:ticker:{module_name}:{ticker}:{closed.isoformat()}"
+
+
+def api_key(key_hash: str) -> str:
+    return f"{PREFIX}:apikey:{key_hash}"
 
 
 def metrics_minute(minute: int) -> str:

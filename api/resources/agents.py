@@ -41,6 +41,7 @@ class RegisterResource:
             agent, key = await asyncio.to_thread(self.s.agents.register, body.name, body.referral_code)
         except UnknownReferralCode:
             raise invalid(["body", "referral_code"], "unknown referral code")
+        await self.s.directory.added(key, agent)
         resp.status = 200  # interface.md: success is 200 unless a row states otherwise
         resp.set_headers(NO_STORE)
         resp.media = {
@@ -148,6 +149,7 @@ class UpgradeResource(TopupResource):
             raise APIError(403, "upgrade_refused", str(exc)) from exc
         if result is None:
             raise already_credited(payment_hash)
+        await self.s.directory.changed(api_key_from(req))  # the new tier holds from the next request
         resp.media = {**result, "payment_hash": payment_hash}
 
 
@@ -158,13 +160,16 @@ class RotateKeyResource:
     @api_spec.validate(tags=["agents"], resp=Response("HTTP_200", "HTTP_401"))
     async def on_post(self, req, resp):
         """Replace your API key. The new key is shown once, here. The old key stops working at once, on every
-        server: keys are checked against the database on each request, with no cache in between."""
+        server: the rotation marks it revoked in the key directory every server reads before this answer."""
         agent = require_agent(req)
         try:
-            key = await asyncio.to_thread(self.s.agents.rotate_key, agent["id"], api_key_from(req))
+            key, revoked = await asyncio.to_thread(self.s.agents.rotate, agent["id"], api_key_from(req))
         except KeyRevoked as exc:
             raise APIError(401, "invalid_api_key", "The API key is unknown or was rotated.",
                            headers={"WWW-Authenticate": 'Bearer realm="marketintel"'}) from exc
+        # the rotation has committed: a client hanging up now must not leave the old key live in Redis
+        await asyncio.shield(self.s.directory.revoked(revoked))
+        await self.s.directory.fill(key)
         resp.set_headers(NO_STORE)
         resp.media = {"agent_id": agent["agent_id"], "api_key": key,
                       "note": "Store the new API key now: it is not shown again. The previous key no longer works."}

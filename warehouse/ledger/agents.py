@@ -2,8 +2,8 @@
 
 Every agent dict this class returns carries the effective tier in `tier`: a paid tier past its
 `tier_expires_at` reads as `free` everywhere (routes, tier gates, rate limits) without a job to reset it.
-Keys are looked up in SQL on every request, with no cache, so a rotated key stops working at once on every
-worker and instance."""
+The API resolves keys through api/key_directory.py (Redis, filled from here); a rotation returns the hashes
+it revoked so that the directory refuses them at once on every worker and instance."""
 from __future__ import annotations
 
 import hashlib
@@ -30,6 +30,14 @@ def hash_key(api_key: str) -> str:
 def new_api_key() -> str:
     """256 bits from the OS's CSPRNG."""
     return "mi_" + secrets.token_urlsafe(32)
+
+
+def with_effective_tier(agent: dict, now: datetime) -> dict:
+    """The agent as every caller sees it: a paid tier past its end reads `free` (and has no end)."""
+    agent["tier"] = effective_tier(agent["tier"], agent["tier_expires_at"], now)
+    if agent["tier"] == "free":
+        agent["tier_expires_at"] = None
+    return agent
 
 
 class KeyRevoked(LookupError):
@@ -68,41 +76,45 @@ class Agents:
         return agent, api_key
 
     def rotate_key(self, agent_pk: int, current_key: str | None = None) -> str:
-        """Revoke every live key of the agent and issue a new one, in one transaction. With `current_key`
-        (the key the request came with) the rotation only happens while that key is still live, so of two
-        concurrent rotations with one key exactly one wins (KeyRevoked for the other)."""
+        return self.rotate(agent_pk, current_key)[0]
+
+    def rotate(self, agent_pk: int, current_key: str | None = None) -> tuple[str, list[str]]:
+        """Revoke every live key of the agent and issue a new one, in one transaction; returns the new key and
+        the hashes of the keys revoked. With `current_key` (the key the request came with) the rotation only
+        happens while that key is still live, so of two concurrent rotations with one key exactly one wins
+        (KeyRevoked for the other)."""
         api_key = new_api_key()
         now = utcnow()
         k = api_keys.c
         with self.engine.begin() as conn:
             lock_agent(conn, agent_pk)  # concurrent rotations queue here, then each sees the other's new key
-            if current_key is not None and conn.scalar(select(func.count()).select_from(api_keys).where(
-                    k.key_hash == hash_key(current_key), k.agent_id == agent_pk, k.revoked_at.is_(None))) != 1:
+            live = list(conn.scalars(select(k.key_hash).where(k.agent_id == agent_pk, k.revoked_at.is_(None))))
+            if current_key is not None and hash_key(current_key) not in live:
                 raise KeyRevoked("the key was rotated meanwhile")
             conn.execute(api_keys.update().where(k.agent_id == agent_pk, k.revoked_at.is_(None)).values(revoked_at=now))
             conn.execute(api_keys.insert().values(key_hash=hash_key(api_key), agent_id=agent_pk, created_at=now))
-        return api_key
+        return api_key, live
 
     def by_key(self, api_key: str) -> dict | None:
-        """The agent of a live key; read from SQL on every call (no cache: see the module docstring)."""
+        """The agent of a live key, read from SQL (the API asks api/key_directory.py first)."""
+        row = self.raw_by_key(api_key)
+        return with_effective_tier(row, self.now()) if row is not None else None
+
+    def raw_by_key(self, api_key: str) -> dict | None:
+        """The agent row of a live key as stored: `tier` is the tier set, even past its end."""
         joined = agents.join(api_keys, api_keys.c.agent_id == agents.c.id)
+        where = (api_keys.c.key_hash == hash_key(api_key), api_keys.c.revoked_at.is_(None))
         with reading(self.engine) as conn:
-            return self._row(conn, api_keys.c.key_hash == hash_key(api_key), api_keys.c.revoked_at.is_(None),
-                             from_=joined)
+            row = conn.execute(select(agents).select_from(joined).where(*where)).mappings().first()
+        return dict(row) if row is not None else None
 
     def get(self, agent_pk: int) -> dict | None:
         with reading(self.engine) as conn:
             return self._row(conn, agents.c.id == agent_pk)
 
-    def _row(self, conn, *where, from_=agents) -> dict | None:
-        row = conn.execute(select(agents).select_from(from_).where(*where)).mappings().first()
-        if row is None:
-            return None
-        agent = dict(row)
-        agent["tier"] = effective_tier(agent["tier"], agent["tier_expires_at"], self.now())
-        if agent["tier"] == "free":
-            agent["tier_expires_at"] = None
-        return agent
+    def _row(self, conn, *where) -> dict | None:
+        row = conn.execute(select(agents).where(*where)).mappings().first()
+        return with_effective_tier(dict(row), self.now()) if row is not None else None
 
     def usage(self, agent_pk: int) -> dict:
         """Query counts from usage events; sats from the ledger (the record of money)."""
