@@ -103,10 +103,9 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
 
 def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry: dict, serving: AsyncServingCache,
                              key_budgets: KeyBudgets) -> None:
-    queries = ModuleQueries(services, serving, TickerModules(services), UsageRecorder(services.jobs))
+    queries = ModuleQueries(services, serving, TickerModules(services), UsageRecorder(services.jobs), key_budgets)
     batch, intelligence = BatchResource(services, registry, queries), IntelligenceResource(registry, queries)
-    key_budgets.guard(batch, batch_cost)
-    key_budgets.guard(intelligence)
+    key_budgets.guard(batch, batch_cost)  # a module query takes its window in its own round trip
     app.add_route(f"{V1}/intelligence/batch", batch)
     # the fixed sub-paths are routes, not modules (interface.md): literal segments win over {module_name}
     app.add_route(f"{V1}/intelligence/unified", unbuilt.UnifiedResource())

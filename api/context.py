@@ -13,6 +13,8 @@ class RequestState(falcon.Context):
     request_id: str | None = None  # RequestContext: the server's id, the ledger reference of a charge
     client_ip: str | None = None  # RequestContext
     payer: Payer | None = None  # Authentication: who is calling, and who pays for what this request is charged
+    # Authentication, on a resource that checks the key in its one round trip: (directory key, entry expected)
+    key_check: tuple[str, bytes] | None = None
     # spectree puts the validated `query` and `json` models here
 
     @property

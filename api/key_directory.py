@@ -18,6 +18,7 @@ A tier's end needs no refresh: the effective tier is worked out from `tier_expir
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from datetime import datetime
 
 import orjson
@@ -30,6 +31,7 @@ from warehouse.ledger.agents import hash_key, with_effective_tier
 TOMBSTONE = b"revoked"
 LIVE_TTL_S = 300
 TOMBSTONE_TTL_S = 7 * 86400
+REMEMBERED_MAX = 10_000
 _DATES = ("created_at", "tier_expires_at")
 # Overwrite an entry unless it is a tombstone: a refresh racing a rotation must not bring the old key back.
 REFRESH_SCRIPT = """
@@ -52,11 +54,19 @@ def agent_of(entry: bytes, now: datetime) -> dict:
     return with_effective_tier(agent, now)
 
 
+@dataclass(frozen=True)
+class Found:
+    entry: bytes  # as stored: what a later one-trip check compares against
+    agent: dict
+
+
 class KeyDirectory:
     def __init__(self, redis: aioredis.Redis, agents: Agents):
         self.redis = redis
         self.agents = agents
         self._refresh = redis.register_script(REFRESH_SCRIPT)
+        # entries this process has seen, by directory key: a hint only, never an answer on its own (`remembered`)
+        self._seen: dict[str, bytes] = {}
 
     @staticmethod
     def key_of(api_key: str) -> str:
@@ -64,35 +74,55 @@ class KeyDirectory:
 
     async def agent(self, api_key: str) -> dict | None:
         """The live key's agent (effective tier in `tier`), or None for an unknown or rotated key."""
-        entry = await self.redis.get(self.key_of(api_key))
-        if entry is not None:
-            return None if entry == TOMBSTONE else agent_of(entry, self.agents.now())
-        return await self.fill(api_key)
+        found = await self.lookup(api_key)
+        return found.agent if found is not None else None
 
-    def answer(self, entry: bytes | None) -> dict | None | bool:
-        """What an entry read on a caller's pipeline says: the agent, None (rotated), or False (not in the
-        directory: ask `fill`)."""
+    async def lookup(self, api_key: str) -> Found | None:
+        key = self.key_of(api_key)
+        found = self.found(key, await self.redis.get(key))
+        return await self.fill(api_key) if found is False else found
+
+    def found(self, key: str, entry: bytes | None) -> Found | None | bool:
+        """What an entry read from Redis says: Found, None (rotated away), or False (absent: ask `fill`)."""
         if entry is None:
+            self._seen.pop(key, None)
             return False
-        return None if entry == TOMBSTONE else agent_of(entry, self.agents.now())
+        if entry == TOMBSTONE:
+            self._seen.pop(key, None)
+            return None
+        self._remember(key, entry)
+        return Found(entry, agent_of(entry, self.agents.now()))
 
-    async def fill(self, api_key: str) -> dict | None:
+    def remembered(self, api_key: str) -> Found | None:
+        """The entry this process last read for the key, unchecked: a caller must have it checked in the same
+        round trip that counts anything for the request (api/one_trip.py), and look the key up again when the
+        check finds another entry."""
+        entry = self._seen.get(self.key_of(api_key))
+        return Found(entry, agent_of(entry, self.agents.now())) if entry is not None else None
+
+    def _remember(self, key: str, entry: bytes) -> None:
+        if len(self._seen) >= REMEMBERED_MAX and key not in self._seen:
+            self._seen.pop(next(iter(self._seen)))  # the oldest: one entry more or less costs one lookup
+        self._seen[key] = entry
+
+    async def fill(self, api_key: str) -> Found | None:
         """Look the key up in SQL and, when it is live, add it (never over an entry already there)."""
         row = await asyncio.to_thread(self.agents.raw_by_key, api_key)
         if row is None:
             return None
-        entry = entry_of(row)
-        await self.redis.set(self.key_of(api_key), entry, nx=True, ex=LIVE_TTL_S)
-        return agent_of(entry, self.agents.now())
+        entry, key = entry_of(row), self.key_of(api_key)
+        await self.redis.set(key, entry, nx=True, ex=LIVE_TTL_S)
+        return self.found(key, entry)
 
     async def added(self, api_key: str, agent: dict) -> None:
-        """A key just issued (registration, rotation): its entry, so its first request needs no SQL."""
+        """A key just issued (registration): its entry, so its first request needs no SQL."""
         await self.redis.set(self.key_of(api_key), entry_of(agent), nx=True, ex=LIVE_TTL_S)
 
     async def revoked(self, key_hashes: list[str]) -> None:
         if key_hashes:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for key_hash in key_hashes:
+                    self._seen.pop(keys.api_key(key_hash), None)
                     pipe.set(keys.api_key(key_hash), TOMBSTONE, ex=TOMBSTONE_TTL_S)
                 await pipe.execute()
 

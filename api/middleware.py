@@ -92,7 +92,10 @@ class Authentication:
     identifies the caller and anything else (an unknown key, another scheme, an L402 credential) is ignored, as
     the `X-Credentials-Ignored` header says (e.g. `invalid_api_key, l402_not_needed`), never refused. Elsewhere
     a key that is sent but wrong is a 401, and an L402 credential on a resource that does not take one (no
-    `accepts_l402`) is a 401 `l402_not_accepted` rather than a payment silently ignored."""
+    `accepts_l402`) is a 401 `l402_not_accepted` rather than a payment silently ignored.
+
+    A resource with `checks_key = True` has the key checked in its own round trip (api/one_trip.py): a key this
+    process has seen is taken from memory here, and `req.context.key_check` says what the check expects."""
 
     def __init__(self, directory: KeyDirectory):
         self.directory = directory
@@ -107,7 +110,8 @@ class Authentication:
             await self._identify(req, resp)
             return
         try:
-            agent, l402 = await self._credentials(req, getattr(resource, "accepts_l402", False))
+            agent, l402 = await self._credentials(req, getattr(resource, "accepts_l402", False),
+                                                  getattr(resource, "checks_key", False))
         except CredentialRefused as refused:
             raise refused.as_api_error() from None
         self._set_caller(req, agent, l402)
@@ -138,7 +142,7 @@ class Authentication:
     async def _agent(self, key: str) -> dict | None:
         return await self.directory.agent(key) if len(key) <= MAX_KEY_CHARS else None
 
-    async def _credentials(self, req, accepts_l402: bool):
+    async def _credentials(self, req, accepts_l402: bool, checks_key: bool):
         l402 = l402_from(req)
         if l402 is not None and not accepts_l402:
             raise CredentialRefused("l402_not_accepted",
@@ -148,10 +152,25 @@ class Authentication:
         key = api_key_from(req)
         if key is None:
             return None, l402
+        remembered = self.directory.remembered(key) if checks_key and len(key) <= MAX_KEY_CHARS else None
+        if remembered is not None:
+            req.context.key_check = (self.directory.key_of(key), remembered.entry)
+            return remembered.agent, l402
         agent = await self._agent(key)
         if agent is None:
             raise CredentialRefused("invalid_api_key", "The API key is unknown or was rotated.")
         return agent, l402
+
+
+async def recheck_key(req, directory: KeyDirectory) -> Payer:
+    """For a `checks_key` resource whose check found another entry: look the key up again; the new payer is
+    also the request's. 401 when the key is gone (rotated away)."""
+    found = await directory.lookup(api_key_from(req))
+    if found is None:
+        raise CredentialRefused("invalid_api_key", "The API key is unknown or was rotated.").as_api_error()
+    req.context.payer = Payer.of(found.agent, req.context.client_ip, req.context.payer.l402)
+    req.context.key_check = None
+    return req.context.payer
 
 
 class SharedClients:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import orjson
 
 from api.errors import APIError
+from api.one_trip import KEY_CHANGED, LIMITED, Window
+from api.ratelimit import KeyBudgets
 from api.responses import cache_meta, splice_meta, with_meta
 from api.services import Services
 from api.ticker_modules import TickerModules
@@ -20,6 +22,14 @@ from warehouse import keys
 from warehouse.cache import AsyncServingCache
 
 SEEN_TTL_S = 30 * 86400
+
+
+class KeyChanged(Exception):
+    """The key's directory entry is not the one the middleware took from memory: look it up again."""
+
+    def __init__(self, entry: bytes | None):
+        super().__init__("the key's directory entry changed")
+        self.entry = entry
 
 
 @dataclass(frozen=True)
@@ -34,28 +44,37 @@ class Served:
 
 
 class ModuleQueries:
-    def __init__(self, services: Services, serving: AsyncServingCache, tickers: TickerModules, usage: UsageRecorder):
+    def __init__(self, services: Services, serving: AsyncServingCache, tickers: TickerModules, usage: UsageRecorder,
+                 budgets: KeyBudgets):
         self.s = services
+        self.budgets = budgets
         self.charging = services.charging
         self.serving = serving
         self.tickers = tickers
         self.usage = usage
 
     async def serve(self, payer: Payer, request_id: str, module: Module, fmt: str, include_prompt: bool,
-                    ticker: str | None) -> Served:
-        """`request_id` is unique to this query: the ledger reference of its charge. On any failure what was
+                    ticker: str | None, window: Window | None = None, key_check: tuple[str, bytes] | None = None
+                    ) -> Served:
+        """`request_id` is unique to this query: the ledger reference of its charge. `window` is the caller's
+        rate window when this query takes it (not in a batch: the batch took it whole), `key_check` the key
+        check the middleware left to this round trip (KeyChanged when it fails). On any failure what was
         charged is undone, then the error is raised again."""
         attempt = Attempt(payer, self.s.prices.module(module.name), request_id)
         cached_fmt = fmt if fmt in ("compact", "prompt") and not include_prompt else "full"
         seen = keys.seen(payer.caller_id, module.name, ticker)
         try:
-            # one round trip: the cached rendering, its meta, the previous snapshot and the free-allowance count
-            async with self.s.redis.pipeline(transaction=False) as pipe:
-                pipe.mget(self.serving.module_key(module.name, cached_fmt),
-                          self.serving.module_key(module.name, "meta"), seen)
-                self.charging.allowance.queue_claim(pipe, attempt)
-                (payload_json, published, seen_before), uses_today, _ = await pipe.execute()
-            self.charging.allowance.counted(attempt, uses_today)
+            # one round trip: the key check, the rate window, the free-allowance count, the cached rendering,
+            # its meta and the previous snapshot
+            taken = await self.s.one_trip.run(
+                [self.serving.module_key(module.name, cached_fmt), self.serving.module_key(module.name, "meta"), seen],
+                key_check=key_check, window=window, counter=self.charging.allowance.counter(attempt))
+            if taken.code == KEY_CHANGED:
+                raise KeyChanged(taken.entry)
+            if taken.code == LIMITED:
+                raise await self.budgets.refused(payer, window)
+            self.charging.allowance.counted(attempt, taken.count)
+            payload_json, published, seen_before = taken.reads
             if module.takes_ticker:
                 payload_json, published = await self.tickers.payload_json(module, ticker), None
                 cached_fmt = "full"

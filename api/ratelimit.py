@@ -1,5 +1,6 @@
-"""Moving-window budgets in Redis (the `limits` library): per client address as Falcon hooks (pulse, catalog
-preview), and per key by tier as a middleware on chosen routes (module queries, the batch)."""
+"""Moving-window budgets in Redis (the `limits` library): per client address (pulse, catalog preview), and per
+key by tier (module queries, the batch). The hot routes take their window in their one round trip
+(api/one_trip.py); the batch takes it as a middleware."""
 from __future__ import annotations
 
 import math
@@ -11,6 +12,8 @@ from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from api.errors import APIError
+from api.one_trip import Window
+from charging.attempt import Payer
 from warehouse import keys
 
 
@@ -22,6 +25,11 @@ class RateLimiter:
 
     def budget(self, name: str, rate: str) -> Budget:
         return Budget(self.limiter, name, parse(rate))
+
+
+def window(item: RateLimitItem, *identifiers: str, cost: int = 1) -> Window:
+    """The window as `limits`' Redis storage keeps it (its key prefix, then the item's key)."""
+    return Window(f"{keys.RATE}:{item.key_for(*identifiers)}", item, identifiers, cost)
 
 
 async def _refused(limiter: MovingWindowRateLimiter, item: RateLimitItem, identifiers: tuple[str, ...],
@@ -40,11 +48,11 @@ class Budget:
     def __init__(self, limiter: MovingWindowRateLimiter, name: str, item: RateLimitItem):
         self.limiter, self.name, self.item = limiter, name, item
 
-    async def __call__(self, req, resp, resource, params):
-        who = req.context.client_ip
-        if await self.limiter.hit(self.item, self.name, who):
-            return
-        raise await _refused(self.limiter, self.item, (self.name, who), "client address")
+    def window(self, req) -> Window:
+        return window(self.item, self.name, req.context.client_ip)
+
+    async def refused(self, taken: Window) -> APIError:
+        return await _refused(self.limiter, self.item, taken.identifiers, "client address")
 
 
 Cost = Callable[[object], Awaitable[int]]
@@ -64,17 +72,22 @@ class KeyBudgets:
     def guard(self, resource, cost: Cost | None = None) -> None:
         self.guarded.append((resource, cost))
 
+    def window(self, payer: Payer, cost: int = 1) -> Window:
+        item = self.items[payer.agent["tier"] if payer.agent else "free"]
+        return window(item, "key", payer.caller_id, cost=min(item.amount, cost))
+
+    async def refused(self, payer: Payer, taken: Window) -> APIError:
+        return await _refused(self.limiter, taken.item, taken.identifiers,
+                              "API key" if payer.agent else "client address without a key")
+
     async def process_resource(self, req, resp, resource, params):
         cost_of = next((cost for guarded, cost in self.guarded if guarded is resource), False)
         if cost_of is False:
             return
-        agent = req.context.agent
-        item = self.items[agent["tier"] if agent else "free"]
-        who = req.context.payer.caller_id
-        cost = min(item.amount, await cost_of(req)) if cost_of else 1
-        if await self.limiter.hit(item, "key", who, cost=cost):
-            return
-        raise await _refused(self.limiter, item, ("key", who), "API key" if agent else "client address without a key")
+        payer = req.context.payer
+        taken = self.window(payer, await cost_of(req) if cost_of else 1)
+        if not await self.limiter.hit(taken.item, *taken.identifiers, cost=taken.cost):
+            raise await self.refused(payer, taken)
 
 
 async def batch_cost(req) -> int:

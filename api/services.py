@@ -10,6 +10,7 @@ from rq import Queue
 from sqlalchemy.engine import Engine
 
 from api.key_directory import KeyDirectory
+from api.one_trip import OneTrip
 from charging import prices as price_lists
 from charging.prices import PriceList
 from charging.service import Charging
@@ -61,6 +62,11 @@ class Services:
     def directory(self) -> KeyDirectory:
         """Who a key belongs to, from Redis (SQL on a miss), over these services' `agents`."""
         return KeyDirectory(self.redis, self.agents)
+
+    @functools.cached_property
+    def one_trip(self) -> OneTrip:
+        """A request's Redis work before it is served, in one round trip (api/one_trip.py)."""
+        return OneTrip(self.redis)
 
     @property
     def data_source(self) -> str:

@@ -20,22 +20,21 @@ class FreeAllowance:
         self.redis = redis
         self.clock = clock
 
-    def queue_claim(self, pipe, attempt: Attempt) -> None:
-        """Count the attempt on the caller's pipeline (to share its round trip); give the INCR's result to
+    def counter(self, attempt: Attempt) -> tuple[str, int]:
+        """The counter to INCR for the attempt, and its TTL, for a caller's own round trip; give the count to
         `counted`. The key is kept on the attempt, so an undo takes back exactly this count, even across
         midnight."""
         attempt.claim_key = keys.free_uses(self.clock.today(), attempt.payer.caller_id, attempt.item.key)
-        pipe.incr(attempt.claim_key)
-        pipe.expire(attempt.claim_key, COUNT_TTL_S)
+        return attempt.claim_key, COUNT_TTL_S
 
     @staticmethod
     def counted(attempt: Attempt, uses_today: int) -> None:
         attempt.uses_today = int(uses_today)
 
     async def claim(self, attempt: Attempt) -> None:
+        key, ttl = self.counter(attempt)
         async with self.redis.pipeline(transaction=False) as pipe:
-            self.queue_claim(pipe, attempt)
-            uses_today, _ = await pipe.execute()
+            uses_today, _ = await pipe.incr(key).expire(key, ttl).execute()
         self.counted(attempt, uses_today)
 
     async def unclaim(self, attempt: Attempt) -> None:

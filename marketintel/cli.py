@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -21,6 +22,10 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("up", help="run the whole service (Redis, first materialization, API, worker, Dagster)")
     sub.add_parser("migrate", help="bring the ledger schema up to date")
     sub.add_parser("materialize", help="run one full materialization with a progress bar")
+    tier = sub.add_parser("set-tier", help="give an agent a tier (operator); the API sees it on the next request")
+    tier.add_argument("agent_id")
+    tier.add_argument("tier", choices=["free", "premium", "institutional"])
+    tier.add_argument("--until", type=datetime.fromisoformat, help="when the tier ends (ISO 8601, UTC); default never")
     dev = sub.add_parser("dev", help="development helpers").add_subparsers(dest="dev_command", required=True)
     pay = dev.add_parser("pay", help="settle an invoice of the dev Lightning backend; prints the preimage")
     pay.add_argument("bolt11")
@@ -31,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
         return migrate()
     if args.command == "materialize":
         return materialize()
+    if args.command == "set-tier":
+        return set_tier(args.agent_id, args.tier, args.until)
     return dev_pay(args.bolt11)
 
 
@@ -61,6 +68,25 @@ def materialize() -> int:
         result = materialize_all(settings, on_progress=on_progress)
     console.print(f"materialization: {result}")
     return 0 if result.get("success", True) else 1
+
+
+def set_tier(agent_id: str, tier: str, until: datetime | None) -> int:
+    import redis
+
+    from marketintel.operator import set_tier as apply
+    from marketintel.settings import get_settings
+    from warehouse.ledger import make_engine
+
+    settings = get_settings()
+    until = until.replace(tzinfo=UTC) if until is not None and until.tzinfo is None else until
+    try:
+        apply(make_engine(settings.sqlalchemy_url), redis.Redis.from_url(settings.effective_redis_url), agent_id,
+              tier, until)
+    except LookupError as exc:
+        console.print(f"[red]{exc}")
+        return 1
+    console.print(f"{agent_id}: {tier}" + (f" until {until.isoformat()}" if until else ""))
+    return 0
 
 
 def dev_pay(bolt11: str) -> int:

@@ -1,10 +1,11 @@
 """The catalog routes, from the module registry and the price list: /api/v1/modules, /catalog, /catalog/preview."""
 from __future__ import annotations
 
-import falcon
+import orjson
 from spectree import Response
 
-from api.resources.pulse import within_budget
+from api.one_trip import LIMITED
+from api.responses import send_json
 from api.services import Services
 from api.spec import api_spec
 from charging.attempt import Attempt
@@ -135,24 +136,31 @@ class CatalogPreviewResource:
 
     def __init__(self, services: Services, registry: dict[str, Module], budget):
         self.s = services
-        self.registry = registry
         self.budget = budget
+        self.body = orjson.dumps(preview(registry, services))  # the same for every caller until a restart
 
-    @falcon.before(within_budget)
     @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_429"))
     async def on_get(self, req, resp):
         """A truncated catalog without registration: five modules per price tier, the pricing summary and how
         to register. Shares the pulse's budget of 10 requests per minute per client address (then 429)."""
-        shown_fields = ("name", "category", "description", "price_sats", "path")
-        resp.media = {
-            "module_count": len(self.registry),
-            "categories": sorted({m.category for m in self.registry.values()}),
-            "tiers": {TIER_NAMES[t]: {"price_sats": price,
-                                      "modules_total": sum(1 for m in self.registry.values() if m.tier == t),
-                                      "shown": [{k: module_entry(m, self.s.prices)[k] for k in shown_fields}
-                                                for m in featured(self.registry, t, PREVIEW_PER_TIER)]}
-                      for t, price in MODULE_PRICES.items()},
-            "pricing": pricing_summary(self.registry, self.s.settings.free_queries_per_module_per_day),
-            "how_to_register": REGISTER_STEPS,
-            "full_catalog": "/api/v1/catalog (with an API key)",
-        }
+        window = self.budget.window(req)
+        if (await self.s.one_trip.run([], window=window)).code == LIMITED:
+            raise await self.budget.refused(window)
+        send_json(resp, self.body)
+
+
+def preview(registry: dict[str, Module], services: Services) -> dict:
+    shown_fields = ("name", "category", "description", "price_sats", "path")
+    prices = services.prices
+    return {
+        "module_count": len(registry),
+        "categories": sorted({m.category for m in registry.values()}),
+        "tiers": {TIER_NAMES[t]: {"price_sats": price,
+                                  "modules_total": sum(1 for m in registry.values() if m.tier == t),
+                                  "shown": [{k: module_entry(m, prices)[k] for k in shown_fields}
+                                            for m in featured(registry, t, PREVIEW_PER_TIER)]}
+                  for t, price in MODULE_PRICES.items()},
+        "pricing": pricing_summary(registry, services.settings.free_queries_per_module_per_day),
+        "how_to_register": REGISTER_STEPS,
+        "full_catalog": "/api/v1/catalog (with an API key)",
+    }

@@ -4,7 +4,8 @@ from __future__ import annotations
 from spectree import Response
 
 from api.errors import invalid
-from api.module_queries import ModuleQueries, unknown_module
+from api.middleware import recheck_key
+from api.module_queries import KeyChanged, ModuleQueries, unknown_module
 from api.responses import send_json
 from api.schemas import IntelligenceQuery
 from api.spec import api_spec
@@ -13,6 +14,7 @@ from intel.registry import Module
 
 class IntelligenceResource:
     accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
+    checks_key = True  # ... and leaves the key check to the query's one round trip
 
     def __init__(self, registry: dict[str, Module], queries: ModuleQueries):
         self.registry = registry
@@ -51,7 +53,15 @@ class IntelligenceResource:
         if module.takes_ticker and not query.ticker:
             raise invalid(["query", "ticker"], f"'{module.name}' needs a ticker, e.g. ?ticker=AAPL", "missing")
         ticker = query.ticker.upper() if module.takes_ticker else None
-        served = await self.queries.serve(req.context.payer, req.context.request_id, module, query.format,
-                                          query.include_prompt, ticker)
+        try:
+            served = await self._serve(req, module, query, ticker)
+        except KeyChanged:  # the key was rotated or its agent changed since this process last saw it
+            await recheck_key(req, self.queries.s.directory)
+            served = await self._serve(req, module, query, ticker)
         send_json(resp, served.body)
         await self.queries.usage.gate_taken(served.gate_taken)
+
+    async def _serve(self, req, module: Module, query: IntelligenceQuery, ticker: str | None):
+        payer = req.context.payer
+        return await self.queries.serve(payer, req.context.request_id, module, query.format, query.include_prompt,
+                                        ticker, self.queries.budgets.window(payer), req.context.key_check)

@@ -24,3 +24,12 @@ def fund(client, key: str, sats: int) -> dict:
                                json={"payment_hash": inv.json["payment_hash"], "preimage": preimage})
     assert top.status_code == 200, top.text
     return {"invoice": inv.json, "preimage": preimage, "topup": top.json}
+
+
+def set_tier(services, agent_id: str, tier: str) -> None:
+    """As an operator does it (`marketintel set-tier`)."""
+    import redis
+
+    from marketintel.operator import set_tier as operator_set_tier
+
+    operator_set_tier(services.engine, redis.Redis.from_url(services.settings.effective_redis_url), agent_id, tier)

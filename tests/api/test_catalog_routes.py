@@ -1,17 +1,10 @@
 """The catalog routes: full catalog (402 without a key), preview (shares the pulse budget), sampling
 status, and the batch route (premium and above, each module metered as if queried alone)."""
 import pytest
-from sqlalchemy import update
 
 from charging.prices import MODULE_PRICES, module_price
 from intel.registry import modules
-from tests.api.agent_helpers import auth, fund, register
-from warehouse.ledger.tables import agents
-
-
-def set_tier(services, agent_id: str, tier: str) -> None:
-    with services.engine.begin() as conn:
-        conn.execute(update(agents).where(agents.c.agent_id == agent_id).values(tier=tier))
+from tests.api.agent_helpers import auth, fund, register, set_tier
 
 
 def balance(client, key) -> int:

@@ -8,7 +8,7 @@ import falcon.testing
 import pytest
 
 from api.usage import UsageRecorder
-from tests.api.agent_helpers import auth, fund, register
+from tests.api.agent_helpers import auth, fund, register, set_tier
 from warehouse.ledger import check_consistency
 
 pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
@@ -113,15 +113,6 @@ def test_a_second_cancellation_during_the_debit_still_refunds(app, client, servi
 
     assert asyncio.run(scenario()) == 100
     assert check_consistency(services.engine) == []
-
-
-def set_tier(services, agent_id: str, tier: str) -> None:
-    from sqlalchemy import update
-
-    from warehouse.ledger.tables import agents
-
-    with services.engine.begin() as conn:
-        conn.execute(update(agents).where(agents.c.agent_id == agent_id).values(tier=tier))
 
 
 def test_a_batch_item_failing_outside_the_api_errors_is_its_own_entry(client, services, monkeypatch):

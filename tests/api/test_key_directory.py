@@ -73,3 +73,25 @@ def test_an_upgrade_racing_a_rotation_does_not_revive_the_old_key(client, servic
     refresh = r.register_script(REFRESH_SCRIPT)  # ... and rewrites the entry only now
     assert refresh(keys=[keys.api_key(hash_key(old))], args=[entry_of(stale_row), TOMBSTONE, LIVE_TTL_S]) == 0
     assert client.simulate_get("/api/v1/agents/me", headers=auth(old)).status_code == 401
+
+
+def test_a_module_query_counts_nothing_for_a_key_rotated_elsewhere(client, second, settings):
+    old = client.simulate_post("/api/v1/agents/register", json={"name": "a"}).json["api_key"]
+    agent_id = second.simulate_get("/api/v1/agents/me", headers=auth(old)).json["agent_id"]
+    assert second.simulate_get("/api/v1/intelligence/vix", headers=auth(old)).status_code == 200  # key remembered
+    client.simulate_post("/api/v1/agents/rotate-key", headers=auth(old))
+    assert second.simulate_get("/api/v1/intelligence/vix", headers=auth(old)).status_code == 401
+    r = redis.Redis.from_url(settings.effective_redis_url)
+    counts = [int(r.get(k)) for k in r.scan_iter(f"{keys.PREFIX}:free:*:a:{agent_id}:*")]
+    assert counts == [1]  # the refused query took back nothing because it counted nothing
+
+
+def test_a_tier_set_by_an_operator_holds_from_the_next_module_query(client, services):
+    from tests.api.agent_helpers import set_tier
+
+    key = client.simulate_post("/api/v1/agents/register", json={"name": "a"}).json["api_key"]
+    agent_id = client.simulate_get("/api/v1/agents/me", headers=auth(key)).json["agent_id"]
+    assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).status_code == 200  # key remembered
+    set_tier(services, agent_id, "premium")
+    assert client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key)).status_code == 200
+    assert services.directory.remembered(key).agent["tier"] == "premium"

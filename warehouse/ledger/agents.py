@@ -95,6 +95,16 @@ class Agents:
             conn.execute(api_keys.insert().values(key_hash=hash_key(api_key), agent_id=agent_pk, created_at=now))
         return api_key, live
 
+    def set_tier(self, agent_id: str, tier: str, expires_at: datetime | None = None) -> list[str]:
+        """An operator's change of tier; returns the hashes of the agent's live keys (for the key directory)."""
+        with self.engine.begin() as conn:
+            agent_pk = conn.scalar(select(agents.c.id).where(agents.c.agent_id == agent_id))
+            if agent_pk is None:
+                raise LookupError(f"no agent {agent_id}")
+            conn.execute(agents.update().where(agents.c.id == agent_pk).values(tier=tier, tier_expires_at=expires_at))
+            return list(conn.scalars(select(api_keys.c.key_hash).where(api_keys.c.agent_id == agent_pk,
+                                                                       api_keys.c.revoked_at.is_(None))))
+
     def by_key(self, api_key: str) -> dict | None:
         """The agent of a live key, read from SQL (the API asks api/key_directory.py first)."""
         row = self.raw_by_key(api_key)

@@ -1,0 +1,82 @@
+"""A request's Redis work before it is served, in one server-side script: one round trip where a keyed module
+query used to make four (the key, its rate window, the free-allowance count, the cached payload).
+
+In order, stopping at the first that fails, so that nothing is counted for a request that is then refused:
+  1. the key check: the caller's directory entry is still the one this process holds (api/key_directory.py);
+  2. the rate window: `limits`' own moving-window script (read from the installed package, so the algorithm
+     and the list it keeps are the library's, and `get_window_stats` reads them for Retry-After);
+  3. the counter: INCR and EXPIRE (the free allowance's count of attempts);
+  4. the reads: GET of each key asked for.
+"""
+from __future__ import annotations
+
+import importlib.resources
+import time
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+from limits import RateLimitItem
+
+OK, KEY_CHANGED, LIMITED = 0, 1, 2
+NONE = ""  # a step not taken: no key to check, no window, no counter
+
+
+def _script() -> str:
+    acquire = (importlib.resources.files("limits") / "resources/redis/lua_scripts/acquire_moving_window.lua")
+    return f"""
+local function acquire(KEYS, ARGV)
+{acquire.read_text()}
+end
+if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return {{{KEY_CHANGED}, redis.call('GET', KEYS[1])}}
+end
+if KEYS[2] ~= '' and not acquire({{KEYS[2]}}, {{ARGV[2], ARGV[3], ARGV[4], ARGV[5]}}) then
+  return {{{LIMITED}}}
+end
+local count = 0
+if KEYS[3] ~= '' then
+  count = redis.call('INCR', KEYS[3])
+  redis.call('EXPIRE', KEYS[3], ARGV[6])
+end
+local reply = {{{OK}, count}}
+for i = 4, #KEYS do reply[i - 1] = redis.call('GET', KEYS[i]) end  -- a missing key reads false: no hole
+return reply
+"""
+
+
+@dataclass(frozen=True)
+class Window:
+    """A moving window of the `limits` library: its list in Redis and the rate it allows."""
+
+    key: str  # the storage key, prefix included
+    item: RateLimitItem
+    identifiers: tuple[str, ...]  # for the library's own calls (window stats)
+    cost: int = 1
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int  # OK, KEY_CHANGED or LIMITED
+    count: int | None = None  # the counter after the INCR (OK with a counter)
+    reads: tuple = ()  # the values read, in the order asked (OK)
+    entry: bytes | None = None  # the directory entry found instead (KEY_CHANGED)
+
+
+class OneTrip:
+    def __init__(self, redis: aioredis.Redis):
+        self.script = redis.register_script(_script())
+
+    async def run(self, reads: list[str], key_check: tuple[str, bytes] | None = None, window: Window | None = None,
+                  counter: tuple[str, int] | None = None) -> Outcome:
+        """`key_check` (directory key, entry expected), `window`, `counter` (key, TTL seconds): each optional."""
+        item = window.item if window else None
+        keys = [key_check[0] if key_check else NONE, window.key if window else NONE, counter[0] if counter else NONE,
+                *reads]
+        args = [key_check[1] if key_check else NONE, time.time(), item.amount if item else 0,
+                item.get_expiry() if item else 0, window.cost if window else 0, counter[1] if counter else 0]
+        reply = await self.script(keys=keys, args=args)
+        if reply[0] == KEY_CHANGED:
+            return Outcome(KEY_CHANGED, entry=reply[1])
+        if reply[0] == LIMITED:
+            return Outcome(LIMITED)
+        return Outcome(OK, int(reply[1]) if counter else None, tuple(reply[2:]))
