@@ -50,7 +50,9 @@ class SLAResource:
         their OS start time in Redis), `latency_ms` p50/p95/p99 over the last hour (from every worker's
         recorded requests, histogram buckets of +25%), `error_rates` (4xx and 5xx shares) over the last
         hour and day, `data_freshness` (share of series within their catalog max age, the stalest, age of
-        the last publish), `data_source` and `simulated`. No credentials needed."""
+        the last publish), `data_source` and `simulated`. Each worker flushes its request counts to Redis about
+        once a second, so the answering worker's own requests are counted at once and other workers' within
+        about a second. No credentials needed."""
         now = time.time()
         r = self.s.redis
         hour = await metrics.window(r, HOUR, now)

@@ -121,6 +121,8 @@ def test_shutdown_closes_the_redis_pool_and_the_sql_engine(app, services, settin
     async def run() -> tuple[int, int]:
         async with falcon.testing.ASGIConductor(app) as conductor:
             assert (await conductor.simulate_post("/api/v1/agents/register", json={"name": "x"})).status_code == 200
+            # metrics reach Redis only when flushed: a reader flushes them first, so both clients are connected
+            assert (await conductor.simulate_get("/api/v1/sla")).status_code == 200
             open_during = named("mi-api") + named("mi-api-metrics")
         return open_during, named("mi-api") + named("mi-api-metrics")
 
