@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import psutil
 
-from bench.loadgen import run
+from bench.loadgen import lead_s, run
 from marketintel.redis_server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,13 +64,13 @@ def stop(process: subprocess.Popen) -> None:
 
 
 def spread(port: int, path: str, headers: dict | None, seconds: float) -> dict:
-    """`run` with the load's connections counted per server process a second in: accept() hands a burst of
+    """`run` with the load's connections counted per server process a second into the load: accept() hands a burst of
     new connections to whichever worker wakes first, so a run can end up served by one worker alone (about
     half the throughput); the count says when that happened."""
     counts: dict[int, int] = {}
 
     def sample() -> None:
-        time.sleep(min(1.0, seconds / 2))
+        time.sleep(lead_s() + min(1.0, seconds / 2))
         for conn in psutil.net_connections(kind="tcp"):
             if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_ESTABLISHED and conn.pid:
                 counts[conn.pid] = counts.get(conn.pid, 0) + 1
@@ -91,7 +91,7 @@ def measure(port: int, path: str, headers: dict | None, master_pid: int) -> dict
     for attempt in range(RERUNS + 1):
         server, machine, started = _cpu(workers), _busy(), time.perf_counter()
         result = spread(port, path, headers, SECONDS)
-        wall = time.perf_counter() - started
+        wall = time.perf_counter() - started - lead_s()  # the Python generator starts late
         gen, srv, busy = result["generator_cpu_s"] / wall, (_cpu(workers) - server) / wall, (_busy() - machine) / wall
         result.update(generator_cores=gen, server_cores=srv, other_cores=max(0.0, busy - gen - srv), reruns=attempt)
         fewest = min(result["per_worker"]) if len(result["per_worker"]) >= WORKERS else 0

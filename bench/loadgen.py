@@ -22,12 +22,22 @@ STAGGER_S = 0.005  # between connection opens (Python generator)
 LUA = Path(__file__).with_name("wrk_report.lua")
 WRK_THREADS = 2
 PY_PROCESSES = int(os.environ.get("BENCH_GENERATOR_PROCESSES", str(max(2, os.cpu_count() or 2))))
+PY_LEAD_S = 1.0  # the Python generator's processes start loading this long after `run` is called
+
+
+def _wrk() -> str | None:
+    return shutil.which("wrk") if os.environ.get("BENCH_GENERATOR", "wrk") != "python" else None
+
+
+def lead_s() -> float:
+    """Seconds from calling `run` to the load's first connection."""
+    return 0.0 if _wrk() else PY_LEAD_S
 
 
 def generator() -> str:
     """Which generator `run` uses here, as the bench prints it."""
-    wrk = shutil.which("wrk")
-    if wrk and os.environ.get("BENCH_GENERATOR", "wrk") != "python":
+    wrk = _wrk()
+    if wrk:
         version = subprocess.run([wrk, "-v"], capture_output=True, text=True).stdout.split(" [")[0]
         return f"{version} (-t{WRK_THREADS}, one process; Lua: bench/{LUA.name})"
     return f"Python asyncio over {PY_PROCESSES} processes (bench/loadgen.py)"
@@ -37,13 +47,13 @@ def run(host: str, port: int, path: str, headers: dict[str, str] | None = None, 
         seconds: float = 8.0) -> dict:
     """{requests, rps, p50_ms, p99_ms, statuses {code: n}, errors, generator ('wrk' or 'python'),
     generator_cpu_s}."""
-    wrk = shutil.which("wrk")
-    if wrk and os.environ.get("BENCH_GENERATOR", "wrk") != "python":
-        return _wrk(wrk, host, port, path, headers or {}, connections, seconds)
+    wrk = _wrk()
+    if wrk:
+        return _run_wrk(wrk, host, port, path, headers or {}, connections, seconds)
     return _python(host, port, path, headers or {}, connections, seconds)
 
 
-def _wrk(wrk: str, host: str, port: int, path: str, headers: dict, connections: int, seconds: float) -> dict:
+def _run_wrk(wrk: str, host: str, port: int, path: str, headers: dict, connections: int, seconds: float) -> dict:
     argv = [wrk, f"-t{min(WRK_THREADS, connections)}", f"-c{connections}", f"-d{max(1, round(seconds))}s",
             "--timeout", "5s", "-s", str(LUA)]
     for name, value in headers.items():
@@ -71,7 +81,7 @@ def _python(host: str, port: int, path: str, headers: dict, connections: int, se
     processes = max(1, min(PY_PROCESSES, connections))
     ctx = multiprocessing.get_context("spawn")  # no fork of the bench's threads
     queue = ctx.Queue()
-    start_at = time.time() + 1.0  # every process starts on the same clock, once all are up
+    start_at = time.time() + PY_LEAD_S  # every process starts on the same clock, once all are up
     workers = [ctx.Process(target=_shard, args=(queue, host, port, request, list(range(i, connections, processes)),
                                                 start_at, seconds)) for i in range(processes)]
     for w in workers:
