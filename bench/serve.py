@@ -1,161 +1,123 @@
-"""Serving throughput: a cached module over the real gunicorn set-up, free (within an allowance) and paid (no
-allowance: each query debited from the balance in SQL), beside the pulse and a bare Falcon route under the
-same server settings. Run: `.venv/bin/python bench/serve.py` (about a minute; loopback only)."""
+"""Serving throughput over the real gunicorn set-up: a cached module keyed (within a huge free allowance) and
+anonymous, the pulse, the catalog preview, a paid query (no allowance: each query debited from the balance in
+SQL, on SQLite and on a throwaway PostgreSQL cluster) and a bare Falcon route under the same server settings.
+Every row is printed with its ratio to the bare route's throughput measured in the same pass.
+
+Two passes: quiet (only the server under load, on an embedded Redis), then with the whole `make run` stack
+up (bench/stack.py), side by side. Each row also says the cores its load took: the load generator
+(bench/loadgen.py: wrk where installed), the server's workers and the rest of the machine, which shows
+whether the bare route's figure is bounded by the server or by the client.
+
+Run: `make bench` or `.venv/bin/python bench/serve.py` (a few minutes; loopback only). BENCH_SECONDS (8) per
+load, BENCH_WORKERS (2), BENCH_CONNECTIONS (16), BENCH_GENERATOR=python for the Python generator."""
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-
-import httpx
-import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.loadgen import run  # noqa: E402
+from bench.harness import CLI, CONNECTIONS, SECONDS, WORKERS, api_rows, bare_row, gunicorn, paid_row, stop  # noqa: E402
+from bench.loadgen import generator  # noqa: E402
+from bench.stack import stack_pass  # noqa: E402
+from marketintel.postgres_cluster import create_database, throwaway_cluster, unavailable_reason  # noqa: E402
 from marketintel.redis_server import EmbeddedRedis, free_port  # noqa: E402
 
-WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))
-SECONDS = float(os.environ.get("BENCH_SECONDS", "8"))
-CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "16"))
+ROWS = (("keyed", "cached module, keyed", 0.30),
+        ("anonymous", "cached module, anonymous", 0.30),
+        ("pulse", "pulse (one Redis read)", 0.50),
+        ("preview", "catalog preview", 0.50),
+        ("paid_sqlite", "paid query, debit in SQLite", 0.10),
+        ("paid_postgresql", "paid query, debit in PostgreSQL", 0.10),
+        ("bare", "bare Falcon route", None))
+GENEROUS = {"MI_SOURCE": "sim", "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "100000000",
+            "MI_PULSE_RATE_PER_MINUTE": "100000000", "MI_RATE_LIMIT_FREE": "100000000/minute"}
 
 
-def gunicorn(app: str, port: int, env: dict) -> subprocess.Popen:
-    from marketintel.cli import children
-    from marketintel.settings import Settings
-
-    argv = children(Settings(api_port=port, api_workers=WORKERS))[0].argv  # the exact argv `marketintel up` uses
-    argv[argv.index("api.asgi:app")] = app
-    argv += ["--log-level", "warning"]
-    process = subprocess.Popen(argv, env=env, cwd=ROOT, start_new_session=True)
-    for _ in range(200):
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
-            workers_settled(process.pid)
-            return process
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise RuntimeError(f"{app} did not start")
-
-
-def workers_settled(master_pid: int, timeout_s: float = 30.0) -> None:
-    """Wait until every worker has finished booting (all of them idle), so that no run starts while one is
-    still importing and the other takes every connection."""
-    master, deadline = psutil.Process(master_pid), time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        children = master.children()
-        if len(children) >= WORKERS:
-            before = [sum(c.cpu_times()[:2]) for c in children]
-            time.sleep(0.3)
-            if all(sum(c.cpu_times()[:2]) - b < 0.03 for c, b in zip(children, before)):
-                return
-        else:
-            time.sleep(0.1)
-    raise RuntimeError("the workers did not settle")
-
-
-def spread(port: int, path: str, headers: dict | None, seconds: float) -> dict:
-    """`run` with the load's connections counted per server process a second in: accept() hands a burst of
-    new connections to whichever worker wakes first, so a run can end up served by one worker alone (about
-    half the throughput); the count says when that happened."""
-    counts: dict[int, int] = {}
-
-    def sample() -> None:
-        time.sleep(min(1.0, seconds / 2))
-        for conn in psutil.net_connections(kind="tcp"):
-            if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_ESTABLISHED and conn.pid:
-                counts[conn.pid] = counts.get(conn.pid, 0) + 1
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    result = run("127.0.0.1", port, path, headers, CONNECTIONS, seconds)
-    sampler.join()
-    return {**result, "per_worker": sorted(counts.values(), reverse=True)}
-
-
-def stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, 15)
-    process.wait(30)
-
-
-def main() -> None:
+def quiet_pass(base_env: dict, pg_admin_url: str | None) -> dict:
     home = Path(tempfile.mkdtemp(prefix="mi-bench-"))
     redis_server = EmbeddedRedis(free_port(), home / "redis").start()
-    env = {**os.environ, "MI_HOME": str(home), "MI_REDIS_URL": redis_server.url, "MI_SOURCE": "sim",
-           "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "100000000",
-           "MI_PULSE_RATE_PER_MINUTE": "100000000", "MI_RATE_LIMIT_FREE": "100000000/minute",
-           "DAGSTER_HOME": str(home / "dagster")}
-    os.environ.update(env)
+    env = {**base_env, "MI_HOME": str(home), "MI_REDIS_URL": redis_server.url, "DAGSTER_HOME": str(home / "dagster")}
     try:
         t = time.perf_counter()
-        subprocess.run([str(Path(sys.executable).parent / "marketintel"), "migrate"], env=env, check=True)
-        subprocess.run([str(Path(sys.executable).parent / "marketintel"), "materialize"], env=env, check=True,
-                       stderr=subprocess.DEVNULL)
-        print(f"set-up (migrate + first materialization): {time.perf_counter() - t:.1f} s")
+        subprocess.run([CLI, "migrate"], env=env, check=True)
+        subprocess.run([CLI, "materialize"], env=env, check=True, stderr=subprocess.DEVNULL)
+        print(f"quiet pass set-up (migrate + first materialization): {time.perf_counter() - t:.1f} s", flush=True)
         port = free_port()
         api = gunicorn("api.asgi:app", port, env)
         try:
-            key = httpx.post(f"http://127.0.0.1:{port}/api/v1/agents/register",
-                             json={"name": "bench"}).json()["api_key"]
-            path = "/api/v1/intelligence/market_intelligence"
-            run("127.0.0.1", port, path, {"X-API-Key": key}, CONNECTIONS, 1.0)  # warm-up
-            module = spread(port, path, {"X-API-Key": key}, SECONDS)
-            anonymous = spread(port, path, None, SECONDS)
-            pulse = spread(port, "/api/v1/pulse", None, SECONDS)
+            rows = api_rows(port, api.pid)
         finally:
             stop(api)
-        # the same route with no free allowance: every query is debited from the balance in SQL
-        port = free_port()
-        api = gunicorn("api.asgi:app", port, {**env, "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "0"})
-        try:
-            key = funded_key(f"http://127.0.0.1:{port}", 10_000_000)
-            run("127.0.0.1", port, path, {"X-API-Key": key}, CONNECTIONS, 1.0)  # warm-up
-            paid = spread(port, path, {"X-API-Key": key}, SECONDS)
-        finally:
-            stop(api)
-        port = free_port()
-        bare_server = gunicorn("bench.bare_app:app", port, env)
-        try:
-            run("127.0.0.1", port, "/bare", None, CONNECTIONS, 1.0)
-            bare = spread(port, "/bare", None, SECONDS)
-        finally:
-            stop(bare_server)
+        rows["paid_sqlite"] = paid_row(env)
+        rows["paid_postgresql"] = paid_row(env, create_database(pg_admin_url)) if pg_admin_url else None
+        rows["bare"] = bare_row(env)
+        return rows
     finally:
         redis_server.stop()
-    print(f"gunicorn + uvicorn workers: {WORKERS}, connections: {CONNECTIONS}, {SECONDS:.0f} s each, loopback, "
-          f"{os.cpu_count()} cores shared with the load generator")
-    print(f"{'route':<44}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}  {'conns/worker':<14}statuses")
-    rows = (("cached module (market_intelligence, keyed)", module),
-            ("paid query (same module, debit in SQL)", paid), ("cached module, anonymous", anonymous),
-            ("pulse (free, one Redis read)", pulse), ("bare Falcon route", bare))
-    for name, r in rows:
-        per_worker = "/".join(map(str, r["per_worker"]))
-        print(f"{name:<44}{r['rps']:>10.0f}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}  {per_worker:<14}{r['statuses']}")
-    print(f"ratio cached module / bare route: {module['rps'] / bare['rps']:.2f} of the throughput, "
-          f"p50 x{module['p50_ms'] / bare['p50_ms']:.2f}")
-    print(f"ratio paid / free cached query: {paid['rps'] / module['rps']:.2f} of the throughput, "
-          f"p50 x{paid['p50_ms'] / module['p50_ms']:.2f}")
+        shutil.rmtree(home, ignore_errors=True)
 
 
-def funded_key(base: str, sats: int) -> str:
-    """Register an agent and top it up over the dev Lightning node, as an agent would."""
-    from marketintel.lightning.factory import make_backend
-    from marketintel.settings import get_settings
+def main() -> None:
+    print(f"load generator: {generator()}", flush=True)
+    base_env = {**os.environ, **GENEROUS, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+                                                                                      os.environ.get("PYTHONPATH")]))}
+    pg_reason = unavailable_reason()
+    with contextlib.ExitStack() as stack:
+        pg_admin_url = None if pg_reason else stack.enter_context(throwaway_cluster())
+        quiet = quiet_pass(base_env, pg_admin_url)
+        loaded = stack_pass(base_env, pg_admin_url)
+    report(quiet, loaded, pg_reason)
 
-    key = httpx.post(f"{base}/api/v1/agents/register", json={"name": "bench-paid"}).json()["api_key"]
-    headers = {"X-API-Key": key}
-    inv = httpx.post(f"{base}/api/v1/payments/create-invoice", json={"amount_sats": sats}, headers=headers).json()
-    get_settings.cache_clear()
-    preimage = make_backend(get_settings()).pay(inv["payment_request"])
-    top = httpx.post(f"{base}/api/v1/agents/topup", headers=headers,
-                     json={"payment_hash": inv["payment_hash"], "preimage": preimage})
-    top.raise_for_status()
-    return key
+
+def report(quiet: dict, loaded: dict, pg_reason: str | None) -> None:
+    print(f"\ngunicorn + uvicorn workers: {WORKERS}, connections: {CONNECTIONS}, {SECONDS:.0f} s per load, loopback, "
+          f"{os.cpu_count()} cores shared by server, load generator and the rest of the machine")
+    print(f"load generator: {generator()}")
+    print("quiet: the server alone on an embedded Redis; with stack: `marketintel up` running (API, RQ worker, "
+          "Dagster daemon and webserver, Redis), the paid and bare gunicorns beside it on its Redis")
+    print("cached module: /api/v1/intelligence/market_intelligence, free within a huge allowance; paid: the same "
+          "with no allowance, each query debited from a funded balance")
+    print("x bare: the row's req/s over the bare route's in the same pass (* below the issue's target)\n")
+    print(f"{'':<44}{'quiet':^34}| {'with stack':^34}|")
+    cols = f"{'req/s':>8}{'p50 ms':>8}{'p99 ms':>8}{'x bare':>8}  | "
+    print(f"{'route':<44}{cols}{cols}target")
+    for key, name, target in ROWS:
+        line = f"{name:<44}"
+        for rows in (quiet, loaded):
+            r, bare = rows[key], rows["bare"]
+            if r is None:
+                line += f"{'skipped':>32}  | "
+                continue
+            ratio = r["rps"] / bare["rps"]
+            mark = "*" if target and ratio < target else " "
+            line += f"{r['rps']:>8.0f}{r['p50_ms']:>8.2f}{r['p99_ms']:>8.2f}{ratio:>7.2f}{mark}  | "
+        goal = f">= {target:.2f} x bare" if target else ""
+        print(line + goal + ("; p99 < 25 ms" if key == "keyed" else ""))
+    if pg_reason:
+        print(f"paid query on PostgreSQL skipped: {pg_reason}")
+    for label, rows in (("quiet", quiet), ("with stack", loaded)):
+        print(f"\n{label}: cores used during each load (generator / server workers / rest of the machine), "
+              "connections per worker, statuses")
+        for key, name, _ in ROWS:
+            r = rows[key]
+            if r is None:
+                continue
+            cores = f"{r['generator_cores']:.2f} / {r['server_cores']:.2f} / {r['other_cores']:.2f}"
+            per_worker = "/".join(map(str, r["per_worker"])) + (f" (run {r['reruns'] + 1})" if r["reruns"] else "")
+            errors = f" errors {r['errors']}" if r["errors"] else ""
+            print(f"  {name:<40}{cores:<22}{per_worker:<16}{r['statuses']}{errors}")
+        keyed, anonymous, bare = rows["keyed"], rows["anonymous"], rows["bare"]
+        print(f"  keyed / anonymous: {keyed['rps'] / anonymous['rps']:.2f} of the throughput; "
+              f"bare route: generator: {bare['generator']}, {bare['generator_cores']:.2f} cores; "
+              f"server workers: {bare['server_cores']:.2f} cores")
 
 
 if __name__ == "__main__":

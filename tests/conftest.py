@@ -3,15 +3,11 @@ a throwaway PostgreSQL cluster."""
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import tempfile
-import time
-from pathlib import Path
 
 import pytest
 import redis
 
+from marketintel.postgres_cluster import throwaway_cluster, unavailable_reason
 from marketintel.redis_server import EmbeddedRedis, free_port
 from tests.databases import fresh_database
 
@@ -52,51 +48,14 @@ def mi_home(tmp_path, monkeypatch):
     get_settings.cache_clear()
 
 
-def _pg_bin(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    for folder in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
-        if (folder / name).exists():
-            return str(folder / name)
-    return None
-
-
 @pytest.fixture(scope="session")
 def pg_url():
     """A throwaway PostgreSQL cluster on a free loopback port, or skip where the binaries are absent."""
-    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
-    if not (initdb and pg_ctl):
-        pytest.skip("PostgreSQL binaries (initdb, pg_ctl) not found")
-    folder = Path(tempfile.mkdtemp(prefix="mi-pg-"))
-    data = folder / "data"
-    port = free_port()
-    run_as: list[str] = []
-    if os.geteuid() == 0:  # initdb refuses to run as root
-        user = "postgres" if _user_exists("postgres") else "nobody"
-        shutil.chown(folder, user)
-        run_as = ["runuser", "-u", user, "--"]
-    subprocess.run(run_as + [initdb, "-D", str(data), "-U", "mi", "--auth=trust", "-E", "UTF8"],
-                   check=True, capture_output=True)
-    subprocess.run(run_as + [pg_ctl, "-D", str(data), "-l", str(folder / "log"), "-w", "-o",
-                             f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off",
-                             "start"], check=True, capture_output=True)
-    try:
-        yield f"postgresql+psycopg://mi@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run(run_as + [pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
-        time.sleep(0.2)
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _user_exists(name: str) -> bool:
-    import pwd
-
-    try:
-        pwd.getpwnam(name)
-        return True
-    except KeyError:
-        return False
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    with throwaway_cluster() as url:
+        yield url
 
 
 @pytest.fixture
