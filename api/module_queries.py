@@ -63,12 +63,17 @@ class ModuleQueries:
         attempt = Attempt(payer, self.s.prices.module(module.name), request_id)
         cached_fmt = fmt if fmt in ("compact", "prompt") and not include_prompt else "full"
         seen = keys.seen(payer.caller_id, module.name, ticker)
+        # served as cached, nothing is left to fail after the round trip: it may record a free query too
+        as_cached = not module.takes_ticker and fmt == cached_fmt and not include_prompt and fmt != "agent"
         try:
             # one round trip: the key check, the rate window, the free-allowance count, the cached rendering,
-            # its meta and the previous snapshot
+            # its meta and the previous snapshot (and, for a free query served as cached, its record)
+            counter = self.charging.allowance.counter(attempt)
+            record = self.usage.free_record(attempt, (seen, SEEN_TTL_S) if fmt == "full" else None) \
+                if as_cached else None
             taken = await self.s.one_trip.run(
                 [self.serving.module_key(module.name, cached_fmt), self.serving.module_key(module.name, "meta"), seen],
-                key_check=key_check, window=window, counter=self.charging.allowance.counter(attempt))
+                key_check=key_check, window=window, counter=counter, record=record)
             if taken.code == KEY_CHANGED:
                 raise KeyChanged(taken.entry)
             if taken.code == LIMITED:
@@ -89,8 +94,12 @@ class ModuleQueries:
                 previous = orjson.loads(seen_before).get("data") if seen_before and fmt == "agent" else None
                 rendered = render(orjson.loads(payload_json), fmt, include_prompt, previous, self.s.clock.now(),
                                   deltas_for="agent" if payer.agent is not None else "client_address")
+            # Within the allowance the charging service answers free (its order: the allowance before any payment),
+            # which is what the round trip recorded.
             charge = await self.charging.charge(attempt)
             body = self._body(attempt, payload_json, rendered, published, charge)
+            if taken.recorded:
+                return Served(body, attempt, taken.gate_taken)
             async with self.s.redis.pipeline(transaction=False) as pipe:
                 if cached_fmt == "full" and seen_before != payload_json:  # unchanged: nothing to write
                     pipe.set(seen, payload_json, ex=SEEN_TTL_S)

@@ -7,6 +7,7 @@ import time
 
 from rq import Queue
 
+from api.one_trip import FreeRecord
 from charging.attempt import Attempt, Charge
 from jobs.usage import drain_usage
 from warehouse import keys
@@ -19,13 +20,21 @@ class UsageRecorder:
     def __init__(self, queue: Queue):
         self.queue = queue
 
+    @staticmethod
+    def event(attempt: Attempt, charged_sats: int) -> dict:
+        agent_pk = attempt.payer.agent_pk
+        return {"request_id": attempt.request_id, "module": attempt.item.ledger_name, "charged_sats": charged_sats,
+                "free": int(charged_sats == 0), "agent_pk": agent_pk if agent_pk is not None else "",
+                "client": attempt.payer.caller_id, "ts": time.time()}
+
+    def free_record(self, attempt: Attempt, seen: tuple[str, int] | None) -> FreeRecord:
+        """The same event and gate, written by the query's one round trip when the query is free."""
+        return FreeRecord(attempt.item.free_per_day, keys.USAGE_STREAM, self.event(attempt, 0),
+                          (keys.USAGE_DRAIN_GATE, GATE_TTL_S), seen)
+
     def add_event(self, pipe, attempt: Attempt, charge: Charge) -> None:
         """Queue the event and a try at the drain gate on `pipe` (its results: xadd id, gate taken)."""
-        agent_pk = attempt.payer.agent_pk
-        pipe.xadd(keys.USAGE_STREAM, {
-            "request_id": attempt.request_id, "module": attempt.item.ledger_name, "charged_sats": charge.charged_sats,
-            "free": int(charge.free), "agent_pk": agent_pk if agent_pk is not None else "",
-            "client": attempt.payer.caller_id, "ts": time.time()})
+        pipe.xadd(keys.USAGE_STREAM, self.event(attempt, charge.charged_sats))
         pipe.set(keys.USAGE_DRAIN_GATE, 1, nx=True, ex=GATE_TTL_S)
 
     async def gate_taken(self, taken: bool) -> None:

@@ -1,0 +1,46 @@
+"""A module query's Redis work in one round trip: a free query served as cached is counted and recorded by
+the trip itself (one usage event, the caller's last seen payload), a paid one is recorded after its debit, and
+a query refused by its rate window counts and records nothing."""
+from __future__ import annotations
+
+import orjson
+import pytest
+import redis
+
+from tests.api.agent_helpers import auth, fund, register
+from warehouse import keys
+
+
+@pytest.fixture
+def settings(settings):
+    return settings.model_copy(update={"rate_limit_free": "3/minute"})
+
+
+def events(r: redis.Redis) -> list[dict]:
+    return [{k.decode(): v.decode() for k, v in fields.items()} for _, fields in r.xrange(keys.USAGE_STREAM)]
+
+
+def test_free_and_paid_queries_each_leave_one_usage_event(client, settings):
+    r = redis.Redis.from_url(settings.effective_redis_url)
+    key, agent = register(client)
+    fund(client, key, 100)
+    free = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key))
+    assert free.status_code == 200 and free.json["_meta"]["paid_with"] == "free_allowance"
+    assert [(e["module"], e["charged_sats"], e["free"]) for e in events(r)] == [("vix", "0", "1")]
+    assert events(r)[0]["request_id"] == free.headers["X-Request-ID"]
+    assert events(r)[0]["client"] == f"a:{agent['agent_id']}"
+    seen = r.get(keys.seen(f"a:{agent['agent_id']}", "vix", None))
+    assert seen is not None and free.json["data"] == orjson.loads(seen)["data"]
+    assert r.get(keys.USAGE_DRAIN_GATE) is not None  # the trip took the gate: a drain job was queued
+    paid = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key), params={"format": "compact"})
+    assert paid.status_code == 200 and paid.json["_meta"]["charged_sats"] == 50
+    assert [(e["charged_sats"], e["free"]) for e in events(r)] == [("0", "1"), ("50", "0")]
+
+
+def test_a_query_over_its_window_counts_and_records_nothing(client, settings):
+    r = redis.Redis.from_url(settings.effective_redis_url)
+    key, agent = register(client)
+    statuses = [client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).status_code for _ in range(4)]
+    assert statuses == [200, 402, 402, 429]
+    counts = [int(r.get(k)) for k in r.scan_iter(f"{keys.PREFIX}:free:*:a:{agent['agent_id']}:module:vix")]
+    assert counts == [1] and len(events(r)) == 1  # the 402s were counted then undone; the 429 counted nothing
