@@ -6,6 +6,7 @@ to another process (an RQ job that fails is undone by whoever notices, from the 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 from dataclasses import dataclass, field
 
@@ -27,11 +28,16 @@ class Payer:
     def of(cls, agent: dict | None, client_ip: str, l402: Credential | None = None) -> Payer:
         if agent is not None:
             return cls(f"a:{agent['agent_id']}", agent, l402)
-        return cls("ip:" + hashlib.sha256(client_ip.encode()).hexdigest()[:24], None, l402)
+        return cls(address_caller(client_ip), None, l402)
 
     @property
     def agent_pk(self) -> int | None:
         return self.agent["id"] if self.agent is not None else None
+
+
+@functools.lru_cache(maxsize=4096)  # the same few addresses call again and again: hash each once
+def address_caller(client_ip: str) -> str:
+    return "ip:" + hashlib.sha256(client_ip.encode()).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
