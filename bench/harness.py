@@ -137,12 +137,14 @@ def paid_row(env: dict, database_url: str | None = None) -> dict:
         stop(api)
 
 
-def bare_row(env: dict) -> dict:
+def bare_rows(env: dict) -> dict[str, dict]:
+    """The bare route, and the bare route after one Redis round trip (env's MI_REDIS_URL)."""
     port = free_port()
     server = gunicorn("bench.bare_app:app", port, env)
     try:
         run("127.0.0.1", port, "/bare", None, CONNECTIONS, 1.0)
-        return measure(port, "/bare", None, server.pid)
+        return {"bare": measure(port, "/bare", None, server.pid),
+                "bare_redis": measure(port, "/bare/redis", None, server.pid)}
     finally:
         stop(server)
 

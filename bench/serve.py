@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import CLI, CONNECTIONS, SECONDS, WORKERS, api_rows, bare_row, gunicorn, paid_row, stop  # noqa: E402
+from bench.harness import CLI, CONNECTIONS, SECONDS, WORKERS, api_rows, bare_rows, gunicorn, paid_row, stop  # noqa: E402
 from bench.loadgen import generator  # noqa: E402
 from bench.stack import stack_pass  # noqa: E402
 from marketintel.postgres_cluster import create_database, throwaway_cluster, unavailable_reason  # noqa: E402
@@ -36,6 +36,7 @@ ROWS = (("keyed", "cached module, keyed", 0.30),
         ("preview", "catalog preview", 0.50),
         ("paid_sqlite", "paid query, debit in SQLite", 0.10),
         ("paid_postgresql", "paid query, debit in PostgreSQL", 0.10),
+        ("bare_redis", "bare route + one Redis round trip", None),
         ("bare", "bare Falcon route", None))
 GENEROUS = {"MI_SOURCE": "sim", "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "100000000",
             "MI_PULSE_RATE_PER_MINUTE": "100000000", "MI_RATE_LIMIT_FREE": "100000000/minute"}
@@ -58,7 +59,7 @@ def quiet_pass(base_env: dict, pg_admin_url: str | None) -> dict:
             stop(api)
         rows["paid_sqlite"] = paid_row(env)
         rows["paid_postgresql"] = paid_row(env, create_database(pg_admin_url)) if pg_admin_url else None
-        rows["bare"] = bare_row(env)
+        rows.update(bare_rows(env))
         return rows
     finally:
         redis_server.stop()

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import psutil
 
-from bench.harness import CLI, WORKERS, api_rows, bare_row, paid_row, workers_settled
+from bench.harness import CLI, WORKERS, api_rows, bare_rows, paid_row, workers_settled
 from marketintel.postgres_cluster import create_database
 from marketintel.redis_server import free_port
 
@@ -46,7 +46,7 @@ def stack_pass(base_env: dict, pg_admin_url: str | None) -> dict:
         beside = {**env, "MI_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0"}
         rows["paid_sqlite"] = paid_row(beside)
         rows["paid_postgresql"] = paid_row(beside, create_database(pg_admin_url)) if pg_admin_url else None
-        rows["bare"] = bare_row(beside)
+        rows.update(bare_rows(beside))
         if up.poll() is not None:
             raise RuntimeError(f"`marketintel up` stopped during the pass (code {up.returncode}); see {folder}/up.log")
         return rows
