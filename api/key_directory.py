@@ -46,18 +46,20 @@ def entry_of(agent: dict) -> bytes:
     return orjson.dumps({str(k): v for k, v in agent.items() if k != "balance_sats"})
 
 
-def agent_of(entry: bytes, now: datetime) -> dict:
-    agent = orjson.loads(entry)
+def row_of(entry: bytes) -> dict:
+    """The agent row an entry holds, dates as datetimes, the tier as set."""
+    row = orjson.loads(entry)
     for name in _DATES:
-        if agent.get(name) is not None:
-            agent[name] = datetime.fromisoformat(agent[name])
-    return with_effective_tier(agent, now)
+        if row.get(name) is not None:
+            row[name] = datetime.fromisoformat(row[name])
+    return row
 
 
 @dataclass(frozen=True)
 class Found:
+    key: str  # the directory key
     entry: bytes  # as stored: what a later one-trip check compares against
-    agent: dict
+    agent: dict  # with its effective tier at the time of the lookup
 
 
 class KeyDirectory:
@@ -66,7 +68,7 @@ class KeyDirectory:
         self.agents = agents
         self._refresh = redis.register_script(REFRESH_SCRIPT)
         # entries this process has seen, by directory key: a hint only, never an answer on its own (`remembered`)
-        self._seen: dict[str, bytes] = {}
+        self._seen: dict[str, tuple[bytes, dict]] = {}  # directory key -> (entry, its row)
 
     @staticmethod
     def key_of(api_key: str) -> str:
@@ -90,20 +92,27 @@ class KeyDirectory:
         if entry == TOMBSTONE:
             self._seen.pop(key, None)
             return None
-        self._remember(key, entry)
-        return Found(entry, agent_of(entry, self.agents.now()))
+        row = self._remember(key, entry)
+        return Found(key, entry, with_effective_tier(dict(row), self.agents.now()))
 
     def remembered(self, api_key: str) -> Found | None:
         """The entry this process last read for the key, unchecked: a caller must have it checked in the same
         round trip that counts anything for the request (api/one_trip.py), and look the key up again when the
         check finds another entry."""
-        entry = self._seen.get(self.key_of(api_key))
-        return Found(entry, agent_of(entry, self.agents.now())) if entry is not None else None
+        key = self.key_of(api_key)
+        seen = self._seen.get(key)
+        if seen is None:
+            return None
+        return Found(key, seen[0], with_effective_tier(dict(seen[1]), self.agents.now()))
 
-    def _remember(self, key: str, entry: bytes) -> None:
+    def _remember(self, key: str, entry: bytes) -> dict:
+        seen = self._seen.get(key)
+        if seen is not None and seen[0] == entry:
+            return seen[1]
         if len(self._seen) >= REMEMBERED_MAX and key not in self._seen:
             self._seen.pop(next(iter(self._seen)))  # the oldest: one entry more or less costs one lookup
-        self._seen[key] = entry
+        self._seen[key] = (entry, row_of(entry))
+        return self._seen[key][1]
 
     async def fill(self, api_key: str) -> Found | None:
         """Look the key up in SQL and, when it is live, add it (never over an entry already there)."""

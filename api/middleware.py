@@ -154,7 +154,7 @@ class Authentication:
             return None, l402
         remembered = self.directory.remembered(key) if checks_key and len(key) <= MAX_KEY_CHARS else None
         if remembered is not None:
-            req.context.key_check = (self.directory.key_of(key), remembered.entry)
+            req.context.key_check = (remembered.key, remembered.entry)
             return remembered.agent, l402
         agent = await self._agent(key)
         if agent is None:
