@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from . import referrals
@@ -152,12 +152,14 @@ class Money:
         return shown
 
 
+_p = agent_pools.c
+_ABLE_POOLS = select(_p.pool).where(_p.agent_id == bindparam("m_agent"), _p.remaining_sats >= bindparam("m_price"),
+                                    (_p.usable_until.is_(None)) | (_p.usable_until > bindparam("m_now")))
+
+
 def _candidates(conn: Connection, agent_pk: int, price_sats: int, now: datetime) -> list[str]:
     """The pools in POOL_ORDER that hold the price and are usable now, then the balance (always tried)."""
-    p = agent_pools.c
-    able = set(conn.scalars(select(p.pool).where(
-        p.agent_id == agent_pk, p.remaining_sats >= price_sats,
-        (p.usable_until.is_(None)) | (p.usable_until > now))))
+    able = set(conn.scalars(_ABLE_POOLS, {"m_agent": agent_pk, "m_price": price_sats, "m_now": now}))
     return [pool for pool in POOL_ORDER if pool in able or pool == "balance"]
 
 
