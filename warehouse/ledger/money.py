@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Engine, bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from . import referrals
-from .db import reading
+from .db import LoopWriter, reading
 from .entries import amount, entry, forfeit_expired, has_forfeitable, move, require_sats
 from .tables import POOL_ORDER, agent_pools, agents, invoices, utcnow
 from .tiers import TierPrice, claim_upgrade
@@ -45,6 +45,7 @@ class Money:
     def __init__(self, engine: Engine, now: Callable[[], datetime] = utcnow):
         self.engine = engine
         self.now = now
+        self.loop_writer = LoopWriter(engine)
 
     def balance(self, agent_pk: int) -> int:
         with reading(self.engine) as conn:
@@ -59,41 +60,57 @@ class Money:
         require_sats(price_sats)
         try:
             with self.engine.begin() as conn:
-                now = self.now()
-                # Only pools that look able to pay get a guarded UPDATE (most agents have none but the
-                # balance): fewer statements while the row is locked. The guard still decides; a pool emptied
-                # by a racing request since this read simply fails its UPDATE and the next one is tried.
-                # A repeated request_id is caught by UNIQUE(kind, reference) on the entry (except below).
-                for pool in _candidates(conn, agent_pk, price_sats, now):
-                    left = move(conn, agent_pk, pool, -price_sats, "query", request_id, module, usable_at=now)
-                    if left is None:
-                        continue
-                    if pool != "referral":
-                        referrals.reward(conn, agent_pk, price_sats, request_id)
-                    return Debit(pool, left, left if pool == "balance" else amount(conn, agent_pk, "balance"))
-                # nothing could pay: still a repeat of a request that was charged earlier reports that charge
-                return _repeat(conn, agent_pk, entry(conn, "query", request_id))
+                return self._debit(conn, agent_pk, price_sats, module, request_id)
         except IntegrityError:
             # The entry for this request_id exists (a repeat, or a concurrent duplicate that won the race):
             # our transaction rolled back whole, so nothing was charged twice.
             with reading(self.engine) as conn:
-                return _repeat(conn, agent_pk, entry(conn, "query", request_id))
+                return _charged_earlier(conn, agent_pk, request_id)
+
+    async def debit_for_query_async(self, agent_pk: int, price_sats: int, module: str,
+                                    request_id: str) -> Debit | None:
+        """`debit_for_query` for a coroutine: the same transaction, run without a thread (db.LoopWriter)."""
+        require_sats(price_sats)
+        try:
+            return await self.loop_writer.write(self._debit, agent_pk, price_sats, module, request_id)
+        except IntegrityError:  # as in debit_for_query
+            return await self.loop_writer.read(_charged_earlier, agent_pk, request_id)
+
+    def _debit(self, conn: Connection, agent_pk: int, price_sats: int, module: str, request_id: str) -> Debit | None:
+        now = self.now()
+        # Only pools that look able to pay get a guarded UPDATE (most agents have none but the balance): fewer
+        # statements while the row is locked. The guard still decides; a pool emptied by a racing request
+        # since this read simply fails its UPDATE and the next one is tried.
+        # A repeated request_id is caught by UNIQUE(kind, reference) on the entry (IntegrityError).
+        for pool in _candidates(conn, agent_pk, price_sats, now):
+            left = move(conn, agent_pk, pool, -price_sats, "query", request_id, module, usable_at=now)
+            if left is None:
+                continue
+            if pool != "referral":
+                referrals.reward(conn, agent_pk, price_sats, request_id)
+            return Debit(pool, left, left if pool == "balance" else amount(conn, agent_pk, "balance"))
+        # nothing could pay: still a repeat of a request that was charged earlier reports that charge
+        return _charged_earlier(conn, agent_pk, request_id)
 
     def refund(self, agent_pk: int, request_id: str) -> bool:
         """Give this agent's debit for request_id back to the pool it came from, once. False when there is
         none or it was refunded already."""
         try:
             with self.engine.begin() as conn:
-                debit = entry(conn, "query", request_id)
-                if debit is None or debit["agent_id"] != agent_pk or entry(conn, "refund", request_id):
-                    return False
-                price = -int(debit["amount_sats"])
-                move(conn, agent_pk, debit["pool"], price, "refund", request_id, debit["module"])
-                if debit["pool"] != "referral":
-                    referrals.reverse(conn, agent_pk, price, request_id)
-                return True
+                return _refund(conn, agent_pk, request_id)
         except IntegrityError:
             return False
+
+    async def refund_async(self, agent_pk: int, request_id: str) -> bool:
+        """`refund` for a coroutine: the same transaction, run without a thread (db.LoopWriter)."""
+        try:
+            return await self.loop_writer.write(_refund, agent_pk, request_id)
+        except IntegrityError:
+            return False
+
+    async def aclose(self) -> None:
+        """Close the connections the coroutine methods opened."""
+        await self.loop_writer.aclose()
 
     def credit_topup(self, agent_pk: int, payment_hash: str) -> int | None:
         """Credit a paid invoice's amount to the agent, exactly once. Returns the new balance, or None when
@@ -161,6 +178,21 @@ def _candidates(conn: Connection, agent_pk: int, price_sats: int, now: datetime)
     """The pools in POOL_ORDER that hold the price and are usable now, then the balance (always tried)."""
     able = set(conn.scalars(_ABLE_POOLS, {"m_agent": agent_pk, "m_price": price_sats, "m_now": now}))
     return [pool for pool in POOL_ORDER if pool in able or pool == "balance"]
+
+
+def _refund(conn: Connection, agent_pk: int, request_id: str) -> bool:
+    debit = entry(conn, "query", request_id)
+    if debit is None or debit["agent_id"] != agent_pk or entry(conn, "refund", request_id):
+        return False
+    price = -int(debit["amount_sats"])
+    move(conn, agent_pk, debit["pool"], price, "refund", request_id, debit["module"])
+    if debit["pool"] != "referral":
+        referrals.reverse(conn, agent_pk, price, request_id)
+    return True
+
+
+def _charged_earlier(conn: Connection, agent_pk: int, request_id: str) -> Debit | None:
+    return _repeat(conn, agent_pk, entry(conn, "query", request_id))
 
 
 def _repeat(conn: Connection, agent_pk: int, earlier: dict | None) -> Debit | None:
