@@ -19,13 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, bindparam, select
+from sqlalchemy import Connection, Engine, String, bindparam, literal, select, union_all
 from sqlalchemy.exc import IntegrityError
 
 from . import referrals
 from .db import LoopWriter, reading
 from .entries import amount, entry, forfeit_expired, has_forfeitable, move, require_sats
 from .tables import POOL_ORDER, agent_pools, agents, invoices, utcnow
+from .tables import referrals as referrals_table
 from .tiers import TierPrice, claim_upgrade
 
 
@@ -82,11 +83,12 @@ class Money:
         # statements while the row is locked. The guard still decides; a pool emptied by a racing request
         # since this read simply fails its UPDATE and the next one is tried.
         # A repeated request_id is caught by UNIQUE(kind, reference) on the entry (IntegrityError).
-        for pool in _candidates(conn, agent_pk, price_sats, now):
+        pools, referred = _candidates(conn, agent_pk, price_sats, now)
+        for pool in pools:
             left = move(conn, agent_pk, pool, -price_sats, "query", request_id, module, usable_at=now)
             if left is None:
                 continue
-            if pool != "referral":
+            if pool != "referral" and referred:
                 referrals.reward(conn, agent_pk, price_sats, request_id)
             return Debit(pool, left, left if pool == "balance" else amount(conn, agent_pk, "balance"))
         # nothing could pay: still a repeat of a request that was charged earlier reports that charge
@@ -170,14 +172,20 @@ class Money:
 
 
 _p = agent_pools.c
-_ABLE_POOLS = select(_p.pool).where(_p.agent_id == bindparam("m_agent"), _p.remaining_sats >= bindparam("m_price"),
-                                    (_p.usable_until.is_(None)) | (_p.usable_until > bindparam("m_now")))
+_REFERRED = "(referred)"  # not a pool name: the agent has a referrer
+_ABLE_POOLS = union_all(
+    select(_p.pool).where(_p.agent_id == bindparam("m_agent"), _p.remaining_sats >= bindparam("m_price"),
+                          (_p.usable_until.is_(None)) | (_p.usable_until > bindparam("m_now"))),
+    select(literal(_REFERRED, String)).where(referrals_table.c.referred_id == bindparam("m_agent")))
 
 
-def _candidates(conn: Connection, agent_pk: int, price_sats: int, now: datetime) -> list[str]:
-    """The pools in POOL_ORDER that hold the price and are usable now, then the balance (always tried)."""
+def _candidates(conn: Connection, agent_pk: int, price_sats: int, now: datetime) -> tuple[list[str], bool]:
+    """The pools in POOL_ORDER that hold the price and are usable now, then the balance (always tried); and
+    whether the agent has a referrer. That is read here, with the pools, so that most debits (agents nobody
+    referred) skip the referral statement while the agent's row is locked: a referral link is made with its
+    agent, at registration, and never changes."""
     able = set(conn.scalars(_ABLE_POOLS, {"m_agent": agent_pk, "m_price": price_sats, "m_now": now}))
-    return [pool for pool in POOL_ORDER if pool in able or pool == "balance"]
+    return [pool for pool in POOL_ORDER if pool in able or pool == "balance"], _REFERRED in able
 
 
 def _refund(conn: Connection, agent_pk: int, request_id: str) -> bool:
