@@ -18,7 +18,7 @@ from typing import TypeVar
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DisconnectionError, OperationalError
 
 from warehouse.sqlite_wal import enable_wal
 
@@ -104,7 +104,10 @@ class LoopWriter:
     - PostgreSQL: the same `fn` runs through SQLAlchemy's asyncio engine on psycopg's async connection
       (`AsyncConnection.run_sync`: greenlets, no thread), so the loop serves other requests during each round
       trip. Connections belong to the event loop that opened them; a coroutine on another loop (a test's
-      `asyncio.run`, an RQ job) gets an engine of its own.
+      `asyncio.run`, an RQ job) gets engines of its own. `autocommit` has an engine of its own whose
+      connections stay in autocommit, so none is switched on checkout and back on checkin. These engines do
+      not ping every connection they hand out (a round trip per debit: `pool_pre_ping` on the main engine)
+      but only one that sat unused for PING_AFTER_IDLE_S (see `_ping_when_idle`).
 
     `fn` is the very function the synchronous callers run inside `engine.begin()`, so each transaction is
     written once. On SQLite a transaction that met the lock is run again from the start after its rollback,
@@ -114,27 +117,35 @@ class LoopWriter:
         self.engine = engine
         self.sqlite = engine.dialect.name == "sqlite"
         self._nowait: Engine | None = None
-        self._async = None  # (loop, AsyncEngine) on PostgreSQL
+        self._async = None  # (loop, AsyncEngine for transactions, AsyncEngine in autocommit) on PostgreSQL
 
     async def write(self, fn: Callable[..., T], *args) -> T:
         """`fn(conn, *args)` in a write transaction (BEGIN IMMEDIATE on SQLite), committed when it returns."""
         if self.sqlite:
             return await self._sqlite(self._nowait_engine().begin, fn, args)
-        async with self._async_engine().begin() as conn:
+        async with self._async_engines()[0].begin() as conn:
+            return await conn.run_sync(fn, *args)
+
+    async def autocommit(self, fn: Callable[..., T], *args) -> T:
+        """`fn(conn, *args)` with each statement its own transaction (PostgreSQL; on SQLite, as `write`)."""
+        if self.sqlite:
+            return await self.write(fn, *args)
+        async with self._async_engines()[1].connect() as conn:
             return await conn.run_sync(fn, *args)
 
     async def read(self, fn: Callable[..., T], *args) -> T:
         """`fn(conn, *args)` in a read-only transaction (see `reading`)."""
         if self.sqlite:
             return await self._sqlite(lambda: reading(self._nowait_engine()), fn, args)
-        async with self._async_engine().connect() as conn, conn.begin():
+        async with self._async_engines()[0].connect() as conn, conn.begin():
             return await conn.run_sync(fn, *args)
 
     async def aclose(self) -> None:
         if self._nowait is not None:
             self._nowait.dispose()
         if self._async is not None:
-            await self._async[1].dispose()
+            for engine in self._async[1:]:
+                await engine.dispose()
 
     async def _sqlite(self, transaction, fn, args):
         deadline, tries = None, 0
@@ -157,15 +168,46 @@ class LoopWriter:
             self._nowait = _sqlite_engine(self.engine.url.render_as_string(hide_password=False), busy_timeout_s=0)
         return self._nowait
 
-    def _async_engine(self):
+    def _async_engines(self):
         loop = asyncio.get_running_loop()
         if self._async is None or self._async[0] is not loop:
             from sqlalchemy.ext.asyncio import create_async_engine
 
-            if self._async is not None:  # opened on a loop that has ended: let its connections go
-                self._async[1].sync_engine.dispose(close=False)
-            self._async = (loop, create_async_engine(_psycopg(self.engine.url), **_PG_POOL))
-        return self._async[1]
+            if self._async is not None:  # opened on a loop that has ended: let their connections go
+                for engine in self._async[1:]:
+                    engine.sync_engine.dispose(close=False)
+            url = _psycopg(self.engine.url)
+            engines = (create_async_engine(url, **_ASYNC_POOL),
+                       create_async_engine(url, isolation_level="AUTOCOMMIT", **_ASYNC_POOL))
+            for engine in engines:
+                _ping_when_idle(engine.sync_engine)
+            self._async = (loop, *engines)
+        return self._async[1:]
+
+
+_ASYNC_POOL = {"pool_size": 5, "max_overflow": 10, "pool_recycle": 1800}
+PING_AFTER_IDLE_S = 5.0
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Ping a connection on checkout only when it sat in the pool longer than PING_AFTER_IDLE_S: that is
+    where a restarted server or a dropped link leaves dead connections, which are then replaced before use
+    (as `pool_pre_ping` does for every checkout). A connection in steady use is not pinged; should its server
+    go away meanwhile, its statement fails, SQLAlchemy invalidates the pool, and that request fails whole
+    (a failed debit charged nothing)."""
+    @event.listens_for(engine, "checkin")
+    def _checked_in(_dbapi_connection, record):
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checked_out(dbapi_connection, record, _proxy):
+        idle_since = record.info.get("idle_since")
+        if idle_since is None or time.monotonic() - idle_since < PING_AFTER_IDLE_S:
+            return  # just connected, or in steady use
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as exc:
+            raise DisconnectionError("the connection did not answer a ping") from exc
 
 
 def ping(engine: Engine) -> float:
