@@ -89,11 +89,11 @@ class Charging:
         raise await self.payment_required(attempt)
 
     async def _debit(self, attempt: Attempt):
-        # The debit commits in a thread; if the caller is cancelled meanwhile, `undo` waits for the commit (the
+        # The debit is a task of its own on this loop (no thread: warehouse/ledger/db.py LoopWriter), shielded:
+        # if the caller is cancelled while it waits for the lock or commits, `undo` waits for the commit (the
         # future is on the attempt) and refunds it rather than racing it.
-        attempt.debit = asyncio.ensure_future(asyncio.to_thread(
-            self.money.debit_for_query, attempt.payer.agent_pk, attempt.item.price_sats, attempt.item.ledger_name,
-            attempt.request_id))
+        attempt.debit = asyncio.ensure_future(self.money.debit_for_query_async(
+            attempt.payer.agent_pk, attempt.item.price_sats, attempt.item.ledger_name, attempt.request_id))
         paid = await asyncio.shield(attempt.debit)
         attempt.debited = paid is not None
         return paid
@@ -121,8 +121,8 @@ class Charging:
     async def _refund(self, attempt: Attempt) -> None:
         if attempt.debit is not None:
             debit, attempt.debit = attempt.debit, None
-            await asyncio.wait([debit])  # a debit still committing in its thread is refunded, not raced
+            await asyncio.wait([debit])  # a debit still committing is refunded, not raced
             attempt.debited = debit.exception() is None and debit.result() is not None
         if attempt.debited:
-            await asyncio.to_thread(self.money.refund, attempt.payer.agent_pk, attempt.request_id)
+            await self.money.refund_async(attempt.payer.agent_pk, attempt.request_id)
             attempt.debited = False

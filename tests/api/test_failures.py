@@ -2,7 +2,6 @@
 that a client repeats."""
 import asyncio
 import threading
-import time
 
 import falcon.testing
 import pytest
@@ -67,16 +66,16 @@ async def funded_key_with_free_query_used(c, settings, sats: int) -> str:
 
 def test_a_request_cancelled_during_the_debit_is_refunded(app, client, services, settings, monkeypatch):
     """The whole scenario runs on one event loop (the app's Redis pool is bound to the loop it first used)."""
-    real = services.money.debit_for_query
+    real = services.money.debit_for_query_async
 
-    def slow_debit(*args):
-        time.sleep(0.3)
-        return real(*args)
+    async def slow_debit(*args):
+        await asyncio.sleep(0.3)
+        return await real(*args)
 
     async def scenario() -> int:
         async with falcon.testing.ASGIConductor(app) as c:
             key = await funded_key_with_free_query_used(c, settings, 100)
-            monkeypatch.setattr(services.money, "debit_for_query", slow_debit)
+            monkeypatch.setattr(services.money, "debit_for_query_async", slow_debit)
             with pytest.raises((asyncio.TimeoutError, asyncio.CancelledError)):
                 await asyncio.wait_for(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)), 0.1)
             await asyncio.sleep(0.6)  # the debit commits, then the refund follows it
@@ -87,18 +86,19 @@ def test_a_request_cancelled_during_the_debit_is_refunded(app, client, services,
 
 
 def test_a_second_cancellation_during_the_debit_still_refunds(app, client, services, settings, monkeypatch):
-    """The first cancellation arrives while the debit commits in its thread, a second one while the request
+    """The first cancellation arrives while the debit is on its way to commit, a second one while the request
     waits for that commit: the refund still follows the debit."""
-    real, release = services.money.debit_for_query, threading.Event()
+    real, release = services.money.debit_for_query_async, threading.Event()
 
-    def held_debit(*args):
-        release.wait(5)
-        return real(*args)
+    async def held_debit(*args):
+        while not release.is_set():
+            await asyncio.sleep(0.01)
+        return await real(*args)
 
     async def scenario() -> int:
         async with falcon.testing.ASGIConductor(app) as c:
             key = await funded_key_with_free_query_used(c, settings, 100)
-            monkeypatch.setattr(services.money, "debit_for_query", held_debit)
+            monkeypatch.setattr(services.money, "debit_for_query_async", held_debit)
             query = asyncio.ensure_future(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)))
             await asyncio.sleep(0.2)
             query.cancel()
@@ -109,7 +109,7 @@ def test_a_second_cancellation_during_the_debit_still_refunds(app, client, servi
             with pytest.raises(asyncio.CancelledError):
                 await query
             await asyncio.sleep(0.5)  # the debit commits, then the shielded refund follows it
-            monkeypatch.setattr(services.money, "debit_for_query", real)
+            monkeypatch.setattr(services.money, "debit_for_query_async", real)
             return (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"]
 
     assert asyncio.run(scenario()) == 100

@@ -107,3 +107,32 @@ def test_nothing_to_pay_with_raises_payment_required_with_both_ways_to_pay(setti
     assert exc.invoice["amount_sats"] == 200 and exc.invoice["purpose"] == "credit"
     assert exc.l402["amount_sats"] == 200 and exc.l402["capability"] == "ask:quick"
     assert check_consistency(engine) == []
+
+
+def test_an_attempt_cancelled_while_its_debit_waits_for_the_ledger_is_refunded_after_the_commit(settings, engine):
+    """No thread: the debit is a task on the caller's loop. Cancelled while another writer holds the agent's
+    row (PostgreSQL) or the write lock (SQLite), the attempt's undo waits for the debit, then refunds it."""
+    from warehouse.ledger.tables import agents
+
+    agent = funded_agent(engine, 1000)
+
+    async def scenario() -> None:
+        charging = Charging.from_settings(settings)
+        attempt = Attempt(Payer.of(Agents(engine).get(agent["id"]), "unused"), charging.prices.ask("standard"),
+                          "held-1")
+        with engine.begin() as holder:
+            holder.execute(agents.update().where(agents.c.id == agent["id"]).values(name=agents.c.name))
+            charged = asyncio.ensure_future(charging.charge(attempt))
+            await asyncio.sleep(0.2)
+            assert not charged.done()
+            charged.cancel()
+            undo = asyncio.ensure_future(charging.undo(attempt))  # what a cancelled route does
+            await asyncio.sleep(0.2)
+            assert not undo.done()  # it waits for the debit, which waits for the lock
+        await asyncio.wait_for(undo, 10)
+        assert charged.cancelled()
+        await charging.money.aclose()
+
+    asyncio.run(scenario())
+    assert sorted(query_entries(engine, "held-1")) == [("query", -500), ("refund", 500)]
+    assert Money(engine).balance(agent["id"]) == 1000 and check_consistency(engine) == []

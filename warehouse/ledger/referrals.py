@@ -12,7 +12,7 @@ referrer still has referral credits; a part already spent stays counted in `rewa
 rewards are smaller until it is made up."""
 from __future__ import annotations
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, bindparam, func, select
 
 from .db import reading
 from .entries import amount, move
@@ -20,30 +20,36 @@ from .tables import agent_pools, referrals
 
 REFERRAL_PERCENT = 10  # the interface's referral reward
 
+# Built once (see warehouse/ledger/entries.py): every debit and refund runs the first two.
+_r = referrals.c
+_ADD_BASIS = (referrals.update().where(_r.referred_id == bindparam("r_referred"))
+              .values(basis_sats=_r.basis_sats + bindparam("r_price"))
+              .returning(_r.referrer_id, _r.basis_sats, _r.rewarded_sats))
+# Guarded: a debit from before the link counted nothing, so its refund must not go below zero.
+_TAKE_BASIS = (referrals.update()
+               .where(_r.referred_id == bindparam("r_referred"), _r.basis_sats >= bindparam("r_price"))
+               .values(basis_sats=_r.basis_sats - bindparam("r_price"))
+               .returning(_r.referrer_id, _r.basis_sats, _r.rewarded_sats))
+_ADD_REWARDED = (referrals.update().where(_r.referred_id == bindparam("r_referred"))
+                 .values(rewarded_sats=_r.rewarded_sats + bindparam("r_sats")))
+
 
 def reward(conn: Connection, referred_pk: int, price: int, request_id: str) -> int:
     """Credit the referrer for a debit of `price` sats; returns the sats credited (0 without a referrer)."""
-    r = referrals.c
-    link = conn.execute(referrals.update().where(r.referred_id == referred_pk)
-                        .values(basis_sats=r.basis_sats + price)
-                        .returning(r.referrer_id, r.basis_sats, r.rewarded_sats)).first()
+    link = conn.execute(_ADD_BASIS, {"r_referred": referred_pk, "r_price": price}).first()
     if link is None:
         return 0
     due = link.basis_sats * REFERRAL_PERCENT // 100 - link.rewarded_sats
     if due <= 0:
         return 0
-    conn.execute(referrals.update().where(r.referred_id == referred_pk).values(rewarded_sats=r.rewarded_sats + due))
+    conn.execute(_ADD_REWARDED, {"r_referred": referred_pk, "r_sats": due})
     move(conn, link.referrer_id, "referral", due, "referral", request_id)
     return due
 
 
 def reverse(conn: Connection, referred_pk: int, price: int, request_id: str) -> int:
     """Undo `reward` for a refunded debit of `price`; returns the sats taken back from the referrer."""
-    r = referrals.c
-    # Guarded: a debit from before the link counted nothing, so its refund must not go below zero.
-    link = conn.execute(referrals.update().where(r.referred_id == referred_pk, r.basis_sats >= price)
-                        .values(basis_sats=r.basis_sats - price)
-                        .returning(r.referrer_id, r.basis_sats, r.rewarded_sats)).first()
+    link = conn.execute(_TAKE_BASIS, {"r_referred": referred_pk, "r_price": price}).first()
     if link is None:
         return 0
     excess = link.rewarded_sats - link.basis_sats * REFERRAL_PERCENT // 100
@@ -52,7 +58,7 @@ def reverse(conn: Connection, referred_pk: int, price: int, request_id: str) -> 
         return 0
     if move(conn, link.referrer_id, "referral", -take, "referral_reversal", request_id) is None:
         return 0
-    conn.execute(referrals.update().where(r.referred_id == referred_pk).values(rewarded_sats=r.rewarded_sats - take))
+    conn.execute(_ADD_REWARDED, {"r_referred": referred_pk, "r_sats": -take})
     return take
 
 
