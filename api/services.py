@@ -79,6 +79,6 @@ class Services:
     async def close(self) -> None:
         """Close the Redis pool and the SQL engine's connections (the app's `process_shutdown`)."""
         await self.redis.aclose()
-        await self.money.aclose()  # the connections of its debits and refunds (warehouse/ledger/db.py LoopWriter)
+        await self.money.aclose()  # the connections of its debits and refunds (warehouse/ledger/loop_writer.py)
         await asyncio.to_thread(self.engine.dispose)
         self.jobs.connection.close()

@@ -89,7 +89,7 @@ class Charging:
         raise await self.payment_required(attempt)
 
     async def _debit(self, attempt: Attempt):
-        # The debit is a task of its own on this loop (no thread: warehouse/ledger/db.py LoopWriter), shielded:
+        # The debit is a task of its own on this loop (no thread: warehouse/ledger/loop_writer.py), shielded:
         # if the caller is cancelled while it waits for the lock or commits, `undo` waits for the commit (the
         # future is on the attempt) and refunds it rather than racing it.
         attempt.debit = asyncio.ensure_future(self.money.debit_for_query_async(

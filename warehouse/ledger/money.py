@@ -30,8 +30,9 @@ from sqlalchemy import Connection, Engine, String, bindparam, exists, literal, s
 from sqlalchemy.exc import IntegrityError
 
 from . import referrals
-from .db import LoopWriter, reading
+from .db import reading
 from .entries import amount, entry, forfeit_expired, has_forfeitable, move, require_sats
+from .loop_writer import LoopWriter
 from .tables import POOL_ORDER, agent_pools, agents, invoices, ledger_entries, utcnow
 from .tables import referrals as referrals_table
 from .tiers import TierPrice, claim_upgrade
@@ -84,7 +85,7 @@ class Money:
 
     async def debit_for_query_async(self, agent_pk: int, price_sats: int, module: str,
                                     request_id: str) -> Debit | None:
-        """`debit_for_query` for a coroutine: the same transaction, run without a thread (db.LoopWriter)."""
+        """`debit_for_query` for a coroutine: the same transaction, run without a thread (loop_writer.LoopWriter)."""
         require_sats(price_sats)
         try:
             if self.one_statement_debit:
@@ -123,7 +124,7 @@ class Money:
             return False
 
     async def refund_async(self, agent_pk: int, request_id: str) -> bool:
-        """`refund` for a coroutine: the same transaction, run without a thread (db.LoopWriter)."""
+        """`refund` for a coroutine: the same transaction, run without a thread (loop_writer.LoopWriter)."""
         try:
             return await self.loop_writer.write(_refund, agent_pk, request_id)
         except IntegrityError:

@@ -1,4 +1,4 @@
-"""Debits and refunds run by a coroutine without a thread (warehouse/ledger/db.py LoopWriter): the same money
+"""Debits and refunds run by a coroutine without a thread (warehouse/ledger/loop_writer.py): the same money
 rules as the synchronous calls, under contention from other processes and other writers, on both backends."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from sqlalchemy import func, select, text
 
 from warehouse.ledger import Money, check_consistency, make_engine
-from warehouse.ledger import db as ledger_db
+from warehouse.ledger import loop_writer as ledger_db
 from warehouse.ledger.tables import agents, ledger_entries
 
 PRICE = 7
