@@ -18,8 +18,8 @@ A tier's end needs no refresh: the effective tier is worked out from `tier_expir
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 import orjson
 import redis.asyncio as aioredis
@@ -55,11 +55,10 @@ def row_of(entry: bytes) -> dict:
     return row
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     key: str  # the directory key
     entry: bytes  # as stored: what a later one-trip check compares against
-    agent: dict  # with its effective tier at the time of the lookup
+    agent: dict  # with its effective tier at the time of the lookup (read-only: it may be shared)
 
 
 class KeyDirectory:
@@ -92,8 +91,7 @@ class KeyDirectory:
         if entry == TOMBSTONE:
             self._seen.pop(key, None)
             return None
-        row = self._remember(key, entry)
-        return Found(key, entry, with_effective_tier(dict(row), self.agents.now()))
+        return Found(key, entry, self._agent(self._remember(key, entry)))
 
     def remembered(self, api_key: str) -> Found | None:
         """The entry this process last read for the key, unchecked: a caller must have it checked in the same
@@ -103,7 +101,11 @@ class KeyDirectory:
         seen = self._seen.get(key)
         if seen is None:
             return None
-        return Found(key, seen[0], with_effective_tier(dict(seen[1]), self.agents.now()))
+        return Found(key, seen[0], self._agent(seen[1]))
+
+    def _agent(self, row: dict) -> dict:
+        # a tier without an end reads the same at any time: its row is the agent (shared, never changed)
+        return row if row["tier_expires_at"] is None else with_effective_tier(dict(row), self.agents.now())
 
     def _remember(self, key: str, entry: bytes) -> dict:
         seen = self._seen.get(key)
@@ -111,8 +113,11 @@ class KeyDirectory:
             return seen[1]
         if len(self._seen) >= REMEMBERED_MAX and key not in self._seen:
             self._seen.pop(next(iter(self._seen)))  # the oldest: one entry more or less costs one lookup
-        self._seen[key] = (entry, row_of(entry))
-        return self._seen[key][1]
+        row = row_of(entry)
+        if row["tier_expires_at"] is None:
+            row = with_effective_tier(row, self.agents.now())  # no end: the tier as set, once for all
+        self._seen[key] = (entry, row)
+        return row
 
     async def fill(self, api_key: str) -> Found | None:
         """Look the key up in SQL and, when it is live, add it (never over an entry already there)."""
