@@ -22,9 +22,10 @@ class RateLimiter:
         storage = RedisStorage(redis_url.replace("redis://", "async+redis://", 1), implementation="redispy",
                                key_prefix=keys.RATE)
         self.limiter = MovingWindowRateLimiter(storage)
+        self.full = FullWindows()
 
     def budget(self, name: str, rate: str) -> Budget:
-        return Budget(self.limiter, name, parse(rate))
+        return Budget(self, name, parse(rate))
 
 
 def window(item: RateLimitItem, *identifiers: str, cost: int = 1) -> Window:
@@ -32,27 +33,72 @@ def window(item: RateLimitItem, *identifiers: str, cost: int = 1) -> Window:
     return Window(f"{keys.RATE}:{item.key_for(*identifiers)}", item, identifiers, cost)
 
 
-async def _refused(limiter: MovingWindowRateLimiter, item: RateLimitItem, identifiers: tuple[str, ...],
-                   scope: str) -> APIError:
-    stats = await limiter.get_window_stats(item, *identifiers)
-    retry_after = max(1, math.ceil(stats.reset_time - time.time()))
+class FullWindows:
+    """Windows found full, each until its oldest entry leaves (the library's reset time). A request in one of
+    them is refused without a round trip, and exactly: until then no entry leaves the window, and other
+    requests only add to it. A flood past a budget costs a round trip per window and reset, not per request."""
+
+    MOST = 10_000
+
+    def __init__(self):
+        self.until: dict[str, float] = {}
+
+    def reset_time(self, key: str) -> float | None:
+        until = self.until.get(key)
+        if until is not None and until <= time.time():
+            del self.until[key]
+            return None
+        return until
+
+    def note(self, key: str, until: float) -> None:
+        if len(self.until) >= self.MOST:  # drop the ended ones; if none has ended, forget them all (a cache)
+            now = time.time()
+            self.until = {k: u for k, u in self.until.items() if u > now}
+            if len(self.until) >= self.MOST:
+                self.until.clear()
+        self.until[key] = until
+
+
+async def _refused(limiter: MovingWindowRateLimiter, full: FullWindows, taken: Window, scope: str) -> APIError:
+    reset = full.reset_time(taken.key)
+    if reset is None:
+        stats = await limiter.get_window_stats(taken.item, *taken.identifiers)
+        reset = stats.reset_time
+        if stats.remaining == 0:  # full for any cost (a costlier request may be refused with room left)
+            full.note(taken.key, reset)
+    return _rate_limited(taken.item, reset, scope)
+
+
+def _rate_limited(item: RateLimitItem, reset: float, scope: str) -> APIError:
+    retry_after = max(1, math.ceil(reset - time.time()))
     return APIError(429, "rate_limited",
                     f"At most {item.amount} requests per {item.GRANULARITY.name} per {scope} here.",
                     headers={"Retry-After": str(retry_after)}, retry_after_seconds=retry_after,
                     limit=f"{item.amount}/{item.GRANULARITY.name}")
 
 
+def _refuse_if_full(full: FullWindows, taken: Window, scope: str) -> None:
+    reset = full.reset_time(taken.key)
+    if reset is not None:
+        raise _rate_limited(taken.item, reset, scope)
+
+
 class Budget:
     """A named budget (several routes may share one, as pulse and catalog preview do)."""
 
-    def __init__(self, limiter: MovingWindowRateLimiter, name: str, item: RateLimitItem):
-        self.limiter, self.name, self.item = limiter, name, item
+    SCOPE = "client address"
+
+    def __init__(self, limiter: RateLimiter, name: str, item: RateLimitItem):
+        self.limiter, self.full, self.name, self.item = limiter.limiter, limiter.full, name, item
 
     def window(self, req) -> Window:
-        return window(self.item, self.name, req.context.client_ip)
+        """The caller's window; 429 at once when it is known to be full."""
+        taken = window(self.item, self.name, req.context.client_ip)
+        _refuse_if_full(self.full, taken, self.SCOPE)
+        return taken
 
     async def refused(self, taken: Window) -> APIError:
-        return await _refused(self.limiter, self.item, taken.identifiers, "client address")
+        return await _refused(self.limiter, self.full, taken, self.SCOPE)
 
 
 Cost = Callable[[object], Awaitable[int]]
@@ -65,7 +111,7 @@ class KeyBudgets:
     each module in it as one query)."""
 
     def __init__(self, limiter: RateLimiter, rates: dict[str, str]):
-        self.limiter = limiter.limiter
+        self.limiter, self.full = limiter.limiter, limiter.full
         self.items = {tier: parse(rate) for tier, rate in rates.items()}
         self.guarded: list[tuple[object, Cost | None]] = []
 
@@ -73,12 +119,18 @@ class KeyBudgets:
         self.guarded.append((resource, cost))
 
     def window(self, payer: Payer, cost: int = 1) -> Window:
+        """The caller's window; 429 at once when it is known to be full."""
         item = self.items[payer.agent["tier"] if payer.agent else "free"]
-        return window(item, "key", payer.caller_id, cost=min(item.amount, cost))
+        taken = window(item, "key", payer.caller_id, cost=min(item.amount, cost))
+        _refuse_if_full(self.full, taken, self._scope(payer))
+        return taken
 
     async def refused(self, payer: Payer, taken: Window) -> APIError:
-        return await _refused(self.limiter, taken.item, taken.identifiers,
-                              "API key" if payer.agent else "client address without a key")
+        return await _refused(self.limiter, self.full, taken, self._scope(payer))
+
+    @staticmethod
+    def _scope(payer: Payer) -> str:
+        return "API key" if payer.agent else "client address without a key"
 
     async def process_resource(self, req, resp, resource, params):
         cost_of = next((cost for guarded, cost in self.guarded if guarded is resource), False)

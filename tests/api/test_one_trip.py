@@ -3,6 +3,8 @@ the trip itself (one usage event, the caller's last seen payload), a paid one is
 a query refused by its rate window counts and records nothing."""
 from __future__ import annotations
 
+import time
+
 import orjson
 import pytest
 import redis
@@ -12,8 +14,8 @@ from warehouse import keys
 
 
 @pytest.fixture
-def settings(settings):
-    return settings.model_copy(update={"rate_limit_free": "3/minute"})
+def settings(settings, request):
+    return settings.model_copy(update=getattr(request, "param", {"rate_limit_free": "3/minute"}))
 
 
 def events(r: redis.Redis) -> list[dict]:
@@ -44,3 +46,23 @@ def test_a_query_over_its_window_counts_and_records_nothing(client, settings):
     assert statuses == [200, 402, 402, 429]
     counts = [int(r.get(k)) for k in r.scan_iter(f"{keys.PREFIX}:free:*:a:{agent['agent_id']}:module:vix")]
     assert counts == [1] and len(events(r)) == 1  # the 402s were counted then undone; the 429 counted nothing
+
+
+@pytest.mark.parametrize("settings", [{"rate_limit_free": "2/second"}], indirect=True)
+def test_a_window_found_full_refuses_without_a_round_trip_until_it_frees(client, settings):
+    r = redis.Redis.from_url(settings.effective_redis_url)
+    key, _ = register(client)
+
+    def calls(command: str) -> int:
+        return r.info("commandstats").get(f"cmdstat_{command}", {}).get("calls", 0)
+
+    statuses = [client.simulate_get(f"/api/v1/intelligence/{m}", headers=auth(key)).status_code
+                for m in ("vix", "yield_curve", "inflation")]
+    assert statuses == [200, 200, 429]
+    before = calls("evalsha") + calls("evalsha_ro") + calls("lrange")
+    refused = [client.simulate_get("/api/v1/intelligence/bitcoin", headers=auth(key)) for _ in range(5)]
+    assert [r.status_code for r in refused] == [429] * 5
+    assert all(int(r.headers["Retry-After"]) >= 1 for r in refused)
+    assert calls("evalsha") + calls("evalsha_ro") + calls("lrange") == before  # no script, no window read
+    time.sleep(1.1)  # the oldest entry leaves the window
+    assert client.simulate_get("/api/v1/intelligence/bitcoin", headers=auth(key)).status_code == 200
