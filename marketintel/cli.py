@@ -178,6 +178,12 @@ def first_materialization() -> int:
         runner.stop()  # nothing left to stop after a normal exit; after an interrupt, the run and its group
 
 
+# How long an idle keep-alive connection stays open. Longer than clients keep theirs (httpx 5 s, most pools
+# less than a minute): a client then closes an idle connection before the server does, instead of sending a
+# request on one the server is closing (gunicorn's default, 2 s, made that race: "server disconnected").
+KEEP_ALIVE_S = 75
+
+
 def children(settings) -> list:
     from marketintel.supervisor import Child
 
@@ -186,7 +192,8 @@ def children(settings) -> list:
     return [
         Child("api", [python, "-m", "gunicorn", "api.asgi:app", "-k", "uvicorn_worker.UvicornWorker",
                       "-w", str(settings.api_workers), "-b", f"{settings.api_host}:{settings.api_port}",
-                      "--no-control-socket", "--graceful-timeout", "5", "--timeout", "60"]),
+                      "--no-control-socket", "--graceful-timeout", "5", "--timeout", "60",
+                      "--keep-alive", str(KEEP_ALIVE_S)]),
         Child("worker", [python, "-m", "jobs.worker"]),
         Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"]),
         Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", "127.0.0.1",
