@@ -114,8 +114,6 @@ class KeyDirectory:
         if len(self._seen) >= REMEMBERED_MAX and key not in self._seen:
             self._seen.pop(next(iter(self._seen)))  # the oldest: one entry more or less costs one lookup
         row = row_of(entry)
-        if row["tier_expires_at"] is None:
-            row = with_effective_tier(row, self.agents.now())  # no end: the tier as set, once for all
         self._seen[key] = (entry, row)
         return row
 

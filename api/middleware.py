@@ -162,10 +162,12 @@ class Authentication:
         return agent, l402
 
 
-async def recheck_key(req, directory: KeyDirectory) -> Payer:
-    """For a `checks_key` resource whose check found another entry: look the key up again; the new payer is
-    also the request's. 401 when the key is gone (rotated away)."""
-    found = await directory.lookup(api_key_from(req))
+async def recheck_key(req, directory: KeyDirectory, entry: bytes | None) -> Payer:
+    """For a `checks_key` resource whose check found `entry` instead of the one expected: the agent it names
+    (SQL when the key is not in the directory) is the request's new payer. 401 when the key was rotated away."""
+    found = directory.found(req.context.key_check[0], entry)
+    if found is False:
+        found = await directory.fill(api_key_from(req))
     if found is None:
         raise CredentialRefused("invalid_api_key", "The API key is unknown or was rotated.").as_api_error()
     req.context.payer = Payer.of(found.agent, req.context.client_ip, req.context.payer.l402)

@@ -12,7 +12,7 @@ from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from api.errors import APIError
-from api.one_trip import Window
+from api.one_trip import LIMITED, OneTrip, Window
 from charging.attempt import Payer
 from warehouse import keys
 
@@ -99,6 +99,14 @@ class Budget:
 
     async def refused(self, taken: Window) -> APIError:
         return await _refused(self.limiter, self.full, taken, self.SCOPE)
+
+    async def take(self, req, one_trip: OneTrip, reads: list[str]) -> tuple:
+        """The caller's window taken and `reads` read in one round trip; 429 when the window is full."""
+        taken = self.window(req)
+        outcome = await one_trip.run(reads, window=taken)
+        if outcome.code == LIMITED:
+            raise await self.refused(taken)
+        return outcome.reads
 
 
 Cost = Callable[[object], Awaitable[int]]

@@ -4,7 +4,6 @@ from __future__ import annotations
 import orjson
 from spectree import Response
 
-from api.one_trip import LIMITED
 from api.responses import send_json
 from api.services import Services
 from api.spec import api_spec
@@ -143,9 +142,7 @@ class CatalogPreviewResource:
     async def on_get(self, req, resp):
         """A truncated catalog without registration: five modules per price tier, the pricing summary and how
         to register. Shares the pulse's budget of 10 requests per minute per client address (then 429)."""
-        window = self.budget.window(req)
-        if (await self.s.one_trip.run([], window=window)).code == LIMITED:
-            raise await self.budget.refused(window)
+        await self.budget.take(req, self.s.one_trip, [])
         send_json(resp, self.body)
 
 

@@ -55,8 +55,8 @@ class IntelligenceResource:
         ticker = query.ticker.upper() if module.takes_ticker else None
         try:
             served = await self._serve(req, module, query, ticker)
-        except KeyChanged:  # the key was rotated or its agent changed since this process last saw it
-            await recheck_key(req, self.queries.s.directory)
+        except KeyChanged as changed:  # the key was rotated or its agent changed since this process last saw it
+            await recheck_key(req, self.queries.s.directory, changed.entry)
             served = await self._serve(req, module, query, ticker)
         send_json(resp, served.body)
         await self.queries.usage.gate_taken(served.gate_taken)

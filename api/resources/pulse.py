@@ -5,7 +5,6 @@ import orjson
 from spectree import Response
 
 from api.errors import APIError
-from api.one_trip import LIMITED
 from api.ratelimit import Budget
 from api.responses import cache_meta, send_json, splice_meta
 from api.services import Services
@@ -26,12 +25,8 @@ class PulseResource:
         """Free cross-market pulse: regime with rationale, signals for equities, bonds, crypto, volatility and
         FX with cross-market context, breaking-correlation alerts, composite score (-100..+100), premium
         teasers. 10 requests per minute per client address, then 429 with Retry-After."""
-        window = self.budget.window(req)
-        taken = await self.s.one_trip.run([self.serving.pulse_key("full"), self.serving.pulse_key("meta")],
-                                          window=window)
-        if taken.code == LIMITED:
-            raise await self.budget.refused(window)
-        payload_json, published = taken.reads
+        payload_json, published = await self.budget.take(
+            req, self.s.one_trip, [self.serving.pulse_key("full"), self.serving.pulse_key("meta")])
         if payload_json is None:
             raise APIError(503, "data_not_ready", "The pulse has not been computed yet.",
                            headers={"Retry-After": "60"})
