@@ -88,7 +88,7 @@ class Agents:
         k = api_keys.c
         with self.engine.begin() as conn:
             lock_agent(conn, agent_pk)  # concurrent rotations queue here, then each sees the other's new key
-            live = list(conn.scalars(select(k.key_hash).where(k.agent_id == agent_pk, k.revoked_at.is_(None))))
+            live = _live_key_hashes(conn, agent_pk)
             if current_key is not None and hash_key(current_key) not in live:
                 raise KeyRevoked("the key was rotated meanwhile")
             conn.execute(api_keys.update().where(k.agent_id == agent_pk, k.revoked_at.is_(None)).values(revoked_at=now))
@@ -102,8 +102,7 @@ class Agents:
             if agent_pk is None:
                 raise LookupError(f"no agent {agent_id}")
             conn.execute(agents.update().where(agents.c.id == agent_pk).values(tier=tier, tier_expires_at=expires_at))
-            return list(conn.scalars(select(api_keys.c.key_hash).where(api_keys.c.agent_id == agent_pk,
-                                                                       api_keys.c.revoked_at.is_(None))))
+            return _live_key_hashes(conn, agent_pk)
 
     def by_key(self, api_key: str) -> dict | None:
         """The agent of a live key, read from SQL (the API asks api/key_directory.py first)."""
@@ -164,3 +163,7 @@ class Agents:
             "last_query_at": counts[3],
         }
 
+
+def _live_key_hashes(conn, agent_pk: int) -> list[str]:
+    k = api_keys.c
+    return list(conn.scalars(select(k.key_hash).where(k.agent_id == agent_pk, k.revoked_at.is_(None))))

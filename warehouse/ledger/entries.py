@@ -57,6 +57,12 @@ def change(conn: Connection, agent_pk: int, pool: str, delta: int, usable_at: da
     return None if row is None else int(row[0])
 
 
+def pool_usable(at):
+    """A credit pool is usable at `at` (a bind parameter) while it has no end or ends later."""
+    p = agent_pools.c
+    return p.usable_until.is_(None) | (p.usable_until > at)
+
+
 @cache
 def _change_statement(balance: bool, guarded: bool, usable_at: bool, usable_until: bool):
     """`change`'s UPDATE for one shape: the balance or a credit pool; guarded on holding `c_need` (a debit);
@@ -72,7 +78,7 @@ def _change_statement(balance: bool, guarded: bool, usable_at: bool, usable_unti
     if guarded:
         statement = statement.where(p.remaining_sats >= bindparam("c_need"))
     if usable_at:
-        statement = statement.where((p.usable_until.is_(None)) | (p.usable_until > bindparam("c_usable_at")))
+        statement = statement.where(pool_usable(bindparam("c_usable_at")))
     values = {"remaining_sats": p.remaining_sats + bindparam("c_delta")}
     if usable_until:
         values["usable_until"] = bindparam("c_usable_until", type_=p.usable_until.type)

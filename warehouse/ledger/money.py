@@ -31,7 +31,7 @@ from sqlalchemy.exc import IntegrityError
 
 from . import referrals
 from .db import reading
-from .entries import amount, entry, forfeit_expired, has_forfeitable, move, require_sats
+from .entries import amount, entry, forfeit_expired, has_forfeitable, move, pool_usable, require_sats
 from .loop_writer import LoopWriter
 from .tables import POOL_ORDER, agent_pools, agents, invoices, ledger_entries, utcnow
 from .tables import referrals as referrals_table
@@ -195,7 +195,7 @@ _p = agent_pools.c
 _REFERRED = "(referred)"  # not a pool name: the agent has a referrer
 _ABLE_POOLS = union_all(
     select(_p.pool).where(_p.agent_id == bindparam("m_agent"), _p.remaining_sats >= bindparam("m_price"),
-                          (_p.usable_until.is_(None)) | (_p.usable_until > bindparam("m_now"))),
+                          pool_usable(bindparam("m_now"))),
     select(literal(_REFERRED, String)).where(referrals_table.c.referred_id == bindparam("m_agent")))
 
 
@@ -214,7 +214,7 @@ def _balance_alone_statement():
     no referrer (the reward belongs in the same transaction)."""
     a, r, e = agents.c, referrals_table.c, ledger_entries.c
     able_pool = exists().where(_p.agent_id == bindparam("f_agent"), _p.remaining_sats >= bindparam("f_price"),
-                               (_p.usable_until.is_(None)) | (_p.usable_until > bindparam("f_now")))
+                               pool_usable(bindparam("f_now")))
     referred = exists().where(r.referred_id == bindparam("f_agent"))
     debited = (agents.update()
                .where(a.id == bindparam("f_agent"), a.balance_sats >= bindparam("f_price"), ~able_pool, ~referred)
