@@ -49,6 +49,10 @@ class LoopWriter:
         self.sqlite = engine.dialect.name == "sqlite"
         self._nowait: Engine | None = None
         self._async = None  # (loop, AsyncEngine for transactions, AsyncEngine in autocommit) on PostgreSQL
+        if not self.sqlite:
+            # imported here, at start-up, not on a loop's first debit: the import (about 60 ms) would block it
+            from sqlalchemy.ext.asyncio import create_async_engine
+            self._create_async_engine = create_async_engine
 
     async def write(self, fn: Callable[..., T], *args) -> T:
         """`fn(conn, *args)` in a write transaction (BEGIN IMMEDIATE on SQLite), committed when it returns."""
@@ -102,14 +106,12 @@ class LoopWriter:
     def _async_engines(self):
         loop = asyncio.get_running_loop()
         if self._async is None or self._async[0] is not loop:
-            from sqlalchemy.ext.asyncio import create_async_engine
-
             if self._async is not None:  # opened on a loop that has ended: let their connections go
                 for engine in self._async[1:]:
                     engine.sync_engine.dispose(close=False)
             url = psycopg_url(self.engine.url)
-            engines = (create_async_engine(url, **_ASYNC_POOL),
-                       create_async_engine(url, isolation_level="AUTOCOMMIT", **_ASYNC_POOL))
+            engines = (self._create_async_engine(url, **_ASYNC_POOL),
+                       self._create_async_engine(url, isolation_level="AUTOCOMMIT", **_ASYNC_POOL))
             for engine in engines:
                 _ping_when_idle(engine.sync_engine)
             self._async = (loop, *engines)
