@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from datetime import date
+from datetime import UTC, date, datetime
 
 import numpy as np
 import polars as pl
 
 from intel import catalog
+from intel import provenance as prov
 from intel.frames import Frames
 
 DIRECTIONS = ("bullish", "bearish", "neutral")
@@ -21,15 +22,70 @@ class InsufficientData(Exception):
     """The module's essential inputs are all missing: the API answers 503 with this message."""
 
 
-def rnd(value, digits: int = 2):
-    """Round for output; None for anything missing or non-finite (never NaN/inf in a payload)."""
+def rnd(value, digits: int = 2, op: str | None = None):
+    """Round for output; None for anything missing or non-finite (never NaN/inf in a payload). Inside
+    `prov.about(...)` the result carries that scope's series (and `op`, the operation, when given)."""
     if value is None:
         return None
     value = float(value)
     if not math.isfinite(value):
         return None
     out = round(value, digits)
-    return 0.0 if out == 0 else out  # no "-0.0" in text
+    return prov.tag(0.0 if out == 0 else out, op)  # no "-0.0" in text
+
+
+def level(frames: Frames, series_id: str, digits: int = 2, scale: float = 1.0, op: str = "level"):
+    """The series' last observation (times `scale`), rounded, attributed to that observation."""
+    frame = frames.get(series_id)
+    if frame is None:
+        return None
+    day, value = frame["date"][-1], float(frame["value"][-1]) * scale
+    return prov.observed(_rounded(value, digits), [(series_id, day)], "level", op, digits, scale)
+
+
+def difference(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 1, scale: float = 100.0,
+               op: str | None = None):
+    """(a - b) * scale from two named observations (series, date, value): a spread in bp by default."""
+    value = (a[2] - b[2]) * scale
+    words = op or f"{a[0]} - {b[0]}" + (" in bp" if scale == 100.0 else "")
+    return prov.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "difference", words, digits, scale)
+
+
+def ratio(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 2, scale: float = 1.0,
+          op: str | None = None):
+    """a / b * scale from two named observations (series, date, value)."""
+    if b[2] == 0:
+        return None
+    value = a[2] / b[2] * scale
+    return prov.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "ratio", op or f"{a[0]} / {b[0]}",
+                         digits, scale)
+
+
+def pct_change(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 2, op: str | None = None):
+    """(a / b - 1) * 100 from two named observations (series, date, value): the later one first."""
+    if b[2] == 0:
+        return None
+    value = (a[2] / b[2] - 1) * 100
+    words = op or f"percent change of {a[0]} from {b[1].isoformat()} to {a[1].isoformat()}"
+    return prov.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "pct_change", words, digits, 100.0)
+
+
+def _rounded(value: float, digits: int) -> float:
+    out = round(value, digits)
+    return 0.0 if out == 0 else out
+
+
+def last_obs(frames: Frames, series_id: str) -> tuple[str, date, float] | None:
+    """(series, date, value) of the series' last observation: an input for `difference` and `ratio`."""
+    return nth_obs(frames, series_id, -1)
+
+
+def nth_obs(frames: Frames, series_id: str, n: int) -> tuple[str, date, float] | None:
+    """(series, date, value) of observation n (-1 the last, -2 the one before), None when there is none."""
+    frame = frames.get(series_id)
+    if frame is None or frame.height < abs(n):
+        return None
+    return series_id, frame["date"][n], float(frame["value"][n])
 
 
 def cadence_of(frame: pl.DataFrame) -> str:
@@ -134,18 +190,37 @@ def build(module: str, frames: Frames, *, data: dict, signals: list[dict], summa
     """The `full` envelope. `unavailable` maps a figure to the reason it could not be computed."""
     if unavailable:
         data = {**data, "unavailable": unavailable}
-    payload = {"module": module, "as_of": frames.now.isoformat(), "data": data, "signals": signals,
+    data, provenance = prov.attach(data, declared_inputs(sources))
+    payload = {"module": module, **dates(frames, sources), "data": data, "signals": prov.plain(signals),
                "summary": summary, "data_sources": sources, "related_modules": related_modules,
-               "full_data": True}
+               "full_data": True, "provenance": provenance}
     if methodology:
         payload["methodology"] = methodology
     return payload
+
+
+def declared_inputs(sources: dict) -> tuple[prov.Input, ...]:
+    """Every series in a data_sources block, through its last observation."""
+    return tuple(prov.Input(s["id"], through=date.fromisoformat(s["last_observation"])) for s in sources["series"])
+
+
+def dates(frames: Frames, sources: dict) -> dict:
+    """`as_of` (the market date the answer is for: nothing published after it was used), `data_as_of` (the
+    latest observation among the essential inputs, or among all inputs when the module names none) and
+    `generated_at` (the clock's time when computed)."""
+    essential = prov.essential()
+    lasts = list(essential.values()) or [date.fromisoformat(s["last_observation"]) for s in sources["series"]]
+    clock = frames.clock or datetime.now(UTC)
+    return {"as_of": frames.now.isoformat(), "data_as_of": max(lasts).isoformat() if lasts else None,
+            "generated_at": clock.isoformat(timespec="seconds")}
 
 
 def require(frames: Frames, module: str, essential: Iterable[str], need: str = "any") -> None:
     """Raise InsufficientData when the essential inputs are absent (`any`: all absent; `all`: one absent)."""
     essential = list(essential)
     present = [s for s in essential if frames.get(s) is not None]
+    for series_id in present:
+        prov.note_essential(series_id, frames.last_date(series_id))
     if (need == "any" and not present) or (need == "all" and len(present) < len(essential)):
         absent = ", ".join(s for s in essential if s not in present)
         raise InsufficientData(f"{module}: no observations yet for {absent}")

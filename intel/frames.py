@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 
 import polars as pl
 
@@ -41,6 +41,10 @@ class Frames:
     # series_id -> hourly candles (INTRADAY_SCHEMA without series_id), ascending, every ts <= the clock's
     # now; only the warehouse fills it, and only when given the clock's time (`frames(now_ts=...)`).
     intraday: dict[str, pl.DataFrame] = field(default_factory=dict)
+    # the clock's time when the inputs were read: a payload's `generated_at` (None: the wall clock)
+    clock: datetime | None = None
+    # ticker or series id -> how its prices are adjusted ("split- and dividend-adjusted"); absent: traded prices
+    adjustments: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_long(cls, long: pl.DataFrame, now: date, data_source: str = "sim") -> Frames:

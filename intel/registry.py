@@ -2,8 +2,9 @@
 declares its price tier (S standard, P proprietary); what a tier costs is in the price list (charging/prices.py)."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 
@@ -27,8 +28,21 @@ REGISTRY: dict[str, Module] = {}
 def register(module: Module) -> Module:
     if module.name in REGISTRY:
         raise ValueError(f"module {module.name} registered twice")
+    module = replace(module, compute=_computing(module.compute))
     REGISTRY[module.name] = module
     return module
+
+
+def _computing(compute: Callable) -> Callable:
+    """Each call gathers its own essential inputs (the payload's `data_as_of`), whatever ran before it."""
+    from intel.provenance import computing
+
+    @functools.wraps(compute)
+    def run(*args, **kwargs):
+        with computing():
+            return compute(*args, **kwargs)
+
+    return run
 
 
 def modules() -> dict[str, Module]:

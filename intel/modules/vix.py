@@ -5,6 +5,7 @@ from functools import partial
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, move_word
 from intel.registry import Module, register
@@ -26,6 +27,35 @@ def regime_of(level: float) -> str:
     return "high" if level < CRISIS_LEVEL else "crisis"
 
 
+def _figures(frames: Frames, frame, level: float, change_1d, change_1w, year, bands) -> dict:
+    """The payload's figures: the level and 1-day move from named closes, the rest from the series' history."""
+    mid, upper, lower = bands
+    prior = env.nth_obs(frames, SERIES, -2)
+    return {
+        "level": env.level(frames, SERIES, 2), "regime": regime_of(level),
+        "change_1d_pts": env.difference(env.last_obs(frames, SERIES), prior, 2, scale=1.0,
+                                        op="change from the previous close") if prior else None,
+        "change_1d_pct": env.rnd(change_1d, 2, "percent change from the previous close"),
+        "change_1w_pts": env.rnd(ind.change_since(frame, 7, "diff"), 2, "change since the close a week earlier"),
+        "change_1w_pct": env.rnd(change_1w, 2, "percent change since the close a week earlier"),
+        "percentile_1y": env.rnd(ind.percentile_rank(year, level), 1, "percentile rank within the past year"),
+        "percentile_10y": env.rnd(ind.percentile_rank(ind.window(frame, 3653)["value"], level), 1,
+                                  "percentile rank within the past 10 years"),
+        "mean_1y": env.rnd(year.mean(), 2, "mean of the past year"),
+        "high_1y": env.rnd(year.max(), 2, "highest close of the past year"),
+        "low_1y": env.rnd(year.min(), 2, "lowest close of the past year"),
+        "bands_20d": {"middle": env.rnd(mid, 2, "20-day Bollinger middle band (20-day mean)"),
+                      "upper": env.rnd(upper, 2, "20-day Bollinger upper band (mean + 2 sd)"),
+                      "lower": env.rnd(lower, 2, "20-day Bollinger lower band (mean - 2 sd)")},
+        "spike_flags": {
+            "jump_1d_20pct": bool(change_1d is not None and change_1d >= SPIKE_1D_PCT),
+            "jump_1w_50pct": bool(change_1w is not None and change_1w >= SPIKE_1W_PCT),
+            "above_30": bool(level >= STRESS_LEVEL), "above_40": bool(level >= CRISIS_LEVEL),
+            "above_upper_band": bool(upper == upper and level > upper),  # NaN band: False
+        },
+    }
+
+
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [SERIES], need="all")
     frame = frames.get(SERIES)
@@ -36,23 +66,8 @@ def compute(frames: Frames) -> dict:
     change_1w = ind.change_since(frame, 7, "pct")
     mid, upper, lower = (b[-1] for b in ind.bollinger(values, 20, 2))
     year = ind.window(frame, 365)["value"].to_numpy()
-    data = {
-        "level": env.rnd(level, 2), "regime": regime_of(level),
-        "change_1d_pts": env.rnd(values[-1] - values[-2], 2) if len(values) > 1 else None,
-        "change_1d_pct": env.rnd(change_1d, 2),
-        "change_1w_pts": env.rnd(ind.change_since(frame, 7, "diff"), 2),
-        "change_1w_pct": env.rnd(change_1w, 2),
-        "percentile_1y": env.rnd(ind.percentile_rank(year, level), 1),
-        "percentile_10y": env.rnd(ind.percentile_rank(ind.window(frame, 3653)["value"], level), 1),
-        "mean_1y": env.rnd(year.mean(), 2), "high_1y": env.rnd(year.max(), 2), "low_1y": env.rnd(year.min(), 2),
-        "bands_20d": {"middle": env.rnd(mid, 2), "upper": env.rnd(upper, 2), "lower": env.rnd(lower, 2)},
-        "spike_flags": {
-            "jump_1d_20pct": bool(change_1d is not None and change_1d >= SPIKE_1D_PCT),
-            "jump_1w_50pct": bool(change_1w is not None and change_1w >= SPIKE_1W_PCT),
-            "above_30": bool(level >= STRESS_LEVEL), "above_40": bool(level >= CRISIS_LEVEL),
-            "above_upper_band": bool(upper == upper and level > upper),  # NaN band: False
-        },
-    }
+    with prov.about(frames, SERIES):
+        data = _figures(frames, frame, level, change_1d, change_1w, year, (mid, upper, lower))
     spiking = any(data["spike_flags"][k] for k in ("jump_1d_20pct", "jump_1w_50pct", "above_upper_band"))
     pct = data["percentile_1y"] or 50
     if level >= STRESS_LEVEL or spiking:
