@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from datetime import date, timedelta
+from dataclasses import replace
+from datetime import date, datetime, timedelta
 
 import orjson
 
@@ -28,21 +29,24 @@ class TickerModules:
 
     async def payload_json(self, module: Module, ticker: str) -> bytes:
         # only bars that are final at the market clock's now: a bar dated today exists after the close
-        closed = last_closed_day(self.s.clock.now())
+        now = self.s.clock.now()
+        closed = last_closed_day(now)
         key = keys.ticker_payload(module.name, ticker, closed)
         cached = await self.s.redis.get(key)
         if cached is not None:
             return cached
-        payload_json = await asyncio.to_thread(self._compute, module, ticker, closed)
+        payload_json = await asyncio.to_thread(self._compute, module, ticker, closed, now)
         await self.s.redis.set(key, payload_json, ex=TICKER_CACHE_TTL_S)
         return payload_json
 
-    def _compute(self, module: Module, ticker: str, closed: date) -> bytes:
+    def _compute(self, module: Module, ticker: str, closed: date, now: datetime) -> bytes:
         bars = self.s.provider.bars(ticker, closed - timedelta(days=module.lookback_days), closed)
         if bars.height == 0:
             raise APIError(404, "unknown_ticker",
                            f"The '{self.s.provider.name}' source has no daily bars for '{ticker}'.", ticker=ticker)
-        frames = self._frames(module, closed)
+        adjustment = self.s.provider.price_adjustment(ticker)
+        # the shared inputs with this request's clock and the bars' adjustment (the cached Frames stay as read)
+        frames = replace(self._frames(module, closed), clock=now, adjustments={ticker: adjustment} if adjustment else {})
         try:
             return orjson.dumps(module.compute(frames, bars, ticker))
         except InsufficientData as exc:

@@ -1,5 +1,7 @@
 """The pulse: the free one-glance market state, with the premium modules it points to."""
 
+from dataclasses import replace
+
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from assets.ingest import observations
@@ -20,7 +22,8 @@ def pulse(context: AssetExecutionContext, market: MarketResource, warehouse: War
     premium = [(m.name, module_price(m)) for m in modules().values() if m.tier == "P"]
     source = market.provider.name
     with warehouse.open() as store:
-        frames = store.frames(PULSE_INPUTS, market.today, PULSE_LOOKBACK_DAYS, source)
+        # the clock's time for `generated_at`; the pulse reads no intraday candles, so none are attached
+        frames = replace(store.frames(PULSE_INPUTS, market.today, PULSE_LOOKBACK_DAYS, source), clock=market.now)
         try:
             payload = compute_pulse(frames, premium)
         except InsufficientData as exc:

@@ -30,6 +30,7 @@ class Series:
     release: str = ""  # the publication it comes from (for the economic calendar)
     first_date: date | None = None  # first real observation where the series began after 2000
     trades_weekends: bool = False  # daily series observed every calendar day (crypto)
+    adjustment: str = ""  # how the prices are adjusted (sector ETFs); empty: traded prices or plain levels
 
     @property
     def expected_cadence_days(self) -> int:
@@ -58,6 +59,9 @@ TREASURY_TENORS: dict[str, float] = {
 }
 
 H15 = "H.15 Selected Interest Rates"
+# Sector ETF series (Stooq live, the history files in replay) are closes adjusted back for splits and
+# dividends: not what traded on the day, so never published as a `close`.
+ADJUSTED = "split- and dividend-adjusted"
 USREC_LAG_DAYS = 365  # see the USREC entry: NBER business-cycle dates come months after the turn
 H10 = "H.10 Foreign Exchange Rates"
 
@@ -74,7 +78,7 @@ def _entries() -> list[Series]:
         s("SP500", "S&P 500", "index", "daily", "equities", 1, "S&P Dow Jones Indices"),
         s("NASDAQCOM", "NASDAQ Composite", "index", "daily", "equities", 1, "Nasdaq"),
         *(s(t, f"{n} Select Sector SPDR (adjusted close)", "usd", "daily", "equities", 0, "NYSE Arca close",
-            first_date={"XLC": date(2018, 6, 19), "XLRE": date(2015, 10, 8)}.get(t))
+            first_date={"XLC": date(2018, 6, 19), "XLRE": date(2015, 10, 8)}.get(t), adjustment=ADJUSTED)
           for t, n in SECTOR_NAMES.items()),
         # Treasury curve, inflation breakevens
         *(s(i, f"{_tenor_label(i)} Treasury constant-maturity yield", "percent", "daily", "rates", 1, H15)

@@ -34,6 +34,11 @@ def rnd(value, digits: int = 2, op: str | None = None):
     return prov.tag(0.0 if out == 0 else out, op)  # no "-0.0" in text
 
 
+def count(n, op: str | None = None):
+    """A whole number for output (a count of observations, days): stays an int, traced like `rnd`'s figures."""
+    return None if n is None else prov.tag(int(n), op)
+
+
 def level(frames: Frames, series_id: str, digits: int = 2, scale: float = 1.0, op: str = "level"):
     """The series' last observation (times `scale`), rounded, attributed to that observation."""
     frame = frames.get(series_id)

@@ -12,8 +12,8 @@ from intel import econ_calendar
 FORMATS = ("full", "compact", "prompt", "agent")
 # next publication after the last observation, by cadence (daily: next business day)
 NEXT_UPDATE = {"weekly": 7, "monthly": 31, "quarterly": 92}
-ENVELOPE_KEYS = ("module", "as_of", "signals", "summary", "data_sources", "related_modules", "full_data",
-                 "methodology", "_meta")
+ENVELOPE_KEYS = ("module", "as_of", "data_as_of", "generated_at", "signals", "summary", "data_sources",
+                 "related_modules", "full_data", "methodology", "provenance", "_meta")
 
 
 def flatten(value, prefix: str = "", out: dict | None = None) -> dict:
@@ -57,7 +57,7 @@ def _figure(value) -> str:
 
 def prompt_text(payload: dict) -> str:
     """Pre-formatted text for LLM injection: the same figures as the full payload, verbatim."""
-    lines = [f"## {payload.get('module', 'pulse')} (as of {payload.get('as_of')})"]
+    lines = [f"## {payload.get('module', 'pulse')} (as of {payload.get('as_of')})", data_date_line(payload)]
     if payload.get("summary"):
         lines.append(payload["summary"])
     signals = payload.get("signals")
@@ -79,8 +79,18 @@ def prompt_text(payload: dict) -> str:
     return "\n".join(lines)
 
 
+def data_date_line(payload: dict) -> str:
+    """The date the figures describe, beside the clock's: a close dated the day before is not today's."""
+    line = f"Data as of {payload.get('data_as_of')} (latest observation the figures rest on)"
+    lasts = {s["last_observation"] for s in (payload.get("data_sources") or {}).get("series", [])}
+    if len(lasts) > 1:
+        line += "; inputs end on different dates, listed under Sources"
+    return line + "."
+
+
 def compact(payload: dict) -> dict:
-    out = {"module": payload.get("module", "pulse"), "as_of": payload.get("as_of")}
+    out = {"module": payload.get("module", "pulse"), "as_of": payload.get("as_of"),
+           "data_as_of": payload.get("data_as_of")}
     top = _top_signal(payload)
     if top:
         out["signal_direction"], out["signal_confidence"] = top["direction"], top["confidence"]
@@ -124,7 +134,10 @@ def temporal_context(payload: dict, now: datetime | None) -> dict:
         ages[series["id"]] = (today - last).days
         nxt = _next_update(last, series.get("cadence", "daily"))
         upcoming[series["id"]] = nxt.isoformat() if nxt >= today else f"overdue since {nxt.isoformat()}"
-    return {"as_of": payload.get("as_of"), "now": now.isoformat(), "data_age_days": ages,
+    data_as_of = payload.get("data_as_of")
+    return {"as_of": payload.get("as_of"), "data_as_of": data_as_of,
+            "data_age_days_latest": (today - date.fromisoformat(data_as_of)).days if data_as_of else None,
+            "now": now.isoformat(), "data_age_days": ages,
             "next_expected_update": upcoming, "upcoming_events": relevant_events(payload, today)}
 
 
@@ -176,7 +189,7 @@ def render(payload: dict, fmt: str = "full", include_prompt: bool = False, previ
         out = compact(payload)
     elif fmt == "prompt":
         return {"module": payload.get("module", "pulse"), "as_of": payload.get("as_of"),
-                "prompt": prompt_text(payload)}
+                "data_as_of": payload.get("data_as_of"), "prompt": prompt_text(payload)}
     elif fmt == "agent":
         out = agent(payload, previous, now, deltas_for)
     else:

@@ -68,6 +68,16 @@ class Figure(float):
         return out
 
 
+class Count(int):
+    """A whole number (a count of observations, of days) that remembers its source, like Figure (an int
+    subclass cannot have slots, so it keeps the source in its __dict__)."""
+
+    def __new__(cls, value: int, source: Source) -> Count:
+        out = super().__new__(cls, value)
+        out.source = source
+        return out
+
+
 _scope: ContextVar[Source | None] = ContextVar("provenance_scope", default=None)
 # series id -> last observation date of each essential input met during one module's compute
 _essential: ContextVar[dict[str, date] | None] = ContextVar("essential_inputs", default=None)
@@ -129,7 +139,8 @@ def tag(value: float, operation: str | None = None):
     scope = _scope.get()
     if scope is None:
         return value
-    return Figure(value, Source(scope.inputs, operation or scope.operation))
+    kind = Count if isinstance(value, int) else Figure
+    return kind(value, Source(scope.inputs, operation or scope.operation))
 
 
 def observed(value: float, inputs: Iterable[tuple[str, date]], kind: str, operation: str, decimals: int,
@@ -161,6 +172,8 @@ def plain(value):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
+    if isinstance(value, Count):
+        return int(value)
     return float(value) if isinstance(value, Figure) else value
 
 
@@ -172,9 +185,9 @@ def _walk(value, path: str, out: dict, fallback: Source):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
     key = _key_of(path)
-    if isinstance(value, Figure):
+    if isinstance(value, (Figure, Count)):
         out[path] = value.source.as_json(key)
-        return float(value)
+        return int(value) if isinstance(value, Count) else float(value)
     out[path] = fallback.as_json(key)
     return value
 

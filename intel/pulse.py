@@ -8,8 +8,19 @@ import re
 import numpy as np
 
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.correlations import CORRELATION_ASSETS, correlation_breaks
-from intel.envelope import data_sources, degrade, rnd, series_status
+from intel.envelope import (
+    data_sources,
+    dates,
+    declared_inputs,
+    degrade,
+    difference,
+    last_obs,
+    level,
+    rnd,
+    series_status,
+)
 from intel.frames import Frames
 from intel.regime import REGIME_INPUTS, classify, risk_balance
 
@@ -38,13 +49,23 @@ def _trend(frame, sma_days: int = 200) -> dict:
 
 def _finish(frames: Frames, ids: tuple[str, ...], score: float, direction_of: str, figures: dict,
             cross: str) -> dict:
+    """`figures` maps a key to a traced figure (a level or spread) or to (value, the series it rests on)."""
     direction = "bullish" if score > 0.15 else "bearish" if score < -0.15 else "neutral"
     sources = data_sources(frames, ids)
     confidence = degrade(0.4 + 0.5 * abs(score), sources, essential=ids[:1])
-    return {"direction": direction, "confidence": rnd(confidence, 2), "score": rnd(score, 3),
-            "direction_of": direction_of,
-            "key_figures": {k: rnd(v, 4 if k == "eurusd" else 2) for k, v in figures.items()},
-            "cross_market": cross}
+    key_figures = {}
+    for key, figure in figures.items():
+        if isinstance(figure, tuple):
+            value, series = figure
+            with prov.about(frames, *series):
+                figure = rnd(value, 2)
+        key_figures[key] = figure
+    with prov.about(frames, *ids, operation="score from -1 (risk-off) to +1 (risk-on); see methodology"):
+        score_figure = rnd(score, 3)
+    with prov.about(frames, *ids, operation="confidence, lowered for stale or missing inputs"):
+        confidence_figure = rnd(confidence, 2)
+    return {"direction": direction, "confidence": confidence_figure, "score": score_figure,
+            "direction_of": direction_of, "key_figures": key_figures, "cross_market": cross}
 
 
 def _unavailable(what: str) -> dict:
@@ -78,8 +99,9 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
             f"HY spread {_move(hy_1m, 'widened', 'narrowed', 0)} bp over 1m: credit "
             + ("confirms" if (hy_1m <= 0) == (score >= 0) else "diverges"))
         out["equities"] = _finish(frames, (eq_id, "BAMLH0A0HYM2"), score, f"{eq_id} price", {
-            "level": t["last"], "change_1m_pct": t["change_1m_pct"], "vs_sma200_pct": t["vs_sma200_pct"],
-            "drawdown_1y_pct": t["drawdown_1y_pct"]}, f"{eq_id} {_move(t['change_1m_pct'])}% over 1m; {credit}")
+            "level": level(frames, eq_id, 2), "change_1m_pct": (t["change_1m_pct"], (eq_id,)),
+            "vs_sma200_pct": (t["vs_sma200_pct"], (eq_id,)), "drawdown_1y_pct": (t["drawdown_1y_pct"], (eq_id,))},
+            f"{eq_id} {_move(t['change_1m_pct'])}% over 1m; {credit}")
     ten = frames.get("DGS10")
     if ten is None:
         out["bonds"] = _unavailable("Treasury yields")
@@ -93,8 +115,9 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
             + ("stocks and bonds moving together" if change * eq_move < 0 else "stocks and bonds diverging"))
         out["bonds"] = _finish(frames, ("DGS10", "DGS2"), _clip(-change / 30),
                                "Treasury prices (falling yields = bullish)",
-                               {"yield_10y_pct": float(ten["value"][-1]), "change_1m_bp": change,
-                                "slope_2s10s_bp": slope}, cross)
+                               {"yield_10y_pct": level(frames, "DGS10", 2), "change_1m_bp": (change, ("DGS10",)),
+                                "slope_2s10s_bp": None if slope is None else difference(
+                                    last_obs(frames, "DGS10"), last_obs(frames, "DGS2"), 2)}, cross)
     btc = frames.get("CBBTCUSD")
     if btc is None:
         out["crypto"] = _unavailable("bitcoin")
@@ -106,22 +129,25 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
         cross = ("no Nasdaq data" if nq is None
                  else f"bitcoin {_move(t['change_1m_pct'])}% vs Nasdaq {_move(nq)}% over 1m")
         out["crypto"] = _finish(frames, ("CBBTCUSD",), score, "bitcoin price", {
-            "btc_usd": t["last"], "change_1m_pct": t["change_1m_pct"], "vs_sma200_pct": t["vs_sma200_pct"],
-            "drawdown_1y_pct": t["drawdown_1y_pct"]}, cross)
+            "btc_usd": level(frames, "CBBTCUSD", 2), "change_1m_pct": (t["change_1m_pct"], ("CBBTCUSD",)),
+            "vs_sma200_pct": (t["vs_sma200_pct"], ("CBBTCUSD",)),
+            "drawdown_1y_pct": (t["drawdown_1y_pct"], ("CBBTCUSD",))}, cross)
     vix = frames.get("VIXCLS")
     if vix is None:
         out["volatility"] = _unavailable("VIX")
     else:
-        level, week = float(vix["value"][-1]), ind.change_since(vix, 7, "pct") or 0.0
-        pct = ind.percentile_rank(ind.window(vix, 365)["value"], level)
+        level_figure = level(frames, "VIXCLS", 2)
+        level_value, week = float(vix["value"][-1]), ind.change_since(vix, 7, "pct") or 0.0
+        pct = ind.percentile_rank(ind.window(vix, 365)["value"], level_value)
         realized = ind.realized_vol(eq["value"].to_numpy(), 21) if eq is not None else None
         cross = "no equity data for realized volatility" if realized is None else (
-            f"VIX {_fmt(level)} vs 21-day realized S&P volatility {_fmt(realized)}%: implied "
-            + ("above" if level > realized else "below") + " realized")
-        out["volatility"] = _finish(frames, ("VIXCLS", eq_id), _clip(np.mean([(20 - level) / 10, -week / 25])),
+            f"VIX {_fmt(level_value)} vs 21-day realized S&P volatility {_fmt(realized)}%: implied "
+            + ("above" if level_value > realized else "below") + " realized")
+        out["volatility"] = _finish(frames, ("VIXCLS", eq_id), _clip(np.mean([(20 - level_value) / 10, -week / 25])),
                                     "risk assets (calm or falling VIX = bullish)",
-                                    {"vix": level, "percentile_1y": pct, "change_1w_pct": week,
-                                     "sp500_realized_vol_21d_pct": realized}, cross)
+                                    {"vix": level_figure, "percentile_1y": (pct, ("VIXCLS",)),
+                                     "change_1w_pct": (week, ("VIXCLS",)),
+                                     "sp500_realized_vol_21d_pct": (realized, (eq_id,))}, cross)
     out["fx"] = _fx_signal(frames)
     return out
 
@@ -151,12 +177,12 @@ def _fx_signal(frames: Frames) -> dict:
         f"dollar {_move(change)}% with the 10y yield {_move(rates, digits=0)} bp over 1m: "
         + ("rate-driven" if change * rates > 0 else "not following rates"))
     ids = ("DTWEXBGS",) if usd is not None else ("DEXUSEU",)
-    figures = {"dollar_change_1m_pct": change}
+    figures = {"dollar_change_1m_pct": (change, ids)}
     if usd is not None:
-        figures["broad_dollar_index"] = float(usd["value"][-1])
+        figures["broad_dollar_index"] = level(frames, "DTWEXBGS", 2)
     eur_status = series_status(frames, "DEXUSEU")
     if eur is not None and (usd is None or not eur_status["stale"]):  # a stale quote adds nothing here
-        figures["eurusd"] = float(eur["value"][-1])
+        figures["eurusd"] = level(frames, "DEXUSEU", 4)
     return _finish(frames, ids, _clip(change / 2), "US dollar", figures, cross)
 
 
@@ -177,18 +203,27 @@ def teaser(name: str, state: str) -> str:
 
 
 def compute_pulse(frames: Frames, premium_modules: list[tuple[str, int]]) -> dict:
-    regime = classify(frames)
+    with prov.about(frames, *REGIME_INPUTS, operation="regime probability (softmax of the rule scores)"):
+        regime = classify(frames)
     signals = asset_signals(frames)
-    composite = composite_score(signals, regime["probabilities"], credit_score(frames))
-    breaks = correlation_breaks(frames)
+    with prov.about(frames, *PULSE_INPUTS, operation="composite score (see composite_method)"):
+        composite = composite_score(signals, regime["probabilities"], credit_score(frames))
+    with prov.about(frames, *CORRELATION_ASSETS):
+        breaks = correlation_breaks(frames)
+    sources = data_sources(frames, PULSE_INPUTS)
+    # the market figures are traced; the teasers' prices are the price list's, not market data
+    market, provenance = prov.attach({"regime": {k: regime[k] for k in ("state", "probabilities", "rationale")},
+                                      "signals": signals, "correlation_alerts": breaks["alerts"],
+                                      "composite_score": composite}, declared_inputs(sources))
     return {
-        "as_of": frames.now.isoformat(),
-        "regime": {k: regime[k] for k in ("state", "probabilities", "rationale")},
-        "signals": signals,
-        "correlation_alerts": breaks["alerts"],
+        **dates(frames, sources),
+        "regime": market["regime"],
+        "signals": market["signals"],
+        "correlation_alerts": market["correlation_alerts"],
         "correlation_method": breaks["method"],
-        "composite_score": composite, "composite_method": COMPOSITE_METHOD,
+        "composite_score": market["composite_score"], "composite_method": COMPOSITE_METHOD,
         "premium_teasers": [{"module": n, "teaser": teaser(n, regime["state"]), "price_sats": p}
                             for n, p in premium_modules],
-        "data_sources": data_sources(frames, PULSE_INPUTS),
+        "data_sources": sources,
+        "provenance": provenance,
     }

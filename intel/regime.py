@@ -92,6 +92,7 @@ def _rules(f: dict) -> list[tuple[str, str, list]]:
             (lambda c: c > 40, "risk_off", 0.5, "high-yield spread up {v} bp in a month"),
             (lambda c: c < -25, "risk_on", 0.5, "high-yield spread down {v} bp in a month")]),
         ("curve_2s10s_bp", "T10Y2Y", [
+            (lambda s: rnd(s, 2) == 0, "neutral", 0.25, "2s10s curve flat (0 bp)"),
             (lambda s: s < 0, "risk_off", 0.5, "2s10s curve inverted at {v} bp"),
             (lambda s: True, "neutral", 0.25, "2s10s curve positive at {v} bp")]),
         ("dollar_change_3m_pct", "DTWEXBGS", [

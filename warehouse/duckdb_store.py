@@ -204,7 +204,7 @@ class Warehouse:
         vintage only) fall back to their first stored revision, the closest thing to what was known then."""
         ids = sorted(set(series_ids))
         if not ids:
-            return Frames(now=now, series={}, data_source=data_source)
+            return Frames(now=now, series={}, data_source=data_source, clock=now_ts)
         cur = self.con.execute(
             """
             select series_id, date,
@@ -226,7 +226,7 @@ class Warehouse:
         frames = Frames.from_long(long, now, data_source)
         if now_ts is None:  # without the clock's time of day, "closed by now" cannot be decided: attach none
             return frames
-        return replace(frames, intraday=self.intraday_frames(ids, now_ts, data_source))
+        return replace(frames, intraday=self.intraday_frames(ids, now_ts, data_source), clock=now_ts)
 
     # ---- intraday -------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.envelope import InsufficientData, rnd
 
 # calendar days per horizon: lookups take the last observation on or before now minus this many days
@@ -189,7 +190,40 @@ def clean_bars(bars: pl.DataFrame, now: date, module: str, ticker: str, min_bars
         raise InsufficientData(f"{module}: {bars.height} daily bars for {ticker}, at least {min_bars} needed")
     has_range = bars.height > 0 and bars["high"].null_count() == 0 and bars["low"].null_count() == 0
     has_volume = bars.height > 0 and bars["volume"].null_count() == 0 and float(bars["volume"].sum()) > 0
+    prov.note_essential(ticker, bars["date"][-1])  # the payload's data_as_of is the last bar's date
     return bars, has_range, has_volume
+
+
+PRICE_DIGITS = 2  # prices are quoted in cents; an adjusted history's extra decimals are not precision
+
+
+def bars_inputs(bars: pl.DataFrame, ticker: str) -> tuple[prov.Input, ...]:
+    """The ticker's daily bars as a provenance input (through the last bar): for `prov.about_inputs`."""
+    return (prov.Input(ticker, through=bars["date"][-1]),)
+
+
+def last_price(frames, bars: pl.DataFrame, ticker: str) -> dict:
+    """The last bar's close, traced to that bar: `close` when the source gives traded prices; `adj_close` and
+    `adjustment` (how it is adjusted) when it gives adjusted ones, which never pass for what traded."""
+    day, value = bars["date"][-1], float(bars["close"][-1])
+    adjustment = frames.adjustments.get(ticker)
+    key = "adj_close" if adjustment else "close"
+    figure = prov.observed(round(value, PRICE_DIGITS), [(ticker, day)], "level",
+                           f"{adjustment} close" if adjustment else "close", PRICE_DIGITS)
+    return {key: figure, "adjustment": adjustment} if adjustment else {key: figure}
+
+
+def closed_at(data: dict, ticker: str) -> str:
+    """"XLK closed at 126.4 on D", or for an adjusted price "XLK's split- and dividend-adjusted close on D
+    was 59.94" (an adjusted figure is not what closed that day)."""
+    if "adj_close" in data:
+        return f"{ticker}'s {data['adjustment']} close on {data['date']} was {data['adj_close']}"
+    return f"{ticker} closed at {data['close']} on {data['date']}"
+
+
+def price_of(data: dict) -> float:
+    """The last price whichever key carries it (`close` or `adj_close`)."""
+    return data["adj_close"] if "adj_close" in data else data["close"]
 
 
 # ---- wording for summaries: every figure quoted is a value in data ----

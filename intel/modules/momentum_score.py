@@ -10,8 +10,9 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import TRADING_HORIZONS, clean_bars, fig, signed
+from intel.modules._common import TRADING_HORIZONS, bars_inputs, clean_bars, closed_at, fig, last_price, signed
 from intel.registry import Module, register
 
 NAME = "momentum_score"
@@ -39,7 +40,10 @@ def _horizons(log_px: np.ndarray, vol: float) -> tuple[dict, list[float]]:
         if n > start and vol > 0:
             lr = log_px[-1 - skip] - log_px[-1 - start]
             z = lr / (vol * math.sqrt(start - skip))
-            out[h] = {"return_pct": env.rnd(math.expm1(lr) * 100, 2), "z": env.rnd(z, 2)}
+            bars_back = f"{start} bars back" + (f" to {skip} bars back" if skip else "")
+            out[h] = {"return_pct": env.rnd(math.expm1(lr) * 100, 2, f"return from {bars_back}, percent"),
+                      "z": env.rnd(z, 2, f"log return from {bars_back} over the 63-day daily volatility x "
+                                         "sqrt(bars)")}
             zs.append(z)
         else:
             out[h] = {"return_pct": None, "z": None}
@@ -53,10 +57,7 @@ def _label(score) -> str:
             else "down" if score <= -20 else "flat")
 
 
-def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
-    bars, _, _ = clean_bars(bars, frames.now, NAME, ticker, MIN_BARS)
-    sources = env.ticker_sources(frames, bars, ticker, [INDEX])
-    stale = sources["series"][0]["stale"]
+def _own(frames: Frames, bars: pl.DataFrame, ticker: str) -> tuple[dict, dict, float]:
     close = bars["close"].to_numpy()
     log_px = np.log(close)
     rets = np.diff(log_px)
@@ -68,11 +69,19 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     # where today's 6-month return sits in the ticker's own history of 6-month returns
     k = TRADING_HORIZONS["6m"]
     six = log_px[k:] - log_px[:-k]
-    data = {"ticker": ticker, "date": bars["date"][-1].isoformat(), "close": env.rnd(close[-1], 4),
-            "daily_vol_63d_pct": env.rnd(vol * 100, 3),
-            "momentum": own, "momentum_score": env.rnd(own_score, 1), "momentum_state": _label(own_score),
-            "return_6m_percentile_own_history": env.rnd(ind.percentile_rank(six, six[-1]), 1) if len(six) else None,
-            "history_bars": len(close)}
+    data = {"ticker": ticker, "date": bars["date"][-1].isoformat(), **last_price(frames, bars, ticker),
+            "daily_vol_63d_pct": env.rnd(vol * 100, 3, "standard deviation of 63 daily log returns, percent"),
+            "momentum": own, "momentum_score": env.rnd(own_score, 1, "100 x (2 Phi(mean z) - 1) over the horizons"),
+            "momentum_state": _label(own_score),
+            "return_6m_percentile_own_history": env.rnd(ind.percentile_rank(six, six[-1]), 1,
+                                                        "percentile rank of the 6-month return among all 6-month "
+                                                        "returns in the bars") if len(six) else None,
+            "history_bars": env.count(len(close), "count of daily bars")}
+    return data, unavailable, own_score
+
+
+def _relative(frames: Frames, bars: pl.DataFrame, data: dict, unavailable: dict) -> float | None:
+    """Relative strength against the index into data (or the reason into unavailable); its score."""
     index = frames.get(INDEX)
     rel_score = None
     if index is not None:
@@ -87,20 +96,38 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
             beta = float(np.cov(t_ret, i_ret)[0, 1] / np.var(i_ret, ddof=1)) if np.var(i_ret) > 0 else None
             sma50 = ind.sma(np.exp(diff), 50)
             data["relative_strength"] = {
-                "vs": INDEX, "common_date": joined["date"][-1].isoformat(), "common_bars": joined.height,
-                "horizons": rel, "relative_strength_score": env.rnd(rel_score, 1), "state": _label(rel_score),
-                "rs_line_vs_sma50_pct": env.rnd((math.exp(diff[-1]) / sma50[-1] - 1) * 100, 2)
+                "vs": INDEX, "common_date": joined["date"][-1].isoformat(),
+                "common_bars": env.count(joined.height, "count of dates with both a bar and an index close"),
+                "horizons": rel, "relative_strength_score": env.rnd(rel_score, 1, "100 x (2 Phi(mean z) - 1) of "
+                                                                    "the log price ratio to the index"),
+                "state": _label(rel_score),
+                "rs_line_vs_sma50_pct": env.rnd((math.exp(diff[-1]) / sma50[-1] - 1) * 100, 2,
+                                                "price ratio to the index vs its 50-day average, percent")
                 if np.isfinite(sma50[-1]) else None,
-                "beta_1y": env.rnd(beta, 2)}
+                "beta_1y": env.rnd(beta, 2, "beta of 252 daily log returns to the index's")}
         else:
             unavailable["relative_strength"] = f"only {joined.height} common dates with {INDEX}"
     else:
         unavailable["relative_strength"] = f"{INDEX} missing: relative strength against the index not computed"
-    composite = own_score if rel_score is None else (own_score + rel_score) / 2
-    data["composite_score"] = env.rnd(composite, 1)
+    return rel_score
+
+
+def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
+    bars, _, _ = clean_bars(bars, frames.now, NAME, ticker, MIN_BARS)
+    sources = env.ticker_sources(frames, bars, ticker, [INDEX])
+    stale = sources["series"][0]["stale"]
+    with prov.about_inputs(bars_inputs(bars, ticker)):
+        data, unavailable, own_score = _own(frames, bars, ticker)
+    rel_score = None
+    with prov.about_inputs(bars_inputs(bars, ticker) + prov.through(frames, [INDEX])):
+        rel_score = _relative(frames, bars, data, unavailable)
+        composite = own_score if rel_score is None else (own_score + rel_score) / 2
+        data["composite_score"] = env.rnd(composite, 1, "mean of the momentum and relative-strength scores"
+                                          if rel_score is not None else "the momentum score (no relative strength)")
     signals = _signals(data, sources, stale)
-    m = own
-    summary = (f"{ticker} closed at {data['close']} on {data['date']}: {signed(m['1m']['return_pct'], '%')} over one "
+    m = data["momentum"]
+    summary = (f"{closed_at(data, ticker)}: {signed(m['1m']['return_pct'], '%')} over one "
+
                f"month, {signed(m['3m']['return_pct'], '%')} over three, "
                f"{signed(m['6m']['return_pct'], '%')} over six and "
                f"{signed(m['12m']['return_pct'], '%')} over twelve. Its volatility-adjusted momentum score is "

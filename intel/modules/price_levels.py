@@ -9,8 +9,9 @@ import numpy as np
 import polars as pl
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import clean_bars, fig
+from intel.modules._common import PRICE_DIGITS, bars_inputs, clean_bars, closed_at, fig, last_price
 from intel.registry import Module, register
 
 NAME = "price_levels"
@@ -45,10 +46,8 @@ def _weekly_source(bars: pl.DataFrame, now) -> pl.DataFrame | None:
     return chosen
 
 
-def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
-    bars, has_range, has_volume = clean_bars(bars, frames.now, NAME, ticker, MIN_BARS)
-    sources = env.ticker_sources(frames, bars, ticker)
-    stale = sources["series"][0]["stale"]
+def _figures(frames: Frames, bars: pl.DataFrame, ticker: str, has_range: bool, has_volume: bool
+             ) -> tuple[dict, dict]:
     close = bars["close"].to_numpy()
     last = float(close[-1])
     unavailable = {}
@@ -61,11 +60,14 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     hi_i, lo_i = int(np.argmax(highs)), int(np.argmin(lows))
     hi, lo = float(highs[hi_i]), float(lows[lo_i])
     span = hi - lo
-    rng = {"high": env.rnd(hi, 4), "low": env.rnd(lo, 4), "high_date": year["date"][hi_i].isoformat(),
-           "low_date": year["date"][lo_i].isoformat(), "bars_used": year.height, "basis": basis,
-           "distance_from_high_pct": env.rnd((last / hi - 1) * 100, 2),
-           "distance_from_low_pct": env.rnd((last / lo - 1) * 100, 2),
-           "position_in_range_pct": env.rnd((last - lo) / span * 100, 1) if span > 0 else None}
+    rng = {"high": env.rnd(hi, PRICE_DIGITS, f"highest of the last {YEAR} bars ({basis})"),
+           "low": env.rnd(lo, PRICE_DIGITS, f"lowest of the last {YEAR} bars ({basis})"),
+           "high_date": year["date"][hi_i].isoformat(), "low_date": year["date"][lo_i].isoformat(),
+           "bars_used": env.count(year.height, "count of bars in the range"), "basis": basis,
+           "distance_from_high_pct": env.rnd((last / hi - 1) * 100, 2, "last price vs the 52-week high, percent"),
+           "distance_from_low_pct": env.rnd((last / lo - 1) * 100, 2, "last price vs the 52-week low, percent"),
+           "position_in_range_pct": env.rnd((last - lo) / span * 100, 1, "(last - low) / (high - low), percent")
+           if span > 0 else None}
     if year.height < YEAR:
         unavailable["full_52w_range"] = f"only {year.height} bars: the range covers less than 52 weeks"
 
@@ -74,20 +76,23 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     fib = {"swing": "up" if up_swing else "down", "levels": {}}
     for r in FIB_RATIOS:
         level = hi - r * span if up_swing else lo + r * span
-        fib["levels"][f"retracement_{r * 100:g}".replace(".", "_")] = env.rnd(level, 4)
+        fib["levels"][f"retracement_{r * 100:g}".replace(".", "_")] = env.rnd(
+            level, PRICE_DIGITS, f"{r * 100:g}% Fibonacci retracement of the 52-week swing")
 
     levels = {f"fib_{k}": v for k, v in fib["levels"].items()}
     levels.update({"high_52w": rng["high"], "low_52w": rng["low"]})
-    data = {"ticker": ticker, "date": bars["date"][-1].isoformat(), "close": env.rnd(last, 4),
+    data = {"ticker": ticker, "date": bars["date"][-1].isoformat(), **last_price(frames, bars, ticker),
             "range_52w": rng, "fibonacci": fib}
     if has_range:
         daily = pivots(*(float(bars[c][-1]) for c in ("high", "low", "close")))
-        data["pivots_daily"] = {k: env.rnd(v, 4) for k, v in daily.items()}
+        data["pivots_daily"] = {k: env.rnd(v, PRICE_DIGITS, f"floor pivot {k} from the last daily bar")
+                                for k, v in daily.items()}
         data["pivots_daily"]["from_bar"] = bars["date"][-1].isoformat()
         wk = _weekly_source(bars, frames.now)
         if wk is not None:
             weekly = pivots(float(wk["high"].max()), float(wk["low"].min()), float(wk["close"][-1]))
-            data["pivots_weekly"] = {k: env.rnd(v, 4) for k, v in weekly.items()}
+            data["pivots_weekly"] = {k: env.rnd(v, PRICE_DIGITS, f"floor pivot {k} from the last complete week")
+                                     for k, v in weekly.items()}
             data["pivots_weekly"]["from_week_starting"] = wk["week"][0].isoformat()
             levels.update({f"weekly_{k}": data["pivots_weekly"][k] for k in weekly})
         levels.update({f"daily_{k}": data["pivots_daily"][k] for k in daily})
@@ -100,8 +105,9 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
         for n in VWAP_WINDOWS:
             if len(close) >= n and volume[-n:].sum() > 0:
                 value = float((price[-n:] * volume[-n:]).sum() / volume[-n:].sum())
-                vwap[f"vwap_{n}d"] = env.rnd(value, 4)
-                vwap[f"distance_to_vwap_{n}d_pct"] = env.rnd((last / value - 1) * 100, 2)
+                vwap[f"vwap_{n}d"] = env.rnd(value, PRICE_DIGITS, f"volume-weighted average price of {n} bars")
+                vwap[f"distance_to_vwap_{n}d_pct"] = env.rnd((last / value - 1) * 100, 2,
+                                                             f"last price vs the {n}-bar VWAP, percent")
                 levels[f"vwap_{n}d"] = vwap[f"vwap_{n}d"]
         vwap["price_basis"] = "typical price (high+low+close)/3" if has_range else "close"
         data["vwap"] = vwap
@@ -113,11 +119,25 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     sup = max(below, key=below.get) if below else None
     res = min(above, key=above.get) if above else None
     data["nearest_support"] = {"level": sup, "price": below.get(sup),
-                               "distance_pct": env.rnd((below[sup] / last - 1) * 100, 2) if sup else None}
+                               "distance_pct": env.rnd((below[sup] / last - 1) * 100, 2,
+                                                       "nearest level below vs the last price, percent")
+                               if sup else None}
     data["nearest_resistance"] = {"level": res, "price": above.get(res),
-                                  "distance_pct": env.rnd((above[res] / last - 1) * 100, 2) if res else None}
+                                  "distance_pct": env.rnd((above[res] / last - 1) * 100, 2,
+                                                          "nearest level above vs the last price, percent")
+                                  if res else None}
+    return data, unavailable
+
+
+def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
+    bars, has_range, has_volume = clean_bars(bars, frames.now, NAME, ticker, MIN_BARS)
+    sources = env.ticker_sources(frames, bars, ticker)
+    stale = sources["series"][0]["stale"]
+    with prov.about_inputs(bars_inputs(bars, ticker)):
+        data, unavailable = _figures(frames, bars, ticker, has_range, has_volume)
+    rng = data["range_52w"]
     signals = _signals(data, has_range, has_volume, stale)
-    summary = (f"{ticker} closed at {data['close']} on {data['date']}, {fig(rng['position_in_range_pct'], '%')} of "
+    summary = (f"{closed_at(data, ticker)}, {fig(rng['position_in_range_pct'], '%')} of "
                f"the way up its 52-week range ({rng['low']} to {rng['high']}). Nearest support is "
                f"{_level(data['nearest_support'])} and nearest resistance {_level(data['nearest_resistance'])}.")
     if "pivots_daily" in data:
@@ -152,11 +172,13 @@ def _signals(d: dict, has_range: bool, has_volume: bool, stale: bool) -> list[di
     rng, out = d["range_52w"], []
     from_high, from_low = rng["distance_from_high_pct"], rng["distance_from_low_pct"]
     if from_high >= -NEAR_PCT:
+        where = f"{abs(from_high)}% below" if from_high else "at"
         out.append(env.signal("range_position", "bullish", 0.55 * scale, "medium",
-                              f"{abs(from_high)}% below the 52-week high of {rng['high']}"))
+                              f"{where} the 52-week high of {rng['high']}"))
     elif from_low <= NEAR_PCT:
+        where = f"{from_low}% above" if from_low else "at"
         out.append(env.signal("range_position", "bearish", 0.55 * scale, "medium",
-                              f"{from_low}% above the 52-week low of {rng['low']}"))
+                              f"{where} the 52-week low of {rng['low']}"))
     else:
         out.append(env.signal("range_position", "neutral", 0.4 * scale, "low",
                               f"mid-range, {fig(rng['position_in_range_pct'], '%')} of the 52-week range"))

@@ -10,8 +10,9 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import clean_bars, fig
+from intel.modules._common import PRICE_DIGITS, bars_inputs, clean_bars, closed_at, fig, last_price
 from intel.registry import Module, register
 
 NAME = "volatility_analysis"
@@ -37,10 +38,7 @@ def regime_of(percentile: float | None) -> str:
             else "normal")
 
 
-def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
-    bars, has_range, _ = clean_bars(bars, frames.now, NAME, ticker, MIN_BARS)
-    sources = env.ticker_sources(frames, bars, ticker)
-    stale = sources["series"][0]["stale"]
+def _figures(frames: Frames, bars: pl.DataFrame, ticker: str, has_range: bool) -> tuple[dict, dict]:
     close = bars["close"].to_numpy()
     rets = np.diff(np.log(close))
     unavailable = {}
@@ -58,11 +56,11 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     pct = ind.percentile_rank(history, now21)
     ratio = (realized["realized_vol_10d_pct"] / realized["realized_vol_63d_pct"]
              if realized["realized_vol_63d_pct"] else None)
-    data = {"ticker": ticker, "date": bars["date"][-1].isoformat(), "close": env.rnd(close[-1], 4),
+    data = {"ticker": ticker, "date": bars["date"][-1].isoformat(), **last_price(frames, bars, ticker),
             "realized": realized,
             "vol_21d_percentile_own_history": env.rnd(pct, 1),
             "vol_21d_zscore_own_history": env.rnd(ind.zscore(history[np.isfinite(history)], now21), 2),
-            "vol_21d_history_bars": int(np.isfinite(history).sum()),
+            "vol_21d_history_bars": env.count(np.isfinite(history).sum(), "count of 21-day windows"),
             "vol_21d_min_own_history_pct": env.rnd(np.nanmin(history), 2),
             "vol_21d_max_own_history_pct": env.rnd(np.nanmax(history), 2),
             "vol_ratio_10d_to_63d": env.rnd(ratio, 2),
@@ -76,8 +74,9 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
         atr = ind.atr(high, low, close, 14)
         hl = np.log(high[-21:] / low[-21:])
         parkinson = math.sqrt(np.mean(hl ** 2) / (4 * math.log(2)) * ANNUAL) * 100
-        data["range_based"] = {"atr_14": env.rnd(atr[-1], 4), "atr_pct": env.rnd(atr[-1] / close[-1] * 100, 2),
-                               "parkinson_vol_21d_pct": env.rnd(parkinson, 2)}
+        data["range_based"] = {"atr_14": env.rnd(atr[-1], PRICE_DIGITS, "14-day Wilder ATR"),
+                               "atr_pct": env.rnd(atr[-1] / close[-1] * 100, 2, "14-day ATR as a percent of the close"),
+                               "parkinson_vol_21d_pct": env.rnd(parkinson, 2, "21-day Parkinson range volatility")}
     else:
         reason = "the source gives closes only (no highs and lows)"
         unavailable.update({"atr_14": reason, "atr_pct": reason, "parkinson_vol_21d_pct": reason})
@@ -85,14 +84,27 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     moves = {"basis": "1-sigma from the 21-day realized volatility (about 68% of outcomes under a normal law)"}
     for h, k in MOVES.items():
         pct_move = base * math.sqrt(k / ANNUAL)
-        moves[f"move_{h}_pct"] = env.rnd(pct_move, 2)
-        moves[f"move_{h}_price"] = env.rnd(close[-1] * pct_move / 100, 4)
-        moves[f"range_{h}_low"] = env.rnd(close[-1] * math.exp(-pct_move / 100), 4)
-        moves[f"range_{h}_high"] = env.rnd(close[-1] * math.exp(pct_move / 100), 4)
+        moves[f"move_{h}_pct"] = env.rnd(pct_move, 2, f"1-sigma move over {k} trading days, percent")
+        moves[f"move_{h}_price"] = env.rnd(close[-1] * pct_move / 100, PRICE_DIGITS,
+                                           f"1-sigma move over {k} trading days, in price")
+        moves[f"range_{h}_low"] = env.rnd(close[-1] * math.exp(-pct_move / 100), PRICE_DIGITS,
+                                          f"last price less a 1-sigma move over {k} trading days")
+        moves[f"range_{h}_high"] = env.rnd(close[-1] * math.exp(pct_move / 100), PRICE_DIGITS,
+                                           f"last price plus a 1-sigma move over {k} trading days")
     data["expected_move"] = moves
+    return data, unavailable
+
+
+def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
+    bars, has_range, _ = clean_bars(bars, frames.now, NAME, ticker, MIN_BARS)
+    sources = env.ticker_sources(frames, bars, ticker)
+    stale = sources["series"][0]["stale"]
+    with prov.about_inputs(bars_inputs(bars, ticker)):
+        data, unavailable = _figures(frames, bars, ticker, has_range)
+    realized, base, moves = data["realized"], data["realized"]["realized_vol_21d_pct"], data["expected_move"]
     signals = _signals(data, has_range, stale)
     m = moves
-    summary = (f"{ticker} closed at {data['close']} on {data['date']}. Realized volatility is "
+    summary = (f"{closed_at(data, ticker)}. Realized volatility is "
                f"{base}% over the past month, {fig(realized['realized_vol_63d_pct'], '%')} over three months and "
                f"{fig(realized['realized_vol_252d_pct'], '%')} over a year; the monthly figure sits at the "
                f"{fig(data['vol_21d_percentile_own_history'])} "

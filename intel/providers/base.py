@@ -39,6 +39,10 @@ class Provider(Protocol):
     def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
         """Daily OHLCV (BARS_SCHEMA) for start <= date <= end; empty frame when the ticker is unknown."""
 
+    def price_adjustment(self, ticker: str) -> str | None:
+        """How the prices `bars(ticker, ...)` last returned are adjusted ("split- and dividend-adjusted");
+        None when they are the prices that traded."""
+
 
 @runtime_checkable
 class ReportsFailures(Protocol):

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import polars as pl
 
+from intel.catalog import get as get_series
 from intel.catalog import release_lag
 from intel.frames import BARS_SCHEMA, LONG_SCHEMA
 from intel.providers.sim_bars import valid_ticker
 
 log = logging.getLogger(__name__)
+UNSTATED = "as given in the replay file (adjustment not stated)"
 
 
 def read_series_csv(path: Path) -> pl.DataFrame:
@@ -76,6 +78,15 @@ class ReplayProvider:
             pl.col("series_id").is_in(list(series_ids))
             & (pl.col("date") >= start) & (pl.col("date") <= end) & (pl.col("published") <= end)
         ).select(list(LONG_SCHEMA))
+
+    def price_adjustment(self, ticker: str) -> str | None:
+        """The catalog's word for a known series (sector ETFs: adjusted; index levels: none); a file the
+        catalog does not know is taken as it is, and said to be of unstated adjustment."""
+        series_id = ticker if ticker in self._last else ticker.upper()
+        entry = get_series(series_id)
+        if entry is not None:
+            return entry.adjustment or None
+        return UNSTATED if series_id in self._last else None
 
     def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
         """Close-only bars from `<TICKER>.csv` (the folder has no open, high, low or volume), as published

@@ -73,6 +73,10 @@ class SimProvider:
                                            "value": values[lo:hi]}, schema=LONG_SCHEMA))
         return pl.concat(parts) if parts else pl.DataFrame(schema=LONG_SCHEMA)
 
+    def price_adjustment(self, ticker: str) -> str | None:
+        """Simulated bars are the simulation's traded prices (every payload says it is simulated)."""
+        return None
+
     def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
         if not valid_ticker(ticker) or end < start:
             return pl.DataFrame(schema=BARS_SCHEMA)

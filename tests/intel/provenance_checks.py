@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -38,7 +39,11 @@ def replay_inputs(module: Module, now: date) -> tuple[Frames, pl.DataFrame | Non
     """The module's frames (and a ticker module's bars) as a replay at `now` would hand them out."""
     start = now - timedelta(days=module.lookback_days)
     frames = Frames.from_long(provider().observations(module.inputs, start, now), now, "replay")
-    bars = provider().bars(TICKER, start, now) if module.takes_ticker else None
+    bars = None
+    if module.takes_ticker:
+        bars = provider().bars(TICKER, start, now)
+        adjustment = provider().price_adjustment(TICKER)
+        frames = replace(frames, adjustments={TICKER: adjustment} if adjustment else {})
     return frames, bars
 
 

@@ -36,7 +36,7 @@ def test_compact_is_flat(payload):
 
 def test_prompt_carries_the_same_figures(payload):
     out = render(payload, "prompt")
-    assert set(out) == {"module", "as_of", "prompt"}
+    assert set(out) == {"module", "as_of", "data_as_of", "prompt"}
     for key, value in flatten(payload["data"]).items():
         if isinstance(value, float):
             assert f"{key}: {value}" in out["prompt"]

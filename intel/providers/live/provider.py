@@ -24,7 +24,7 @@ from datetime import date, datetime, timedelta
 
 import polars as pl
 
-from intel.catalog import CATALOG, SECTORS, TREASURY_TENORS, release_lag
+from intel.catalog import ADJUSTED, CATALOG, SECTORS, TREASURY_TENORS, release_lag
 from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA
 from intel.providers.base import FetchResult
 from intel.providers.live import alphavantage, coinbase, coinbase_hourly, ecb, fred, stooq, tiingo, treasury
@@ -35,6 +35,7 @@ FETCHERS = {"fred": fred.fetch, "treasury": treasury.fetch, "ecb": ecb.fetch, "c
             "stooq": stooq.fetch}
 # keyed daily-bar providers, in the order `bars()` tries them: (name, config key field, module)
 KEYED_BARS = (("tiingo", "tiingo_api_key", tiingo), ("alphavantage", "alphavantage_api_key", alphavantage))
+BARS_ADJUSTMENT = {"tiingo": ADJUSTED, "stooq": ADJUSTED}
 PLAIN_US_TICKER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 
 
@@ -78,6 +79,7 @@ class LiveProvider:
                 self.clients[name] = SourceClient(name, config, transport, **module.client_options(key))
                 self.bar_providers.append((name, module))
         self.bar_providers.append(("stooq", stooq))
+        self._bars_source: dict[str, str] = {}  # ticker -> the provider whose bars were returned last
 
     def series_ids(self) -> list[str]:
         return sorted(CATALOG)
@@ -150,9 +152,15 @@ class LiveProvider:
                 continue
             if rows:
                 frame = pl.DataFrame(rows, schema=list(BARS_SCHEMA), orient="row").cast(BARS_SCHEMA)
+                self._bars_source[ticker.upper()] = name
                 return BarsResult(frame.unique("date", keep="last").sort("date"), name, attempts)
             attempts[name] = "no bars"
         return BarsResult(pl.DataFrame(schema=BARS_SCHEMA), None, attempts)
+
+    def price_adjustment(self, ticker: str) -> str | None:
+        """By the provider whose bars `bars()` last returned for the ticker: Tiingo's adjClose and Stooq's
+        closes are adjusted, Alpha Vantage's daily series and Coinbase's candles are what traded."""
+        return BARS_ADJUSTMENT.get(self._bars_source.get(ticker.upper(), ""))
 
     def status(self) -> dict[str, dict]:
         return {name: client.status() for name, client in self.clients.items()}

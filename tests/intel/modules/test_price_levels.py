@@ -35,24 +35,24 @@ def test_levels_match_hand_and_pandas():
     df = _pandas(bars)
     high, low, close = df["high"].iloc[-1], df["low"].iloc[-1], df["close"].iloc[-1]
     for k, v in _floor(high, low, close).items():
-        assert d["pivots_daily"][k] == pytest.approx(round(v, 4))
+        assert d["pivots_daily"][k] == pytest.approx(round(v, 2))
     # NOW is Friday 2024-06-28 with its bar in: the week of June 24 is complete
     week = df[df["date"] >= date(2024, 6, 24)]
     assert d["pivots_weekly"]["from_week_starting"] == "2024-06-24"
     ref = _floor(week["high"].max(), week["low"].min(), week["close"].iloc[-1])
-    assert d["pivots_weekly"]["pivot"] == pytest.approx(round(ref["pivot"], 4))
+    assert d["pivots_weekly"]["pivot"] == pytest.approx(round(ref["pivot"], 2))
     year = df.tail(252)
     hi, lo = year["high"].max(), year["low"].min()
-    assert (d["range_52w"]["high"] == pytest.approx(round(hi, 4))
-            and d["range_52w"]["low"] == pytest.approx(round(lo, 4)))
+    assert (d["range_52w"]["high"] == pytest.approx(round(hi, 2))
+            and d["range_52w"]["low"] == pytest.approx(round(lo, 2)))
     assert d["range_52w"]["position_in_range_pct"] == pytest.approx(round((close - lo) / (hi - lo) * 100, 1))
     up = year["high"].idxmax() >= year["low"].idxmin()
     assert d["fibonacci"]["swing"] == ("up" if up else "down")
     level_618 = hi - 0.618 * (hi - lo) if up else lo + 0.618 * (hi - lo)
-    assert d["fibonacci"]["levels"]["retracement_61_8"] == pytest.approx(round(level_618, 4))
+    assert d["fibonacci"]["levels"]["retracement_61_8"] == pytest.approx(round(level_618, 2))
     tp = (df["high"] + df["low"] + df["close"]) / 3
     vwap20 = (tp * df["volume"]).tail(20).sum() / df["volume"].tail(20).sum()
-    assert d["vwap"]["vwap_20d"] == pytest.approx(round(vwap20, 4))
+    assert d["vwap"]["vwap_20d"] == pytest.approx(round(vwap20, 2))
     assert d["vwap"]["distance_to_vwap_20d_pct"] == pytest.approx(round((close / vwap20 - 1) * 100, 2))
     sup, res = d["nearest_support"], d["nearest_resistance"]
     assert sup["price"] < close < res["price"]
@@ -67,7 +67,7 @@ def test_mid_week_uses_the_previous_week():
     week = df[(df["date"] >= date(2024, 6, 17)) & (df["date"] <= date(2024, 6, 21))]
     assert payload["data"]["pivots_weekly"]["from_week_starting"] == "2024-06-17"
     ref = _floor(week["high"].max(), week["low"].min(), week["close"].iloc[-1])
-    assert payload["data"]["pivots_weekly"]["r1"] == pytest.approx(round(ref["r1"], 4))
+    assert payload["data"]["pivots_weekly"]["r1"] == pytest.approx(round(ref["r1"], 2))
     check_payload(payload)
 
 

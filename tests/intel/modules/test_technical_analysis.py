@@ -27,10 +27,10 @@ def test_indicators_match_ta():
     assert d["bollinger_20_2"]["upper"] == pytest.approx(round(bb.bollinger_hband().iloc[-1], 2))
     assert d["adx_14"] == pytest.approx(round(ta.trend.ADXIndicator(high, low, close).adx().iloc[-1], 2))
     atr = ta.volatility.AverageTrueRange(high, low, close).average_true_range().iloc[-1]
-    assert d["atr_14"] == pytest.approx(round(atr, 4))
+    assert d["atr_14"] == pytest.approx(round(atr, 2))
     ema_50 = ta.trend.EMAIndicator(close, 50).ema_indicator().iloc[-1]
     assert d["moving_averages"]["ema_50"] == pytest.approx(round(ema_50, 2))
-    assert d["support_resistance"]["support_20d"] == pytest.approx(round(low.iloc[-20:].min(), 4))
+    assert d["support_resistance"]["support_20d"] == pytest.approx(round(low.iloc[-20:].min(), 2))
     assert "unavailable" not in d
     check_payload(payload)
 
