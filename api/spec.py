@@ -36,6 +36,17 @@ PROMISES = (
     "`data_source`, `simulated` and `cache`.",
     "Routes that need no credential never refuse one: a valid key identifies the caller, and anything else sent "
     "(an unknown key, another scheme, an L402 credential) is ignored, as `X-Credentials-Ignored` says.",
+    "Module results and the pulse carry three dates: `as_of`, the market date the answer is for (nothing "
+    "published after that day was used); `data_as_of`, the date of the latest observation among the essential "
+    "inputs the figures rest on (a close dated the day before `as_of` says so here; each input's own last date is "
+    "`data_sources.series[].last_observation`); and `generated_at`, the clock's time when the figures were "
+    "computed. In the `full` and `agent` formats, `provenance` maps every number in `data` (the pulse: in "
+    "`regime`, `signals`, `correlation_alerts` and `composite_score`) by its dotted path to `inputs` (each a "
+    "`series` with the exact `dates` used, or `through` the last date of the stretch used), the `operation` in a "
+    "few words and an `attribution`: `observation` (a level, difference, ratio or percent change of the named "
+    "observations, recomputable as `recompute` says: `kind`, `scale`, `decimals`), `series` (computed from those "
+    "series' history) or `module` (from the module's inputs as a whole). A price is `close` only when it traded; "
+    "an adjusted one is `adj_close` with its `adjustment` named.",
 )
 
 DESCRIPTION = f"""Market intelligence for AI agents: structured JSON on equities, rates and credit, macro,

@@ -46,7 +46,8 @@ class TickerModules:
                            f"The '{self.s.provider.name}' source has no daily bars for '{ticker}'.", ticker=ticker)
         adjustment = self.s.provider.price_adjustment(ticker)
         # the shared inputs with this request's clock and the bars' adjustment (the cached Frames stay as read)
-        frames = replace(self._frames(module, closed), clock=now, adjustments={ticker: adjustment} if adjustment else {})
+        frames = replace(self._frames(module, closed), clock=now,
+                         adjustments={ticker: adjustment} if adjustment else {})
         try:
             return orjson.dumps(module.compute(frames, bars, ticker))
         except InsufficientData as exc:

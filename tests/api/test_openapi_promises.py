@@ -4,11 +4,13 @@ scenarios that produce each error status."""
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 import bolt11
 import falcon.testing
 
 from api.spec import PROMISES
+from intel.formats import flatten
 from tests.api.agent_helpers import auth, fund, register
 from tests.api.test_failures import set_tier
 
@@ -16,6 +18,7 @@ from tests.api.test_failures import set_tier
 PUBLIC = {"/", "/health", "/health/dashboard", "/api/v1/pulse", "/api/v1/catalog/preview", "/api/v1/pricing",
           "/api/v1/sla", "/api/v1/subscriptions/plans", "/openapi.json", "/docs",
           "/api/v1/payments/verify/{payment_hash}"}
+TRACED_PULSE_KEYS = ("regime", "signals", "correlation_alerts", "composite_score")
 PAID_PER_REQUEST = re.compile(r"^/api/v1/(intelligence/(?!batch)[a-z0-9_]+|catalog)$")
 STRANGERS = ({"X-API-Key": "mi_unknown"}, {"Authorization": "L402 x:y"}, {"Authorization": "Basic dXNlcjpwdw=="})
 FILL = {"module_name": "vix", "payment_hash": "deadbeef00"}
@@ -107,6 +110,17 @@ def served_meta_promised(template: str, body: dict, where) -> None:
                                       where)
 
 
+def dated_and_traced(template: str, body: dict, where) -> None:
+    assert body["data_as_of"] <= body["as_of"] and datetime.fromisoformat(body["generated_at"]), where
+    data = body["data"] if "data" in body else {k: body[k] for k in TRACED_PULSE_KEYS}
+    numbers = {k for k, v in flatten(data).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    assert numbers == set(body["provenance"]), where
+    for entry in body["provenance"].values():
+        assert entry["inputs"] and entry["operation"], where
+        assert entry["attribution"] in ("observation", "series", "module"), where
+        assert ("recompute" in entry) == (entry["attribution"] == "observation"), where
+
+
 def keeps_the_promises(responses) -> set[int]:
     """Asserts every promise on every response; returns the statuses seen."""
     statuses = set()
@@ -134,6 +148,8 @@ def keeps_the_promises(responses) -> set[int]:
             served_meta_promised(template, body, where)
         if template in PUBLIC:  # 6
             assert resp.status_code != 401, where
+        if resp.status_code == 200 and template in ("/api/v1/intelligence/{module_name}", "/api/v1/pulse"):  # 7
+            dated_and_traced(template, body, where)
     return statuses
 
 
