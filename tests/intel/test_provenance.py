@@ -1,0 +1,133 @@
+"""The provenance core: figures tagged where they are rounded, filed by path in the envelope, dates of a payload."""
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import orjson
+import polars as pl
+import pytest
+
+from intel import envelope as env
+from intel import provenance as prov
+from intel.frames import Frames
+from intel.providers.replay import ReplayProvider
+from intel.providers.sim import SimProvider
+from intel.registry import Module
+
+NOW = date(2024, 3, 8)
+
+
+def frames(**series: list[tuple[date, float]]) -> Frames:
+    long = pl.DataFrame([(sid, d, v) for sid, rows in series.items() for d, v in rows],
+                        schema=["series_id", "date", "value"], orient="row")
+    return Frames.from_long(long, NOW, "replay")
+
+
+FRAMES = frames(DGS10=[(date(2024, 3, 6), 4.1), (date(2024, 3, 7), 4.09)],
+                DGS2=[(date(2024, 3, 6), 4.55), (date(2024, 3, 7), 4.51)],
+                CPIAUCSL=[(date(2024, 1, 1), 309.7)])
+SOURCES = env.data_sources(FRAMES, ["DGS10", "DGS2", "CPIAUCSL"])
+
+
+def build(data: dict, **kwargs) -> dict:
+    return env.build("test", FRAMES, data=data, signals=[], summary="", sources=SOURCES, related_modules=[],
+                     **kwargs)
+
+
+def test_a_figure_rounded_in_a_scope_names_its_series_and_the_operation_from_its_key():
+    with prov.about(FRAMES, "DGS10"):
+        data = {"percentile_1y": env.rnd(63.456, 1), "custom": env.rnd(2.0, 2, "my operation")}
+    payload = build(data)
+    assert payload["data"] == {"percentile_1y": 63.5, "custom": 2.0}
+    entry = payload["provenance"]["percentile_1y"]
+    assert entry == {"inputs": [{"series": "DGS10", "through": "2024-03-07"}],
+                     "operation": "percentile rank over 1 year", "attribution": "series"}
+    assert payload["provenance"]["custom"]["operation"] == "my operation"
+
+
+def test_a_number_outside_any_scope_rests_on_every_declared_input():
+    payload = build({"nested": [{"z": 1.5}], "label": "text", "flag": True})
+    assert set(payload["provenance"]) == {"nested.0.z"}
+    entry = payload["provenance"]["nested.0.z"]
+    assert entry["attribution"] == "module" and [i["series"] for i in entry["inputs"]] == ["DGS10", "DGS2",
+                                                                                              "CPIAUCSL"]
+
+
+def test_exact_figures_say_how_to_recompute_them():
+    a, b = env.last_obs(FRAMES, "DGS10"), env.last_obs(FRAMES, "DGS2")
+    payload = build({"level": env.level(FRAMES, "DGS10", 2), "slope_bp": env.difference(a, b),
+                     "ratio": env.ratio(a, b, 3), "move_pct": env.pct_change(a, env.nth_obs(FRAMES, "DGS10", -2))})
+    p = payload["provenance"]
+    assert payload["data"]["slope_bp"] == -42.0
+    assert p["slope_bp"]["inputs"] == [{"series": "DGS10", "dates": ["2024-03-07"]},
+                                       {"series": "DGS2", "dates": ["2024-03-07"]}]
+    assert p["slope_bp"]["recompute"] == {"kind": "difference", "scale": 100.0, "decimals": 1}
+    assert p["level"]["recompute"]["kind"] == "level" and p["ratio"]["recompute"]["kind"] == "ratio"
+    assert payload["data"]["move_pct"] == round((4.09 / 4.1 - 1) * 100, 2)
+    assert p["move_pct"]["inputs"] == [{"series": "DGS10", "dates": ["2024-03-07", "2024-03-06"]}]
+
+
+def test_counts_stay_whole_numbers_and_the_payload_holds_no_tagged_value():
+    with prov.about(FRAMES, "CPIAUCSL"):
+        data = {"observations": env.count(12, "count of months")}
+        signals = [env.signal("x", "neutral", 0.5, "low", "why")]
+    payload = env.build("test", FRAMES, data=data, signals=signals, summary="", sources=SOURCES, related_modules=[])
+    assert type(payload["data"]["observations"]) is int and type(payload["signals"][0]["confidence"]) is float
+    assert orjson.loads(orjson.dumps(payload))["data"]["observations"] == 12
+
+
+def test_scopes_nest_and_end():
+    with prov.about(FRAMES, "DGS10"):
+        with prov.about(FRAMES, "DGS2"):
+            inner = env.rnd(1.0)
+        outer = env.rnd(1.0)
+    after = env.rnd(1.0)
+    assert inner.source.inputs[0].series == "DGS2" and outer.source.inputs[0].series == "DGS10"
+    assert not isinstance(after, prov.Figure)
+
+
+def test_data_as_of_is_the_latest_essential_input_and_generated_at_the_clock():
+    def compute(f: Frames) -> dict:
+        env.require(f, "test", ["CPIAUCSL"], need="all")
+        return env.build("test", f, data={}, signals=[], summary="", sources=SOURCES, related_modules=[])
+
+    clocked = Frames(now=NOW, series=FRAMES.series, data_source="replay",
+                     clock=datetime(2024, 3, 8, 15, 30, tzinfo=UTC))
+    from intel.registry import _computing
+    payload = _computing(compute)(clocked)
+    assert payload["as_of"] == "2024-03-08" and payload["data_as_of"] == "2024-01-01"
+    assert payload["generated_at"] == "2024-03-08T15:30:00+00:00"
+    # without a recorded essential input (a compute called directly), the latest of all inputs
+    assert compute(clocked)["data_as_of"] == "2024-03-07"
+
+
+def test_a_module_that_failed_leaves_nothing_behind_for_the_next():
+    def failing(f: Frames) -> dict:
+        env.require(f, "x", ["CPIAUCSL"])
+        raise env.InsufficientData("x")
+
+    from intel.registry import _computing
+    with pytest.raises(env.InsufficientData):
+        _computing(failing)(FRAMES)
+    assert prov.essential() == {}
+    assert Module  # the registry wraps every registered compute the same way
+
+
+@pytest.mark.parametrize("key, words", [
+    ("change_1m_bp", "change over 1 month, basis points"), ("zscore_10y", "z-score over 10 years"),
+    ("sma_200", "200-observation simple moving average"), ("realized_vol_63d_pct", "annualized realized "
+                                                           "volatility over 63 observations, percent"),
+    ("mystery", "derived from the inputs (see methodology)")])
+def test_operations_named_from_keys(key, words):
+    assert prov.operation_for(key) == words
+
+
+def test_providers_say_how_their_bars_are_adjusted(tmp_path):
+    (tmp_path / "XLK.csv").write_text("date,value\n2024-01-02,200.1234\n")
+    (tmp_path / "SP500.csv").write_text("date,value\n2024-01-02,4700.5\n")
+    (tmp_path / "ACME.csv").write_text("date,value\n2024-01-02,10.0\n")
+    replay = ReplayProvider(tmp_path)
+    assert replay.price_adjustment("XLK") == "split- and dividend-adjusted"
+    assert replay.price_adjustment("SP500") is None
+    assert "not stated" in replay.price_adjustment("ACME")
+    assert SimProvider().price_adjustment("XLK") is None
