@@ -1,8 +1,10 @@
 """Helpers shared by the volatility modules (vix_term_structure, vol_of_vol, volatility_regime): the VIX
-states. Registers nothing (underscore file)."""
+states, and the provenance of the fixed rule thresholds they publish. Registers nothing (underscore file)."""
 from __future__ import annotations
 
 import numpy as np
+
+from intel import provenance as prov
 
 # VIX states used by volatility_regime (and quoted by the others): the lower bound of each state
 VIX_STATES = ("low", "normal", "elevated", "crisis")
@@ -16,3 +18,18 @@ def vix_state_codes(levels) -> np.ndarray:
 
 def vix_state(level: float) -> str:
     return VIX_STATES[int(vix_state_codes([level])[0])]
+
+
+def observed_level(obs: tuple, digits: int, operation: str):
+    """One named observation (series, date, value) as a level figure: for a close on a date other than the
+    series' last (the last date two series share), which `envelope.level` does not take."""
+    series_id, day, value = obs
+    out = round(value, digits)
+    return prov.observed(0.0 if out == 0 else out, [(series_id, day)], "level", operation, digits)
+
+
+def rule_constant(frames, value: float, operation: str = "fixed rule threshold (a constant of the method)"):
+    """A threshold the method fixes, published beside the figures: it rests on no series, so its provenance
+    names none (rather than falling back to every input the module read)."""
+    with prov.about(frames, operation=operation):
+        return prov.tag(value)
