@@ -117,6 +117,8 @@ def compute(frames: Frames) -> dict:
                    f"{data['inferred_from_vix_only']['likely_state'].replace('_', ' ')} (an inference, low "
                    f"confidence).")
     else:
+        # the headline ratio rests on VIX3M too: it counts toward data_as_of when present (it is not required)
+        prov.note_essential(VIX3M, frames.last_date(VIX3M))
         data["term_structure"] = block
         ratio, state, pct = block["ratio"], block["state"], block["ratio_percentile_10y"] or 50
         if state == "backwardation":

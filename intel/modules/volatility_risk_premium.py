@@ -128,7 +128,9 @@ def compute(frames: Frames) -> dict:
     pts = data["trailing"]["vrp_21d_pts"]
     if now_vrp < 0:
         direction, urgency = "bearish", "high" if now_vrp < -5 else "medium"
-        reason = f"realized volatility {data['realized_vol_21d_pct']} exceeds VIX {data['vix']} ({pts} pts)"
+        # a premium below zero that rounds to zero is not said to exceed
+        reason = f"realized volatility {data['realized_vol_21d_pct']} " + \
+            (f"exceeds VIX {data['vix']} ({pts} pts)" if pts < 0 else f"matches VIX {data['vix']} (premium {pts} pts)")
     elif pct >= 75:
         direction, urgency = "bullish", "low"
         reason = f"VIX {data['vix']} sits {pts} pts above realized volatility (percentile {pct}): a rich premium"
