@@ -6,9 +6,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import asof, day_numbers
+from intel.modules._volatility import observed_level
 
 STATES = ("risk_on", "neutral", "risk_off", "crisis")  # as intel.regime, least to most stressed
 SPX, VIX, HY = "SP500", "VIXCLS", "BAMLH0A0HYM2"
@@ -156,3 +159,42 @@ def daily_regime(frames: Frames) -> dict | None:
     return {"days": grid[keep], "codes": codes[keep], "known": known[keep],
             "facts": {k: v[keep] for k, v in facts.items()},
             "inputs_used": [s for s, ok in ((SPX, use_spx), (VIX, use_vix), (HY, use_hy)) if ok]}
+
+
+def observation_asof(frames: Frames, sid: str, day: int, max_gap: int | None = 10) -> tuple | None:
+    """(series, date, value) of the observation `asof` reads for `day` (None when it reads none)."""
+    frame = frames.get(sid)
+    if frame is None:
+        return None
+    days = day_numbers(frame)
+    i = int(np.searchsorted(days, day, side="right")) - 1
+    if i < 0 or (max_gap is not None and day - days[i] > max_gap):
+        return None
+    return sid, frame["date"][i], float(frame["value"][i])
+
+
+FACT_OPS = {"sp500_vs_sma200_pct": "percent distance of the S&P 500 from its 200-day average",
+            "sp500_drawdown_252d_pct": "percent S&P 500 drawdown from its 252-session high"}
+
+
+def facts_today(frames: Frames, history: dict) -> dict:
+    """The last classified day's facts, rounded to 2: VIX and the high-yield spread as the observations the rules
+    read that day (its month change as the difference of two of them), the S&P 500 facts named as such."""
+    day = int(history["days"][-1])
+    out = {}
+    for key, values_ in history["facts"].items():
+        value = float(values_[-1])
+        if not np.isfinite(value):
+            out[key] = None
+        elif key == "vix":
+            out[key] = observed_level(observation_asof(frames, VIX, day), 2, "VIX on the last classified day")
+        elif key == "hy_oas_pct":
+            out[key] = observed_level(observation_asof(frames, HY, day), 2, "HY OAS on the last classified day")
+        elif key == "hy_oas_change_1m_bp":
+            now = observation_asof(frames, HY, day)
+            then = observation_asof(frames, HY, int(np.datetime64(now[1], "D").astype(np.int64)) - 30)
+            out[key] = env.difference(now, then, 2, op="HY OAS change since 30 days earlier, bp")
+        else:
+            with prov.about(frames, SPX):
+                out[key] = env.rnd(value, 2, FACT_OPS[key])
+    return out

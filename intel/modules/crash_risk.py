@@ -3,16 +3,20 @@ curve, with its back-tested hit rate and false-alarm rate against later S&P 500 
 within three months."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.catalog import SECTORS
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import asof, day_numbers, iso_day, runs
 from intel.modules._common import fig
 from intel.modules._regime_history import HY, SPX, VIX, calendar, forward_min_return, rolling_z, values
+from intel.modules._volatility import rule_constant
 from intel.registry import Module, register
 
 NAME = "crash_risk"
@@ -30,7 +34,8 @@ COMPONENTS = {
 
 
 def breadth_history(frames: Frames, grid: np.ndarray) -> tuple[np.ndarray | None, dict]:
-    """Share (%) of sectors below their 50-day average on each grid day, and today's distances."""
+    """Share (%) of sectors below their 50-day average on each grid day, and today's distances (the sectors
+    used are the distances' keys)."""
     below, valid, distances = [], [], {}
     for sid in SECTORS:
         frame = frames.get(sid)
@@ -38,7 +43,9 @@ def breadth_history(frames: Frames, grid: np.ndarray) -> tuple[np.ndarray | None
             continue
         close = values(frame)
         sma = ind.sma(close, 50)
-        distances[sid] = env.rnd((close[-1] / sma[-1] - 1) * 100, 2)
+        with prov.about(frames, sid):
+            distances[sid] = env.rnd((close[-1] / sma[-1] - 1) * 100, 2, "percent distance of the last close from "
+                                                                         "its 50-day average")
         flag = asof(grid, day_numbers(frame), np.where(close < sma, 1.0, 0.0))
         known = asof(grid, day_numbers(frame), np.where(np.isfinite(sma), 1.0, np.nan))
         below.append(np.where(np.isfinite(known), flag, 0.0))
@@ -51,19 +58,22 @@ def breadth_history(frames: Frames, grid: np.ndarray) -> tuple[np.ndarray | None
     return share, distances
 
 
-def component_histories(frames: Frames, grid: np.ndarray) -> tuple[dict, dict, np.ndarray | None]:
-    comps = {}
+def component_histories(frames: Frames, grid: np.ndarray) -> tuple[dict, dict, np.ndarray | None, dict]:
+    """Each component's daily history on the grid, today's sector distances, the breadth share, and the series
+    each component is computed from."""
+    comps, series = {}, {}
     for key, sid in (("vix_zscore_1y", VIX), ("hy_spread_zscore_1y", HY)):
         frame = frames.get(sid)
         if frame is not None and frame.height >= 63:
-            comps[key] = asof(grid, day_numbers(frame), rolling_z(values(frame), 252, min_obs=63))
+            comps[key], series[key] = asof(grid, day_numbers(frame), rolling_z(values(frame), 252, min_obs=63)), [sid]
     share, distances = breadth_history(frames, grid)
     if share is not None:
-        comps["breadth_weakness"] = (share - 50) / 25
+        comps["breadth_weakness"], series["breadth_weakness"] = (share - 50) / 25, list(distances)
     curve = frames.get(CURVE)
     if curve is not None:
-        comps["curve_inversion"] = -asof(grid, day_numbers(curve), values(curve)) / 0.5
-    return {k: np.clip(v, -3, 3) for k, v in comps.items()}, distances, share
+        comps["curve_inversion"], series["curve_inversion"] = -asof(grid, day_numbers(curve), values(curve)) / 0.5, \
+            [CURVE]
+    return {k: np.clip(v, -3, 3) for k, v in comps.items()}, distances, share, series
 
 
 def backtest(composite: np.ndarray, close: np.ndarray, days: np.ndarray, today: float) -> dict | None:
@@ -85,18 +95,29 @@ def backtest(composite: np.ndarray, close: np.ndarray, days: np.ndarray, today: 
     warn_eps = [(s, s + n) for s, n, v in zip(w_starts, w_lengths, w_vals) if v == 1]
     false_eps = sum(1 for s, e in warn_eps if not crash[s:e].any())
     at_or_above = composite[test] >= today
+    count = partial(env.rnd, digits=0)
     return {
-        "sample_start": iso_day(d[0]), "sample_end": iso_day(d[-1]), "tested_days": int(test.sum()),
-        "base_rate_pct": env.rnd(crash.mean() * 100, 1),
-        "warning_days": n_warn,
-        "hit_rate_pct": env.rnd(hits / n_warn * 100, 1) if n_warn else None,
-        "false_alarm_rate_pct": env.rnd((n_warn - hits) / n_warn * 100, 1) if n_warn else None,
-        "crash_episodes": len(crash_eps), "crash_episodes_warned": caught,
-        "crash_episodes_warned_pct": env.rnd(caught / len(crash_eps) * 100, 1) if crash_eps else None,
-        "warning_episodes": len(warn_eps), "false_alarm_episodes": false_eps,
-        "crash_rate_when_composite_at_or_above_today_pct": env.rnd(crash[at_or_above].mean() * 100, 1)
+        "sample_start": iso_day(d[0]), "sample_end": iso_day(d[-1]),
+        "tested_days": count(test.sum(), op="count of past days with a composite and a known 3-month outcome"),
+        "base_rate_pct": env.rnd(crash.mean() * 100, 1, "percent of tested days followed by a 10% S&P 500 fall "
+                                                        "within 63 sessions"),
+        "warning_days": count(n_warn, op="count of tested days with a warning"),
+        "hit_rate_pct": env.rnd(hits / n_warn * 100, 1, "percent of warning days followed by a crash")
+        if n_warn else None,
+        "false_alarm_rate_pct": env.rnd((n_warn - hits) / n_warn * 100, 1, "percent of warning days not followed "
+                                        "by a crash") if n_warn else None,
+        "crash_episodes": count(len(crash_eps), op="count of runs of crash-labelled days"),
+        "crash_episodes_warned": count(caught, op="count of crash episodes with a warning day"),
+        "crash_episodes_warned_pct": env.rnd(caught / len(crash_eps) * 100, 1, "percent of crash episodes with a "
+                                             "warning day") if crash_eps else None,
+        "warning_episodes": count(len(warn_eps), op="count of runs of warning days"),
+        "false_alarm_episodes": count(false_eps, op="count of warning episodes with no crash day"),
+        "crash_rate_when_composite_at_or_above_today_pct": env.rnd(crash[at_or_above].mean() * 100, 1, "percent of "
+                                                                   "tested days with the composite at or above "
+                                                                   "today's followed by a crash")
         if at_or_above.any() else None,
-        "days_at_or_above_today": int(at_or_above.sum()),
+        "days_at_or_above_today": count(at_or_above.sum(), op="count of tested days with the composite at or "
+                                                              "above today's"),
     }
 
 
@@ -105,7 +126,7 @@ def compute(frames: Frames) -> dict:
     sources = env.data_sources(frames, INPUTS)
     cal = calendar(frames, (SPX, VIX, HY, CURVE, *SECTORS))
     grid = cal[1]
-    comps, distances, share = component_histories(frames, grid)
+    comps, distances, share, series = component_histories(frames, grid)
     now = {k: float(v[-1]) for k, v in comps.items() if np.isfinite(v[-1])}
     if not now:
         raise InsufficientData(f"{NAME}: no component has enough history for today's reading")
@@ -119,23 +140,41 @@ def compute(frames: Frames) -> dict:
     finite = hist[np.isfinite(hist)]
     level = "severe" if composite >= SEVERE else "warning" if composite >= WARN else \
         "watch" if composite >= WARN / 2 else "low"
+    today = [sid for k in now for sid in series[k]]  # today's composite: the components with a reading
+    every = [sid for k in comps for sid in series[k]]  # its history: every component
+    with prov.about(frames, *today):
+        figures = {"composite": env.rnd(composite, 2, "mean of today's clipped components"),
+                   "components_used": env.rnd(len(now), 0, "count of components with a reading today")}
+    with prov.about(frames, *every):
+        figures["composite_percentile"] = env.rnd(ind.percentile_rank(finite, composite), 1, "percentile rank of "
+                                                  "today's composite within its daily history") \
+            if len(finite) else None
+    components = {}
+    for k, v in now.items():
+        with prov.about(frames, *series[k], operation=f"{COMPONENTS[k]}, clipped to -3..+3"):
+            components[k] = {"value": env.rnd(v, 2), "rule": COMPONENTS[k]}
+    with prov.about(frames, *series.get("breadth_weakness", ())):
+        below = env.rnd(share[-1], 1, "percent of sectors below their 50-day average") if share is not None else None
     data = {
-        "composite": env.rnd(composite, 2), "level": level, "warning": bool(composite >= WARN),
-        "composite_percentile": env.rnd(ind.percentile_rank(finite, composite), 1) if len(finite) else None,
-        "components": {k: {"value": env.rnd(v, 2), "rule": COMPONENTS[k]} for k, v in now.items()},
-        "components_used": len(now),
-        "sectors_below_sma50_pct": env.rnd(share[-1], 1) if share is not None else None,
+        "composite": figures["composite"], "level": level, "warning": bool(composite >= WARN),
+        "composite_percentile": figures["composite_percentile"],
+        "components": components,
+        "components_used": figures["components_used"],
+        "sectors_below_sma50_pct": below,
         "sector_distance_to_sma50_pct": distances,
-        "curve_2s10s_bp": env.rnd(frames.get(CURVE)["value"][-1] * 100, 0) if frames.get(CURVE) is not None else None,
-        "thresholds": {"warning": WARN, "severe": SEVERE, "crash_fall_pct": CRASH_PCT,
-                       "crash_window_sessions": CRASH_SESSIONS},
+        "curve_2s10s_bp": env.level(frames, CURVE, 0, scale=100.0, op="T10Y2Y in bp")
+        if frames.get(CURVE) is not None else None,
+        "thresholds": {"warning": rule_constant(frames, WARN), "severe": rule_constant(frames, SEVERE),
+                       "crash_fall_pct": rule_constant(frames, CRASH_PCT),
+                       "crash_window_sessions": rule_constant(frames, CRASH_SESSIONS)},
         "history_start": iso_day(grid[np.isfinite(hist)][0]) if len(finite) else None,
     }
     unavailable = {k: "input missing or too short" for k in COMPONENTS if k not in now}
     spx = frames.get(SPX)
     record = None
     if spx is not None and cal[0] == SPX:
-        record = backtest(hist, values(spx), grid, composite)
+        with prov.about(frames, *every, SPX):
+            record = backtest(hist, values(spx), grid, composite)
     if record is not None:
         data["backtest"] = record
     else:
@@ -162,11 +201,11 @@ def compute(frames: Frames) -> dict:
     summary = (f"The crash-warning composite reads {data['composite']} ({level}; warning at {WARN:g}), at the "
                f"{fig(data['composite_percentile'])} percentile of its history. Components: {'; '.join(parts)}.")
     if record:
-        summary += (f" Back-test since {record['sample_start']} over {record['tested_days']} days: warnings were "
+        summary += (f" Back-test since {record['sample_start']} over {int(record['tested_days'])} days: warnings were "
                     f"followed by an S&P 500 fall of {abs(CRASH_PCT):g}% or more within three months "
                     f"{fig(record['hit_rate_pct'])}% of the time (false alarms {fig(record['false_alarm_rate_pct'])}%, "
-                    f"base rate {record['base_rate_pct']}%), and {record['crash_episodes_warned']} of "
-                    f"{record['crash_episodes']} crash episodes had a warning.")
+                    f"base rate {record['base_rate_pct']}%), and {int(record['crash_episodes_warned'])} of "
+                    f"{int(record['crash_episodes'])} crash episodes had a warning.")
     if unavailable:
         summary += " Not available: " + ", ".join(sorted(unavailable)).replace("_", " ") + "."
     return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),

@@ -6,6 +6,7 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, annualize, dated_changes, history_years, in_window, iso_day, rolling_std
@@ -26,27 +27,35 @@ HIGH_PCT, EXTREME_PCT = 80.0, 95.0
 
 
 def asset_block(frame, kind: str, per_year: int, unit: str) -> dict | None:
+    """One series' realized volatility figures; the caller rounds them inside a scope naming that series."""
     days, change = dated_changes(frame, kind)
     if len(change) < WINDOWS[0]:
         return None
     decade = in_window(days, DECADE_DAYS)
+    changes = "daily yield changes, bp per day" if unit == "bp" else f"daily log returns annualized with {per_year}"
     out = {"date": iso_day(days[-1])}
     for n in WINDOWS:
         # rates: standard deviation of daily yield changes in basis points per day (percent points x 100)
         path = rolling_std(change, n) * 100 if unit == "bp" else annualize(rolling_std(change, n), per_year)
         now = float(path[-1])
         key = f"realized_vol_{n}d_bp_per_day" if unit == "bp" else f"realized_vol_{n}d_pct"
-        out[key] = env.rnd(now, 2)
+        out[key] = env.rnd(now, 2, f"sd of the last {n} {changes}")
         if unit == "bp":
-            out[f"realized_vol_{n}d_bp_annualised"] = env.rnd(annualize(now, per_year, 1.0), 1)
-        out[f"percentile_{n}d_10y"] = env.rnd(ind.percentile_rank(path[decade], now), 1) if np.isfinite(now) else None
+            out[f"realized_vol_{n}d_bp_annualised"] = env.rnd(annualize(now, per_year, 1.0), 1,
+                                                              f"sd of the last {n} daily yield changes in bp, "
+                                                              f"annualized with {per_year}")
+        out[f"percentile_{n}d_10y"] = env.rnd(ind.percentile_rank(path[decade], now), 1,
+                                              f"percentile rank of the {n}-observation figure within 10 years") \
+            if np.isfinite(now) else None
         if n == WINDOWS[0]:
-            out[f"median_{n}d_10y_{'bp_per_day' if unit == 'bp' else 'pct'}"] = env.rnd(np.nanmedian(path[decade]), 2)
+            out[f"median_{n}d_10y_{'bp_per_day' if unit == 'bp' else 'pct'}"] = env.rnd(
+                np.nanmedian(path[decade]), 2, f"median of the {n}-observation figure over 10 years")
     short = out["realized_vol_21d_bp_per_day" if unit == "bp" else "realized_vol_21d_pct"]
     long_ = out["realized_vol_63d_bp_per_day" if unit == "bp" else "realized_vol_63d_pct"]
-    out["ratio_21d_63d"] = env.rnd(short / long_, 2) if long_ else None
-    out["history_years"] = env.rnd(history_years(days), 1)
-    out["observations"] = int(decade.sum())
+    out["ratio_21d_63d"] = env.rnd(short / long_, 2, "21-observation over 63-observation figure (as published)") \
+        if long_ else None
+    out["history_years"] = env.rnd(history_years(days), 1, "years of history behind the 10-year figures")
+    out["observations"] = env.rnd(int(decade.sum()), 0, "count of daily changes over 10 years")
     return out
 
 
@@ -57,7 +66,8 @@ def compute(frames: Frames) -> dict:
     data, unavailable, old = {}, {}, {}
     for sid, (asset, _, kind, per_year, unit) in ASSETS.items():
         frame = frames.get(sid)
-        block = asset_block(frame, kind, per_year, unit) if frame is not None else None
+        with prov.about(frames, sid):
+            block = asset_block(frame, kind, per_year, unit) if frame is not None else None
         if block is None:
             unavailable[asset] = f"{sid} missing" if frame is None else f"{sid} has fewer than 22 usable observations"
         else:
@@ -78,9 +88,15 @@ def compute(frames: Frames) -> dict:
     if pcts:
         mean_pct = float(np.mean(list(pcts.values())))
         high = sorted((a for a, p in pcts.items() if p >= HIGH_PCT), key=lambda a: -pcts[a])
+        # rests on the current assets' series only: stale ones are left out of today's picture
+        with prov.about(frames, *(data[a]["series"] for a in pcts)):
+            figures = {"mean_percentile_21d_10y": env.rnd(mean_pct, 1, "mean of the current assets' 21-day "
+                                                                       "10-year percentiles"),
+                       "assets_used": env.rnd(len(pcts), 0, "count of assets with current quotes"),
+                       "assets_above_80th_percentile": env.rnd(len(high), 0, "count of current assets at or above "
+                                                                               "their 80th percentile")}
         data["cross_asset"] = {
-            "mean_percentile_21d_10y": env.rnd(mean_pct, 1), "assets_used": len(pcts),
-            "assets_above_80th_percentile": len(high), "high_vol_assets": ", ".join(high) or "none",
+            **figures, "high_vol_assets": ", ".join(high) or "none",
             "most_stressed": max(pcts, key=pcts.get), "calmest": min(pcts, key=pcts.get),
             "rising_assets": ", ".join(a for a in pcts if (data[a]["ratio_21d_63d"] or 0) >= 1.2) or "none",
         }
@@ -97,7 +113,7 @@ def compute(frames: Frames) -> dict:
         confidence = env.degrade((0.45 + abs(mean_pct - 50) / 125) * (0.6 + 0.4 * share), sources)
         signals.append(env.signal("cross_asset_volatility", direction, confidence, urgency,
                                   f"mean 21-day volatility percentile {ca['mean_percentile_21d_10y']} across "
-                                  f"{ca['assets_used']} asset classes, {ca['assets_above_80th_percentile']} above "
+                                  f"{len(pcts)} asset classes, {len(high)} above "
                                   f"their 80th percentile"))
         for asset in high:
             if pcts[asset] >= EXTREME_PCT:
@@ -105,7 +121,7 @@ def compute(frames: Frames) -> dict:
                                           env.degrade(0.6, sources, [data[asset]["series"]]), "medium",
                                           f"{asset} 21-day volatility at the {pcts[asset]} percentile of its "
                                           "10-year history"))
-        summary = (f"Realized 21-day volatility: {'; '.join(parts)}. Across {ca['assets_used']} asset classes the "
+        summary = (f"Realized 21-day volatility: {'; '.join(parts)}. Across {len(pcts)} asset classes the "
                    f"mean percentile against 10-year history is {ca['mean_percentile_21d_10y']}; most stressed: "
                    f"{ca['most_stressed']}, calmest: {ca['calmest']}; above the 80th percentile: "
                    f"{ca['high_vol_assets']}.")

@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import iso_day, runs, transitions
 from intel.modules._common import fig, persistence, transition_table
-from intel.modules._regime_history import DAILY_RULES, HY, SPX, STATES, VIX, daily_regime
+from intel.modules._regime_history import DAILY_RULES, HY, SPX, STATES, VIX, daily_regime, facts_today
+from intel.modules._volatility import PERSISTENCE_OPS, counted, named
 from intel.registry import Module, register
 
 NAME = "regime_transition"
@@ -26,7 +28,8 @@ def durations(codes: np.ndarray, next_day: np.ndarray) -> dict:
     (the first run is cut by the start of history and the last is still going: both left out)."""
     _, lengths, states = runs(codes)
     done_len, done_state = lengths[1:-1], states[1:-1]
-    return {state: persistence(next_day, i, done_len[done_state == i]) for i, state in enumerate(STATES)}
+    return {state: named(persistence(next_day, i, done_len[done_state == i]), PERSISTENCE_OPS)
+            for i, state in enumerate(STATES)}
 
 
 def change_odds(codes: np.ndarray, current: int, age: int) -> dict:
@@ -40,15 +43,27 @@ def change_odds(codes: np.ndarray, current: int, age: int) -> dict:
         row = transitions(codes, h)[current]
         n = int(row.sum())
         ended = reached[reached < age + h]
+        later = f"{h} sessions later"
         out[label] = {
-            "change_pct": env.rnd((n - row[current]) / n * 100, 1) if n else None,
-            "worse_pct": env.rnd(row[current + 1:].sum() / n * 100, 1) if n else None,
-            "better_pct": env.rnd(row[:current].sum() / n * 100, 1) if n else None,
-            "observations": n,
-            "run_ends_given_age_pct": env.rnd(len(ended) / len(reached) * 100, 1) if len(reached) else None,
-            "runs_that_reached_age": int(len(reached)),
+            "change_pct": env.rnd((n - row[current]) / n * 100, 1, f"percent of past days in this state in another "
+                                  f"{later}") if n else None,
+            "worse_pct": env.rnd(row[current + 1:].sum() / n * 100, 1, f"percent of past days in this state in a "
+                                 f"worse one {later}") if n else None,
+            "better_pct": env.rnd(row[:current].sum() / n * 100, 1, f"percent of past days in this state in a "
+                                  f"better one {later}") if n else None,
+            "observations": env.rnd(n, 0, f"count of past days in this state with a state {later}"),
+            "run_ends_given_age_pct": env.rnd(len(ended) / len(reached) * 100, 1, f"percent of completed runs that "
+                                              f"reached this age and ended within {h} more sessions")
+            if len(reached) else None,
+            "runs_that_reached_age": env.rnd(len(reached), 0, "count of completed runs that reached this age"),
         }
     return out
+
+
+def _table(frames: Frames, used: list[str], next_day: np.ndarray) -> dict:
+    with prov.about(frames, *used, operation="share of days in the row's state with the column's state the next "
+                                              "session"):
+        return counted(transition_table(next_day, STATES), "count of days in the row's state")
 
 
 def compute(frames: Frames) -> dict:
@@ -63,22 +78,27 @@ def compute(frames: Frames) -> dict:
     starts, lengths, _ = runs(codes)
     age = int(lengths[-1])
     next_day = transitions(codes, 1)
-    odds = change_odds(codes, current, age)
     # where the state tends to go when it does change (off-diagonal of the next-day row)
     off = next_day[current].astype(float)
     off[current] = 0
-    data = {
-        "state": state, "since": iso_day(days[starts[-1]]), "sessions_in_state": age,
-        "facts_today": {k: env.rnd(v[-1], 2) for k, v in history["facts"].items()},
-        "odds_of_change": odds,
-        "most_likely_next_state": STATES[int(np.argmax(off))] if off.sum() else None,
-        "transition_next_day": transition_table(next_day, STATES),
-        "expected_duration": durations(codes, next_day),
-        "share_of_time_pct": {s: env.rnd((codes == i).mean() * 100, 1) for i, s in enumerate(STATES)},
-        "regime_changes": int(len(starts) - 1),
-        "sample": {"start": iso_day(days[0]), "end": iso_day(days[-1]), "days_classified": int(len(codes)),
-                   "inputs_used": history["inputs_used"]},
-    }
+    used = history["inputs_used"]  # every figure of the history rests on the series its rules read
+    with prov.about(frames, *used, operation="from the daily regime history (see methodology)"):
+        odds = change_odds(codes, current, age)
+        data = {
+            "state": state, "since": iso_day(days[starts[-1]]),
+            "sessions_in_state": env.rnd(age, 0, "count of sessions in the current run of the state"),
+            "facts_today": facts_today(frames, history),
+            "odds_of_change": odds,
+            "most_likely_next_state": STATES[int(np.argmax(off))] if off.sum() else None,
+            "transition_next_day": _table(frames, used, next_day),
+            "expected_duration": durations(codes, next_day),
+            "share_of_time_pct": {s: env.rnd((codes == i).mean() * 100, 1, "percent of classified days in this "
+                                                                           "state") for i, s in enumerate(STATES)},
+            "regime_changes": env.rnd(len(starts) - 1, 0, "count of changes of state in the history"),
+            "sample": {"start": iso_day(days[0]), "end": iso_day(days[-1]),
+                       "days_classified": env.rnd(len(codes), 0, "count of days classified"),
+                       "inputs_used": used},
+        }
     unavailable = {}
     if SPX not in history["inputs_used"]:
         unavailable["sp500_rules"] = ("S&P 500 missing or shorter than 260 observations: trend and drawdown rules "
@@ -103,17 +123,17 @@ def compute(frames: Frames) -> dict:
         "regime_shift_odds_1m", shift, env.degrade(min(0.8, 0.3 + m["observations"] / 2000), sources, [VIX]),
         "medium" if max(worse, better) >= 50 else "low",
         f"within a month from {state}: worse state {fig(m['worse_pct'])}%, better {fig(m['better_pct'])}% "
-        f"(from {m['observations']} past days)"))
+        f"(from {int(m['observations'])} past days)"))
     w = odds["1w"]
     summary = (f"Daily regime rules put the market in {state} since {data['since']} ({age} sessions). Over "
-               f"{data['sample']['days_classified']} classified days since {data['sample']['start']}, this state "
+               f"{len(codes)} classified days since {data['sample']['start']}, this state "
                f"persisted to the next session with probability {fig(dur['next_day_persistence'])} (geometric "
                f"expected duration {fig(dur['expected_duration_geometric_sessions'])} sessions; completed runs "
                f"averaged {fig(dur['mean_completed_run_sessions'])}). From days in this state it was in another "
                f"state a week later {fig(w['change_pct'])}% of the time and a month later {fig(m['change_pct'])}% "
                f"(worse {fig(m['worse_pct'])}%, better {fig(m['better_pct'])}%).")
     if m["run_ends_given_age_pct"] is not None:
-        summary += (f" Of the {m['runs_that_reached_age']} past runs that lasted this long, "
+        summary += (f" Of the {int(m['runs_that_reached_age'])} past runs that lasted this long, "
                     f"{m['run_ends_given_age_pct']}% ended within the following month.")
     if unavailable:
         summary += " Rules left out for missing inputs: " + ", ".join(sorted(unavailable)).replace("_", " ") + "."

@@ -8,11 +8,13 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import asof, day_numbers, iso_day
 from intel.modules._common import fig
 from intel.modules._regime_history import HY, SPX, VIX, forward_return, rolling_z, values
+from intel.modules._volatility import rule_constant
 from intel.registry import Module, register
 
 NAME = "signal_composite"
@@ -72,11 +74,22 @@ def backtest(signal: np.ndarray, fwd: np.ndarray, grid: np.ndarray) -> dict:
     s, f = signal[test], fwd[test]
     n = int(test.sum())
     bull, bear = s > 0, s < 0
-    return {"hit_rate_pct": env.rnd((np.sign(s) == np.sign(f)).mean() * 100, 1) if n >= MIN_TESTS else None,
-            "tested_days": n, "sample_start": iso_day(grid[test][0]) if n else None,
-            "bullish_share_pct": env.rnd(bull.mean() * 100, 1) if n else None,
-            "mean_fwd_21d_when_bullish_pct": env.rnd(f[bull].mean() * 100, 2) if bull.any() else None,
-            "mean_fwd_21d_when_bearish_pct": env.rnd(f[bear].mean() * 100, 2) if bear.any() else None}
+    return {"hit_rate_pct": env.rnd((np.sign(s) == np.sign(f)).mean() * 100, 1, "percent of active past days whose "
+                                    "signal sign matched the next 21 sessions' S&P 500 return")
+            if n >= MIN_TESTS else None,
+            "tested_days": env.rnd(n, 0, "count of active past days with a known 21-session outcome"),
+            "sample_start": iso_day(grid[test][0]) if n else None,
+            "bullish_share_pct": env.rnd(bull.mean() * 100, 1, "percent of active past days with a bullish signal")
+            if n else None,
+            "mean_fwd_21d_when_bullish_pct": env.rnd(f[bull].mean() * 100, 2, "mean next-21-session S&P 500 return "
+                                                     "after bullish signals, percent") if bull.any() else None,
+            "mean_fwd_21d_when_bearish_pct": env.rnd(f[bear].mean() * 100, 2, "mean next-21-session S&P 500 return "
+                                                     "after bearish signals, percent") if bear.any() else None}
+
+
+def source_of(name: str) -> str:
+    """The series a strategy's signal is computed from (the S&P 500 for the price-only ones)."""
+    return STRATEGIES[name][0] or SPX
 
 
 def compute(frames: Frames) -> dict:
@@ -97,7 +110,11 @@ def compute(frames: Frames) -> dict:
         if not np.isfinite(now):
             unavailable[name] = "not enough history (or the input is stale by more than 10 days) for today's signal"
             continue
-        strategies[name] = {"signal": env.rnd(now, 2), "rule": rule, **backtest(hist[name], fwd, grid)}
+        with prov.about(frames, source_of(name), operation=f"today's {name} signal: {rule}"):
+            signal = env.rnd(now, 2)
+        # its record: the signal's history against later S&P 500 returns
+        with prov.about(frames, source_of(name), SPX):
+            strategies[name] = {"signal": signal, "rule": rule, **backtest(hist[name], fwd, grid)}
     if not strategies:
         raise InsufficientData(f"{NAME}: no strategy has a signal today")
     # weights: the back-tested hit rate (a coin flip, 0.5, where there is no back-test yet)
@@ -108,8 +125,12 @@ def compute(frames: Frames) -> dict:
     sign = np.sign(composite) if abs(composite) >= 0.005 else 0
     agreeing = [k for k, s in zip(names, sig) if sign != 0 and abs(s) >= ACTIVE and np.sign(s) == sign]
     agreement = len(agreeing) / len(names) if sign != 0 else None
-    for k, w in zip(names, weights):
-        strategies[k]["weight"] = env.rnd(w / weights.sum(), 3)
+    # the composite's figures rest on every strategy used (their signals and hit rates) and the S&P 500
+    behind = tuple(dict.fromkeys([SPX, *(source_of(k) for k in names)]))
+    with prov.about(frames, *behind):
+        for k, w in zip(names, weights):
+            strategies[k]["weight"] = env.rnd(w / weights.sum(), 3, "the strategy's hit rate over the sum of the "
+                                                                    "strategies' hit rates (0.5 without one)")
     # the composite's own record, with today's (full-sample) weights: an in-sample figure
     stack = np.vstack([hist[k] for k in names])
     ok = np.isfinite(stack)
@@ -117,21 +138,29 @@ def compute(frames: Frames) -> dict:
     enough = ok.sum(axis=0) >= min(3, len(names))
     with np.errstate(invalid="ignore", divide="ignore"):
         comp_hist = np.where(enough, np.nansum(stack * weights[:, None], axis=0) / wmat.sum(axis=0), np.nan)
-    record = backtest(comp_hist, fwd, grid)
     tested = [strategies[k]["hit_rate_pct"] for k in names if strategies[k]["hit_rate_pct"] is not None]
-    data = {
-        "composite": env.rnd(composite, 3),
-        "composite_call": "bullish" if composite >= CALL else "bearish" if composite <= -CALL else "neutral",
-        "agreement_pct": env.rnd(agreement * 100, 1) if agreement is not None else None,
-        "strategies_agreeing": agreeing, "strategies_used": len(names),
-        "bullish_count": int((sig >= ACTIVE).sum()), "bearish_count": int((sig <= -ACTIVE).sum()),
-        "strategies": strategies,
-        "composite_backtest_in_sample": record,
-        "average_hit_rate_pct": env.rnd(np.mean(tested), 1) if tested else None,
-        "sp500_up_share_21d_pct": env.rnd((fwd[np.isfinite(fwd)] > 0).mean() * 100, 1)
-        if np.isfinite(fwd).any() else None,
-        "horizon_sessions": HORIZON, "call_threshold": CALL,
-    }
+    with prov.about(frames, *behind):
+        record = backtest(comp_hist, fwd, grid)
+        data = {
+            "composite": env.rnd(composite, 3, "hit-rate-weighted mean of today's strategy signals"),
+            "composite_call": "bullish" if composite >= CALL else "bearish" if composite <= -CALL else "neutral",
+            "agreement_pct": env.rnd(agreement * 100, 1, "percent of strategies whose sign matches the composite's")
+            if agreement is not None else None,
+            "strategies_agreeing": agreeing,
+            "strategies_used": env.rnd(len(names), 0, "count of strategies with a signal today"),
+            "bullish_count": env.rnd((sig >= ACTIVE).sum(), 0, "count of strategies with a bullish signal today"),
+            "bearish_count": env.rnd((sig <= -ACTIVE).sum(), 0, "count of strategies with a bearish signal today"),
+            "strategies": strategies,
+            "composite_backtest_in_sample": record,
+            "average_hit_rate_pct": env.rnd(np.mean(tested), 1, "mean of the strategies' hit rates")
+            if tested else None,
+        }
+    with prov.about(frames, SPX):
+        data["sp500_up_share_21d_pct"] = env.rnd((fwd[np.isfinite(fwd)] > 0).mean() * 100, 1, "percent of past "
+                                                 "days followed by a higher S&P 500 close 21 sessions later") \
+            if np.isfinite(fwd).any() else None
+    data["horizon_sessions"] = rule_constant(frames, HORIZON, "sessions ahead the hit rates test (fixed)")
+    data["call_threshold"] = rule_constant(frames, CALL, "|composite| at which it makes a call (fixed)")
     best = {k: v["hit_rate_pct"] for k, v in strategies.items() if v["hit_rate_pct"] is not None}
     if best:
         data["best_strategy"] = max(best, key=best.get)
@@ -143,9 +172,9 @@ def compute(frames: Frames) -> dict:
     urgency = "medium" if abs(composite) >= 0.6 and agree >= 0.8 else "low"
     signals = [env.signal("strategy_composite", call, confidence, urgency,
                           f"hit-rate-weighted composite {data['composite']} with {fig(data['agreement_pct'])}% of "
-                          f"{data['strategies_used']} strategies agreeing")]
-    summary = (f"The composite of {data['strategies_used']} strategies reads {data['composite']} "
-               f"({call}); {data['bullish_count']} are bullish and {data['bearish_count']} bearish, and "
+                          f"{len(names)} strategies agreeing")]
+    summary = (f"The composite of {len(names)} strategies reads {data['composite']} "
+               f"({call}); {int(data['bullish_count'])} are bullish and {int(data['bearish_count'])} bearish, and "
                f"{fig(data['agreement_pct'])}% agree with the composite's sign. ")
     if best:
         summary += (f"The best back-tested strategy is {LABELS[data['best_strategy']]}, right about the "
@@ -153,10 +182,11 @@ def compute(frames: Frames) -> dict:
                     f"share of {fig(data['sp500_up_share_21d_pct'])}%. ")
     if record["hit_rate_pct"] is not None:
         summary += (f"The composite itself was right {record['hit_rate_pct']}% of the time over "
-                    f"{record['tested_days']} days since {record['sample_start']} (in sample). ")
+                    f"{int(record['tested_days'])} days since {record['sample_start']} (in sample). ")
     if unavailable:
-        data["strategies_unavailable"] = len(unavailable)
-        summary += (f"{data['strategies_unavailable']} strategies are left out for missing inputs or short "
+        with prov.about(frames, *INPUTS, operation="count of strategies left out (missing input or short history)"):
+            data["strategies_unavailable"] = env.rnd(len(unavailable), 0)
+        summary += (f"{len(unavailable)} strategies are left out for missing inputs or short "
                     "history (listed under unavailable).")
     return env.build(NAME, frames, data=data, signals=signals, summary=summary.strip() + env.staleness_note(sources),
                      sources=sources, unavailable=unavailable or None,

@@ -9,6 +9,7 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import (
@@ -22,6 +23,7 @@ from intel.indicators import (
     rolling_std,
 )
 from intel.modules._common import fig
+from intel.modules._volatility import rule_constant
 from intel.registry import Module, register
 
 NAME = "tail_risk"
@@ -32,44 +34,100 @@ NORMAL_JUMP_PCT = 0.27  # share of days beyond 3 sigma under a normal distributi
 COMPOSITE_BANDS = (("low", 0.0), ("moderate", 40.0), ("high", 70.0), ("extreme", 90.0))
 
 
-def tail_stats(r: np.ndarray) -> dict:
-    """ES/VaR at 95 and 99 (mean and the k-th of the k worst returns, k = ceil(tail share x n)), skew."""
-    worst = np.sort(r)
+def tail_stats(r: np.ndarray, exact) -> dict:
+    """ES/VaR at 95 and 99 (mean and the k-th of the k worst returns, k = ceil(tail share x n)), skew. `exact(j,
+    digits, op)` gives return j of `r` as a figure of the two closes it joins (a VaR is one such return)."""
+    order = np.argsort(r, kind="stable")
+    worst = r[order]
     out = {}
     for level, tail in ((95, 0.05), (99, 0.01)):
         k = max(1, math.ceil(tail * len(r)))
-        out[f"var_{level}_1d_pct"] = env.rnd(worst[k - 1], 3)
-        out[f"es_{level}_1d_pct"] = env.rnd(worst[:k].mean(), 3)
+        out[f"var_{level}_1d_pct"] = exact(int(order[k - 1]), 3, f"S&P 500 daily return, the {_nth(k)} worst of the "
+                                                                 f"window (historical {level}% VaR), percent")
+        out[f"es_{level}_1d_pct"] = env.rnd(worst[:k].mean(), 3, f"mean of the {k} worst S&P 500 daily returns "
+                                                                 f"(historical {level}% expected shortfall)")
     k = max(1, math.ceil(0.05 * len(r)))
     best_mean = worst[-k:].mean()
     centred = r - r.mean()
     m2, m3 = (centred ** 2).mean(), (centred ** 3).mean()
     down, up = np.sqrt((np.minimum(r, 0) ** 2).mean()), np.sqrt((np.maximum(r, 0) ** 2).mean())
     out.update({
-        "skewness": env.rnd(m3 / m2 ** 1.5, 3) if m2 > 0 else None,
-        "downside_deviation_pct": env.rnd(down, 3), "upside_deviation_pct": env.rnd(up, 3),
-        "downside_to_upside_ratio": env.rnd(down / up, 3) if up > 0 else None,
+        "skewness": env.rnd(m3 / m2 ** 1.5, 3, "moment skewness m3/m2^1.5 of daily returns") if m2 > 0 else None,
+        "downside_deviation_pct": env.rnd(down, 3, "root mean square of the daily returns below zero"),
+        "upside_deviation_pct": env.rnd(up, 3, "root mean square of the daily returns above zero"),
+        "downside_to_upside_ratio": env.rnd(down / up, 3, "downside over upside deviation") if up > 0 else None,
         # worst 5% against best 5% of days: above 1 the left tail is the heavier one
-        "left_to_right_tail_ratio": env.rnd(-worst[:k].mean() / best_mean, 3) if best_mean > 0 else None,
-        "observations": int(len(r)),
+        "left_to_right_tail_ratio": env.rnd(-worst[:k].mean() / best_mean, 3, "minus the mean of the worst 5% of "
+                                            "daily returns over the mean of the best 5%") if best_mean > 0 else None,
+        "observations": env.rnd(len(r), 0, "count of daily returns in the window"),
     })
     return out
 
 
-def jump_stats(z: np.ndarray, r: np.ndarray, days: np.ndarray) -> dict:
+def _nth(k: int) -> str:
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+
+
+def jump_stats(z: np.ndarray, r: np.ndarray, days: np.ndarray, exact) -> dict:
     ok = np.isfinite(z)
-    z, r, days = z[ok], r[ok], days[ok]
+    z, r, days, index = z[ok], r[ok], days[ok], np.flatnonzero(ok)
     if not len(z):
-        return {"observations": 0}
+        return {"observations": env.rnd(0, 0, "count of daily returns with a prior 63-session sd")}
     down, up = z < -JUMP_SIGMA, z > JUMP_SIGMA
     freq = (down | up).mean() * 100
     hits = np.flatnonzero(down | up)
-    out = {"frequency_pct": env.rnd(freq, 2), "down_jumps": int(down.sum()), "up_jumps": int(up.sum()),
-           "multiple_of_normal": env.rnd(freq / NORMAL_JUMP_PCT, 2), "observations": int(len(z))}
+    out = {"frequency_pct": env.rnd(freq, 2, "percent of daily returns beyond 3 sd of the 63 before them"),
+           "down_jumps": env.rnd(down.sum(), 0, "count of daily returns below -3 sd of the 63 before them"),
+           "up_jumps": env.rnd(up.sum(), 0, "count of daily returns above 3 sd of the 63 before them"),
+           "multiple_of_normal": env.rnd(freq / NORMAL_JUMP_PCT, 2, "jump frequency over the normal rate of 0.27%"),
+           "observations": env.rnd(len(z), 0, "count of daily returns with a prior 63-session sd")}
     if len(hits):
-        out.update({"last_jump_date": iso_day(days[hits[-1]]), "last_jump_return_pct": env.rnd(r[hits[-1]], 2),
-                    "last_jump_sigmas": env.rnd(z[hits[-1]], 2)})
+        out.update({"last_jump_date": iso_day(days[hits[-1]]),
+                    "last_jump_return_pct": exact(int(index[hits[-1]]), 2, "S&P 500 daily return on the last jump "
+                                                                           "day, percent"),
+                    "last_jump_sigmas": env.rnd(z[hits[-1]], 2, "last jump's return over the sd of the 63 before")})
     return out
+
+
+def _stress_composite(frames: Frames, close: np.ndarray, days: np.ndarray, unavailable: dict) -> dict:
+    """The mean 10-year percentile of the gauges available, each gauge's figures naming its own series."""
+    rv_path = annualize(rolling_std(np.log(close[1:] / close[:-1]), 21), 252)
+    comp, used = {}, []
+    if np.isfinite(rv_path[-1]):
+        now = float(rv_path[-1])
+        with prov.about(frames, SPX):
+            comp["sp500_realized_vol_21d"] = {
+                "value": env.rnd(now, 2, "annualized sd of the last 21 S&P 500 daily log returns, percent"),
+                "percentile_10y": env.rnd(ind.percentile_rank(rv_path[in_window(days, DECADE_DAYS)], now), 1,
+                                          "percentile rank of 21-day realized volatility within 10 years")}
+        used.append(SPX)
+    for sid, key in ((VIX, "vix"), (HY, "hy_oas_pct")):
+        frame = frames.get(sid)
+        if frame is None:
+            unavailable[f"stress_composite.{key}"] = f"{sid} missing"
+            continue
+        history = ind.window(frame, DECADE_DAYS)["value"].to_numpy()
+        with prov.about(frames, sid):
+            comp[key] = {"value": env.level(frames, sid, 2),
+                         "percentile_10y": env.rnd(ind.percentile_rank(history, float(frame["value"][-1])), 1,
+                                                   f"percentile rank of {sid} within 10 years")}
+        used.append(sid)
+    score = float(np.mean([c["percentile_10y"] for c in comp.values()])) if comp else None
+    with prov.about(frames, *used):
+        return {"score": env.rnd(score, 1, "mean of the gauges' 10-year percentiles"), "components": comp,
+                "level": [n for n, low in COMPOSITE_BANDS if score >= low][-1] if comp else None,
+                "components_used": env.rnd(len(comp), 0, "count of gauges available")}
+
+
+def _loss(x) -> str:
+    """'lost 1.2%' for a (negative) expected shortfall; a zero or a gain is said as such, not as a loss."""
+    return f"lost {abs(x)}%" if x < 0 else f"gained {x}%" if x > 0 else "was flat"
+
+
+def _parameters(frames: Frames) -> dict:
+    return {k: rule_constant(frames, v, "parameter fixed by the method") for k, v in (
+        ("tail_share_es_95_pct", 5.0), ("tail_share_es_99_pct", 1.0), ("jump_sigmas", JUMP_SIGMA),
+        ("jump_sigma_window_sessions", SIGMA_WINDOW), ("normal_jump_rate_pct", NORMAL_JUMP_PCT))}
 
 
 def compute(frames: Frames) -> dict:
@@ -85,36 +143,31 @@ def compute(frames: Frames) -> dict:
     prior = np.concatenate([[np.nan], rolling_std(r, SIGMA_WINDOW)[:-1]])
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(prior > 0, r / prior, np.nan)
-    data, unavailable = {"date": iso_day(days[-1]), "return_1d_pct": env.rnd(r[-1], 2)}, {}
-    for label, span in (("1y", YEAR_DAYS), ("10y", DECADE_DAYS)):
-        inside = in_window(days, span)
-        block = tail_stats(r[inside])
-        block["sample_start"] = iso_day(days[inside][0])
-        block["jumps"] = jump_stats(z[inside], r[inside], days[inside])
-        data[f"window_{label}"] = block
-    data["history_years"] = env.rnd(history_years(days), 1)
-    data["parameters"] = {"tail_share_es_95_pct": 5.0, "tail_share_es_99_pct": 1.0, "jump_sigmas": JUMP_SIGMA,
-                          "jump_sigma_window_sessions": SIGMA_WINDOW, "normal_jump_rate_pct": NORMAL_JUMP_PCT}
-    y, d = data["window_1y"], data["window_10y"]
-    data["es_95_ratio_1y_to_10y"] = env.rnd(y["es_95_1d_pct"] / d["es_95_1d_pct"], 2) if d["es_95_1d_pct"] else None
 
+    def exact(i: int, digits: int, op: str):
+        """Return i of r as the percent change between the two S&P 500 closes it joins (rows i + 1 and i)."""
+        n = i + 1 - len(close)
+        return env.pct_change(env.nth_obs(frames, SPX, n), env.nth_obs(frames, SPX, n - 1), digits, op)
+
+    data, unavailable = {"date": iso_day(days[-1]), "return_1d_pct": exact(len(r) - 1, 2, "S&P 500 daily return, "
+                                                                                       "percent")}, {}
+    with prov.about(frames, SPX):
+        for label, span in (("1y", YEAR_DAYS), ("10y", DECADE_DAYS)):
+            inside = in_window(days, span)
+            first = int(np.argmax(inside))  # the window is the tail of the returns
+            block = tail_stats(r[inside], lambda j, dg, op, first=first: exact(first + j, dg, op))
+            block["sample_start"] = iso_day(days[inside][0])
+            block["jumps"] = jump_stats(z[inside], r[inside], days[inside],
+                                        lambda j, dg, op, first=first: exact(first + j, dg, op))
+            data[f"window_{label}"] = block
+        data["history_years"] = env.rnd(history_years(days), 1, "years of S&P 500 history behind the 10-year window")
+        data["parameters"] = _parameters(frames)
+        y, d = data["window_1y"], data["window_10y"]
+        data["es_95_ratio_1y_to_10y"] = env.rnd(y["es_95_1d_pct"] / d["es_95_1d_pct"], 2, "1-year over 10-year 95% "
+                                                "expected shortfall (as published)") if d["es_95_1d_pct"] else None
     # stress composite: the mean of each available gauge's percentile against its own 10-year history
-    rv_path = annualize(rolling_std(np.log(close[1:] / close[:-1]), 21), 252)
-    components = {}
-    if np.isfinite(rv_path[-1]):
-        components["sp500_realized_vol_21d"] = (float(rv_path[-1]), rv_path[in_window(days, DECADE_DAYS)])
-    for sid, key in ((VIX, "vix"), (HY, "hy_oas_pct")):
-        frame = frames.get(sid)
-        if frame is None:
-            unavailable[f"stress_composite.{key}"] = f"{sid} missing"
-            continue
-        components[key] = (float(frame["value"][-1]), ind.window(frame, DECADE_DAYS)["value"].to_numpy())
-    comp = {key: {"value": env.rnd(v, 2), "percentile_10y": env.rnd(ind.percentile_rank(h, v), 1)}
-            for key, (v, h) in components.items()}
-    score = float(np.mean([c["percentile_10y"] for c in comp.values()])) if comp else None
-    data["stress_composite"] = {"score": env.rnd(score, 1), "components": comp,
-                                "level": [n for n, low in COMPOSITE_BANDS if score >= low][-1] if comp else None,
-                                "components_used": len(comp)}
+    data["stress_composite"] = _stress_composite(frames, close, days, unavailable)
+    comp = data["stress_composite"]["components"]
     if not unavailable:
         unavailable = None
 
@@ -145,7 +198,7 @@ def compute(frames: Frames) -> dict:
         env.degrade(0.4 + min(0.4, abs((ratio or 1) - 1)), sources, [SPX]), "medium" if fat else "low",
         f"1-year expected shortfall {y['es_95_1d_pct']}% is {fig(ratio)} times the 10-year figure; "
         f"3-sigma days on {fig(f1)}% of the year against {fig(f10)}% over the decade"))
-    summary = (f"On the worst 5% of days over the past year the S&P 500 lost {abs(y['es_95_1d_pct'])}% on average "
+    summary = (f"On the worst 5% of days over the past year the S&P 500 {_loss(y['es_95_1d_pct'])} on average "
                f"(expected shortfall; {abs(y['es_99_1d_pct'])}% on the worst 1%), against "
                f"{abs(d['es_95_1d_pct'])}% and {abs(d['es_99_1d_pct'])}% over the 10-year window since "
                f"{d['sample_start']}. Daily-return skewness is {fig(y['skewness'])} over one year and "

@@ -10,10 +10,11 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, YEAR_DAYS, day_numbers, in_window, iso_day
 from intel.modules._common import fig, move_word
-from intel.modules._volatility import vix_state
+from intel.modules._volatility import observed_level, rule_constant, vix_state
 from intel.registry import Module, register
 
 NAME = "vix_term_structure"
@@ -30,8 +31,9 @@ def curve_state(ratio: float) -> str:
     return "steep_contango" if ratio < STEEP_CONTANGO else "contango"
 
 
-def _ratio_block(vix, vix3m) -> dict | None:
-    """Figures of the VIX/VIX3M ratio on the dates both series share (None when they share none)."""
+def _ratio_block(frames: Frames, vix, vix3m) -> dict | None:
+    """Figures of the VIX/VIX3M ratio on the dates both series share (None when they share none): the last
+    shared closes and their ratio and spread exactly, the rest inside a scope naming both series."""
     common, iv, i3 = np.intersect1d(day_numbers(vix), day_numbers(vix3m), return_indices=True)
     if not len(common):
         return None
@@ -52,22 +54,33 @@ def _ratio_block(vix, vix3m) -> dict | None:
         earlier = np.flatnonzero(common <= common[-1] - days)
         return None if not len(earlier) else last - float(ratio[earlier[-1]])
 
-    return {
-        "date": iso_day(common[-1]), "vix": env.rnd(spot[-1], 2), "vix3m": env.rnd(three[-1], 2),
-        "ratio": env.rnd(last, 3), "spread_pts": env.rnd(three[-1] - spot[-1], 2),
-        "state": curve_state(last),
-        "ratio_change_1w": env.rnd(ratio_change(7), 3), "ratio_change_1m": env.rnd(ratio_change(30), 3),
-        "ratio_mean_1y": env.rnd(year.mean(), 3),
-        "ratio_percentile_1y": env.rnd(ind.percentile_rank(year, last), 1),
-        "ratio_percentile_10y": env.rnd(ind.percentile_rank(decade, last), 1),
-        "ratio_zscore_1y": env.rnd(ind.zscore(year, last), 2),
-        "backwardation_share_1y_pct": env.rnd(float(back[in_window(common, YEAR_DAYS)].mean()) * 100, 1),
-        "backwardation_days_1y": int(back[in_window(common, YEAR_DAYS)].sum()),
-        "days_in_current_state": int(len(ratio) - since),
-        "current_state_since": iso_day(common[since]),
-        "last_backwardation_date": iso_day(common[last_back[-1]]) if len(last_back) else None,
-        "shared_observations": int(len(common)),
-    }
+    day = np.datetime64(int(common[-1]), "D").astype(object)
+    a, b = (VIX, day, float(spot[-1])), (VIX3M, day, float(three[-1]))
+    with prov.about(frames, VIX, VIX3M, operation="VIX / VIX3M on their shared dates"):
+        return {
+            "date": iso_day(common[-1]), "vix": observed_level(a, 2, "VIX on the last date shared with VIX3M"),
+            "vix3m": observed_level(b, 2, "VIX3M on the last date shared with VIX"),
+            "ratio": env.ratio(a, b, 3, op="VIXCLS / VXVCLS on their last shared date"),
+            "spread_pts": env.difference(b, a, 2, scale=1.0, op="VXVCLS - VIXCLS on their last shared date"),
+            "state": curve_state(last),
+            "ratio_change_1w": env.rnd(ratio_change(7), 3, "change of VIX/VIX3M since a week earlier"),
+            "ratio_change_1m": env.rnd(ratio_change(30), 3, "change of VIX/VIX3M since a month earlier"),
+            "ratio_mean_1y": env.rnd(year.mean(), 3, "mean of VIX/VIX3M over the past year"),
+            "ratio_percentile_1y": env.rnd(ind.percentile_rank(year, last), 1,
+                                           "percentile rank of VIX/VIX3M within the past year"),
+            "ratio_percentile_10y": env.rnd(ind.percentile_rank(decade, last), 1,
+                                            "percentile rank of VIX/VIX3M within 10 years"),
+            "ratio_zscore_1y": env.rnd(ind.zscore(year, last), 2, "z-score of VIX/VIX3M within the past year"),
+            "backwardation_share_1y_pct": env.rnd(float(back[in_window(common, YEAR_DAYS)].mean()) * 100, 1,
+                                                  "percent of the past year's shared days with VIX/VIX3M >= 1"),
+            "backwardation_days_1y": env.rnd(int(back[in_window(common, YEAR_DAYS)].sum()), 0,
+                                             "count of the past year's shared days with VIX/VIX3M >= 1"),
+            "days_in_current_state": env.rnd(int(len(ratio) - since), 0,
+                                             "count of shared days in the current run on one side of 1.0"),
+            "current_state_since": iso_day(common[since]),
+            "last_backwardation_date": iso_day(common[last_back[-1]]) if len(last_back) else None,
+            "shared_observations": env.rnd(int(len(common)), 0, "count of dates both series publish"),
+        }
 
 
 def compute(frames: Frames) -> dict:
@@ -76,10 +89,13 @@ def compute(frames: Frames) -> dict:
     sources = env.data_sources(frames, [VIX, VIX3M])
     level = float(vix["value"][-1])
     year = ind.window(vix, YEAR_DAYS)["value"].to_numpy()
-    data = {"vix_level": env.rnd(level, 2), "vix_date": vix["date"][-1].isoformat(), "vix_state": vix_state(level),
-            "vix_mean_1y": env.rnd(year.mean(), 2), "vix_to_mean_1y": env.rnd(level / year.mean(), 3),
-            "bands": {"steep_contango_below": STEEP_CONTANGO, "backwardation_at_or_above": BACKWARDATION}}
-    block = _ratio_block(vix, vix3m) if vix3m is not None else None
+    with prov.about(frames, VIX):
+        data = {"vix_level": env.level(frames, VIX, 2), "vix_date": vix["date"][-1].isoformat(),
+                "vix_state": vix_state(level), "vix_mean_1y": env.rnd(year.mean(), 2, "mean of VIX over the past year"),
+                "vix_to_mean_1y": env.rnd(level / year.mean(), 3, "VIX over its 1-year mean"),
+                "bands": {"steep_contango_below": rule_constant(frames, STEEP_CONTANGO),
+                          "backwardation_at_or_above": rule_constant(frames, BACKWARDATION)}}
+    block = _ratio_block(frames, vix, vix3m) if vix3m is not None else None
     unavailable = None
     if block is None:
         why = ("VIX3M (VXVCLS) is not available from this provider" if vix3m is None
@@ -88,7 +104,7 @@ def compute(frames: Frames) -> dict:
         inverted = level / year.mean() >= VIX_ONLY_INVERSION_MULTIPLE
         data["inferred_from_vix_only"] = {
             "likely_state": "backwardation_likely" if inverted else "contango_likely",
-            "rule_vix_to_mean_1y_at_or_above": VIX_ONLY_INVERSION_MULTIPLE}
+            "rule_vix_to_mean_1y_at_or_above": rule_constant(frames, VIX_ONLY_INVERSION_MULTIPLE)}
         # essential-missing penalty plus a further cut: this is an inference, not a measurement
         confidence = env.degrade(0.5, sources, essential=[VIX, VIX3M]) * 0.7
         direction = "bearish" if inverted else "neutral"
@@ -101,6 +117,8 @@ def compute(frames: Frames) -> dict:
                    f"{data['inferred_from_vix_only']['likely_state'].replace('_', ' ')} (an inference, low "
                    f"confidence).")
     else:
+        # the headline ratio rests on VIX3M too: it counts toward data_as_of when present (it is not required)
+        prov.note_essential(VIX3M, frames.last_date(VIX3M))
         data["term_structure"] = block
         ratio, state, pct = block["ratio"], block["state"], block["ratio_percentile_10y"] or 50
         if state == "backwardation":
@@ -123,8 +141,8 @@ def compute(frames: Frames) -> dict:
                    f"({state.replace('_', ' ')}), at the {fig(block['ratio_percentile_10y'])} percentile of its "
                    f"10-year history and {_move(block['ratio_change_1m'])} over a month. The curve has been in "
                    f"{'backwardation' if state == 'backwardation' else 'contango'} for "
-                   f"{block['days_in_current_state']} sessions, since {block['current_state_since']}, and was "
-                   f"inverted on {block['backwardation_days_1y']} days of the past year." + lag)
+                   f"{int(block['days_in_current_state'])} sessions, since {block['current_state_since']}, and was "
+                   f"inverted on {int(block['backwardation_days_1y'])} days of the past year." + lag)
     signals = [env.signal("term_structure", direction, confidence, urgency, reason)]
     return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
                      sources=sources, unavailable=unavailable,

@@ -6,6 +6,7 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import (
@@ -19,7 +20,7 @@ from intel.indicators import (
     rolling_std,
 )
 from intel.modules._common import fig
-from intel.modules._volatility import vix_state
+from intel.modules._volatility import rule_constant, vix_state
 from intel.registry import Module, register
 
 NAME = "vol_of_vol"
@@ -34,6 +35,36 @@ def regime_of(percentile: float) -> str:
     return [name for name, low in REGIMES if percentile >= low][-1]
 
 
+def _vol_figures(changes: np.ndarray, year: np.ndarray, decade: np.ndarray) -> dict:
+    """Vol of vol over 21 and 63 sessions, with its percentiles and 10-year median (inside a VIX scope)."""
+    out = {}
+    for n in (SHORT, LONG):
+        path = annualize(rolling_std(changes, n), 252)
+        now = float(path[-1])
+        vol = f"annualized sd of {n} daily VIX log changes"
+        out[f"vol_of_vol_{n}d_pct"] = env.rnd(now, 2, vol + ", percent")
+        out[f"percentile_{n}d_1y"] = env.rnd(ind.percentile_rank(path[year], now), 1,
+                                             f"percentile rank of the {n}-session figure within the past year")
+        out[f"percentile_{n}d_10y"] = env.rnd(ind.percentile_rank(path[decade], now), 1,
+                                              f"percentile rank of the {n}-session figure within 10 years")
+        out[f"median_{n}d_10y_pct"] = env.rnd(np.nanmedian(path[decade]), 2,
+                                              f"median of the {n}-session figure over 10 years") \
+            if np.isfinite(path[decade]).any() else None
+    return out
+
+
+def _largest_move(frames: Frames, vix, days: np.ndarray, changes: np.ndarray) -> tuple:
+    """The largest daily VIX move of the last 21 changes, in percent, from the two closes it joins."""
+    recent = changes[-SHORT:]
+    biggest = int(np.argmax(np.abs(recent)))
+    day = days[-SHORT:][biggest]
+    # a change is dated by its later close (row i) and joins it to the close before (row i - 1)
+    n = int(np.searchsorted(ind.day_numbers(vix), day)) - vix.height
+    move = env.pct_change(env.nth_obs(frames, VIX, n), env.nth_obs(frames, VIX, n - 1), 2,
+                          "percent change of VIXCLS over its largest daily move of the last 21 sessions")
+    return move, iso_day(day)
+
+
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [VIX], need="all")
     vix = frames.get(VIX)
@@ -42,33 +73,27 @@ def compute(frames: Frames) -> dict:
     if len(changes) < SHORT:
         raise InsufficientData(f"{NAME}: needs {SHORT + 1} VIX closes, has {vix.height}")
     decade, year = in_window(days, DECADE_DAYS), in_window(days, YEAR_DAYS)
-    data = {"vix_level": env.rnd(vix["value"][-1], 2), "vix_state": vix_state(float(vix["value"][-1])),
+    data = {"vix_level": env.level(frames, VIX, 2), "vix_state": vix_state(float(vix["value"][-1])),
             "date": iso_day(days[-1])}
-    for n in (SHORT, LONG):
-        path = annualize(rolling_std(changes, n), 252)
-        now = float(path[-1])
-        data[f"vol_of_vol_{n}d_pct"] = env.rnd(now, 2)
-        data[f"percentile_{n}d_1y"] = env.rnd(ind.percentile_rank(path[year], now), 1)
-        data[f"percentile_{n}d_10y"] = env.rnd(ind.percentile_rank(path[decade], now), 1)
-        data[f"median_{n}d_10y_pct"] = env.rnd(np.nanmedian(path[decade]), 2) if np.isfinite(path[decade]).any() \
-            else None
-    recent = changes[-SHORT:]
-    biggest = int(np.argmax(np.abs(recent)))
-    data["largest_move_21d_pct"] = env.rnd((np.exp(recent[biggest]) - 1) * 100, 2)
-    data["largest_move_21d_date"] = iso_day(days[-SHORT:][biggest])
-    data["history_years"] = env.rnd(history_years(days), 1)
-    unavailable = None
-    short, long_ = data["vol_of_vol_21d_pct"], data["vol_of_vol_63d_pct"]
-    if not long_:  # None: history too short; 0.0: a VIX that never moved
-        if long_ is None:
-            unavailable = {"vol_of_vol_63d_pct": f"fewer than {LONG + 1} VIX closes"}
-        data["trend"], data["ratio_21d_63d"] = "unknown", None
-    else:
-        data["ratio_21d_63d"] = env.rnd(short / long_, 2)
-        data["trend"] = "rising" if short / long_ >= RISING else "falling" if short / long_ <= FALLING else "steady"
+    with prov.about(frames, VIX):
+        data.update(_vol_figures(changes, year, decade))
+        data["largest_move_21d_pct"], data["largest_move_21d_date"] = _largest_move(frames, vix, days, changes)
+        data["history_years"] = env.rnd(history_years(days), 1, "years of VIX history behind the 10-year figures")
+        unavailable = None
+        short, long_ = data["vol_of_vol_21d_pct"], data["vol_of_vol_63d_pct"]
+        if not long_:  # None: history too short; 0.0: a VIX that never moved
+            if long_ is None:
+                unavailable = {"vol_of_vol_63d_pct": f"fewer than {LONG + 1} VIX closes"}
+            data["trend"], data["ratio_21d_63d"] = "unknown", None
+        else:
+            data["ratio_21d_63d"] = env.rnd(short / long_, 2, "21-session over 63-session vol of vol (as published)")
+            data["trend"] = "rising" if short / long_ >= RISING else "falling" if short / long_ <= FALLING \
+                else "steady"
     pct = data["percentile_21d_10y"]
     data["regime"] = regime_of(pct)
-    data["regime_bounds_percentile"] = {name: low for name, low in REGIMES}
+    data["regime_bounds_percentile"] = {name: rule_constant(frames, low, "regime bound: a 10-year percentile "
+                                                                       "fixed by the method")
+                                        for name, low in REGIMES}
 
     regime, trend = data["regime"], data["trend"]
     if regime == "extreme":

@@ -7,11 +7,20 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import day_numbers, iso_day, runs, transitions
 from intel.modules._common import persistence, transition_table
-from intel.modules._volatility import VIX_BOUNDS, VIX_STATES, vix_state_codes
+from intel.modules._volatility import (
+    PERSISTENCE_OPS,
+    VIX_BOUNDS,
+    VIX_STATES,
+    counted,
+    named,
+    rule_constant,
+    vix_state_codes,
+)
 from intel.registry import Module, register
 
 NAME = "volatility_regime"
@@ -29,11 +38,14 @@ def duration_block(codes: np.ndarray, next_day: np.ndarray) -> dict:
     mine = done_len[done_state == current]
     longer = mine[mine > age]
     return {
-        "sessions_in_state": age, "since": None,  # date filled by the caller
+        "sessions_in_state": env.rnd(age, 0, "count of sessions in the current run of the state"),
+        "since": None,  # date filled by the caller
         "start_index": int(starts[-1]),
-        **persistence(next_day, current, mine),
-        "runs_that_lasted_longer": int(len(longer)),
-        "expected_remaining_sessions": env.rnd((longer - age).mean(), 1) if len(longer) else None,
+        **named(persistence(next_day, current, mine), PERSISTENCE_OPS),
+        "runs_that_lasted_longer": env.rnd(len(longer), 0, "count of completed past runs longer than this one"),
+        "expected_remaining_sessions": env.rnd((longer - age).mean(), 1, "mean further sessions of past runs of "
+                                                                      "this state that lasted as long")
+        if len(longer) else None,
     }
 
 
@@ -50,11 +62,21 @@ def forward_by_state(vix_days, codes, spx) -> dict | None:
     out = {}
     for k, state in enumerate(VIX_STATES):
         m = moves[states == k]
-        out[state] = {"mean_return_next_21d_pct": env.rnd(m.mean(), 2) if len(m) else None,
-                      "positive_share_pct": env.rnd((m > 0).mean() * 100, 1) if len(m) else None,
-                      "observations": int(len(m))}
+        out[state] = {"mean_return_next_21d_pct": env.rnd(m.mean(), 2, "mean S&P 500 return over the next 21 "
+                                                                       "sessions after days in this VIX state")
+                      if len(m) else None,
+                      "positive_share_pct": env.rnd((m > 0).mean() * 100, 1, "percent of those 21-session "
+                                                                             "returns above zero")
+                      if len(m) else None,
+                      "observations": env.rnd(len(m), 0, "count of days in this VIX state with a forward return")}
     out["sample_start"] = iso_day(common[0])
     return out
+
+
+def state_table(frames: Frames, counts: np.ndarray, when: str) -> dict:
+    """The VIX state transition table, each share and count named as resting on VIX with its operation."""
+    with prov.about(frames, VIX, operation=f"share of days in the row's VIX state with the column's state {when}"):
+        return counted(transition_table(counts, VIX_STATES), "count of days in the row's VIX state")
 
 
 def compute(frames: Frames) -> dict:
@@ -67,28 +89,38 @@ def compute(frames: Frames) -> dict:
     codes = vix_state_codes(level)
     state, current = VIX_STATES[int(codes[-1])], int(codes[-1])
     next_day, ahead = transitions(codes, 1), transitions(codes, HORIZON)
-    duration = duration_block(codes, next_day)
-    duration["since"] = iso_day(days[duration.pop("start_index")])
     row = ahead[current]
     n21 = int(row.sum())
-    odds = {"worse_pct": env.rnd(row[current + 1:].sum() / n21 * 100, 1) if n21 else None,
-            "same_pct": env.rnd(row[current] / n21 * 100, 1) if n21 else None,
-            "better_pct": env.rnd(row[:current].sum() / n21 * 100, 1) if n21 else None,
-            "observations": n21}
-    data = {
-        "vix": env.rnd(level[-1], 2), "date": iso_day(days[-1]), "state": state,
-        "thresholds": {"low_below": VIX_BOUNDS[0], "normal_below": VIX_BOUNDS[1], "elevated_below": VIX_BOUNDS[2]},
-        "share_of_time_pct": {s: env.rnd((codes == k).mean() * 100, 1) for k, s in enumerate(VIX_STATES)},
-        "current_state": duration, "odds_21d_from_current": odds,
-        "transition_next_day": transition_table(next_day, VIX_STATES),
-        "transition_21d": transition_table(ahead, VIX_STATES),
-        "sample": {"start": iso_day(days[0]), "observations": int(len(codes))},
-    }
+    with prov.about(frames, VIX, operation="from the daily VIX state history (see methodology)"):
+        duration = duration_block(codes, next_day)
+        duration["since"] = iso_day(days[duration.pop("start_index")])
+        odds = {"worse_pct": env.rnd(row[current + 1:].sum() / n21 * 100, 1, "percent of past days in this state "
+                                     "followed by a worse one 21 sessions later") if n21 else None,
+                "same_pct": env.rnd(row[current] / n21 * 100, 1, "percent of past days in this state followed by "
+                                    "the same one 21 sessions later") if n21 else None,
+                "better_pct": env.rnd(row[:current].sum() / n21 * 100, 1, "percent of past days in this state "
+                                      "followed by a better one 21 sessions later") if n21 else None,
+                "observations": env.rnd(n21, 0, "count of past days in this state with a state 21 sessions on")}
+        data = {
+            "vix": env.level(frames, VIX, 2), "date": iso_day(days[-1]), "state": state,
+            "thresholds": {k: rule_constant(frames, b, "VIX state bound fixed by the method")
+                           for k, b in zip(("low_below", "normal_below", "elevated_below"), VIX_BOUNDS, strict=True)},
+            "share_of_time_pct": {s: env.rnd((codes == k).mean() * 100, 1, "percent of VIX closes in this state")
+                                  for k, s in enumerate(VIX_STATES)},
+            "current_state": duration, "odds_21d_from_current": odds,
+            "transition_next_day": state_table(frames, next_day, "the next session"),
+            "transition_21d": state_table(frames, ahead, "21 sessions later"),
+            "sample": {"start": iso_day(days[0]),
+                       "observations": env.rnd(len(codes), 0, "count of VIX closes classified")},
+        }
     unavailable = None
     rv = ind.realized_vol(spx["value"].to_numpy(), HORIZON) if spx is not None else None
-    forward = forward_by_state(days, codes, spx) if spx is not None else None
+    with prov.about(frames, VIX, SPX):
+        forward = forward_by_state(days, codes, spx) if spx is not None else None
     if rv is not None:
-        data["sp500_realized_vol_21d_pct"] = env.rnd(rv, 2)
+        with prov.about(frames, SPX):
+            data["sp500_realized_vol_21d_pct"] = env.rnd(rv, 2, "annualized sd of the last 21 S&P 500 daily log "
+                                                                "returns, percent")
         data["realized_vol_implied_state"] = VIX_STATES[int(vix_state_codes([rv])[0])]
     if forward is not None:
         data["sp500_forward_by_state"] = forward
@@ -108,7 +140,7 @@ def compute(frames: Frames) -> dict:
     same = (odds["same_pct"] or 0.0) / 100
     confidence = env.degrade(0.4 + 0.45 * same, sources, essential=[VIX])
     signals = [env.signal("volatility_state", direction, confidence, urgency,
-                          f"VIX {data['vix']}: {state} state for {duration['sessions_in_state']} sessions, "
+                          f"VIX {data['vix']}: {state} state for {int(duration['sessions_in_state'])} sessions, "
                           f"{odds['same_pct']}% odds of the same state on a 21-session horizon")]
     if n21:
         # a move either way is called only when history gives it at least SHIFT_ODDS_PCT odds
@@ -121,7 +153,7 @@ def compute(frames: Frames) -> dict:
     t = data["thresholds"]
     summary = (f"VIX at {data['vix']} puts volatility in the {state} state (low below {t['low_below']:g}, normal "
                f"below {t['normal_below']:g}, elevated below {t['elevated_below']:g}, crisis at or above it), "
-               f"where it has been for {duration['sessions_in_state']} sessions since {duration['since']}. "
+               f"where it has been for {int(duration['sessions_in_state'])} sessions since {duration['since']}. "
                f"Historically this state persisted to the next session with probability "
                f"{duration['next_day_persistence']}, and on a 21-session horizon it stayed {odds['same_pct']}%, "
                f"worsened {odds['worse_pct']}% and eased {odds['better_pct']}% of the time "

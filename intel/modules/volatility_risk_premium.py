@@ -9,6 +9,7 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import (
@@ -23,11 +24,65 @@ from intel.indicators import (
     rolling_std,
 )
 from intel.modules._common import fig
+from intel.modules._volatility import observed_level
 from intel.registry import Module, register
 
 NAME = "volatility_risk_premium"
 VIX, SPX = "VIXCLS", "SP500"
 WINDOW = 21  # sessions: VIX quotes 30 calendar days of implied volatility, about 21 trading days
+
+
+def _obs(series_id: str, day_number, value) -> tuple:
+    return series_id, np.datetime64(int(day_number), "D").astype(object), float(value)
+
+
+def _trailing(vrp, days, now_vrp: float, now_vix: float, now_rv: float, rv63) -> dict:
+    """Today's premium and its history (inside a scope naming VIX and the S&P 500)."""
+    decade, year = in_window(days, DECADE_DAYS), in_window(days, YEAR_DAYS)
+    return {
+        "vrp_21d_pts": env.rnd(now_vrp, 2, "VIX minus 21-day realized S&P 500 volatility, vol points"),
+        "vix_to_realized_ratio": env.rnd(now_vix / now_rv, 2, "VIX over 21-day realized S&P 500 volatility")
+        if now_rv else None,
+        "vrp_vs_63d_pts": env.rnd(now_vix - rv63, 2, "VIX minus 63-day realized S&P 500 volatility, vol points")
+        if rv63 is not None else None,
+        "percentile_1y": env.rnd(ind.percentile_rank(vrp[year], now_vrp), 1,
+                                 "percentile rank of the trailing premium within the past year"),
+        "percentile_10y": env.rnd(ind.percentile_rank(vrp[decade], now_vrp), 1,
+                                  "percentile rank of the trailing premium within 10 years"),
+        "zscore_10y": env.rnd(ind.zscore(vrp[decade], now_vrp), 2, "z-score of the trailing premium over 10 years"),
+        "mean_10y_pts": env.rnd(vrp[decade].mean(), 2, "mean trailing premium over 10 years"),
+        "median_10y_pts": env.rnd(np.median(vrp[decade]), 2, "median trailing premium over 10 years"),
+        "negative_share_10y_pct": env.rnd(float((vrp[decade] < 0).mean()) * 100, 1,
+                                          "percent of the 10 years' days with a negative trailing premium"),
+        "history_years": env.rnd(history_years(days), 1, "years of shared VIX and S&P 500 history used"),
+        "observations": env.rnd(int(decade.sum()), 0, "count of shared days over 10 years"),
+    }
+
+
+def _forward(frames: Frames, days, done, implied, forward_rv) -> dict:
+    """The last complete forward premium (VIX then against the 21 sessions realized after) and its history."""
+    fvrp = implied[done] - forward_rv[done]
+    last = int(np.flatnonzero(done)[-1])
+    with prov.about(frames, SPX):
+        realized = env.rnd(forward_rv[last], 2, "annualized sd of the 21 S&P 500 daily log returns after the date, "
+                                                "percent")
+    with prov.about(frames, VIX, SPX):
+        return {
+            "last_complete_date": iso_day(days[last]),
+            "vix_then": observed_level(_obs(VIX, days[last], implied[last]), 2, "VIX on the last complete date"),
+            "realized_vol_next_21d_pct": realized,
+            "vrp_21d_pts": env.rnd(implied[last] - forward_rv[last], 2,
+                                   "VIX minus the realized S&P 500 volatility of the next 21 sessions, vol points"),
+            "percentile_10y": env.rnd(ind.percentile_rank(fvrp, implied[last] - forward_rv[last]), 1,
+                                      "percentile rank of the forward premium within 10 years"),
+            "mean_10y_pts": env.rnd(fvrp.mean(), 2, "mean forward premium over 10 years"),
+            "median_10y_pts": env.rnd(np.median(fvrp), 2, "median forward premium over 10 years"),
+            "implied_above_realized_share_pct": env.rnd(float((fvrp > 0).mean()) * 100, 1,
+                                                        "percent of days VIX exceeded the next 21 sessions' "
+                                                        "realized volatility"),
+            "sample_start": iso_day(days[done][0]),
+            "observations": env.rnd(int(done.sum()), 0, "count of days with a complete forward premium"),
+        }
 
 
 def compute(frames: Frames) -> dict:
@@ -51,37 +106,21 @@ def compute(frames: Frames) -> dict:
     days, implied, trailing_rv, forward_rv = common[ok], implied[ok], trailing_rv[ok], forward_rv[ok]
     vrp = implied - trailing_rv
     now_vrp, now_vix, now_rv = float(vrp[-1]), float(implied[-1]), float(trailing_rv[-1])
-    decade, year = in_window(days, DECADE_DAYS), in_window(days, YEAR_DAYS)
+    decade = in_window(days, DECADE_DAYS)
     rv63 = ind.realized_vol(spx["value"].to_numpy(), 63)
-    data = {
-        "date": iso_day(days[-1]), "vix": env.rnd(now_vix, 2),
-        "realized_vol_21d_pct": env.rnd(now_rv, 2), "realized_vol_63d_pct": env.rnd(rv63, 2),
-        "trailing": {
-            "vrp_21d_pts": env.rnd(now_vrp, 2),
-            "vix_to_realized_ratio": env.rnd(now_vix / now_rv, 2) if now_rv else None,
-            "vrp_vs_63d_pts": env.rnd(now_vix - rv63, 2) if rv63 is not None else None,
-            "percentile_1y": env.rnd(ind.percentile_rank(vrp[year], now_vrp), 1),
-            "percentile_10y": env.rnd(ind.percentile_rank(vrp[decade], now_vrp), 1),
-            "zscore_10y": env.rnd(ind.zscore(vrp[decade], now_vrp), 2),
-            "mean_10y_pts": env.rnd(vrp[decade].mean(), 2), "median_10y_pts": env.rnd(np.median(vrp[decade]), 2),
-            "negative_share_10y_pct": env.rnd(float((vrp[decade] < 0).mean()) * 100, 1),
-            "history_years": env.rnd(history_years(days), 1), "observations": int(decade.sum()),
-        },
-    }
+    with prov.about(frames, SPX):
+        realized = {"realized_vol_21d_pct": env.rnd(now_rv, 2, "annualized sd of the 21 S&P 500 daily log returns "
+                                                               "to the premium's date, percent"),
+                    "realized_vol_63d_pct": env.rnd(rv63, 2, "annualized sd of the last 63 S&P 500 daily log "
+                                                             "returns, percent")}
+    with prov.about(frames, VIX, SPX, operation="VIX minus 21-day realized S&P 500 volatility, vol points"):
+        data = {"date": iso_day(days[-1]), "vix": observed_level(_obs(VIX, days[-1], now_vix), 2, "VIX on the "
+                                                                 "premium's date (last shared with the S&P 500)"),
+                **realized, "trailing": _trailing(vrp, days, now_vrp, now_vix, now_rv, rv63)}
     done = np.isfinite(forward_rv) & decade
     unavailable = None
     if done.any():
-        fvrp = implied[done] - forward_rv[done]
-        last = int(np.flatnonzero(done)[-1])
-        data["forward"] = {
-            "last_complete_date": iso_day(days[last]), "vix_then": env.rnd(implied[last], 2),
-            "realized_vol_next_21d_pct": env.rnd(forward_rv[last], 2),
-            "vrp_21d_pts": env.rnd(implied[last] - forward_rv[last], 2),
-            "percentile_10y": env.rnd(ind.percentile_rank(fvrp, implied[last] - forward_rv[last]), 1),
-            "mean_10y_pts": env.rnd(fvrp.mean(), 2), "median_10y_pts": env.rnd(np.median(fvrp), 2),
-            "implied_above_realized_share_pct": env.rnd(float((fvrp > 0).mean()) * 100, 1),
-            "sample_start": iso_day(days[done][0]), "observations": int(done.sum()),
-        }
+        data["forward"] = _forward(frames, days, done, implied, forward_rv)
     else:
         unavailable = {"forward": "fewer than 21 sessions have followed any date with a trailing premium"}
 
@@ -89,7 +128,9 @@ def compute(frames: Frames) -> dict:
     pts = data["trailing"]["vrp_21d_pts"]
     if now_vrp < 0:
         direction, urgency = "bearish", "high" if now_vrp < -5 else "medium"
-        reason = f"realized volatility {data['realized_vol_21d_pct']} exceeds VIX {data['vix']} ({pts} pts)"
+        # a premium below zero that rounds to zero is not said to exceed
+        reason = f"realized volatility {data['realized_vol_21d_pct']} " + \
+            (f"exceeds VIX {data['vix']} ({pts} pts)" if pts < 0 else f"matches VIX {data['vix']} (premium {pts} pts)")
     elif pct >= 75:
         direction, urgency = "bullish", "low"
         reason = f"VIX {data['vix']} sits {pts} pts above realized volatility (percentile {pct}): a rich premium"
