@@ -48,7 +48,7 @@ def counted(block, operation: str = "count of observations"):
 def named(block: dict, operations: dict[str, str]) -> dict:
     """`block` with the figures under these keys given their operation in the current scope (the figures a
     shared helper rounds without naming what they are)."""
-    return {k: prov.tag(float(v), operations[k]) if k in operations and isinstance(v, (int, float))
+    return {k: prov.tag(v, operations[k]) if k in operations and isinstance(v, (int, float))
             and not isinstance(v, bool) else v for k, v in block.items()}
 
 

@@ -3,8 +3,6 @@ curve, with its back-tested hit rate and false-alarm rate against later S&P 500 
 within three months."""
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
 from intel import envelope as env
@@ -95,7 +93,7 @@ def backtest(composite: np.ndarray, close: np.ndarray, days: np.ndarray, today: 
     warn_eps = [(s, s + n) for s, n, v in zip(w_starts, w_lengths, w_vals) if v == 1]
     false_eps = sum(1 for s, e in warn_eps if not crash[s:e].any())
     at_or_above = composite[test] >= today
-    count = partial(env.rnd, digits=0)
+    count = env.count
     return {
         "sample_start": iso_day(d[0]), "sample_end": iso_day(d[-1]),
         "tested_days": count(test.sum(), op="count of past days with a composite and a known 3-month outcome"),
@@ -144,7 +142,7 @@ def compute(frames: Frames) -> dict:
     every = [sid for k in comps for sid in series[k]]  # its history: every component
     with prov.about(frames, *today):
         figures = {"composite": env.rnd(composite, 2, "mean of today's clipped components"),
-                   "components_used": env.rnd(len(now), 0, "count of components with a reading today")}
+                   "components_used": env.count(len(now), "count of components with a reading today")}
     with prov.about(frames, *every):
         figures["composite_percentile"] = env.rnd(ind.percentile_rank(finite, composite), 1, "percentile rank of "
                                                   "today's composite within its daily history") \
@@ -201,7 +199,7 @@ def compute(frames: Frames) -> dict:
     summary = (f"The crash-warning composite reads {data['composite']} ({level}; warning at {WARN:g}), at the "
                f"{fig(data['composite_percentile'])} percentile of its history. Components: {'; '.join(parts)}.")
     if record:
-        summary += (f" Back-test since {record['sample_start']} over {int(record['tested_days'])} days: warnings were "
+        summary += (f" Back-test since {record['sample_start']} over {record['tested_days']} days: warnings were "
                     f"followed by an S&P 500 fall of {abs(CRASH_PCT):g}% or more within three months "
                     f"{fig(record['hit_rate_pct'])}% of the time (false alarms {fig(record['false_alarm_rate_pct'])}%, "
                     f"base rate {record['base_rate_pct']}%), and {int(record['crash_episodes_warned'])} of "

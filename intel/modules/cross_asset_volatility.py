@@ -55,7 +55,7 @@ def asset_block(frame, kind: str, per_year: int, unit: str) -> dict | None:
     out["ratio_21d_63d"] = env.rnd(short / long_, 2, "21-observation over 63-observation figure (as published)") \
         if long_ else None
     out["history_years"] = env.rnd(history_years(days), 1, "years of history behind the 10-year figures")
-    out["observations"] = env.rnd(int(decade.sum()), 0, "count of daily changes over 10 years")
+    out["observations"] = env.count(int(decade.sum()), "count of daily changes over 10 years")
     return out
 
 
@@ -92,9 +92,9 @@ def compute(frames: Frames) -> dict:
         with prov.about(frames, *(data[a]["series"] for a in pcts)):
             figures = {"mean_percentile_21d_10y": env.rnd(mean_pct, 1, "mean of the current assets' 21-day "
                                                                        "10-year percentiles"),
-                       "assets_used": env.rnd(len(pcts), 0, "count of assets with current quotes"),
-                       "assets_above_80th_percentile": env.rnd(len(high), 0, "count of current assets at or above "
-                                                                               "their 80th percentile")}
+                       "assets_used": env.count(len(pcts), "count of assets with current quotes"),
+                       "assets_above_80th_percentile": env.count(len(high), "count of current assets at or above "
+                                                                                "their 80th percentile")}
         data["cross_asset"] = {
             **figures, "high_vol_assets": ", ".join(high) or "none",
             "most_stressed": max(pcts, key=pcts.get), "calmest": min(pcts, key=pcts.get),

@@ -51,11 +51,11 @@ def change_odds(codes: np.ndarray, current: int, age: int) -> dict:
                                  f"worse one {later}") if n else None,
             "better_pct": env.rnd(row[:current].sum() / n * 100, 1, f"percent of past days in this state in a "
                                   f"better one {later}") if n else None,
-            "observations": env.rnd(n, 0, f"count of past days in this state with a state {later}"),
+            "observations": env.count(n, f"count of past days in this state with a state {later}"),
             "run_ends_given_age_pct": env.rnd(len(ended) / len(reached) * 100, 1, f"percent of completed runs that "
                                               f"reached this age and ended within {h} more sessions")
             if len(reached) else None,
-            "runs_that_reached_age": env.rnd(len(reached), 0, "count of completed runs that reached this age"),
+            "runs_that_reached_age": env.count(len(reached), "count of completed runs that reached this age"),
         }
     return out
 
@@ -86,7 +86,7 @@ def compute(frames: Frames) -> dict:
         odds = change_odds(codes, current, age)
         data = {
             "state": state, "since": iso_day(days[starts[-1]]),
-            "sessions_in_state": env.rnd(age, 0, "count of sessions in the current run of the state"),
+            "sessions_in_state": env.count(age, "count of sessions in the current run of the state"),
             "facts_today": facts_today(frames, history),
             "odds_of_change": odds,
             "most_likely_next_state": STATES[int(np.argmax(off))] if off.sum() else None,
@@ -94,9 +94,9 @@ def compute(frames: Frames) -> dict:
             "expected_duration": durations(codes, next_day),
             "share_of_time_pct": {s: env.rnd((codes == i).mean() * 100, 1, "percent of classified days in this "
                                                                            "state") for i, s in enumerate(STATES)},
-            "regime_changes": env.rnd(len(starts) - 1, 0, "count of changes of state in the history"),
+            "regime_changes": env.count(len(starts) - 1, "count of changes of state in the history"),
             "sample": {"start": iso_day(days[0]), "end": iso_day(days[-1]),
-                       "days_classified": env.rnd(len(codes), 0, "count of days classified"),
+                       "days_classified": env.count(len(codes), "count of days classified"),
                        "inputs_used": used},
         }
     unavailable = {}

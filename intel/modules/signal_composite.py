@@ -77,7 +77,7 @@ def backtest(signal: np.ndarray, fwd: np.ndarray, grid: np.ndarray) -> dict:
     return {"hit_rate_pct": env.rnd((np.sign(s) == np.sign(f)).mean() * 100, 1, "percent of active past days whose "
                                     "signal sign matched the next 21 sessions' S&P 500 return")
             if n >= MIN_TESTS else None,
-            "tested_days": env.rnd(n, 0, "count of active past days with a known 21-session outcome"),
+            "tested_days": env.count(n, "count of active past days with a known 21-session outcome"),
             "sample_start": iso_day(grid[test][0]) if n else None,
             "bullish_share_pct": env.rnd(bull.mean() * 100, 1, "percent of active past days with a bullish signal")
             if n else None,
@@ -147,9 +147,9 @@ def compute(frames: Frames) -> dict:
             "agreement_pct": env.rnd(agreement * 100, 1, "percent of strategies whose sign matches the composite's")
             if agreement is not None else None,
             "strategies_agreeing": agreeing,
-            "strategies_used": env.rnd(len(names), 0, "count of strategies with a signal today"),
-            "bullish_count": env.rnd((sig >= ACTIVE).sum(), 0, "count of strategies with a bullish signal today"),
-            "bearish_count": env.rnd((sig <= -ACTIVE).sum(), 0, "count of strategies with a bearish signal today"),
+            "strategies_used": env.count(len(names), "count of strategies with a signal today"),
+            "bullish_count": env.count((sig >= ACTIVE).sum(), "count of strategies with a bullish signal today"),
+            "bearish_count": env.count((sig <= -ACTIVE).sum(), "count of strategies with a bearish signal today"),
             "strategies": strategies,
             "composite_backtest_in_sample": record,
             "average_hit_rate_pct": env.rnd(np.mean(tested), 1, "mean of the strategies' hit rates")

@@ -59,7 +59,7 @@ def tail_stats(r: np.ndarray, exact) -> dict:
         # worst 5% against best 5% of days: above 1 the left tail is the heavier one
         "left_to_right_tail_ratio": env.rnd(-worst[:k].mean() / best_mean, 3, "minus the mean of the worst 5% of "
                                             "daily returns over the mean of the best 5%") if best_mean > 0 else None,
-        "observations": env.rnd(len(r), 0, "count of daily returns in the window"),
+        "observations": env.count(len(r), "count of daily returns in the window"),
     })
     return out
 
@@ -72,15 +72,15 @@ def jump_stats(z: np.ndarray, r: np.ndarray, days: np.ndarray, exact) -> dict:
     ok = np.isfinite(z)
     z, r, days, index = z[ok], r[ok], days[ok], np.flatnonzero(ok)
     if not len(z):
-        return {"observations": env.rnd(0, 0, "count of daily returns with a prior 63-session sd")}
+        return {"observations": env.count(0, "count of daily returns with a prior 63-session sd")}
     down, up = z < -JUMP_SIGMA, z > JUMP_SIGMA
     freq = (down | up).mean() * 100
     hits = np.flatnonzero(down | up)
     out = {"frequency_pct": env.rnd(freq, 2, "percent of daily returns beyond 3 sd of the 63 before them"),
-           "down_jumps": env.rnd(down.sum(), 0, "count of daily returns below -3 sd of the 63 before them"),
-           "up_jumps": env.rnd(up.sum(), 0, "count of daily returns above 3 sd of the 63 before them"),
+           "down_jumps": env.count(down.sum(), "count of daily returns below -3 sd of the 63 before them"),
+           "up_jumps": env.count(up.sum(), "count of daily returns above 3 sd of the 63 before them"),
            "multiple_of_normal": env.rnd(freq / NORMAL_JUMP_PCT, 2, "jump frequency over the normal rate of 0.27%"),
-           "observations": env.rnd(len(z), 0, "count of daily returns with a prior 63-session sd")}
+           "observations": env.count(len(z), "count of daily returns with a prior 63-session sd")}
     if len(hits):
         out.update({"last_jump_date": iso_day(days[hits[-1]]),
                     "last_jump_return_pct": exact(int(index[hits[-1]]), 2, "S&P 500 daily return on the last jump "
@@ -116,7 +116,7 @@ def _stress_composite(frames: Frames, close: np.ndarray, days: np.ndarray, unava
     with prov.about(frames, *used):
         return {"score": env.rnd(score, 1, "mean of the gauges' 10-year percentiles"), "components": comp,
                 "level": [n for n, low in COMPOSITE_BANDS if score >= low][-1] if comp else None,
-                "components_used": env.rnd(len(comp), 0, "count of gauges available")}
+                "components_used": env.count(len(comp), "count of gauges available")}
 
 
 def _loss(x) -> str:

@@ -73,13 +73,13 @@ def _ratio_block(frames: Frames, vix, vix3m) -> dict | None:
             "ratio_zscore_1y": env.rnd(ind.zscore(year, last), 2, "z-score of VIX/VIX3M within the past year"),
             "backwardation_share_1y_pct": env.rnd(float(back[in_window(common, YEAR_DAYS)].mean()) * 100, 1,
                                                   "percent of the past year's shared days with VIX/VIX3M >= 1"),
-            "backwardation_days_1y": env.rnd(int(back[in_window(common, YEAR_DAYS)].sum()), 0,
-                                             "count of the past year's shared days with VIX/VIX3M >= 1"),
-            "days_in_current_state": env.rnd(int(len(ratio) - since), 0,
-                                             "count of shared days in the current run on one side of 1.0"),
+            "backwardation_days_1y": env.count(back[in_window(common, YEAR_DAYS)].sum(),
+                                               "count of the past year's shared days with VIX/VIX3M >= 1"),
+            "days_in_current_state": env.count(len(ratio) - since,
+                                               "count of shared days in the current run on one side of 1.0"),
             "current_state_since": iso_day(common[since]),
             "last_backwardation_date": iso_day(common[last_back[-1]]) if len(last_back) else None,
-            "shared_observations": env.rnd(int(len(common)), 0, "count of dates both series publish"),
+            "shared_observations": env.count(int(len(common)), "count of dates both series publish"),
         }
 
 

@@ -38,11 +38,11 @@ def duration_block(codes: np.ndarray, next_day: np.ndarray) -> dict:
     mine = done_len[done_state == current]
     longer = mine[mine > age]
     return {
-        "sessions_in_state": env.rnd(age, 0, "count of sessions in the current run of the state"),
+        "sessions_in_state": env.count(age, "count of sessions in the current run of the state"),
         "since": None,  # date filled by the caller
         "start_index": int(starts[-1]),
         **named(persistence(next_day, current, mine), PERSISTENCE_OPS),
-        "runs_that_lasted_longer": env.rnd(len(longer), 0, "count of completed past runs longer than this one"),
+        "runs_that_lasted_longer": env.count(len(longer), "count of completed past runs longer than this one"),
         "expected_remaining_sessions": env.rnd((longer - age).mean(), 1, "mean further sessions of past runs of "
                                                                       "this state that lasted as long")
         if len(longer) else None,
@@ -68,7 +68,7 @@ def forward_by_state(vix_days, codes, spx) -> dict | None:
                       "positive_share_pct": env.rnd((m > 0).mean() * 100, 1, "percent of those 21-session "
                                                                              "returns above zero")
                       if len(m) else None,
-                      "observations": env.rnd(len(m), 0, "count of days in this VIX state with a forward return")}
+                      "observations": env.count(len(m), "count of days in this VIX state with a forward return")}
     out["sample_start"] = iso_day(common[0])
     return out
 
@@ -100,7 +100,7 @@ def compute(frames: Frames) -> dict:
                                     "the same one 21 sessions later") if n21 else None,
                 "better_pct": env.rnd(row[:current].sum() / n21 * 100, 1, "percent of past days in this state "
                                       "followed by a better one 21 sessions later") if n21 else None,
-                "observations": env.rnd(n21, 0, "count of past days in this state with a state 21 sessions on")}
+                "observations": env.count(n21, "count of past days in this state with a state 21 sessions on")}
         data = {
             "vix": env.level(frames, VIX, 2), "date": iso_day(days[-1]), "state": state,
             "thresholds": {k: rule_constant(frames, b, "VIX state bound fixed by the method")
@@ -111,7 +111,7 @@ def compute(frames: Frames) -> dict:
             "transition_next_day": state_table(frames, next_day, "the next session"),
             "transition_21d": state_table(frames, ahead, "21 sessions later"),
             "sample": {"start": iso_day(days[0]),
-                       "observations": env.rnd(len(codes), 0, "count of VIX closes classified")},
+                       "observations": env.count(len(codes), "count of VIX closes classified")},
         }
     unavailable = None
     rv = ind.realized_vol(spx["value"].to_numpy(), HORIZON) if spx is not None else None

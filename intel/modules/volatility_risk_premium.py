@@ -55,7 +55,7 @@ def _trailing(vrp, days, now_vrp: float, now_vix: float, now_rv: float, rv63) ->
         "negative_share_10y_pct": env.rnd(float((vrp[decade] < 0).mean()) * 100, 1,
                                           "percent of the 10 years' days with a negative trailing premium"),
         "history_years": env.rnd(history_years(days), 1, "years of shared VIX and S&P 500 history used"),
-        "observations": env.rnd(int(decade.sum()), 0, "count of shared days over 10 years"),
+        "observations": env.count(int(decade.sum()), "count of shared days over 10 years"),
     }
 
 
@@ -81,7 +81,7 @@ def _forward(frames: Frames, days, done, implied, forward_rv) -> dict:
                                                         "percent of days VIX exceeded the next 21 sessions' "
                                                         "realized volatility"),
             "sample_start": iso_day(days[done][0]),
-            "observations": env.rnd(int(done.sum()), 0, "count of days with a complete forward premium"),
+            "observations": env.count(int(done.sum()), "count of days with a complete forward premium"),
         }
 
 
