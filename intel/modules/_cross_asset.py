@@ -9,7 +9,9 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
+from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 
 BOND_TENOR_YEARS = 10  # the bond leg is a constant-maturity 10-year par bond priced from DGS10
@@ -20,6 +22,18 @@ BOND_METHOD = ("The 10-year bond return is rebuilt from DGS10 as a constant-matu
                "coupons at the previous day's yield (about 8 years at a 4% yield).")
 HY_METHOD = (f"Credit is the high-yield excess return over Treasuries rebuilt from the HY OAS: the previous "
              f"spread as carry minus a spread duration of {HY_SPREAD_DURATION} years times the spread change.")
+
+
+def parameter(value: float, what: str):
+    """A fixed parameter of the method (a window, a threshold, a weight) published among the figures: it
+    rests on no observation, so its provenance names no input. (Rounding makes an int a float: 63.0.)"""
+    with prov.about_inputs((), operation=f"fixed parameter: {what}"):
+        return env.rnd(value, 6)
+
+
+def count(n: int | None, what: str = "count of observations"):
+    """An integer count as a figure of the current `prov.about` scope (rounding makes it a float: 63.0)."""
+    return env.rnd(n, 0, what)
 
 
 def align(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]):
