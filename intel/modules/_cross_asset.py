@@ -64,6 +64,19 @@ def each_pair(frames: Frames, assets, stats_of) -> tuple[dict, dict]:
     return pairs, unavailable
 
 
+def series_in(pair_keys) -> tuple[str, ...]:
+    """The series named by pair keys "A/B", each once, in order of first appearance."""
+    return tuple(dict.fromkeys(sid for key in pair_keys for sid in key.split("/")))
+
+
+CHANGE_WORDS = {"log": "log changes", "diff": "changes", "pct": "percent changes"}
+
+
+def changes_of(sid: str, kind: str) -> str:
+    """'daily log changes of SP500': how a pair's daily moves are measured, for an operation's wording."""
+    return f"daily {CHANGE_WORDS[kind]} of {sid}"
+
+
 def par_duration(yield_pct: np.ndarray) -> np.ndarray:
     """Modified duration (years) of a 10-year par bond with semiannual coupons: (1 - (1+y/2)^-20) / y."""
     y = np.maximum(np.abs(np.asarray(yield_pct, dtype=np.float64)) / 100.0, 1e-6)
