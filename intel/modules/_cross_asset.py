@@ -31,8 +31,9 @@ def parameter(value: float, what: str):
         return env.rnd(value, 6)
 
 
-def count(n: int | None, what: str = "count of observations"):
-    """An integer count as a figure of the current `prov.about` scope (rounding makes it a float: 63.0)."""
+def count(n: int | None, what: str | None = None):
+    """An integer count as a figure of the current `prov.about` scope, `what` (or the scope's operation) its
+    operation (rounding makes it a float: 63.0)."""
     return env.rnd(n, 0, what)
 
 

@@ -80,9 +80,8 @@ def compute(frames: Frames) -> dict:
         with prov.about(frames, *xa.series_in(pairs), operation=f"{which} {SHORT}-day correlation among the pairs"):
             return {"pair": kv[0], "assets": kv[1]["assets"], "correlation_63d": env.rnd(kv[1]["correlation_63d"], 3)}
     based = [k for k, s in pairs.items() if s["baseline_1y"] is not None]
-    with prov.about(frames, *ASSETS, operation="count of asset pairs with a 63-day correlation"):
-        # which pairs compute depends on every series offered
-        computed = xa.count(len(pairs))
+    with prov.about(frames, *ASSETS):  # which pairs compute depends on every series offered
+        computed = xa.count(len(pairs), f"count of asset pairs with a {SHORT}-day correlation")
     with prov.about(frames, *xa.series_in(pairs), operation=f"mean absolute {SHORT}-day correlation over the pairs"):
         average_now = env.rnd(avg_now, 3)
     with prov.about(frames, *xa.series_in(based)):
