@@ -4,6 +4,7 @@ return), returns by calendar day and the Fisher transform. Days are integer day 
 (indicators.day_numbers). Registers nothing (underscore file)."""
 from __future__ import annotations
 
+from datetime import date
 from itertools import combinations
 
 import numpy as np
@@ -101,13 +102,40 @@ def credit_index(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return days, 100.0 * np.cumprod(np.concatenate([[1.0], 1.0 + ret]))
 
 
-def ret_pct(days: np.ndarray, values: np.ndarray, cal_days: int, end_days_ago: int = 0) -> float | None:
-    """Percent return from cal_days before the last date to end_days_ago before it (calendar lookups)."""
+def ret_bounds(days: np.ndarray, values: np.ndarray, cal_days: int, end_days_ago: int = 0) -> tuple[int, int] | None:
+    """(start, end) indices of a return from cal_days before the last date to end_days_ago before it (calendar
+    lookups); None when there is no such window or the start value is not positive."""
     end = len(values) - 1 if end_days_ago == 0 else ind.index_days_ago(days, end_days_ago)
     start = ind.index_days_ago(days, cal_days)
     if start is None or end is None or start >= end or values[start] <= 0:
         return None
+    return start, end
+
+
+def ret_pct(days: np.ndarray, values: np.ndarray, cal_days: int, end_days_ago: int = 0) -> float | None:
+    """Percent return from cal_days before the last date to end_days_ago before it (calendar lookups)."""
+    bounds = ret_bounds(days, values, cal_days, end_days_ago)
+    if bounds is None:
+        return None
+    start, end = bounds
     return float((values[end] / values[start] - 1.0) * 100.0)
+
+
+def price_return(sid: str, days: np.ndarray, values: np.ndarray, cal_days: int, end_days_ago: int = 0,
+                 digits: int = 2):
+    """`ret_pct` of a price series' own observations (days, values of `sid`, or a subset of its dates) as a
+    figure of the two named observations: an agent can recompute it."""
+    bounds = ret_bounds(days, values, cal_days, end_days_ago)
+    if bounds is None:
+        return None
+    start, end = bounds
+    a = (sid, _date(days[end]), float(values[end]))
+    b = (sid, _date(days[start]), float(values[start]))
+    return env.pct_change(a, b, digits)
+
+
+def _date(day_number) -> date:
+    return np.datetime64(int(day_number), "D").astype(date)
 
 
 def fisher(r) -> np.ndarray:
