@@ -106,7 +106,7 @@ def label_of(score: float) -> str:
 def _component(frames: Frames, name: str, days, values, score: float) -> dict:
     """One component's figures (inside the scope of its series)."""
     what, unit, high_means = COMPONENTS[name]
-    value = env.rnd(values[-1], 2, f"{what}, {unit}")
+    value = env.rnd(values[-1], 2, f"{what}, {'percent' if unit == 'pct' else unit}")
     hy = frames.get("BAMLH0A0HYM2")
     if name == "junk_bond_demand" and days[-1] == ind.day_numbers(hy)[-1]:
         value = env.level(frames, "BAMLH0A0HYM2", 2, scale=100.0, op="latest high-yield OAS in bp (percent x 100)")
