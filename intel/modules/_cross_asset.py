@@ -4,12 +4,15 @@ return), returns by calendar day and the Fisher transform. Days are integer day 
 (indicators.day_numbers). Registers nothing (underscore file)."""
 from __future__ import annotations
 
+from datetime import date
 from itertools import combinations
 
 import numpy as np
 import polars as pl
 
+from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 
 BOND_TENOR_YEARS = 10  # the bond leg is a constant-maturity 10-year par bond priced from DGS10
@@ -20,6 +23,19 @@ BOND_METHOD = ("The 10-year bond return is rebuilt from DGS10 as a constant-matu
                "coupons at the previous day's yield (about 8 years at a 4% yield).")
 HY_METHOD = (f"Credit is the high-yield excess return over Treasuries rebuilt from the HY OAS: the previous "
              f"spread as carry minus a spread duration of {HY_SPREAD_DURATION} years times the spread change.")
+
+
+def parameter(value: float, what: str):
+    """A fixed parameter of the method (a window, a threshold, a weight) published among the figures: it
+    rests on no observation, so its provenance names no input. (Rounding makes an int a float: 63.0.)"""
+    with prov.about_inputs((), operation=f"fixed parameter: {what}"):
+        return env.rnd(value, 6)
+
+
+def count(n: int | None, what: str | None = None):
+    """An integer count as a figure of the current `prov.about` scope, `what` (or the scope's operation) its
+    operation (rounding makes it a float: 63.0)."""
+    return env.rnd(n, 0, what)
 
 
 def align(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]):
@@ -50,6 +66,19 @@ def each_pair(frames: Frames, assets, stats_of) -> tuple[dict, dict]:
     return pairs, unavailable
 
 
+def series_in(pair_keys) -> tuple[str, ...]:
+    """The series named by pair keys "A/B", each once, in order of first appearance."""
+    return tuple(dict.fromkeys(sid for key in pair_keys for sid in key.split("/")))
+
+
+CHANGE_WORDS = {"log": "log changes", "diff": "changes", "pct": "percent changes"}
+
+
+def changes_of(sid: str, kind: str) -> str:
+    """'daily log changes of SP500': how a pair's daily moves are measured, for an operation's wording."""
+    return f"daily {CHANGE_WORDS[kind]} of {sid}"
+
+
 def par_duration(yield_pct: np.ndarray) -> np.ndarray:
     """Modified duration (years) of a 10-year par bond with semiannual coupons: (1 - (1+y/2)^-20) / y."""
     y = np.maximum(np.abs(np.asarray(yield_pct, dtype=np.float64)) / 100.0, 1e-6)
@@ -73,13 +102,40 @@ def credit_index(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return days, 100.0 * np.cumprod(np.concatenate([[1.0], 1.0 + ret]))
 
 
-def ret_pct(days: np.ndarray, values: np.ndarray, cal_days: int, end_days_ago: int = 0) -> float | None:
-    """Percent return from cal_days before the last date to end_days_ago before it (calendar lookups)."""
+def ret_bounds(days: np.ndarray, values: np.ndarray, cal_days: int, end_days_ago: int = 0) -> tuple[int, int] | None:
+    """(start, end) indices of a return from cal_days before the last date to end_days_ago before it (calendar
+    lookups); None when there is no such window or the start value is not positive."""
     end = len(values) - 1 if end_days_ago == 0 else ind.index_days_ago(days, end_days_ago)
     start = ind.index_days_ago(days, cal_days)
     if start is None or end is None or start >= end or values[start] <= 0:
         return None
+    return start, end
+
+
+def ret_pct(days: np.ndarray, values: np.ndarray, cal_days: int, end_days_ago: int = 0) -> float | None:
+    """Percent return from cal_days before the last date to end_days_ago before it (calendar lookups)."""
+    bounds = ret_bounds(days, values, cal_days, end_days_ago)
+    if bounds is None:
+        return None
+    start, end = bounds
     return float((values[end] / values[start] - 1.0) * 100.0)
+
+
+def price_return(sid: str, days: np.ndarray, values: np.ndarray, cal_days: int, end_days_ago: int = 0,
+                 digits: int = 2):
+    """`ret_pct` of a price series' own observations (days, values of `sid`, or a subset of its dates) as a
+    figure of the two named observations: an agent can recompute it."""
+    bounds = ret_bounds(days, values, cal_days, end_days_ago)
+    if bounds is None:
+        return None
+    start, end = bounds
+    a = (sid, _date(days[end]), float(values[end]))
+    b = (sid, _date(days[start]), float(values[start]))
+    return env.pct_change(a, b, digits)
+
+
+def _date(day_number) -> date:
+    return np.datetime64(int(day_number), "D").astype(date)
 
 
 def fisher(r) -> np.ndarray:

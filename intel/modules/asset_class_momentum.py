@@ -8,6 +8,7 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _cross_asset as xa
 from intel.modules._common import fig
@@ -21,6 +22,9 @@ RISK_ASSETS = ("equities", "credit", "oil", "bitcoin")
 HORIZONS = {"1m": (30, 0), "3m": (91, 0), "6m": (182, 0), "12m": (365, 0), "12_1": (365, 30)}
 # horizon (in years) of the returns that enter the cross-sectional score, for volatility scaling
 SCORED = {"3m": 0.25, "6m": 0.5, "12_1": 11 / 12}
+# the return index each kind builds, for the operations' wording
+INDEX_OF = {"bond": "the 10-year Treasury total-return index rebuilt from DGS10",
+            "hy": "the high-yield excess-return index rebuilt from BAMLH0A0HYM2"}
 
 
 def return_index(frame, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -32,8 +36,18 @@ def return_index(frame, kind: str) -> tuple[np.ndarray, np.ndarray]:
     return ind.day_numbers(frame), frame["value"].to_numpy().astype(np.float64)
 
 
-def asset_momentum(days: np.ndarray, index: np.ndarray) -> dict:
-    out = {f"return_{h}_pct": env.rnd(xa.ret_pct(days, index, back, end), 2) for h, (back, end) in HORIZONS.items()}
+def _returns(sid: str, kind: str, days: np.ndarray, index: np.ndarray) -> dict:
+    """Each horizon's return: a price series' from its two named closes, a rebuilt index's from the series."""
+    if kind == "price":
+        return {f"return_{h}_pct": xa.price_return(sid, days, index, back, end) for h, (back, end) in HORIZONS.items()}
+    return {f"return_{h}_pct": env.rnd(xa.ret_pct(days, index, back, end), 2,
+                                       f"percent return of {INDEX_OF[kind]} over {prov.HORIZONS[h]}")
+            for h, (back, end) in HORIZONS.items()}
+
+
+def asset_momentum(sid: str, kind: str, days: np.ndarray, index: np.ndarray) -> dict:
+    """One asset's figures, called inside the scope of its series."""
+    out = _returns(sid, kind, days, index)
     start = ind.index_days_ago(days, 365)
     window = index[(start or 0):]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -41,13 +55,15 @@ def asset_momentum(days: np.ndarray, index: np.ndarray) -> dict:
     daily = daily[np.isfinite(daily) & (window[:-1] > 0)]
     # annualize with the number of observations per year (about 252 for markets, 365 for bitcoin)
     vol = float(np.std(daily, ddof=1) * math.sqrt(len(daily)) * 100) if start is not None and len(daily) > 20 else None
-    out["volatility_1y_pct"] = env.rnd(vol, 2)
+    out["volatility_1y_pct"] = env.rnd(vol, 2, "annualized volatility of daily returns over the past year, percent")
     scaled = [ret / (vol * math.sqrt(years)) for h, years in SCORED.items()
               if (ret := xa.ret_pct(days, index, *HORIZONS[h])) is not None and vol]
-    out["momentum_score"] = env.rnd(float(np.mean(scaled)), 3) if scaled else None
+    out["momentum_score"] = env.rnd(float(np.mean(scaled)), 3, "mean of the 3-month, 6-month and 12-1 returns, "
+                                    "each over the 1-year volatility scaled to its horizon") if scaled else None
     r12 = xa.ret_pct(days, index, 365)
     out["ts_signal"] = None if r12 is None else "long" if r12 > 0 else "short"
-    out["ts_strength"] = env.rnd(r12 / vol, 3) if r12 is not None and vol else None
+    out["ts_strength"] = env.rnd(r12 / vol, 3, "12-month return over 1-year volatility") \
+        if r12 is not None and vol else None
     out["as_of"] = ind.iso_day(days[-1])
     return out
 
@@ -63,7 +79,8 @@ def compute(frames: Frames) -> dict:
             unavailable[name] = f"{sid} missing"
             continue
         days, index = return_index(frame, kind)
-        stats = asset_momentum(days, index)
+        with prov.about(frames, sid):
+            stats = asset_momentum(sid, kind, days, index)
         stats["series"] = sid
         assets[name] = stats
         if stats["momentum_score"] is None:
@@ -74,19 +91,30 @@ def compute(frames: Frames) -> dict:
                     key=lambda n: -assets[n]["momentum_score"])
     if not ranked and all(s["return_1m_pct"] is None for s in assets.values()):
         raise env.InsufficientData(f"{NAME}: no asset class has a month of history")
-    for rank, name in enumerate(ranked, 1):
-        assets[name]["rank"] = rank
+    scored = [ASSETS[n][0] for n in ranked]
+    with prov.about(frames, *scored, operation="rank by momentum score among the scored assets (1 = strongest)"):
+        for rank, name in enumerate(ranked, 1):
+            assets[name]["rank"] = xa.count(rank)
     longs = [n for n, s in assets.items() if s["ts_signal"] == "long"]
     shorts = [n for n, s in assets.items() if s["ts_signal"] == "short"]
     risk = [n for n in RISK_ASSETS if n in assets and assets[n]["ts_signal"] is not None]
     risk_long = [n for n in risk if assets[n]["ts_signal"] == "long"]
-    data = {"assets": assets, "ranking": ranked, "assets_ranked": len(ranked),
+    everyone = [ASSETS[n][0] for n in assets]
+    with prov.about(frames, *everyone):  # which assets count depends on each one's history
+        counts = {"assets_ranked": xa.count(len(ranked), "count of assets with a momentum score"),
+                  "ts_long_count": xa.count(len(longs), "count of assets with a positive 12-month return"),
+                  "ts_short_count": xa.count(len(shorts), "count of assets with a non-positive 12-month return")}
+    with prov.about(frames, *(ASSETS[n][0] for n in risk)):
+        risky = {"risk_assets_with_signal": xa.count(len(risk), "count of risk assets with a 12-month return"),
+                 "risk_assets_long_count": xa.count(len(risk_long), "count of risk assets with a positive "
+                                                                    "12-month return")}
+    with prov.about(frames, *scored, operation="leader's momentum score minus the laggard's"):
+        spread = env.rnd(assets[ranked[0]]["momentum_score"] - assets[ranked[-1]]["momentum_score"], 3) \
+            if len(ranked) > 1 else None
+    data = {"assets": assets, "ranking": ranked, "assets_ranked": counts["assets_ranked"],
             "leader": ranked[0] if ranked else None, "laggard": ranked[-1] if ranked else None,
-            "ts_long": longs, "ts_short": shorts, "ts_long_count": len(longs), "ts_short_count": len(shorts),
-            "risk_assets_with_signal": len(risk), "risk_assets_long_count": len(risk_long),
-            "score_spread_leader_laggard": env.rnd(assets[ranked[0]]["momentum_score"]
-                                                   - assets[ranked[-1]]["momentum_score"], 3)
-            if len(ranked) > 1 else None}
+            "ts_long": longs, "ts_short": shorts, "ts_long_count": counts["ts_long_count"],
+            "ts_short_count": counts["ts_short_count"], **risky, "score_spread_leader_laggard": spread}
     signals = _signals(data, sources)
     summary = (f"Time-series momentum (sign of the 12-month return) is long {len(longs)} asset classes"
                + (f" ({', '.join(longs)})" if longs else "") + f" and short {len(shorts)}"
@@ -118,7 +146,7 @@ def compute(frames: Frames) -> dict:
 
 
 def _signals(data: dict, sources: dict) -> list[dict]:
-    n, k = data["risk_assets_with_signal"], data["risk_assets_long_count"]
+    n, k = int(data["risk_assets_with_signal"]), int(data["risk_assets_long_count"])
     out = []
     if n:
         share = k / n

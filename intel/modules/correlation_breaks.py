@@ -9,6 +9,7 @@ import numpy as np
 from intel import correlations as corr  # the package-level helpers
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _cross_asset as xa
 from intel.registry import Module, register
@@ -33,6 +34,12 @@ def label(sid: str) -> str:
 
 
 def pair_breaks(frames: Frames, a: str, b: str) -> tuple[dict | None, str | None]:
+    """A pair's figures, each resting on the two series alone (their common dates)."""
+    with prov.about(frames, a, b):
+        return _pair_breaks(frames, a, b)
+
+
+def _pair_breaks(frames: Frames, a: str, b: str) -> tuple[dict | None, str | None]:
     got = xa.aligned_changes(frames, a, ASSETS[a][1], b, ASSETS[b][1], HISTORY + SHORT + BASE)
     if got is None:
         return None, "series missing"
@@ -47,19 +54,25 @@ def pair_breaks(frames: Frames, a: str, b: str) -> tuple[dict | None, str | None
     ok = np.isfinite(z)
     sign = np.sign(z[-1])
     broken_now = abs(z[-1]) >= Z_BREAK
-    out = {"assets": f"{label(a)} vs {label(b)}", "correlation_63d": env.rnd(recent[-1], 3),
-           "baseline_1y": env.rnd(base[-1], 3), "change": env.rnd(recent[-1] - base[-1], 3),
-           "zscore": env.rnd(z[-1], 2),
-           "p_value": env.rnd(2 * (1 - float(ind.normal_cdf(abs(z[-1])))), 4),
+    what = f"correlation of {xa.changes_of(a, ASSETS[a][1])} and {xa.changes_of(b, ASSETS[b][1])}"
+    out = {"assets": f"{label(a)} vs {label(b)}", "correlation_63d": env.rnd(recent[-1], 3, f"{SHORT}-day {what}"),
+           "baseline_1y": env.rnd(base[-1], 3, f"{what} over the {BASE} common days before the {SHORT}-day window"),
+           "change": env.rnd(recent[-1] - base[-1], 3, f"{SHORT}-day {what} minus its 1-year baseline"),
+           "zscore": env.rnd(z[-1], 2, f"Fisher z-score of the {SHORT}-day {what} against its 1-year baseline"),
+           "p_value": env.rnd(2 * (1 - float(ind.normal_cdf(abs(z[-1])))), 4, "two-sided normal p-value of the "
+                              "Fisher z-score"),
            "broken": bool(broken_now),
-           "break_frequency_3y_pct": env.rnd(float(np.mean(np.abs(z[ok]) >= Z_BREAK)) * 100, 1),
-           "max_abs_zscore_1y": env.rnd(float(np.max(np.abs(z[ok][-252:]))), 2),
+           "break_frequency_3y_pct": env.rnd(float(np.mean(np.abs(z[ok]) >= Z_BREAK)) * 100, 1,
+                                             f"percent of days over up to 3 years with |z| >= {Z_BREAK}"),
+           "max_abs_zscore_1y": env.rnd(float(np.max(np.abs(z[ok][-252:]))), 2,
+                                        "largest |Fisher z-score| over the past 252 common days"),
            "sign_flipped": bool(np.isfinite(base[-1]) and np.sign(recent[-1]) != np.sign(base[-1])
                                 and abs(recent[-1] - base[-1]) >= 0.2)}
     if broken_now:
         start = ind.run_start(ok & (np.abs(z) >= Z_BREAK) & (np.sign(z) == sign))
         out.update({"direction": "correlation rose" if sign > 0 else "correlation fell",
-                    "since": ind.iso_day(days[start]), "days_broken": int(len(z) - start),
+                    "since": ind.iso_day(days[start]),
+                    "days_broken": xa.count(len(z) - start, "common trading days since the break began"),
                     # a run reaching back to the start of the kept history may be older still
                     "since_is_lower_bound": bool(start == int(np.argmax(ok)))})
     else:
@@ -74,17 +87,22 @@ def compute(frames: Frames) -> dict:
     pairs, unavailable = xa.each_pair(frames, ASSETS, pair_breaks)
     if not pairs:
         raise env.InsufficientData(f"{NAME}: no pair has the {SHORT + BASE} common daily changes a break test needs")
-    breaks = sorted(({"pair": k, **{f: s[f] for f in ("assets", "zscore", "correlation_63d", "baseline_1y",
-                                                         "direction", "since", "days_broken")}}
-                     for k, s in pairs.items() if s["broken"]), key=lambda r: -abs(r["zscore"]))
+    tested = xa.series_in(pairs)
+    breaks = _breaks(frames, pairs, tested)
     zs = [abs(s["zscore"]) for s in pairs.values()]
-    data = {"z_threshold": Z_BREAK, "window_days": SHORT, "baseline_days": BASE,
-            "pairs_checked": len(pairs), "pairs_broken": len(breaks),
-            "share_broken_pct": env.rnd(len(breaks) / len(pairs) * 100, 1),
-            "mean_abs_zscore": env.rnd(float(np.mean(zs)), 2),
-            "average_break_frequency_3y_pct": env.rnd(
-                float(np.mean([s["break_frequency_3y_pct"] for s in pairs.values()])), 1),
-            "breaks": breaks, "pairs": pairs}
+    with prov.about(frames, *ASSETS):  # which pairs can be tested depends on every series offered
+        checked = xa.count(len(pairs), "count of asset pairs tested")
+    with prov.about(frames, *tested):
+        data = {"z_threshold": xa.parameter(Z_BREAK, "|z| at which a pair counts as broken"),
+                "window_days": xa.parameter(SHORT, "correlation window in common trading days"),
+                "baseline_days": xa.parameter(BASE, "baseline window in common trading days"),
+                "pairs_checked": checked, "pairs_broken": xa.count(len(breaks), "count of broken pairs"),
+                "share_broken_pct": env.rnd(len(breaks) / len(pairs) * 100, 1, "percent of tested pairs broken"),
+                "mean_abs_zscore": env.rnd(float(np.mean(zs)), 2, "mean |Fisher z-score| over the tested pairs"),
+                "average_break_frequency_3y_pct": env.rnd(
+                    float(np.mean([s["break_frequency_3y_pct"] for s in pairs.values()])), 1,
+                    "mean over the tested pairs of their 3-year break frequency, percent"),
+                "breaks": breaks, "pairs": pairs}
     signals = [_stability_signal(data, sources)]
     for brk in breaks[:3]:
         z = brk["zscore"]
@@ -101,9 +119,10 @@ def compute(frames: Frames) -> dict:
                    f"{top['correlation_63d']} from {top['baseline_1y']} (z {top['zscore']}), broken since "
                    f"{top['since']}.")
     else:
+        with prov.about(frames, *tested, operation="largest |Fisher z-score| among the tested pairs"):
+            data["max_abs_zscore"] = env.rnd(max(zs), 2)
         summary = (f"None of the {len(pairs)} asset pairs has broken from its 1-year correlation baseline "
-                   f"(largest |z| {env.rnd(max(zs), 2)}).")
-        data["max_abs_zscore"] = env.rnd(max(zs), 2)
+                   f"(largest |z| {data['max_abs_zscore']}).")
     summary += (f" Across pairs, a break is present on {data['average_break_frequency_3y_pct']}% of days over "
                 f"the past three years.")
     if unavailable:
@@ -118,8 +137,28 @@ def compute(frames: Frames) -> dict:
                      methodology=METHOD, unavailable=unavailable or None)
 
 
+def _breaks(frames: Frames, pairs: dict, tested: tuple[str, ...]) -> list[dict]:
+    """The broken pairs, strongest |z| first. A place in the list depends on every tested pair, so the figures
+    here rest on all their series (each pair's own entry under `pairs` names its two)."""
+    fields = {"zscore": "Fisher z-score", "correlation_63d": f"{SHORT}-day correlation",
+              "baseline_1y": "1-year baseline correlation", "days_broken": "common trading days broken"}
+    out = []
+    for key, s in sorted(pairs.items(), key=lambda kv: -abs(kv[1]["zscore"])):
+        if not s["broken"]:
+            continue
+        row = {"pair": key, "assets": s["assets"]}
+        for f in ("zscore", "correlation_63d", "baseline_1y", "direction", "since", "days_broken"):
+            if f in fields:
+                with prov.about(frames, *tested, operation=f"{fields[f]} of {key}, breaks ranked by |z|"):
+                    row[f] = env.rnd(s[f], 0 if f == "days_broken" else 3)
+            else:
+                row[f] = s[f]
+        out.append(row)
+    return out
+
+
 def _stability_signal(data: dict, sources: dict) -> dict:
-    share, broken, checked = data["share_broken_pct"], data["pairs_broken"], data["pairs_checked"]
+    share, broken, checked = data["share_broken_pct"], int(data["pairs_broken"]), int(data["pairs_checked"])
     usual = data["average_break_frequency_3y_pct"]
     # breaks happen all the time with fat-tailed returns: only a cluster well above the usual rate counts
     if share >= 40 or (broken >= 3 and share >= 2 * usual):

@@ -7,6 +7,7 @@ import numpy as np
 from intel import correlations as corr  # the package-level helpers (not this module)
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _cross_asset as xa
 from intel.modules._common import fig, not_computed
@@ -24,6 +25,12 @@ def label(sid: str) -> str:
 
 
 def pair_stats(frames: Frames, a: str, b: str) -> tuple[dict | None, str | None]:
+    """A pair's figures, each resting on the two series alone (their common dates)."""
+    with prov.about(frames, a, b):
+        return _pair_stats(frames, a, b)
+
+
+def _pair_stats(frames: Frames, a: str, b: str) -> tuple[dict | None, str | None]:
     got = xa.aligned_changes(frames, a, ASSETS[a][1], b, ASSETS[b][1], HISTORY + SHORT + BASE)
     if got is None:
         return None, "series missing"
@@ -39,11 +46,16 @@ def pair_stats(frames: Frames, a: str, b: str) -> tuple[dict | None, str | None]
     history = rolling[-HISTORY:]
     history = history[np.isfinite(history)]
     month_ago = rolling[-22] if len(rolling) >= 22 + SHORT - 1 else np.nan
-    return {"assets": f"{label(a)} vs {label(b)}", "correlation_63d": env.rnd(now, 3),
-            "baseline_1y": env.rnd(base, 3), "change_vs_baseline": env.rnd(now - base, 3) if base is not None else None,
-            "change_1m": env.rnd(now - month_ago, 3),
-            "percentile_3y": env.rnd(ind.percentile_rank(history, now), 1) if len(history) >= 252 else None,
-            "common_days": int(len(x))}, None
+    what = f"correlation of {xa.changes_of(a, ASSETS[a][1])} and {xa.changes_of(b, ASSETS[b][1])}"
+    return {"assets": f"{label(a)} vs {label(b)}", "correlation_63d": env.rnd(now, 3, f"{SHORT}-day {what}"),
+            "baseline_1y": env.rnd(base, 3, f"{what} over the {BASE} common days before the {SHORT}-day window"),
+            "change_vs_baseline": env.rnd(now - base, 3, f"{SHORT}-day {what} minus its 1-year baseline")
+            if base is not None else None,
+            "change_1m": env.rnd(now - month_ago, 3, f"{SHORT}-day {what} now minus 21 common days earlier"),
+            "percentile_3y": env.rnd(ind.percentile_rank(history, now), 1,
+                                     f"percentile rank of the {SHORT}-day {what} among its values over 3 years")
+            if len(history) >= 252 else None,
+            "common_days": xa.count(len(x), f"count of common daily changes of {a} and {b} used")}, None
 
 
 def compute(frames: Frames) -> dict:
@@ -62,21 +74,36 @@ def compute(frames: Frames) -> dict:
     avg_base = float(np.mean([abs(s["baseline_1y"]) for s in with_base])) if with_base else None
     avg_now_same = float(np.mean([abs(s["correlation_63d"]) for s in with_base])) if with_base else None
     ranked = sorted(pairs.items(), key=lambda kv: kv[1]["correlation_63d"])
-    brief = lambda kv: {"pair": kv[0], "assets": kv[1]["assets"], "correlation_63d": kv[1]["correlation_63d"]}  # noqa: E731
-    data = {
-        "window_days": SHORT, "baseline_days": BASE, "pairs_computed": len(pairs),
-        "average_abs_correlation_63d": env.rnd(avg_now, 3),
-        "average_abs_correlation_baseline_1y": env.rnd(avg_base, 3),
+
+    def brief(kv, which: str) -> dict:
+        # the pick is made among every pair, so the figure rests on all their series
+        with prov.about(frames, *xa.series_in(pairs), operation=f"{which} {SHORT}-day correlation among the pairs"):
+            return {"pair": kv[0], "assets": kv[1]["assets"], "correlation_63d": env.rnd(kv[1]["correlation_63d"], 3)}
+    based = [k for k, s in pairs.items() if s["baseline_1y"] is not None]
+    with prov.about(frames, *ASSETS):  # which pairs compute depends on every series offered
+        computed = xa.count(len(pairs), f"count of asset pairs with a {SHORT}-day correlation")
+    with prov.about(frames, *xa.series_in(pairs), operation=f"mean absolute {SHORT}-day correlation over the pairs"):
+        average_now = env.rnd(avg_now, 3)
+    with prov.about(frames, *xa.series_in(based)):
+        average_base = env.rnd(avg_base, 3, "mean absolute 1-year baseline correlation over the pairs that have one")
         # same pairs on both sides, so the shift is not an artefact of pairs lacking a baseline
-        "average_abs_correlation_shift": env.rnd(avg_now_same - avg_base, 3) if with_base else None,
-        "strongest_positive": brief(ranked[-1]), "strongest_negative": brief(ranked[0]),
+        shift = env.rnd(avg_now_same - avg_base, 3, f"mean absolute {SHORT}-day correlation minus mean absolute "
+                        "baseline, over the pairs with a baseline") if with_base else None
+    data = {
+        "window_days": xa.parameter(SHORT, "correlation window in common trading days"),
+        "baseline_days": xa.parameter(BASE, "baseline window in common trading days"),
+        "pairs_computed": computed, "average_abs_correlation_63d": average_now,
+        "average_abs_correlation_baseline_1y": average_base, "average_abs_correlation_shift": shift,
+        "strongest_positive": brief(ranked[-1], "highest"), "strongest_negative": brief(ranked[0], "lowest"),
         "pairs": pairs, "matrix_63d": matrix,
     }
     if with_base:
         moved = max(with_base, key=lambda s: abs(s["change_vs_baseline"]))
         key = next(k for k, s in pairs.items() if s is moved)
-        data["largest_change"] = {"pair": key, "assets": moved["assets"],
-                                  "change_vs_baseline": moved["change_vs_baseline"]}
+        with prov.about(frames, *xa.series_in(based), operation="largest absolute change from baseline among the "
+                                                                "pairs (signed)"):
+            data["largest_change"] = {"pair": key, "assets": moved["assets"],
+                                      "change_vs_baseline": env.rnd(moved["change_vs_baseline"], 3)}
     else:
         unavailable["baseline_1y"] = f"fewer than {SHORT + BASE} common daily changes for every pair"
     signals = [_diversification_signal(data, sources)]

@@ -7,6 +7,7 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.catalog import SECTORS
 from intel.frames import Frames
 from intel.modules import _cross_asset as xa
@@ -25,6 +26,10 @@ COMPONENTS = {
     "market_breadth": ("share of the sector ETFs above their 50-day averages", "pct", "greed"),
     "safe_haven_demand": ("S&P 500 minus 10-year Treasury 20-day return", "pct", "greed"),
 }
+# the series each component's readings rest on
+SERIES_OF = {"market_momentum": ("SP500",), "price_strength": ("SP500",), "volatility": ("VIXCLS",),
+             "junk_bond_demand": ("BAMLH0A0HYM2",), "market_breadth": SECTORS,
+             "safe_haven_demand": ("SP500", "DGS10")}
 
 
 def _sma_gap(values: np.ndarray, n: int) -> np.ndarray:
@@ -68,7 +73,8 @@ def _breadth(frames: Frames):
         gap = _sma_gap(f["value"].to_numpy(), 50)
         ok = np.isfinite(gap)
         parts.append(pl.DataFrame({"date": f["date"].to_numpy()[ok], "above": (gap[ok] > 0).astype(np.float64)}))
-        distance[sid] = env.rnd(gap[-1], 2)
+        with prov.about(frames, sid, operation=f"percent distance of {sid} from its 50-observation average"):
+            distance[sid] = env.rnd(gap[-1], 2)
     if len(parts) < MIN_SECTORS:
         return None
     daily = (pl.concat(parts).group_by("date").agg(pl.col("above").mean() * 100, pl.len().alias("n"))
@@ -97,6 +103,21 @@ def label_of(score: float) -> str:
     return "greed" if score <= 75 else "extreme greed"
 
 
+def _component(frames: Frames, name: str, days, values, score: float) -> dict:
+    """One component's figures (inside the scope of its series)."""
+    what, unit, high_means = COMPONENTS[name]
+    value = env.rnd(values[-1], 2, f"{what}, {'percent' if unit == 'pct' else unit}")
+    hy = frames.get("BAMLH0A0HYM2")
+    if name == "junk_bond_demand" and days[-1] == ind.day_numbers(hy)[-1]:
+        value = env.level(frames, "BAMLH0A0HYM2", 2, scale=100.0, op="latest high-yield OAS in bp (percent x 100)")
+    return {"reads": what, f"value_{unit}": value,
+            "score": env.rnd(score, 1, "percentile of the latest reading among up to 5 years of readings"
+                                       + (" (inverted)" if high_means == "fear" else "")),
+            "high_reading_means": high_means, "as_of": ind.iso_day(days[-1]),
+            "history_years_used": env.rnd(min(len(values), HISTORY) / 252, 1,
+                                          "years of readings used, at most 5 (252 a year)")}
+
+
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ("SP500", "VIXCLS", "BAMLH0A0HYM2"))
     sources = env.data_sources(frames, INPUTS)
@@ -105,15 +126,13 @@ def compute(frames: Frames) -> dict:
     for name, (days, values) in _readings(frames, breadth).items():
         ok = np.isfinite(values)
         days, values = days[ok], values[ok]
-        what, unit, high_means = COMPONENTS[name]
-        greed_high = high_means == "greed"
+        greed_high = COMPONENTS[name][2] == "greed"
         score = _score_at(values, len(values) - 1, greed_high) if len(values) else None
         if score is None:
             unavailable[name] = f"only {len(values)} readings (needs {MIN_HISTORY})"
             continue
-        components[name] = {"reads": what, f"value_{unit}": env.rnd(values[-1], 2), "score": env.rnd(score, 1),
-                            "high_reading_means": high_means, "as_of": ind.iso_day(days[-1]),
-                            "history_years_used": env.rnd(min(len(values), HISTORY) / 252, 1)}
+        with prov.about(frames, *SERIES_OF[name]):
+            components[name] = _component(frames, name, days, values, score)
         for key, back in (("1w", 7), ("1m", 30)):
             idx = ind.index_days_ago(days, back)
             then = _score_at(values, idx, greed_high) if idx is not None else None
@@ -125,12 +144,18 @@ def compute(frames: Frames) -> dict:
     if not components:
         raise env.InsufficientData(f"{NAME}: no component has {MIN_HISTORY} readings")
     score = float(np.mean([c["score"] for c in components.values()]))
-    data = {"score": env.rnd(score, 1), "label": label_of(score), "components_used": len(components),
-            "components": components}
-    for key in ("1w", "1m"):
-        # only comparable when every component that scores today also scored then
-        data[f"score_{key}_ago"] = env.rnd(np.mean(past[key]), 1) if len(past[key]) == len(components) else None
-    data["change_1m"] = env.rnd(score - data["score_1m_ago"], 1) if data["score_1m_ago"] is not None else None
+    with prov.about(frames, *INPUTS):  # which components compute depends on every input
+        used = xa.count(len(components), "count of components computed")
+    with prov.about(frames, *dict.fromkeys(sid for name in components for sid in SERIES_OF[name])):
+        data = {"score": env.rnd(score, 1, "mean of the component scores"), "label": label_of(score),
+                "components_used": used, "components": components}
+        for key in ("1w", "1m"):
+            # only comparable when every component that scores today also scored then
+            data[f"score_{key}_ago"] = env.rnd(np.mean(past[key]), 1, "mean of the component scores "
+                                               f"{prov.HORIZONS[key]} earlier") \
+                if len(past[key]) == len(components) else None
+        data["change_1m"] = env.rnd(score - data["score_1m_ago"], 1, "score minus the score a month earlier") \
+            if data["score_1m_ago"] is not None else None
     if breadth is not None:
         data["sector_distance_to_sma50_pct"] = breadth[2]
         data["sectors_above_sma50"] = sorted(s for s, v in breadth[2].items() if v is not None and v > 0)
@@ -176,7 +201,7 @@ def _signal(data: dict, sources: dict) -> dict:
                              essential=("SP500", "VIXCLS", "BAMLH0A0HYM2"))
     more = (" (greed stretched: watch for complacency)" if urgency == "medium" and direction == "bullish" else "")
     return env.signal("sentiment", direction, confidence, urgency,
-                      f"fear & greed at {score}: {label} across {data['components_used']} components{more}")
+                      f"fear & greed at {score}: {label} across {int(data['components_used'])} components{more}")
 
 
 register(Module(name=NAME, category="cross_asset", tier="S", inputs=INPUTS,

@@ -7,7 +7,9 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
+from intel.modules import _cross_asset as xa
 from intel.modules._common import pct_word
 from intel.registry import Module, register
 
@@ -40,6 +42,19 @@ def moves(frame, kind: str, cal_days: int) -> tuple[np.ndarray, np.ndarray]:
     return days, out
 
 
+def latest_move(frames: Frames, sid: str, kind: str, cal_days: int):
+    """The last value of `moves` as a figure of the two named observations it compares (None: too early)."""
+    frame = frames.get(sid)
+    lag = int(ind.lagged_index(ind.day_numbers(frame), cal_days)[-1])
+    if lag < 0:
+        return None
+    a, b = env.last_obs(frames, sid), (sid, frame["date"][lag], float(frame["value"][lag]))
+    if kind == "pct":
+        return env.pct_change(a, b, 2)
+    return env.difference(a, b, 2, scale=100.0, op=f"change of {sid} from {b[1].isoformat()} to "
+                                                     f"{a[1].isoformat()} in bp")
+
+
 def scaled(days: np.ndarray, m: np.ndarray) -> np.ndarray:
     """Moves divided by their root-mean-square over the last SCALE_YEARS (a typical move of that horizon)."""
     recent = m[ind.in_window(days, 365 * SCALE_YEARS)]
@@ -62,7 +77,8 @@ def backtest(days, spx, st, z_eq, z_o) -> dict:
     fwd = np.where(complete, spx[ahead] / spx - 1, np.nan) * 100
     valid = np.isfinite(z_eq) & np.isfinite(z_o)
     out = {"sample_start": ind.iso_day(days[valid][0]) if valid.any() else None,
-           "all_days_forward_1m_return_avg_pct": env.rnd(np.nanmean(fwd[valid & complete]), 2)
+           "all_days_forward_1m_return_avg_pct": env.rnd(np.nanmean(fwd[valid & complete]), 2, "mean S&P 500 "
+                                                         "return over the month after each day of the sample")
            if (valid & complete).any() else None}
     for kind, code in (("bearish", -1.0), ("bullish", 1.0)):
         starts = np.flatnonzero((st == code) & np.concatenate([[False], st[:-1] != code]) & valid)
@@ -73,9 +89,51 @@ def backtest(days, spx, st, z_eq, z_o) -> dict:
                 last = i
         done = [i for i in events if complete[i]]
         f = fwd[done]
-        out[kind] = {"events": len(events), "events_with_outcome": len(done),
-                     "forward_1m_return_avg_pct": env.rnd(f.mean(), 2) if len(f) else None,
-                     "forward_1m_negative_share_pct": env.rnd((f < 0).mean() * 100, 1) if len(f) else None}
+        out[kind] = {"events": xa.count(len(events), f"count of new {kind} one-month divergences "
+                                                     f"({DECLUSTER} or more trading days apart)"),
+                     "events_with_outcome": xa.count(len(done), f"count of those {kind} divergences followed by a "
+                                                                "full month"),
+                     "forward_1m_return_avg_pct": env.rnd(f.mean(), 2, f"mean S&P 500 return over the month after "
+                                                                       f"a {kind} divergence") if len(f) else None,
+                     "forward_1m_negative_share_pct": env.rnd((f < 0).mean() * 100, 1, "percent of those months "
+                                                              "with a negative S&P 500 return") if len(f) else None}
+    return out
+
+
+def _pair(frames: Frames, name: str, eq_z: dict, spx_days, spx_v, unavailable: dict) -> dict:
+    """Equities against one market (inside the scope of both series): moves, divergences, the back-test."""
+    sid, kind, sign, label, _, _ = PAIRS[name]
+    frame = frames.get(sid)
+    out = {"series": sid, "compares": f"equities vs {label}"}
+    for h, d in HORIZONS.items():
+        o_days, o_m = moves(frame, kind, d)
+        o_z = sign * scaled(o_days, o_m)
+        common, ie, io = np.intersect1d(spx_days, o_days, return_indices=True)
+        ze, zo = eq_z[h][ie], o_z[io]
+        with prov.about(frames, sid):  # the other market's own move and z rest on it alone
+            out[f"move_{h}_{kind}"] = latest_move(frames, sid, kind, d)
+            out[f"zscore_{h}"] = env.rnd(o_z[-1], 2, f"{sid} move over {prov.HORIZONS[h]} over its root-mean-square "
+                                                     "over 5 years, signed so positive is risk-on")
+        if not np.isfinite(o_z[-1]) or not np.isfinite(eq_z[h][-1]) or not len(common):
+            out[f"divergence_{h}"], out[f"strength_{h}"] = None, None
+            unavailable[f"{name}.{h}"] = "history too short"
+            continue
+        # today's reading: the equity move now against the other market's latest move
+        now = state(eq_z[h][-1:], o_z[-1:])[0]
+        strength = min(abs(eq_z[h][-1]), abs(o_z[-1]))
+        out[f"divergence_{h}"] = {1.0: "bullish", -1.0: "bearish"}.get(now, "none")
+        out[f"strength_{h}"] = env.rnd(strength, 2, f"smaller |z| of the {LEAD} and {sid} moves over "
+                                                    f"{prov.HORIZONS[h]}")
+        if h != "1m":
+            continue
+        st = state(ze, zo)
+        ok = np.isfinite(ze) & np.isfinite(zo)
+        out["agreement_share_pct"] = env.rnd(float(np.mean(np.sign(ze[ok]) == np.sign(zo[ok]))) * 100, 1,
+                                             "percent of common days whose one-month moves point the same way "
+                                             "(risk-on sign)") if ok.any() else None
+        start = ind.run_start(st == now) if now != 0 else None
+        out["since"] = ind.iso_day(common[start]) if start is not None else None
+        out["backtest_1m"] = backtest(common, spx_v[ie], st, ze, zo)
     return out
 
 
@@ -88,42 +146,21 @@ def compute(frames: Frames) -> dict:
     spx_days, spx_v = ind.day_numbers(spx), spx["value"].to_numpy()
     if not np.isfinite(eq_z["1m"][-1]):
         raise env.InsufficientData(f"{NAME}: the S&P 500 has less than a month of history")
-    data: dict = {"min_strength": MIN_STRENGTH, "equities": {}}
-    for h in HORIZONS:
-        data["equities"][f"move_{h}_pct"] = env.rnd(eq[h][1][-1], 2)
-        data["equities"][f"zscore_{h}"] = env.rnd(eq_z[h][-1], 2)
+    data: dict = {"min_strength": xa.parameter(MIN_STRENGTH, "typical moves both sides need for a divergence"),
+                  "equities": {}}
+    with prov.about(frames, LEAD):
+        for h, d in HORIZONS.items():
+            data["equities"][f"move_{h}_pct"] = latest_move(frames, LEAD, "pct", d)
+            data["equities"][f"zscore_{h}"] = env.rnd(eq_z[h][-1], 2, f"{LEAD} move over {prov.HORIZONS[h]} over "
+                                                                      "its root-mean-square over 5 years")
     pairs, divergences, unavailable = {}, [], {}
     for name, (sid, kind, sign, label, on_verb, off_verb) in PAIRS.items():
         frame = frames.get(sid)
         if frame is None:
             unavailable[name] = f"{sid} missing"
             continue
-        out = {"series": sid, "compares": f"equities vs {label}"}
-        for h, d in HORIZONS.items():
-            o_days, o_m = moves(frame, kind, d)
-            o_z = sign * scaled(o_days, o_m)
-            common, ie, io = np.intersect1d(spx_days, o_days, return_indices=True)
-            ze, zo = eq_z[h][ie], o_z[io]
-            out[f"move_{h}_{kind}"] = env.rnd(o_m[-1], 2)
-            out[f"zscore_{h}"] = env.rnd(o_z[-1], 2)  # signed: positive = risk-on
-            if not np.isfinite(o_z[-1]) or not np.isfinite(eq_z[h][-1]) or not len(common):
-                out[f"divergence_{h}"], out[f"strength_{h}"] = None, None
-                unavailable[f"{name}.{h}"] = "history too short"
-                continue
-            # today's reading: the equity move now against the other market's latest move
-            now = state(eq_z[h][-1:], o_z[-1:])[0]
-            strength = min(abs(eq_z[h][-1]), abs(o_z[-1]))
-            out[f"divergence_{h}"] = {1.0: "bullish", -1.0: "bearish"}.get(now, "none")
-            out[f"strength_{h}"] = env.rnd(strength, 2)
-            if h != "1m":
-                continue
-            st = state(ze, zo)
-            ok = np.isfinite(ze) & np.isfinite(zo)
-            out["agreement_share_pct"] = env.rnd(float(np.mean(np.sign(ze[ok]) == np.sign(zo[ok]))) * 100, 1) \
-                if ok.any() else None
-            start = ind.run_start(st == now) if now != 0 else None
-            out["since"] = ind.iso_day(common[start]) if start is not None else None
-            out["backtest_1m"] = backtest(common, spx_v[ie], st, ze, zo)
+        with prov.about(frames, LEAD, sid):
+            out = _pair(frames, name, eq_z, spx_days, spx_v, unavailable)
         pairs[name] = out
         for h in HORIZONS:
             kind_h = out.get(f"divergence_{h}")
@@ -135,21 +172,32 @@ def compute(frames: Frames) -> dict:
     if not pairs:
         raise env.InsufficientData(f"{NAME}: no market to compare equities with")
     divergences.sort(key=lambda r: -r["strength"])
-    data.update({"pairs": pairs, "divergences": divergences,
-                 # markets, not horizons: a pair diverging over one and three months counts once
-                 "bearish_count": len({d["pair"] for d in divergences if d["type"] == "bearish"}),
-                 "bullish_count": len({d["pair"] for d in divergences if d["type"] == "bullish"}),
-                 "pairs_compared": len(pairs)})
+    compared = (LEAD, *(p["series"] for p in pairs.values()))
+    # a place in the ranked list depends on every pair compared; each pair's own entry names its two series
+    for d in divergences:
+        with prov.about(frames, *compared, operation=f"strength of the {d['pair']} divergence over "
+                                                     f"{prov.HORIZONS[d['horizon']]}, divergences ranked by strength"):
+            d["strength"] = env.rnd(d["strength"], 2)
+    with prov.about(frames, *compared):
+        # markets, not horizons: a pair diverging over one and three months counts once
+        counts = {kind: xa.count(len({d["pair"] for d in divergences if d["type"] == kind}),
+                                 f"count of markets diverging {kind}ly from equities")
+                  for kind in ("bearish", "bullish")}
+    with prov.about(frames, *INPUTS):  # which markets compare depends on every input
+        compared_count = xa.count(len(pairs), "count of markets compared with equities")
+    data.update({"pairs": pairs, "divergences": divergences, "bearish_count": counts["bearish"],
+                 "bullish_count": counts["bullish"], "pairs_compared": compared_count})
     signals = _signals(data, sources)
     if divergences:
         top = divergences[0]
-        summary = (f"Of {len(pairs)} {_markets(len(pairs))} compared with equities, {data['bearish_count']} "
-                   f"{_diverge(data['bearish_count'])} bearishly and {data['bullish_count']} bullishly. The strongest: "
+        bear, bull = int(data["bearish_count"]), int(data["bullish_count"])
+        summary = (f"Of {len(pairs)} {_markets(len(pairs))} compared with equities, {bear} "
+                   f"{_diverge(bear)} bearishly and {bull} bullishly. The strongest: "
                    f"{top['description']} over {'one month' if top['horizon'] == '1m' else 'three months'} "
                    f"(strength {top['strength']}" + (f", since {top['since']})." if top["since"] else ")."))
         bt = pairs[top["pair"]].get("backtest_1m", {}).get(top["type"]) if top["horizon"] == "1m" else None
         if bt and bt["events_with_outcome"]:
-            summary += (f" After {bt['events_with_outcome']} such episodes since "
+            summary += (f" After {int(bt['events_with_outcome'])} such episodes since "
                         f"{pairs[top['pair']]['backtest_1m']['sample_start']} the S&P 500 returned "
                         f"{bt['forward_1m_return_avg_pct']}% on average over the next month, against "
                         f"{pairs[top['pair']]['backtest_1m']['all_days_forward_1m_return_avg_pct']}% on all days.")
@@ -189,8 +237,8 @@ def _diverge(n: int) -> str:
 
 
 def _signals(data: dict, sources: dict) -> list[dict]:
-    bear, bull, divs = data["bearish_count"], data["bullish_count"], data["divergences"]
-    n = data["pairs_compared"]
+    bear, bull, divs = int(data["bearish_count"]), int(data["bullish_count"]), data["divergences"]
+    n = int(data["pairs_compared"])
     # a verdict needs two diverging markets, or half of those compared when few are available
     if bear > bull and (bear >= 2 or bear / n >= 0.5):
         direction, urgency = "bearish", "high" if bear >= 3 else "medium"

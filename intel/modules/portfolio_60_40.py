@@ -8,6 +8,7 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _cross_asset as xa
 from intel.modules._common import fig, pct_word
@@ -18,12 +19,23 @@ INPUTS = ("SP500", "DGS10")
 W_EQ, W_BOND = 0.6, 0.4
 HORIZONS = {"1m": 30, "3m": 91, "1y": 365, "3y": 1095}
 YEAR = 252
+PORTFOLIO = "the daily-rebalanced 60/40 portfolio"
+BOND = "the 10-year Treasury total-return index rebuilt from DGS10"
 
 
-def _returns(days, index) -> dict:
-    out = {f"return_{h}_pct": env.rnd(xa.ret_pct(days, index, d), 2) for h, d in HORIZONS.items()}
+def _returns(days, index, what: str, price: str | None = None) -> dict:
+    """Returns of `what` over each horizon, inside the scope of the series it rests on; a price series' (named
+    by `price`) from its two named closes."""
+    if price:
+        out = {f"return_{h}_pct": xa.price_return(price, days, index, d) for h, d in HORIZONS.items()}
+    else:
+        out = {f"return_{h}_pct": env.rnd(xa.ret_pct(days, index, d), 2,
+                                          f"percent return of {what} over {prov.HORIZONS[h]}")
+               for h, d in HORIZONS.items()}
     r3 = xa.ret_pct(days, index, HORIZONS["3y"])
-    out["return_3y_annualized_pct"] = env.rnd(((1 + r3 / 100) ** (1 / 3) - 1) * 100, 2) if r3 is not None else None
+    out["return_3y_annualized_pct"] = env.rnd(((1 + r3 / 100) ** (1 / 3) - 1) * 100, 2,
+                                              f"3-year percent return of {what}, annualized") \
+        if r3 is not None else None
     return out
 
 
@@ -44,6 +56,39 @@ def _start(days, cal_days) -> int:
     return 0 if idx is None else idx
 
 
+def _risk(days, port, rp, vol_p, equity_vol, bond_vol) -> dict:
+    """The portfolio's volatility and drawdowns (inside the scope of both legs' series)."""
+    return {
+        "volatility_63d_pct": env.rnd(_vol(rp[-63:]), 2, f"annualized volatility of the daily returns of {PORTFOLIO} "
+                                                         "over 63 days, percent") if len(rp) >= 63 else None,
+        "volatility_1y_pct": env.rnd(vol_p, 2, f"annualized volatility of the daily returns of {PORTFOLIO} over "
+                                               "the past year, percent"),
+        "equity_volatility_1y_pct": equity_vol, "bond_volatility_1y_pct": bond_vol,
+        "max_drawdown_1y_pct": env.rnd(_max_dd(days, port, 365), 2, f"deepest drawdown of {PORTFOLIO} over 1 year"),
+        "max_drawdown_3y_pct": env.rnd(_max_dd(days, port, 1095), 2, f"deepest drawdown of {PORTFOLIO} over 3 years"),
+        "drawdown_from_high_pct": env.rnd(float(ind.drawdown(port[_start(days, 1095):])[-1] * 100), 2,
+                                          f"percent distance of {PORTFOLIO} from its 3-year high"),
+    }
+
+
+def _diversification(rs, rb, cov, var_p, vols) -> dict:
+    """How much the bond leg diversifies the equity leg (inside the scope of both legs' series)."""
+    vol_p, vol_s, vol_b = vols
+    pair = "correlation of daily SP500 returns and 10-year Treasury total returns (from DGS10)"
+    return {
+        "stock_bond_correlation_63d": env.rnd(ind.pearson(rs[-63:], rb[-63:]), 3, f"63-day {pair}")
+        if len(rs) >= 63 else None,
+        "stock_bond_correlation_1y": env.rnd(ind.pearson(rs[-YEAR:], rb[-YEAR:]), 3, f"252-day {pair}"),
+        # weighted leg volatilities over portfolio volatility: 1 means no diversification benefit
+        "diversification_ratio_1y": env.rnd((W_EQ * vol_s + W_BOND * vol_b) / vol_p, 3, "weighted leg volatilities "
+                                            "over portfolio volatility, 1 year") if vol_p else None,
+        # Euler risk contribution of the equity leg: w_s * cov(r_s, r_p) / var(r_p)
+        "equity_risk_share_1y_pct": env.rnd(W_EQ * (W_EQ * cov[0, 0] + W_BOND * cov[0, 1]) / var_p * 100, 1,
+                                            "equity leg's Euler share of portfolio variance, 1 year, percent")
+        if var_p > 0 else None,
+    }
+
+
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INPUTS, need="all")
     sources = env.data_sources(frames, INPUTS)
@@ -60,32 +105,30 @@ def compute(frames: Frames) -> dict:
     vol_p, vol_s, vol_b = _vol(year), _vol(rs[-YEAR:]), _vol(rb[-YEAR:])
     cov = np.cov(np.vstack([rs[-YEAR:], rb[-YEAR:]]))
     var_p = W_EQ ** 2 * cov[0, 0] + W_BOND ** 2 * cov[1, 1] + 2 * W_EQ * W_BOND * cov[0, 1]
-    data = {
-        "weights": {"equities_pct": W_EQ * 100, "bonds_pct": W_BOND * 100, "rebalancing": "daily"},
-        "bond_leg": {"yield_10y_pct": env.rnd(dgs["value"][-1], 2), "duration_years": env.rnd(duration[-1], 2),
-                     "average_duration_1y_years": env.rnd(float(np.mean(duration[-YEAR:])), 2)},
-        "portfolio": _returns(days, port), "equities": _returns(days, s), "bonds": _returns(days, b),
-        "risk": {
-            "volatility_63d_pct": env.rnd(_vol(rp[-63:]), 2) if len(rp) >= 63 else None,
-            "volatility_1y_pct": env.rnd(vol_p, 2), "equity_volatility_1y_pct": env.rnd(vol_s, 2),
-            "bond_volatility_1y_pct": env.rnd(vol_b, 2),
-            "max_drawdown_1y_pct": env.rnd(_max_dd(days, port, 365), 2),
-            "max_drawdown_3y_pct": env.rnd(_max_dd(days, port, 1095), 2),
-            "drawdown_from_high_pct": env.rnd(float(ind.drawdown(port[_start(days, 1095):])[-1] * 100), 2),
-        },
-        "diversification": {
-            "stock_bond_correlation_63d": env.rnd(ind.pearson(rs[-63:], rb[-63:]), 3) if len(rs) >= 63 else None,
-            "stock_bond_correlation_1y": env.rnd(ind.pearson(rs[-YEAR:], rb[-YEAR:]), 3),
-            # weighted leg volatilities over portfolio volatility: 1 means no diversification benefit
-            "diversification_ratio_1y": env.rnd((W_EQ * vol_s + W_BOND * vol_b) / vol_p, 3) if vol_p else None,
-            # Euler risk contribution of the equity leg: w_s * cov(r_s, r_p) / var(r_p)
-            "equity_risk_share_1y_pct": env.rnd(W_EQ * (W_EQ * cov[0, 0] + W_BOND * cov[0, 1]) / var_p * 100, 1)
-            if var_p > 0 else None,
-        },
-    }
-    r1y = data["portfolio"]["return_1y_pct"]
-    data["risk"]["return_to_volatility_1y"] = env.rnd(r1y / vol_p, 2) if r1y is not None and vol_p else None
-    data["history_years_used"] = env.rnd(min(len(rp), 3 * YEAR) / YEAR, 1)
+    with prov.about(frames, "DGS10"):
+        bond_leg = {"yield_10y_pct": env.level(frames, "DGS10", 2, op="latest DGS10 yield"),
+                    "duration_years": env.rnd(duration[-1], 2, "modified duration of a 10-year par bond at the "
+                                                               "latest DGS10 yield"),
+                    "average_duration_1y_years": env.rnd(float(np.mean(duration[-YEAR:])), 2,
+                                                         "mean modified duration over the past 252 observations")}
+        bonds = _returns(days, b, BOND)
+        bond_vol = env.rnd(vol_b, 2, f"annualized volatility of daily returns of {BOND} over the past year, percent")
+    with prov.about(frames, "SP500"):
+        equities = _returns(days, s, "SP500", price="SP500")
+        equity_vol = env.rnd(vol_s, 2, "annualized volatility of daily SP500 returns over the past year, percent")
+    with prov.about(frames, *INPUTS):
+        data = {
+            "weights": {"equities_pct": xa.parameter(W_EQ * 100, "equity weight, percent"),
+                        "bonds_pct": xa.parameter(W_BOND * 100, "bond weight, percent"), "rebalancing": "daily"},
+            "bond_leg": bond_leg, "portfolio": _returns(days, port, PORTFOLIO), "equities": equities, "bonds": bonds,
+            "risk": _risk(days, port, rp, vol_p, equity_vol, bond_vol),
+            "diversification": _diversification(rs, rb, cov, var_p, (vol_p, vol_s, vol_b)),
+        }
+        r1y = data["portfolio"]["return_1y_pct"]
+        data["risk"]["return_to_volatility_1y"] = env.rnd(r1y / vol_p, 2, "1-year return over 1-year volatility") \
+            if r1y is not None and vol_p else None
+        data["history_years_used"] = env.rnd(min(len(rp), 3 * YEAR) / YEAR, 1,
+                                             "years of common daily returns used, at most 3 (252 a year)")
     unavailable = {f"{leg}.{k}": "history too short" for leg in ("portfolio", "risk", "diversification")
                    for k, v in data[leg].items() if v is None}
     if not full_year:
@@ -106,7 +149,7 @@ def compute(frames: Frames) -> dict:
     if unavailable:
         summary += f" Not enough history for: {', '.join(unavailable)}."
     summary += env.staleness_note(sources)
-    data["window_days"] = 63
+    data["window_days"] = xa.parameter(63, "short correlation and volatility window in trading days")
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
                          ("stock_bond_correlation", "the correlation regime that drives diversification"),

@@ -7,6 +7,7 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _cross_asset as xa
 from intel.modules._common import not_computed
@@ -24,6 +25,9 @@ COMPONENTS = {
     "bond_haven": ("S&P 500 minus 10-year Treasury one-month return", "pct", "stocks beating Treasuries"),
     "yen_haven": ("dollar-yen one-month change", "pct", "the yen weakening"),
 }
+# the series each component's moves rest on
+SERIES_OF = {"equities": ("SP500",), "credit": ("BAMLH0A0HYM2",), "volatility": ("VIXCLS",),
+             "bond_haven": ("SP500", "DGS10"), "yen_haven": ("DEXJPUS",)}
 
 
 def _moves(frames: Frames) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -56,6 +60,21 @@ def _moves(frames: Frames) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return {k: v for k, v in out.items() if v is not None}
 
 
+def _component(frames: Frames, name: str, days, x, scale: float, z, scores) -> dict:
+    """One component's figures (inside the scope of its series)."""
+    label, unit, meaning = COMPONENTS[name]
+    move = env.rnd(x[-1], 2, f"{label} over {H} observations, {unit}")
+    if name == "credit" and days[-1] == ind.day_numbers(frames.get("BAMLH0A0HYM2"))[-1]:
+        # a plain difference of two named spreads: latest minus 21 observations earlier, sign flipped, in bp
+        move = env.difference(env.last_obs(frames, "BAMLH0A0HYM2"), env.nth_obs(frames, "BAMLH0A0HYM2", -H - 1), 2,
+                              scale=-100.0, op=f"{label}: minus the change over {H} observations, in bp")
+    return {"measures": label, f"move_1m_{unit}": move,
+            f"typical_move_1m_{unit}": env.rnd(scale, 2, f"root-mean-square over up to 3 years of the {label}"),
+            "zscore": env.rnd(z[-1], 2, "latest one-month move over its typical move"),
+            "score": env.rnd(scores[-1], 1, "100 x (2 Phi(z) - 1) of the component's z-score"),
+            "as_of": ind.iso_day(days[-1]), "positive_means": meaning}
+
+
 def _score(z):
     """Map a z-score to -100..+100 through the normal CDF (z of 1 is about 68)."""
     return 100.0 * (2.0 * ind.normal_cdf(z) - 1.0)
@@ -77,10 +96,8 @@ def compute(frames: Frames) -> dict:
             continue
         z = x / scale
         scores = _score(z)
-        label, unit, meaning = COMPONENTS[name]
-        components[name] = {"measures": label, f"move_1m_{unit}": env.rnd(x[-1], 2),
-                            f"typical_move_1m_{unit}": env.rnd(scale, 2), "zscore": env.rnd(z[-1], 2),
-                            "score": env.rnd(scores[-1], 1), "as_of": ind.iso_day(days[-1]), "positive_means": meaning}
+        with prov.about(frames, *SERIES_OF[name]):
+            components[name] = _component(frames, name, days, x, scale, z, scores)
         history.append(pl.DataFrame({"date": days, name: scores}))
     for name in COMPONENTS:
         if name not in components and name not in unavailable:
@@ -94,14 +111,24 @@ def compute(frames: Frames) -> dict:
     composite = joined.select(pl.mean_horizontal(pl.exclude("date"))).to_series().to_numpy()
     comp_days = joined["date"].to_numpy()
     agree = [c for c in components.values() if np.sign(c["score"]) == np.sign(score)]
-    data = {"score": env.rnd(score, 1), "regime": _regime(score), "components_used": len(components),
-            "agreement_pct": env.rnd(len(agree) / len(components) * 100, 1), "components": components}
-    for key, back in (("score_1w_ago", 7), ("score_1m_ago", 30)):
-        idx = ind.index_days_ago(comp_days, back) if len(comp_days) else None
-        data[key] = env.rnd(composite[idx], 1) if idx is not None else None
-    data["change_1m"] = env.rnd(score - data["score_1m_ago"], 1) if data["score_1m_ago"] is not None else None
-    data["percentile_3y"] = env.rnd(ind.percentile_rank(composite, score), 1) if len(composite) >= MIN_HISTORY else None
-    data["window_days"] = H
+    with prov.about(frames, *INPUTS):  # which components compute depends on every input
+        used = xa.count(len(components), "count of components computed")
+    with prov.about(frames, *dict.fromkeys(sid for name in components for sid in SERIES_OF[name])):
+        data = {"score": env.rnd(score, 1, "mean of the component scores"), "regime": _regime(score),
+                "components_used": used,
+                "agreement_pct": env.rnd(len(agree) / len(components) * 100, 1,
+                                         "percent of components whose score has the composite's sign"),
+                "components": components}
+        for key, back in (("score_1w_ago", 7), ("score_1m_ago", 30)):
+            idx = ind.index_days_ago(comp_days, back) if len(comp_days) else None
+            data[key] = env.rnd(composite[idx], 1, f"composite score on the last common date {back} or more "
+                                                   "calendar days ago") if idx is not None else None
+        data["change_1m"] = env.rnd(score - data["score_1m_ago"], 1, "score minus the score a month ago") \
+            if data["score_1m_ago"] is not None else None
+        data["percentile_3y"] = env.rnd(ind.percentile_rank(composite, score), 1, "percentile rank of the score "
+                                        "among the composite's values over up to 3 years") \
+            if len(composite) >= MIN_HISTORY else None
+    data["window_days"] = xa.parameter(H, "one-month move in trading days")
     signals = [_signal(data, sources)]
     ranked = sorted(components.items(), key=lambda kv: kv[1]["score"])
     summary = (f"Risk appetite scores {data['score']} ({data['regime']}; the scale runs from full risk-off to full "

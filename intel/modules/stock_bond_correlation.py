@@ -7,6 +7,7 @@ import numpy as np
 from intel import correlations as corr
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _cross_asset as xa
 from intel.modules._common import fig
@@ -17,6 +18,7 @@ INPUTS = ("SP500", "DGS10")
 WINDOWS = {"21d": 21, "63d": 63, "252d": 252}
 REGIME_BAND = 0.2  # |correlation| below this is a transition zone
 HISTORY = 2520  # ten years of the 63-day correlation for its percentile and long-run mean
+PAIR = "correlation of daily S&P 500 log returns and 10-year Treasury total returns (from DGS10)"
 
 
 def regime_of(r: float) -> str:
@@ -28,6 +30,43 @@ def regime_of(r: float) -> str:
 MEANING = {"positive": "an inflation regime, where bonds fall with stocks and do not hedge",
            "negative": "a growth regime, where bonds rally when stocks fall and hedge equities",
            "transition": "no stable sign, so bonds give little hedge either way"}
+
+
+def _figures(days, stock, bond_ret, dy, rolling, now: float) -> dict:
+    """The payload's figures, all from SP500 and DGS10 on their common dates (called inside their scope)."""
+    data: dict = {"window_days": xa.parameter(63, "correlation window in trading days")}
+    for key, w in WINDOWS.items():
+        data[f"correlation_{key}"] = env.rnd(corr.rolling_corr(stock, bond_ret, w)[-1], 3, f"{w}-day {PAIR}") \
+            if len(stock) >= w else None
+    regime = regime_of(now)
+    finite = np.flatnonzero(np.isfinite(rolling))
+    hist = rolling[finite]
+    positive = hist > 0
+    flip = ind.run_start(positive if now > 0 else ~positive)
+    beta = np.cov(stock[-63:], bond_ret[-63:])[0, 1] / np.var(bond_ret[-63:], ddof=1)
+    long = len(hist) >= 252
+    data.update({
+        "regime": regime, "regime_meaning": MEANING[regime],
+        "correlation_with_yield_changes_63d": env.rnd(corr.rolling_corr(stock, dy, 63)[-1], 3,
+                                                      "63-day correlation of daily S&P 500 log returns and DGS10 "
+                                                      "changes"),
+        "change_3m": env.rnd(now - rolling[-64], 3, f"63-day {PAIR} now minus 63 trading days earlier")
+        if len(rolling) >= 126 else None,
+        "percentile_10y": env.rnd(ind.percentile_rank(hist, now), 1,
+                                  f"percentile rank of the 63-day {PAIR} among its past values (up to 10 years)")
+        if long else None,
+        "mean_10y": env.rnd(float(hist.mean()), 3, f"mean of the 63-day {PAIR} over up to 10 years") if long else None,
+        "share_positive_1y_pct": env.rnd(float(positive[-252:].mean()) * 100, 1,
+                                         f"percent of the past 252 days with a positive 63-day {PAIR}")
+        if long else None,
+        "sign_since": ind.iso_day(days[finite[flip]]) if flip is not None else None,
+        "sign_days": xa.count(int(len(hist) - flip), "trading days since the 63-day correlation took its sign")
+        if flip is not None else None,
+        "equity_beta_to_bonds_63d": env.rnd(beta, 2, "63-day beta of S&P 500 log returns to 10-year Treasury "
+                                                     "total returns"),
+        "history_years_used": env.rnd(len(hist) / 252, 1, "years of 63-day correlation history used (252 days a year)"),
+    })
+    return data
 
 
 def compute(frames: Frames) -> dict:
@@ -46,27 +85,9 @@ def compute(frames: Frames) -> dict:
     now = float(rolling[-1])
     if not np.isfinite(now):
         raise env.InsufficientData(f"{NAME}: no variation in the last 63 days")
-    data: dict = {"window_days": 63}
-    for key, w in WINDOWS.items():
-        data[f"correlation_{key}"] = env.rnd(corr.rolling_corr(stock, bond_ret, w)[-1], 3) if len(stock) >= w else None
-    regime = regime_of(now)
-    finite = np.flatnonzero(np.isfinite(rolling))
-    hist = rolling[finite]
-    positive = hist > 0
-    flip = ind.run_start(positive if now > 0 else ~positive)
-    beta = np.cov(stock[-63:], bond_ret[-63:])[0, 1] / np.var(bond_ret[-63:], ddof=1)
-    data.update({
-        "regime": regime, "regime_meaning": MEANING[regime],
-        "correlation_with_yield_changes_63d": env.rnd(corr.rolling_corr(stock, dy, 63)[-1], 3),
-        "change_3m": env.rnd(now - rolling[-64], 3) if len(rolling) >= 126 else None,
-        "percentile_10y": env.rnd(ind.percentile_rank(hist, now), 1) if len(hist) >= 252 else None,
-        "mean_10y": env.rnd(float(hist.mean()), 3) if len(hist) >= 252 else None,
-        "share_positive_1y_pct": env.rnd(float(positive[-252:].mean()) * 100, 1) if len(hist) >= 252 else None,
-        "sign_since": ind.iso_day(days[finite[flip]]) if flip is not None else None,
-        "sign_days": int(len(hist) - flip) if flip is not None else None,
-        "equity_beta_to_bonds_63d": env.rnd(beta, 2),
-        "history_years_used": env.rnd(len(hist) / 252, 1),
-    })
+    with prov.about(frames, *INPUTS):
+        data = _figures(days, stock, bond_ret, dy, rolling, now)
+    regime = data["regime"]
     unavailable = {k: "fewer than 252 daily returns" for k in ("correlation_252d", "percentile_10y", "mean_10y",
                                                                  "share_positive_1y_pct") if data[k] is None}
     if data["change_3m"] is None:
@@ -77,7 +98,7 @@ def compute(frames: Frames) -> dict:
                f"over one month and {fig(data['correlation_252d'])} over one year.")
     if data["sign_since"]:
         summary += (f" The 63-day correlation has been {'positive' if now > 0 else 'negative'} since "
-                    f"{data['sign_since']} ({data['sign_days']} trading days)")
+                    f"{data['sign_since']} ({int(data['sign_days'])} trading days)")
         summary += (f", at the {data['percentile_10y']} percentile of the past {data['history_years_used']} years."
                     if data["percentile_10y"] is not None else ".")
     if unavailable:
@@ -111,7 +132,7 @@ def _signals(data: dict, now: float, sources: dict) -> list[dict]:
     if data["sign_days"] is not None and data["sign_days"] <= 21 and abs(now) >= 0.1:
         out.append(env.signal("correlation_flip", "neutral", env.degrade(0.5, sources, essential=INPUTS), "medium",
                               f"the 63-day correlation turned {'positive' if now > 0 else 'negative'} on "
-                              f"{data['sign_since']}, {data['sign_days']} trading days ago"))
+                              f"{data['sign_since']}, {int(data['sign_days'])} trading days ago"))
     return out
 
 
