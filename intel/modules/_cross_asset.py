@@ -27,15 +27,15 @@ HY_METHOD = (f"Credit is the high-yield excess return over Treasuries rebuilt fr
 
 def parameter(value: float, what: str):
     """A fixed parameter of the method (a window, a threshold, a weight) published among the figures: it
-    rests on no observation, so its provenance names no input. (Rounding makes an int a float: 63.0.)"""
+    rests on no observation, so its provenance names no input. A whole number stays one."""
     with prov.about_inputs((), operation=f"fixed parameter: {what}"):
-        return env.rnd(value, 6)
+        return env.count(value) if isinstance(value, int) else env.rnd(value, 6)
 
 
 def count(n: int | None, what: str | None = None):
     """An integer count as a figure of the current `prov.about` scope, `what` (or the scope's operation) its
-    operation (rounding makes it a float: 63.0)."""
-    return env.rnd(n, 0, what)
+    operation."""
+    return env.count(n, what)
 
 
 def align(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]):

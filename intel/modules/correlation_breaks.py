@@ -150,7 +150,7 @@ def _breaks(frames: Frames, pairs: dict, tested: tuple[str, ...]) -> list[dict]:
         for f in ("zscore", "correlation_63d", "baseline_1y", "direction", "since", "days_broken"):
             if f in fields:
                 with prov.about(frames, *tested, operation=f"{fields[f]} of {key}, breaks ranked by |z|"):
-                    row[f] = env.rnd(s[f], 0 if f == "days_broken" else 3)
+                    row[f] = env.count(s[f]) if f == "days_broken" else env.rnd(s[f], 3)
             else:
                 row[f] = s[f]
         out.append(row)
