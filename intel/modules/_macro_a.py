@@ -13,10 +13,23 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.modules._common import growth, month_grid, month_label, monthly_last
 
 SAHM_TRIGGER_PP = 0.5  # Sahm (2019): the 3-month average 0.50 pp above its low of the prior 12 months
 CLAIMS_RISE_ALERT_PCT = 20.0  # 4-week claims 20% above their 52-week low: a classic late-cycle warning
+
+
+def parameter(value: float, what: str):
+    """A fixed parameter of the method (a trigger, a threshold) published among the figures: it rests on no
+    observation, so its provenance names no input. (Rounding makes an int a float.)"""
+    with prov.about_inputs((), operation=f"fixed parameter: {what}"):
+        return env.rnd(value, 6)
+
+
+def count(n: int | None, what: str = "count of observations"):
+    """An integer count as a figure of the current `prov.about` scope (rounding makes it a float: 3.0)."""
+    return env.rnd(n, 0, what)
 
 
 def growth_stats(frame: pl.DataFrame, digits: int = 2) -> dict:
