@@ -22,10 +22,10 @@ Z_CAP = 3.0  # each component's z-score is capped so one outlier month (2020) ca
 HISTORY_MONTHS = 120
 
 
-def _monthly_component(frame) -> tuple[dict, float | None, float | None]:
+def _monthly_component(frames: Frames, sid: str) -> tuple[dict, float | None, float | None]:
     """Growth figures for one monthly series, and its 3m-annualised z-score now and three months earlier."""
-    stats = macro.growth_stats(frame)
-    _, grid = month_grid(frame)
+    stats = macro.growth_stats(frames, sid)
+    _, grid = month_grid(frames.get(sid))
     ann3 = growth(grid, 3, annualize=True)[-HISTORY_MONTHS:]
     z_now = macro.zscore_last(ann3)
     z_before = macro.zscore_last(ann3[:-3]) if len(ann3) > 3 else None
@@ -71,7 +71,7 @@ def compute(frames: Frames) -> dict:
     now_parts, before_parts, used = [], [], []
     for sid, name in MONTHLY.items():
         if frames.get(sid) is not None:
-            data[name], z_now, z_before = _monthly_component(frames.get(sid))
+            data[name], z_now, z_before = _monthly_component(frames, sid)
             now_parts.append(z_now), before_parts.append(z_before)
             if z_now is not None:
                 used.append(sid)

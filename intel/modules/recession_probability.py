@@ -175,7 +175,7 @@ def compute(frames: Frames) -> dict:
     if "sahm" not in data:
         unavailable["sahm"] = "needs about 15 months of UNRATE"
     if frames.get("ICSA") is not None:
-        claims = macro.claims_profile(frames.get("ICSA"))
+        claims = macro.claims_profile(frames)
         rise = claims["rise_from_52w_low_pct"]
         data["claims"] = {k: claims[k] for k in ("week_ending", "avg_4w", "low_52w_of_avg_4w",
                                                  "rise_from_52w_low_pct", "change_13w_pct")}
