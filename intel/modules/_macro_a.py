@@ -13,21 +13,65 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.modules._common import growth, month_grid, month_label, monthly_last
 
 SAHM_TRIGGER_PP = 0.5  # Sahm (2019): the 3-month average 0.50 pp above its low of the prior 12 months
 CLAIMS_RISE_ALERT_PCT = 20.0  # 4-week claims 20% above their 52-week low: a classic late-cycle warning
 
 
-def growth_stats(frame: pl.DataFrame, digits: int = 2) -> dict:
-    """Latest month, month-on-month, 3-month annualised and year-on-year growth of a monthly level series."""
-    start, grid = month_grid(frame)
+def parameter(value: float, what: str):
+    """A fixed parameter of the method (a trigger, a threshold) published among the figures: it rests on no
+    observation, so its provenance names no input. (Rounding makes an int a float.)"""
+    with prov.about_inputs((), operation=f"fixed parameter: {what}"):
+        return env.rnd(value, 6)
+
+
+def count(n: int | None, what: str = "count of observations"):
+    """An integer count as a figure of the current `prov.about` scope (rounding makes it a float: 3.0)."""
+    return env.rnd(n, 0, what)
+
+
+def month_obs(frames, sid: str, n: int) -> tuple | None:
+    """(series, date, value) of the last observation in the calendar month n months before the series' last
+    month, as month_grid has it (the last observation of a month wins); None when that month is absent."""
+    frame = frames.get(sid)
+    if frame is None:
+        return None
+    last = frame["date"][-1]
+    key = last.year * 12 + last.month - 1 - n
+    month = frame.filter((pl.col("date").dt.year() == key // 12) & (pl.col("date").dt.month() == key % 12 + 1))
+    if month.height == 0 or not math.isfinite(month["value"][-1]):
+        return None
+    return sid, month["date"][-1], float(month["value"][-1])
+
+
+def month_change(frames, sid: str, n: int, digits: int, op: str):
+    """Last value minus the value n calendar months earlier, from the two named observations."""
+    base = month_obs(frames, sid, n)
+    return env.difference(env.last_obs(frames, sid), base, digits, scale=1.0, op=op) if base else None
+
+
+def month_pct_change(frames, sid: str, n: int, digits: int, op: str):
+    """Percent change of the last value from the value n calendar months earlier (a level series); None where
+    the ratio is not positive, as `growth` has it."""
+    base = month_obs(frames, sid, n)
+    if base is None or not base[2] or env.last_obs(frames, sid)[2] / base[2] <= 0:
+        return None
+    return env.pct_change(env.last_obs(frames, sid), base, digits, op=op)
+
+
+def growth_stats(frames, sid: str, digits: int = 2) -> dict:
+    """Latest month, month-on-month, 3-month annualised and year-on-year growth of a monthly level series: the
+    level and the 1- and 12-month changes name their observations, the annualised rate rests on the series."""
+    start, grid = month_grid(frames.get(sid))
     last = start + len(grid) - 1
-    mom = growth(grid, 1, annualize=True)[-1]
-    return {"period": month_label(last), "level": env.rnd(grid[-1], digits),
-            "mom_pct": env.rnd(((1 + mom / 100) ** (1 / 12) - 1) * 100 if math.isfinite(mom) else None, 2),
-            "annualized_3m_pct": env.rnd(growth(grid, 3, annualize=True)[-1], 2),
-            "yoy_pct": env.rnd(growth(grid, 12, annualize=True)[-1], 2)}
+    with prov.about(frames, sid):
+        return {"period": month_label(last), "level": env.level(frames, sid, digits),
+                "mom_pct": month_pct_change(frames, sid, 1, 2, "percent change from the month before"),
+                "annualized_3m_pct": env.rnd(growth(grid, 3, annualize=True)[-1], 2,
+                                             "3-month change annualized, percent"),
+                "yoy_pct": month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier")}
 
 
 def rolling_mean(values: np.ndarray, n: int, min_count: int) -> np.ndarray:
@@ -56,20 +100,24 @@ def sahm_series(unrate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return ma3, low, ma3 - low
 
 
-def claims_profile(frame: pl.DataFrame) -> dict:
+def claims_profile(frames, sid: str = "ICSA") -> dict:
     """Weekly initial claims: latest, 4-week average, its 52-week low, rise from that low and 13-week change."""
+    frame = frames.get(sid)
     values = frame["value"].to_numpy().astype(float)
     avg4 = rolling_mean(values, 4, 4)
-    out = {"week_ending": frame["date"][-1].isoformat(), "latest": env.rnd(values[-1], 0),
-           "avg_4w": env.rnd(avg4[-1], 0)}
     recent = avg4[-52:]
     recent = recent[np.isfinite(recent)]
     low = float(recent.min()) if len(recent) >= 26 else None  # half a year at least for a "52-week low"
-    out["low_52w_of_avg_4w"] = env.rnd(low, 0)
-    out["rise_from_52w_low_pct"] = env.rnd((avg4[-1] / low - 1) * 100 if low else None, 2)
-    out["change_13w_pct"] = env.rnd((avg4[-1] / avg4[-14] - 1) * 100 if len(avg4) >= 14 else None, 2)
-    out["change_52w_pct"] = env.rnd((avg4[-1] / avg4[-53] - 1) * 100 if len(avg4) >= 53 else None, 2)
-    return out
+    with prov.about(frames, sid):
+        return {"week_ending": frame["date"][-1].isoformat(), "latest": env.level(frames, sid, 0),
+                "avg_4w": env.rnd(avg4[-1], 0, "4-week average"),
+                "low_52w_of_avg_4w": env.rnd(low, 0, "lowest 4-week average of the last 52 weeks"),
+                "rise_from_52w_low_pct": env.rnd((avg4[-1] / low - 1) * 100 if low else None, 2,
+                                                 "percent rise of the 4-week average from its 52-week low"),
+                "change_13w_pct": env.rnd((avg4[-1] / avg4[-14] - 1) * 100 if len(avg4) >= 14 else None, 2,
+                                          "percent change of the 4-week average over 13 weeks"),
+                "change_52w_pct": env.rnd((avg4[-1] / avg4[-53] - 1) * 100 if len(avg4) >= 53 else None, 2,
+                                          "percent change of the 4-week average over 52 weeks")}
 
 
 def claims_rise_by_month(frame: pl.DataFrame) -> tuple[int, np.ndarray]:

@@ -9,7 +9,9 @@ import polars as pl
 from intel import catalog
 from intel import econ_calendar as cal
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
+from intel.modules import _macro_a as macro
 from intel.registry import Module, register
 
 NAME = "economic_calendar"
@@ -27,24 +29,38 @@ def _is_rate(series_id: str) -> bool:
     return catalog.get(series_id).unit == "percent"
 
 
-def snapshot(frame: pl.DataFrame, series_id: str) -> dict:
+def _level(obs: tuple[str, date, float] | None, digits: int, op: str):
+    """One named observation's value, rounded, attributed to that observation."""
+    if obs is None:
+        return None
+    value = env.rnd(obs[2], digits)
+    return None if value is None else prov.observed(value, [obs[:2]], "level", op, digits)
+
+
+def _calendar(n: int, what: str):
+    """A number from the release calendar and the clock (a count of events, days to a date): it rests on no
+    series, so its provenance names no input. (Rounding makes it a float.)"""
+    with prov.about_inputs((), operation=what):
+        return env.rnd(n, 0)
+
+
+def snapshot(frames: Frames, series_id: str) -> dict:
     """Last and prior observation of a series with their dates and the change between them."""
-    values, dates = frame["value"], frame["date"]
-    last = float(values[-1])
-    prior = float(values[-2]) if frame.height > 1 else None
-    out = {"last": env.rnd(last, 3), "last_date": dates[-1].isoformat(),
-           "prior": env.rnd(prior, 3), "prior_date": dates[-2].isoformat() if frame.height > 1 else None,
-           "unit": catalog.get(series_id).unit}
-    change = None if prior is None else last - prior
+    last, prior = env.last_obs(frames, series_id), env.nth_obs(frames, series_id, -2)
+    out = {"last": _level(last, 3, "latest observation"), "last_date": last[1].isoformat(),
+           "prior": _level(prior, 3, "observation before the latest"),
+           "prior_date": prior[1].isoformat() if prior else None, "unit": catalog.get(series_id).unit}
+    change = env.difference(last, prior, 3, scale=1.0, op="latest minus prior observation") if prior else None
     if _is_rate(series_id):
-        out["change_pp"] = env.rnd(change, 3)
+        out["change_pp"] = change
     else:
-        out["change"] = env.rnd(change, 3)
-        out["change_pct"] = env.rnd(None if not prior else change / prior * 100, 2)
+        out["change"] = change
+        out["change_pct"] = env.pct_change(last, prior, 2, op="percent change from the prior observation") \
+            if prior else None
     return out
 
 
-def printed(frame: pl.DataFrame | None, observation: str | None) -> dict | None:
+def printed(frame: pl.DataFrame | None, observation: str | None, series_id: str = "") -> dict | None:
     """The observation a release published (matched by its FRED date) and the one before it."""
     if frame is None or observation is None:
         return None
@@ -52,12 +68,13 @@ def printed(frame: pl.DataFrame | None, observation: str | None) -> dict | None:
     idx = frame["date"].search_sorted(day, side="left")
     if idx >= frame.height or frame["date"][idx] != day:
         return None
-    value = float(frame["value"][idx])
-    prior = float(frame["value"][idx - 1]) if idx > 0 else None
-    return {"value": env.rnd(value, 3), "observation_date": observation,
-            "prior_value": env.rnd(prior, 3),
-            "prior_date": frame["date"][idx - 1].isoformat() if idx > 0 else None,
-            "change": env.rnd(None if prior is None else value - prior, 3)}
+    value = (series_id, day, float(frame["value"][idx]))
+    prior = (series_id, frame["date"][idx - 1], float(frame["value"][idx - 1])) if idx > 0 else None
+    return {"value": _level(value, 3, "observation the release published"), "observation_date": observation,
+            "prior_value": _level(prior, 3, "observation before the one published"),
+            "prior_date": prior[1].isoformat() if prior else None,
+            "change": env.difference(value, prior, 3, scale=1.0, op="published minus prior observation")
+            if prior else None}
 
 
 def _base(event: dict) -> dict:
@@ -74,7 +91,7 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, SERIES)
     now = frames.now
     sources = env.data_sources(frames, SERIES)
-    series = {sid: snapshot(frames.get(sid), sid) for sid in SERIES if frames.get(sid) is not None}
+    series = {sid: snapshot(frames, sid) for sid in SERIES if frames.get(sid) is not None}
     unavailable = {sid: "no observations in the warehouse" for sid in SERIES if sid not in series}
 
     # each series' next and last release by the calendar
@@ -94,7 +111,7 @@ def compute(frames: Frames) -> dict:
     upcoming = []
     for e in cal.upcoming(now, WINDOW_DAYS, SERIES):
         row = _base(e)
-        row["days_until"] = (date.fromisoformat(e["date"]) - now).days
+        row["days_until"] = _calendar((date.fromisoformat(e["date"]) - now).days, "days from today to the release")
         row["last_values"] = values_of(e)
         upcoming.append(row)
 
@@ -103,9 +120,9 @@ def compute(frames: Frames) -> dict:
         if not set(e["series_ids"]) & set(SERIES):
             continue
         row = _base(e)
-        row["days_ago"] = (now - date.fromisoformat(e["date"])).days
+        row["days_ago"] = _calendar((now - date.fromisoformat(e["date"])).days, "days since the release")
         if e["observation_date"] is not None:
-            prints = {sid: printed(frames.get(sid), e["observation_date"]) for sid in e["series_ids"]}
+            prints = {sid: printed(frames.get(sid), e["observation_date"], sid) for sid in e["series_ids"]}
             row["printed"] = prints
             if not any(prints.values()):
                 row["printed_note"] = "the published observation is not in the warehouse yet"
@@ -114,12 +131,16 @@ def compute(frames: Frames) -> dict:
         recent.append(row)
 
     fomc = cal.next_fomc(now)
-    data = {"window_days": WINDOW_DAYS, "window_end": (now + timedelta(days=WINDOW_DAYS)).isoformat(),
-            "past_days": PAST_DAYS, "upcoming_count": len(upcoming),
-            "upcoming_high_importance_count": sum(r["importance"] == "high" for r in upcoming),
+    data = {"window_days": macro.parameter(WINDOW_DAYS, "days ahead the calendar covers"),
+            "window_end": (now + timedelta(days=WINDOW_DAYS)).isoformat(),
+            "past_days": macro.parameter(PAST_DAYS, "days back the recent releases cover"),
+            "upcoming_count": _calendar(len(upcoming), "count of calendar events in the window"),
+            "upcoming_high_importance_count": _calendar(sum(r["importance"] == "high" for r in upcoming),
+                                                        "count of high-importance calendar events in the window"),
             "upcoming": upcoming, "recent": recent, "series": series}
     if fomc is not None:
-        data["next_fomc"] = {**_base(fomc), "days_until": (date.fromisoformat(fomc["date"]) - now).days,
+        days = (date.fromisoformat(fomc["date"]) - now).days
+        data["next_fomc"] = {**_base(fomc), "days_until": _calendar(days, "days from today to the FOMC decision"),
                              "fed_funds": values_of(fomc)["FEDFUNDS"] if "FEDFUNDS" in SERIES else None}
     else:
         covered = f"{cal.FOMC_COVERAGE[0].year}-{cal.FOMC_COVERAGE[1].year}"
@@ -163,21 +184,21 @@ def _release_signal(upcoming: list[dict], series: dict, sources: dict) -> dict:
     confidence = env.degrade(confidence, sources, essential=ids)
     return env.signal("release_risk", "neutral", confidence, _urgency(first["days_until"]),
                       f"{first['event']} for {first['reference_period']} on {first['date']} "
-                      f"({first['date_basis']}), {first['days_until']} days away")
+                      f"({first['date_basis']}), {first['days_until']:.0f} days away")
 
 
 def _fomc_signal(fomc: dict, sources: dict) -> dict:
     confidence = DATE_CONFIDENCE[cal.PUBLISHED] * (0.8 if fomc["status"] == "tentative" else 1.0)
     return env.signal("fomc_proximity", "neutral", env.degrade(confidence, sources, essential=["FEDFUNDS"]),
                       _urgency(fomc["days_until"]),
-                      f"FOMC decision on {fomc['date']} ({fomc['status']}), {fomc['days_until']} days away")
+                      f"FOMC decision on {fomc['date']} ({fomc['status']}), {fomc['days_until']:.0f} days away")
 
 
 def _summary(data: dict, has_fomc: bool) -> str:
     up = data["upcoming"]
     high = [r for r in up if r["importance"] == "high" and r["event"] != "FOMC rate decision"]
-    parts = [f"{data['upcoming_count']} events are on the calendar from today through {data['window_end']}, "
-             f"{data['upcoming_high_importance_count']} of high importance"]
+    parts = [f"{data['upcoming_count']:.0f} events are on the calendar from today through {data['window_end']}, "
+             f"{data['upcoming_high_importance_count']:.0f} of high importance"]
     if high:
         parts[0] += ": " + "; ".join(f"{r['event']} for {r['reference_period']} on {r['date']} "
                                      f"({r['date_basis']})" for r in high[:5])
@@ -185,7 +206,7 @@ def _summary(data: dict, has_fomc: bool) -> str:
     if has_fomc:
         f = data["next_fomc"]
         text += (f" The next FOMC decision is on {f['date']} ({f['date_basis']}, {f['status']}), "
-                 f"{f['days_until']} days away.")
+                 f"{f['days_until']:.0f} days away.")
     else:
         text += " The next FOMC date is not known here (the stored Federal Reserve calendar does not cover today)."
     prints = []
@@ -195,9 +216,9 @@ def _summary(data: dict, has_fomc: bool) -> str:
                 prior = f", prior {p['prior_value']}" if p["prior_value"] is not None else ""
                 prints.append(f"{sid} for {r['reference_period']} printed {p['value']}{prior}")
     if prints:
-        text += f" Printed in the past {data['past_days']} days: " + "; ".join(prints) + "."
+        text += f" Printed in the past {data['past_days']:.0f} days: " + "; ".join(prints) + "."
     elif data["recent"]:
-        text += f" The releases of the past {data['past_days']} days are not in the warehouse yet."
+        text += f" The releases of the past {data['past_days']:.0f} days are not in the warehouse yet."
     return text
 
 

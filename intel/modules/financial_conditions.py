@@ -2,10 +2,13 @@
 z-scores and percentiles, 1m/3m direction, and a tightening/easing state."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _macro_a as macro
 from intel.modules._common import fig
@@ -26,27 +29,43 @@ def _direction(change_sd, bound) -> str | None:
     return "tightening" if change_sd > bound else "easing" if change_sd < -bound else "stable"
 
 
-def index_stats(frame) -> dict:
+def _change(frames: Frames, sid: str, days: int):
+    """Last value minus the value on or before `days` calendar days earlier, from the two named observations."""
+    frame = frames.get(sid)
+    base = ind.value_on_or_before(frame, frame["date"][-1] - timedelta(days=days))
+    if base is None:
+        return None
+    return env.difference(env.last_obs(frames, sid), (sid, *base), 3, scale=1.0,
+                          op=f"change since the value on or before {days} days earlier")
+
+
+def index_stats(frames: Frames, sid: str) -> dict:
+    """One index's figures: level and changes from named observations, the rest from its last ten years."""
+    frame = frames.get(sid)
     decade = ind.window(frame, 3653)["value"].to_numpy()
     level = float(decade[-1])
     sd = float(np.std(decade, ddof=1)) if len(decade) >= 12 else None
     change_1m, change_3m = ind.change_since(frame, 30, "diff"), ind.change_since(frame, 91, "diff")
     scaled = lambda c: None if c is None or not sd else c / sd  # noqa: E731
-    return {"week_ending": frame["date"][-1].isoformat(), "level": env.rnd(level, 3),
-            "above_long_run_average": bool(level > 0),  # both indices are built to average zero
-            "zscore_10y": env.rnd(macro.zscore_last(decade), 2),
-            "percentile_10y": env.rnd(ind.percentile_rank(decade, level) if len(decade) >= 12 else None, 1),
-            "mean_10y": env.rnd(decade.mean(), 3), "std_10y": env.rnd(sd, 3),
-            "change_1m": env.rnd(change_1m, 3), "change_3m": env.rnd(change_3m, 3),
-            "change_1m_sd": env.rnd(scaled(change_1m), 2), "change_3m_sd": env.rnd(scaled(change_3m), 2),
-            "direction_1m": _direction(scaled(change_1m), MOVE_1M_SD),
-            "direction_3m": _direction(scaled(change_3m), MOVE_3M_SD)}
+    with prov.about(frames, sid):
+        return {"week_ending": frame["date"][-1].isoformat(), "level": env.level(frames, sid, 3),
+                "above_long_run_average": bool(level > 0),  # both indices are built to average zero
+                "zscore_10y": env.rnd(macro.zscore_last(decade), 2, "z-score of the latest value over 10 years"),
+                "percentile_10y": env.rnd(ind.percentile_rank(decade, level) if len(decade) >= 12 else None, 1,
+                                          "percentile rank of the latest value within 10 years"),
+                "mean_10y": env.rnd(decade.mean(), 3, "mean over 10 years"),
+                "std_10y": env.rnd(sd, 3, "standard deviation over 10 years"),
+                "change_1m": _change(frames, sid, 30), "change_3m": _change(frames, sid, 91),
+                "change_1m_sd": env.rnd(scaled(change_1m), 2, "1-month change in 10-year standard deviations"),
+                "change_3m_sd": env.rnd(scaled(change_3m), 2, "3-month change in 10-year standard deviations"),
+                "direction_1m": _direction(scaled(change_1m), MOVE_1M_SD),
+                "direction_3m": _direction(scaled(change_3m), MOVE_3M_SD)}
 
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INDICES)
     sources = env.data_sources(frames, INDICES)
-    data: dict = {name: index_stats(frames.get(sid)) for sid, name in INDICES.items() if frames.get(sid) is not None}
+    data: dict = {name: index_stats(frames, sid) for sid, name in INDICES.items() if frames.get(sid) is not None}
     stats = list(data.values())
     zs = [d["zscore_10y"] for d in stats if d["zscore_10y"] is not None]
     moves = [d["change_3m_sd"] for d in stats if d["change_3m_sd"] is not None]
@@ -60,8 +79,11 @@ def compute(frames: Frames) -> dict:
         level_state = "loose"
     else:
         level_state = "neutral"
-    data["overall"] = {"composite_zscore_10y": env.rnd(composite_z, 2), "change_3m_sd": env.rnd(move, 2),
-                       "state": _direction(move, MOVE_3M_SD), "level_state": level_state}
+    with prov.about(frames, *(sid for sid, name in INDICES.items() if name in data)):
+        data["overall"] = {"composite_zscore_10y": env.rnd(composite_z, 2, "mean of the indices' 10-year z-scores"),
+                           "change_3m_sd": env.rnd(move, 2, "mean of the indices' 3-month changes in standard "
+                                                            "deviations"),
+                           "state": _direction(move, MOVE_3M_SD), "level_state": level_state}
     unavailable = {name: f"{sid} missing" for sid, name in INDICES.items() if frames.get(sid) is None}
     if move is None:
         unavailable["state"] = "needs three months of history"

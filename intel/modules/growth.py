@@ -7,6 +7,7 @@ from datetime import date
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _macro_a as macro
 from intel.modules._common import fig, growth, month_grid, month_label
@@ -22,39 +23,44 @@ Z_CAP = 3.0  # each component's z-score is capped so one outlier month (2020) ca
 HISTORY_MONTHS = 120
 
 
-def _monthly_component(frame) -> tuple[dict, float | None, float | None]:
+def _monthly_component(frames: Frames, sid: str) -> tuple[dict, float | None, float | None]:
     """Growth figures for one monthly series, and its 3m-annualised z-score now and three months earlier."""
-    stats = macro.growth_stats(frame)
-    _, grid = month_grid(frame)
+    stats = macro.growth_stats(frames, sid)
+    _, grid = month_grid(frames.get(sid))
     ann3 = growth(grid, 3, annualize=True)[-HISTORY_MONTHS:]
     z_now = macro.zscore_last(ann3)
     z_before = macro.zscore_last(ann3[:-3]) if len(ann3) > 3 else None
-    stats["annualized_3m_zscore_10y"] = env.rnd(z_now, 2)
+    with prov.about(frames, sid):
+        stats["annualized_3m_zscore_10y"] = env.rnd(z_now, 2, "z-score of the 3-month annualized rate over 10 years")
     return stats, z_now, z_before
 
 
-def _cfnai(frame) -> tuple[dict, float | None, float | None]:
-    start, grid = month_grid(frame)
+def _cfnai(frames: Frames, sid: str = "CFNAI") -> tuple[dict, float | None, float | None]:
+    start, grid = month_grid(frames.get(sid))
     ma3 = macro.rolling_mean(grid, 3, 3)
     now, before = ma3[-1], (ma3[-4] if len(ma3) > 3 else np.nan)
-    out = {"period": month_label(start + len(grid) - 1), "level": env.rnd(grid[-1], 2),
-           "ma3": env.rnd(now, 2), "ma3_3m_ago": env.rnd(before, 2),
-           "recession_signal": bool(np.isfinite(now) and now < CFNAI_RECESSION)}
+    with prov.about(frames, sid):
+        out = {"period": month_label(start + len(grid) - 1), "level": env.level(frames, sid, 2),
+               "ma3": env.rnd(now, 2, "3-month average"), "ma3_3m_ago": env.rnd(before, 2, "3-month average "
+                                                                                          "3 months earlier"),
+               "recession_signal": bool(np.isfinite(now) and now < CFNAI_RECESSION)}
     as_z = lambda x: float(x) if np.isfinite(x) else None  # noqa: E731  (CFNAI is already in standard units)
     return out, as_z(now), as_z(before)
 
 
-def _gdp(frame) -> tuple[dict, np.ndarray]:
+def _gdp(frames: Frames, sid: str = "GDPC1") -> tuple[dict, np.ndarray]:
     """Quarterly real GDP: q/q annualised and YoY, matched by calendar quarter."""
-    start, grid = month_grid(frame)
+    start, grid = month_grid(frames.get(sid))
     qoq = growth(grid, 3, annualize=True)  # three months apart = one quarter; ratio ** 4 - 1
     last = start + len(grid) - 1
-    out = {"quarter": f"{last // 12}-Q{last % 12 // 3 + 1}",
-           "quarter_start": date(last // 12, last % 12 + 1, 1).isoformat(),
-           "level_bn_chained_usd": env.rnd(grid[-1], 1),
-           "qoq_annualized_pct": env.rnd(qoq[-1], 2),
-           "prior_qoq_annualized_pct": env.rnd(qoq[-4] if len(qoq) > 3 else None, 2),
-           "yoy_pct": env.rnd(growth(grid, 12, annualize=True)[-1], 2)}
+    with prov.about(frames, sid):
+        out = {"quarter": f"{last // 12}-Q{last % 12 // 3 + 1}",
+               "quarter_start": date(last // 12, last % 12 + 1, 1).isoformat(),
+               "level_bn_chained_usd": env.level(frames, sid, 1),
+               "qoq_annualized_pct": env.rnd(qoq[-1], 2, "change from the quarter before, annualized, percent"),
+               "prior_qoq_annualized_pct": env.rnd(qoq[-4] if len(qoq) > 3 else None, 2,
+                                                   "annualized quarterly change one quarter earlier, percent"),
+               "yoy_pct": macro.month_pct_change(frames, sid, 12, 2, "percent change from 4 quarters earlier")}
     history = qoq[-HISTORY_MONTHS:]
     return out, history[np.isfinite(history)]
 
@@ -68,33 +74,44 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INPUTS)
     sources = env.data_sources(frames, INPUTS)
     data: dict = {}
-    now_parts, before_parts, used = [], [], []
+    now_parts, before_parts, used, used_before = [], [], [], []
     for sid, name in MONTHLY.items():
         if frames.get(sid) is not None:
-            data[name], z_now, z_before = _monthly_component(frames.get(sid))
+            data[name], z_now, z_before = _monthly_component(frames, sid)
             now_parts.append(z_now), before_parts.append(z_before)
-            if z_now is not None:
-                used.append(sid)
+            used += [sid] if z_now is not None else []
+            used_before += [sid] if z_before is not None else []
     if frames.get("CFNAI") is not None:
-        data["cfnai"], z_now, z_before = _cfnai(frames.get("CFNAI"))
+        data["cfnai"], z_now, z_before = _cfnai(frames)
         now_parts.append(z_now), before_parts.append(z_before)
-        if z_now is not None:
-            used.append("CFNAI")
+        used += ["CFNAI"] if z_now is not None else []
+        used_before += ["CFNAI"] if z_before is not None else []
     gdp_history = np.array([])
     if frames.get("GDPC1") is not None:
-        data["real_gdp"], gdp_history = _gdp(frames.get("GDPC1"))
+        data["real_gdp"], gdp_history = _gdp(frames)
     composite, composite_before = _composite(now_parts), _composite(before_parts)
-    nowcast = {"composite_z": env.rnd(composite, 2), "composite_3m_ago_z": env.rnd(composite_before, 2),
-               "change_3m_z": env.rnd(None if composite is None or composite_before is None
-                                      else composite - composite_before, 2),
+    # each figure names the components that entered it (a component with no z-score is left out)
+    with prov.about(frames, *used):
+        composite_z = env.rnd(composite, 2, "mean of the capped component z-scores")
+    with prov.about(frames, *used_before):
+        composite_before_z = env.rnd(composite_before, 2, "mean of the capped component z-scores 3 months earlier")
+    with prov.about(frames, *dict.fromkeys(used + used_before)):
+        change_z = env.rnd(None if composite is None or composite_before is None else composite - composite_before,
+                           2, "composite z-score minus its value 3 months earlier")
+    nowcast = {"composite_z": composite_z, "composite_3m_ago_z": composite_before_z, "change_3m_z": change_z,
                "components_used": used, "state": _state(composite)}
     unavailable = {}
     if composite is not None and len(gdp_history) >= 8:
         # map the composite onto GDP's own history: median q/q annualised growth plus z robust standard
         # deviations (interquartile range / 1.349, so 2020's swings do not blow up the scale)
         q1, median, q3 = np.percentile(gdp_history, [25, 50, 75])
-        nowcast["gdp_median_qoq_annualized_10y_pct"] = env.rnd(median, 2)
-        nowcast["implied_gdp_annualized_pct"] = env.rnd(median + composite * (q3 - q1) / 1.349, 2)
+        with prov.about(frames, "GDPC1"):
+            nowcast["gdp_median_qoq_annualized_10y_pct"] = env.rnd(
+                median, 2, "median annualized quarterly change over 10 years, percent")
+        with prov.about(frames, *used, "GDPC1"):
+            nowcast["implied_gdp_annualized_pct"] = env.rnd(
+                median + composite * (q3 - q1) / 1.349, 2,
+                "GDP's 10-year median annualized growth plus the composite times its IQR / 1.349")
     else:
         unavailable["implied_gdp_annualized_pct"] = "needs the composite and at least 8 quarters of real GDP"
     data["nowcast"] = nowcast

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
 from intel.registry import Module, register
@@ -17,43 +18,50 @@ def _months_back(year: int, month: int, n: int) -> tuple[int, int]:
     return index // 12, index % 12 + 1
 
 
-def index_stats(frame) -> dict:
-    """Rates from a monthly price index, matched by calendar month (a gap gives None, never a shifted month)."""
-    by_month = {(d.year, d.month): v for d, v in zip(frame["date"], frame["value"])}
+def index_stats(frames: Frames, sid: str) -> dict:
+    """Rates from a monthly price index, matched by calendar month (a gap gives None, never a shifted month).
+    The level, month-on-month and year-on-year rates name their two observations; the rest rest on the series."""
+    frame = frames.get(sid)
+    by_month = {(d.year, d.month): (sid, d, v) for d, v in zip(frame["date"], frame["value"])}
     last = frame["date"][-1]
     now = by_month[(last.year, last.month)]
 
-    def ratio(n):
-        base = by_month.get(_months_back(last.year, last.month, n))
-        return None if not base else now / base
+    def back(n):
+        return by_month.get(_months_back(last.year, last.month, n))
 
     def annualized(n):
-        r = ratio(n)
-        return None if r is None else (r ** (12 / n) - 1) * 100
+        base = back(n)
+        return None if not base or not base[2] else ((now[2] / base[2]) ** (12 / n) - 1) * 100
+
+    def change(a, b, words):
+        return env.pct_change(a, b, 2, op=words) if a and b else None
 
     yoy = annualized(12)
-    prev = by_month.get(_months_back(last.year, last.month, 3))
-    base_prev = by_month.get(_months_back(last.year, last.month, 15))
-    yoy_3m_ago = (prev / base_prev - 1) * 100 if prev and base_prev else None
-    mom = ratio(1)
+    prev, base_prev = back(3), back(15)
+    yoy_3m_ago = (prev[2] / base_prev[2] - 1) * 100 if prev and base_prev and base_prev[2] else None
     three = annualized(3)
-    return {
-        "period": f"{last.year}-{last.month:02d}", "index_level": env.rnd(now, 3),
-        "mom_pct": env.rnd(None if mom is None else (mom - 1) * 100, 2),
-        "yoy_pct": env.rnd(yoy, 2), "annualized_3m_pct": env.rnd(three, 2),
-        "annualized_6m_pct": env.rnd(annualized(6), 2),
-        "gap_to_target_pp": env.rnd(None if yoy is None else yoy - TARGET_PCT, 2),
-        "yoy_3m_ago_pct": env.rnd(yoy_3m_ago, 2),
-        "yoy_change_3m_pp": env.rnd(None if yoy is None or yoy_3m_ago is None else yoy - yoy_3m_ago, 2),
-        # momentum: the recent 3 months annualized against the 12-month rate
-        "acceleration_pp": env.rnd(None if yoy is None or three is None else three - yoy, 2),
-    }
+    with prov.about(frames, sid):
+        return {
+            "period": f"{last.year}-{last.month:02d}", "index_level": env.level(frames, sid, 3),
+            "mom_pct": change(now, back(1), "percent change from the month before"),
+            "yoy_pct": change(now, back(12), "percent change from 12 months earlier"),
+            "annualized_3m_pct": env.rnd(three, 2, "3-month change annualized, percent"),
+            "annualized_6m_pct": env.rnd(annualized(6), 2, "6-month change annualized, percent"),
+            "gap_to_target_pp": env.rnd(None if yoy is None else yoy - TARGET_PCT, 2,
+                                        f"year-over-year rate minus the {TARGET_PCT}% target"),
+            "yoy_3m_ago_pct": change(prev, base_prev, "year-over-year percent change 3 months earlier"),
+            "yoy_change_3m_pp": env.rnd(None if yoy is None or yoy_3m_ago is None else yoy - yoy_3m_ago, 2,
+                                        "year-over-year rate minus its value 3 months earlier"),
+            # momentum: the recent 3 months annualized against the 12-month rate
+            "acceleration_pp": env.rnd(None if yoy is None or three is None else three - yoy, 2,
+                                       "3-month annualized rate minus the year-over-year rate"),
+        }
 
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, MEASURES)
     sources = env.data_sources(frames, MEASURES)
-    data = {name: index_stats(frames.get(sid)) for sid, name in MEASURES.items() if frames.get(sid) is not None}
+    data = {name: index_stats(frames, sid) for sid, name in MEASURES.items() if frames.get(sid) is not None}
     # the Fed targets PCE inflation; core CPI and headline CPI stand in, in that order, when PCE is absent
     lead = next((n for n in ("core_pce", "core_cpi", "cpi", "ppi_final_demand")
                  if n in data and data[n]["yoy_pct"] is not None), None)
@@ -82,8 +90,9 @@ def compute(frames: Frames) -> dict:
                  for n, d in data.items() if isinstance(d, dict)]
     if lead is not None:
         d = data[lead]
-        sentences.append(f"The lead measure, {LABELS[lead]}, is {abs(d['gap_to_target_pp'])} pp "
-                         f"{'above' if d['gap_to_target_pp'] >= 0 else 'below'} the target.")
+        gap = d["gap_to_target_pp"]
+        where = "at" if gap == 0 else f"{abs(gap)} pp {'above' if gap > 0 else 'below'}"  # no side for a zero
+        sentences.append(f"The lead measure, {LABELS[lead]}, is {where} the target.")
     return env.build(NAME, frames, data=data, signals=signals,
                      summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
                      related_modules=env.related(

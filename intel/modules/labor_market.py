@@ -8,9 +8,10 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _macro_a as macro
-from intel.modules._common import fig, growth, month_grid, month_label, move_word
+from intel.modules._common import fig, month_grid, month_label, move_word
 from intel.registry import Module, register
 
 NAME = "labor_market"
@@ -20,38 +21,49 @@ UNRATE_RISE_PP = 0.3  # unemployment 0.3 pp above its 12-month low
 PAYROLL_FLOOR_K = 50.0  # 3-month average payroll gain under 50k a month, below labour-force growth
 OPENINGS_FALL_PCT = -10.0  # openings down 10% or more on the year
 U6_RISE_PP = 0.5  # U-6 up 0.5 pp or more on the year
+# the series each deterioration check reads
+CHECKED = {"unemployment_rising": "UNRATE", "payroll_gains_weak": "PAYEMS", "claims_rising": "ICSA",
+           "openings_falling": "JTSJOL", "u6_rising": "U6RATE"}
 _pp = partial(move_word, unit=" pp", missing="no year-ago comparison")
 
 
-def _rate_stats(frame) -> dict:
+def _rate_stats(frames: Frames, sid: str) -> dict:
     """A monthly rate in percent: level, 3- and 12-month changes (calendar-matched), 12-month low."""
-    start, grid = month_grid(frame)
+    start, grid = month_grid(frames.get(sid))
     last = grid[-1]
-    change = lambda n: env.rnd(last - grid[-1 - n], 2) if len(grid) > n else None  # noqa: E731
-    year = grid[-12:]
-    low = float(np.nanmin(year))
-    return {"period": month_label(start + len(grid) - 1), "rate_pct": env.rnd(last, 2),
-            "change_3m_pp": change(3), "change_12m_pp": change(12),
-            "low_12m_pct": env.rnd(low, 2), "rise_from_12m_low_pp": env.rnd(last - low, 2)}
+    low = float(np.nanmin(grid[-12:]))
+    with prov.about(frames, sid):
+        return {"period": month_label(start + len(grid) - 1), "rate_pct": env.level(frames, sid, 2),
+                "change_3m_pp": macro.month_change(frames, sid, 3, 2, "change over 3 months, pp"),
+                "change_12m_pp": macro.month_change(frames, sid, 12, 2, "change over 12 months, pp"),
+                "low_12m_pct": env.rnd(low, 2, "lowest value of the last 12 months"),
+                "rise_from_12m_low_pp": env.rnd(last - low, 2, "latest value minus its 12-month low, pp")}
 
 
-def _payrolls(frame) -> dict:
-    start, grid = month_grid(frame)
+def _payrolls(frames: Frames, sid: str = "PAYEMS") -> dict:
+    start, grid = month_grid(frames.get(sid))
     diffs = np.diff(grid)
-    avg = lambda n: env.rnd(np.mean(diffs[-n:]), 1) if len(diffs) >= n else None  # noqa: E731
-    return {"period": month_label(start + len(grid) - 1), "level_thousands": env.rnd(grid[-1], 0),
-            "change_1m_thousands": avg(1), "avg_change_3m_thousands": avg(3), "avg_change_12m_thousands": avg(12),
-            "yoy_pct": env.rnd(growth(grid, 12, annualize=True)[-1], 2)}
+
+    def avg(n):
+        return env.rnd(np.mean(diffs[-n:]), 1, f"mean monthly change over {n} months") if len(diffs) >= n else None
+
+    with prov.about(frames, sid):
+        return {"period": month_label(start + len(grid) - 1), "level_thousands": env.level(frames, sid, 0),
+                "change_1m_thousands": macro.month_change(frames, sid, 1, 1, "change from the month before"),
+                "avg_change_3m_thousands": avg(3), "avg_change_12m_thousands": avg(12),
+                "yoy_pct": macro.month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier")}
 
 
-def _openings(frame) -> dict:
+def _openings(frames: Frames, sid: str = "JTSJOL") -> dict:
+    frame = frames.get(sid)
     start, grid = month_grid(frame)
-    level = float(grid[-1])
     decade = ind.window(frame, 3653)["value"].to_numpy()
-    return {"period": month_label(start + len(grid) - 1), "level_thousands": env.rnd(level, 0),
-            "change_3m_pct": env.rnd((level / grid[-4] - 1) * 100 if len(grid) > 3 else None, 2),
-            "change_12m_pct": env.rnd((level / grid[-13] - 1) * 100 if len(grid) > 12 else None, 2),
-            "percentile_10y": env.rnd(ind.percentile_rank(decade, level), 1)}
+    with prov.about(frames, sid):
+        return {"period": month_label(start + len(grid) - 1), "level_thousands": env.level(frames, sid, 0),
+                "change_3m_pct": macro.month_pct_change(frames, sid, 3, 2, "percent change from 3 months earlier"),
+                "change_12m_pct": macro.month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier"),
+                "percentile_10y": env.rnd(ind.percentile_rank(decade, float(grid[-1])), 1,
+                                          "percentile rank of the latest value within 10 years")}
 
 
 def compute(frames: Frames) -> dict:
@@ -60,28 +72,32 @@ def compute(frames: Frames) -> dict:
     get = frames.get
     data: dict = {}
     if get("UNRATE") is not None:
-        data["unemployment"] = _rate_stats(get("UNRATE"))
+        data["unemployment"] = _rate_stats(frames, "UNRATE")
     if get("U6RATE") is not None:
-        data["u6_unemployment"] = _rate_stats(get("U6RATE"))
+        data["u6_unemployment"] = _rate_stats(frames, "U6RATE")
         u3 = data.get("unemployment")
         if u3 and u3["period"] == data["u6_unemployment"]["period"]:
-            data["u6_unemployment"]["gap_to_u3_pp"] = env.rnd(data["u6_unemployment"]["rate_pct"] - u3["rate_pct"], 2)
+            data["u6_unemployment"]["gap_to_u3_pp"] = env.difference(
+                env.last_obs(frames, "U6RATE"), env.last_obs(frames, "UNRATE"), 2, scale=1.0, op="U6RATE - UNRATE, pp")
     if get("PAYEMS") is not None:
-        data["payrolls"] = _payrolls(get("PAYEMS"))
+        data["payrolls"] = _payrolls(frames)
     if get("ICSA") is not None:
-        data["initial_claims"] = macro.claims_profile(get("ICSA"))
+        data["initial_claims"] = macro.claims_profile(frames)
     if get("JTSJOL") is not None:
-        data["job_openings"] = _openings(get("JTSJOL"))
+        data["job_openings"] = _openings(frames)
     if get("CIVPART") is not None:
-        p = _rate_stats(get("CIVPART"))
+        p = _rate_stats(frames, "CIVPART")
         data["participation"] = {k: p[k] for k in ("period", "rate_pct", "change_3m_pp", "change_12m_pp")}
     checks = _checks(data)
     weakening = [k for k, v in checks.items() if v]
     share = len(weakening) / len(checks) if checks else None
     state = None if share is None else "weakening" if share >= 0.5 else "softening" if weakening else "solid"
-    data["conditions"] = {"checks_available": len(checks), "checks_deteriorating": len(weakening),
-                          "deteriorating": weakening, "deteriorating_share_pct": env.rnd(
-                              None if share is None else share * 100, 1), "state": state}
+    with prov.about(frames, *(CHECKED[k] for k in checks)):
+        data["conditions"] = {"checks_available": macro.count(len(checks), "count of checks with their input"),
+                              "checks_deteriorating": macro.count(len(weakening), "count of checks deteriorating"),
+                              "deteriorating": weakening, "deteriorating_share_pct": env.rnd(
+                                  None if share is None else share * 100, 1, "percent of checks deteriorating"),
+                              "state": state}
     unavailable = {k: "input series missing" for k, sid in (
         ("unemployment", "UNRATE"), ("u6_unemployment", "U6RATE"), ("payrolls", "PAYEMS"),
         ("initial_claims", "ICSA"), ("job_openings", "JTSJOL"), ("participation", "CIVPART")) if get(sid) is None}
@@ -137,8 +153,8 @@ def _summary(data: dict) -> str:
     parts = []
     u = data.get("unemployment")
     if u:
-        parts.append(f"Unemployment was {u['rate_pct']}% in {u['period']}, {u['rise_from_12m_low_pp']} pp above its "
-                     f"12-month low ({_pp(u['change_12m_pp'])} on the year).")
+        parts.append(f"Unemployment was {u['rate_pct']}% in {u['period']}, {_above(u['rise_from_12m_low_pp'], ' pp')} "
+                     f"its 12-month low ({_pp(u['change_12m_pp'])} on the year).")
     u6 = data.get("u6_unemployment")
     if u6:
         parts.append(f"The broader U-6 rate was {u6['rate_pct']}%.")
@@ -149,7 +165,7 @@ def _summary(data: dict) -> str:
     c = data.get("initial_claims")
     if c:
         parts.append(f"Initial claims averaged {_whole(c['avg_4w'])} over four weeks to {c['week_ending']}, "
-                     f"{fig(c['rise_from_52w_low_pct'], '%')} above their 52-week low.")
+                     f"{_above(c['rise_from_52w_low_pct'], '%')} their 52-week low.")
     o = data.get("job_openings")
     if o:
         parts.append(f"Job openings stood at {_whole(o['level_thousands'])} thousand in {o['period']} "
@@ -159,9 +175,16 @@ def _summary(data: dict) -> str:
         parts.append(f"Participation was {part['rate_pct']}%.")
     cond = data["conditions"]
     if cond["state"]:
-        parts.append(f"Overall the labour market is {cond['state']}: {cond['checks_deteriorating']} of "
-                     f"{cond['checks_available']} checks deteriorating.")
+        parts.append(f"Overall the labour market is {cond['state']}: {int(cond['checks_deteriorating'])} of "
+                     f"{int(cond['checks_available'])} checks deteriorating.")
     return " ".join(parts)
+
+
+def _above(x, unit: str) -> str:
+    """'0.3 pp above' a low, or 'at' it when the rise rounds to zero (no side for a zero)."""
+    if x is None:
+        return "n/a above"
+    return "at" if x == 0 else f"{x}{unit} above"
 
 
 def _whole(x) -> str:

@@ -9,6 +9,7 @@ import polars as pl
 from intel import catalog
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _macro_a as macro
 from intel.modules._common import fig, month_grid, month_label, monthly_mean
@@ -31,6 +32,11 @@ SAHM_FLOOR = 0.20  # Sahm ramp: 0 at 0.20 pp, 1 at the 0.50 pp trigger
 CLAIMS_FLOOR_PCT = 10.0  # claims ramp: 0 at 10% above the 52-week low of 4-week claims, 1 at 20% above
 LABOUR_CAP = 0.80
 ALARM_PCT = 30.0  # back-test alarm threshold for both the probit and the combined rule
+# the series behind each component of the combined rule
+COMPONENT_SERIES = {"curve": ("DGS10", "DGS3MO"), "sahm": ("UNRATE",), "claims": ("ICSA",)}
+
+
+PROBIT_OP = f"probit Phi({ALPHA} {BETA} x monthly mean 10y-3m spread), percent"
 
 
 def probit(spread_pp) -> np.ndarray:
@@ -111,15 +117,27 @@ def backtest(prob: np.ndarray, usrec: np.ndarray, lo: int, target: str = "at_hor
     scored = have & np.isfinite(outcome)
     brier = float(np.mean((prob[scored] - outcome[scored]) ** 2)) if scored.any() else None
     accuracy = float(np.mean(alarm[scored] == (outcome[scored] == 1)) * 100) if scored.any() else None
+    # called inside a scope naming the model's series and USREC: counts and rates carry them
+    count = macro.count
     return {"sample_start": month_label(lo + first), "sample_end": month_label(lo + known_to),
-            "alarm_threshold_pct": ALARM_PCT, "lead_window_months": HORIZON_M, "scored_against": target,
-            "recessions_in_sample": len(starts), "recessions_called": len(leads),
-            "hit_rate_pct": env.rnd(len(leads) / len(starts) * 100 if starts else None, 1),
-            "mean_lead_months": env.rnd(np.mean(leads) if leads else None, 1),
-            "alarm_episodes": episodes, "false_alarms": false, "pending_alarms": pending,
-            "months_scored": int(scored.sum()),
-            "base_rate_pct": env.rnd(np.mean(outcome[scored]) * 100 if scored.any() else None, 1),
-            "monthly_accuracy_pct": env.rnd(accuracy, 1), "brier_score": env.rnd(brier, 3)}
+            "alarm_threshold_pct": macro.parameter(ALARM_PCT, "back-test alarm threshold, percent"),
+            "lead_window_months": macro.parameter(HORIZON_M, "months before a recession an alarm counts"),
+            "scored_against": target,
+            "recessions_in_sample": count(len(starts), "count of recession starts with a full lead window"),
+            "recessions_called": count(len(leads), "count of recessions with an alarm in the 12 months before"),
+            "hit_rate_pct": env.rnd(len(leads) / len(starts) * 100 if starts else None, 1,
+                                    "recessions called as a percent of those in the sample"),
+            "mean_lead_months": env.rnd(np.mean(leads) if leads else None, 1,
+                                        "mean months from the first alarm to the recession's start"),
+            "alarm_episodes": count(episodes, "count of alarm episodes not begun in a recession"),
+            "false_alarms": count(false, "count of alarm episodes with no recession within 12 months"),
+            "pending_alarms": count(pending, "count of alarm episodes whose 12-month window is not yet known"),
+            "months_scored": count(int(scored.sum()), "count of months with a probability and a known outcome"),
+            "base_rate_pct": env.rnd(np.mean(outcome[scored]) * 100 if scored.any() else None, 1,
+                                     "percent of scored months with a recession outcome"),
+            "monthly_accuracy_pct": env.rnd(accuracy, 1, "percent of scored months where the alarm matched the "
+                                                         "outcome"),
+            "brier_score": env.rnd(brier, 3, "mean squared error of the monthly probability against the outcome")}
 
 
 def compute(frames: Frames) -> dict:
@@ -131,8 +149,8 @@ def compute(frames: Frames) -> dict:
     raw = {"curve": None, "sahm": None, "claims": None}  # unrounded current inputs of the combined rule
     ten, three = frames.get("DGS10"), frames.get("DGS3MO")
     if ten is not None and three is not None:
-        daily = ten.join(three, on="date", how="inner", suffix="_3m").select(
-            "date", (pl.col("value") - pl.col("value_3m")).alias("value"))
+        joined = ten.join(three, on="date", how="inner", suffix="_3m")
+        daily = joined.select("date", (pl.col("value") - pl.col("value_3m")).alias("value"))
         if daily.height:
             monthly = monthly_mean(daily)
             if monthly.height > 1 and monthly["count"][-1] < MIN_DAYS_IN_MONTH:
@@ -150,16 +168,22 @@ def compute(frames: Frames) -> dict:
                     f"12-month horizon {month_label(month + HORIZON_M)} {passed}, so the curve is not used")
         if daily.height and "yield_curve_model" not in unavailable:
             raw["curve"] = float(prob[-1])
-            data["yield_curve_model"] = {
-                "spread_month": month_label(month),
-                "spread_10y_3m_month_avg_pp": env.rnd(spread[-1], 3),
-                "days_in_average": int(monthly["count"][-1]),
-                "spread_latest_pp": env.rnd(daily["value"][-1], 2),
-                "spread_latest_date": daily["date"][-1].isoformat(),
-                "probability_12m_pct": env.rnd(prob[-1] * 100, 1),
-                "probability_3m_ago_pct": env.rnd(prob[-4] * 100 if len(prob) > 3 else None, 1),
-                "probability_high_12m_pct": env.rnd(np.nanmax(prob[-12:]) * 100, 1),
-                "horizon_month": month_label(month + HORIZON_M)}
+            day = joined["date"][-1]  # the spread's last common date: both legs named there
+            legs = ("DGS10", day, float(joined["value"][-1])), ("DGS3MO", day, float(joined["value_3m"][-1]))
+            with prov.about(frames, "DGS10", "DGS3MO"):
+                data["yield_curve_model"] = {
+                    "spread_month": month_label(month),
+                    "spread_10y_3m_month_avg_pp": env.rnd(spread[-1], 3, "monthly mean of DGS10 - DGS3MO, pp"),
+                    "days_in_average": macro.count(int(monthly["count"][-1]), "count of days in the monthly mean"),
+                    "spread_latest_pp": env.difference(*legs, 2, scale=1.0,
+                                                       op="DGS10 - DGS3MO at their last common date, pp"),
+                    "spread_latest_date": day.isoformat(),
+                    "probability_12m_pct": env.rnd(prob[-1] * 100, 1, PROBIT_OP),
+                    "probability_3m_ago_pct": env.rnd(prob[-4] * 100 if len(prob) > 3 else None, 1,
+                                                      PROBIT_OP + " 3 months earlier"),
+                    "probability_high_12m_pct": env.rnd(np.nanmax(prob[-12:]) * 100, 1,
+                                                        "highest probit probability of the last 12 months, percent"),
+                    "horizon_month": month_label(month + HORIZON_M)}
     if "curve" not in grids:
         unavailable["yield_curve_model"] = "needs DGS10 and DGS3MO on common dates"
     curve_too_old = "curve" in grids and "yield_curve_model" not in data
@@ -169,18 +193,23 @@ def compute(frames: Frames) -> dict:
         grids["sahm"] = (start, sahm_ramp(sahm))
         if np.isfinite(sahm[-1]):
             raw["sahm"] = float(sahm_ramp(sahm[-1]))
-            data["sahm"] = {"period": month_label(start + len(sahm) - 1), "indicator_pp": env.rnd(sahm[-1], 2),
-                            "triggered": bool(round(float(sahm[-1]), 6) >= macro.SAHM_TRIGGER_PP),
-                            "ramp_pct": env.rnd(sahm_ramp(sahm[-1]) * 100, 1)}
+            with prov.about(frames, "UNRATE"):
+                data["sahm"] = {"period": month_label(start + len(sahm) - 1),
+                                "indicator_pp": env.rnd(sahm[-1], 2, "Sahm indicator: 3-month average unemployment "
+                                                                     "minus its low of the previous 12 months"),
+                                "triggered": bool(round(float(sahm[-1]), 6) >= macro.SAHM_TRIGGER_PP),
+                                "ramp_pct": env.rnd(sahm_ramp(sahm[-1]) * 100, 1, "Sahm ramp, percent")}
     if "sahm" not in data:
         unavailable["sahm"] = "needs about 15 months of UNRATE"
     if frames.get("ICSA") is not None:
-        claims = macro.claims_profile(frames.get("ICSA"))
+        claims = macro.claims_profile(frames)
         rise = claims["rise_from_52w_low_pct"]
         data["claims"] = {k: claims[k] for k in ("week_ending", "avg_4w", "low_52w_of_avg_4w",
                                                  "rise_from_52w_low_pct", "change_13w_pct")}
         raw["claims"] = None if rise is None else float(claims_ramp(rise))
-        data["claims"]["ramp_pct"] = env.rnd(None if rise is None else raw["claims"] * 100, 1)
+        with prov.about(frames, "ICSA"):
+            data["claims"]["ramp_pct"] = env.rnd(None if rise is None else raw["claims"] * 100, 1,
+                                                 "claims ramp, percent")
         start, rises = macro.claims_rise_by_month(frames.get("ICSA"))
         grids["claims"] = (start, claims_ramp(rises))
     if (data.get("claims") or {}).get("ramp_pct") is None:
@@ -190,9 +219,13 @@ def compute(frames: Frames) -> dict:
     as_ramp = lambda k: np.nan if raw[k] is None else raw[k]  # noqa: E731
     labour = float(labour_prob(as_ramp("sahm"), as_ramp("claims")))
     combined = float(combine(raw["curve"] or 0.0, labour)) * 100
-    data["combined"] = {"probability_12m_pct": env.rnd(combined, 1), "level": _level(combined),
-                        "labour_probability_pct": env.rnd(labour * 100, 1),
-                        "components_used": [k for k, v in raw.items() if v is not None]}
+    used = [k for k, v in raw.items() if v is not None]
+    with prov.about(frames, *(sid for k in used for sid in COMPONENT_SERIES[k])):
+        combined_pct = env.rnd(combined, 1, "1 - (1 - curve probability)(1 - labour probability), percent")
+    with prov.about(frames, *(sid for k in used if k != "curve" for sid in COMPONENT_SERIES[k])):
+        labour_pct = env.rnd(labour * 100, 1, f"{LABOUR_CAP} x the smaller of the Sahm and claims ramps, percent")
+    data["combined"] = {"probability_12m_pct": combined_pct, "level": _level(combined),
+                        "labour_probability_pct": labour_pct, "components_used": used}
     data["backtest"] = _backtests(frames, grids, unavailable)
     signals = [_signal(data, sources, curve_too_old)]
     return env.build(NAME, frames, data=data, signals=signals,
@@ -239,9 +272,11 @@ def _backtests(frames: Frames, grids: dict, unavailable: dict) -> dict:
     ramps = [_on_grid(*grids[k], lo, hi) if k in grids else np.full(hi - lo + 1, np.nan) for k in ("sahm", "claims")]
     combined = np.where(np.isfinite(curve), combine(np.nan_to_num(curve), labour_prob(*ramps)), np.nan)
     out = {}
-    for name, prob, target in (("yield_curve_model", curve, "at_horizon"),
-                               ("combined_rule", combined, "within_horizon")):
-        result = backtest(prob, rec, lo, target)
+    labour_series = [sid for k in ("sahm", "claims") if k in grids for sid in COMPONENT_SERIES[k]]
+    for name, prob, target, series in (("yield_curve_model", curve, "at_horizon", ()),
+                                       ("combined_rule", combined, "within_horizon", labour_series)):
+        with prov.about(frames, "DGS10", "DGS3MO", *series, "USREC"):
+            result = backtest(prob, rec, lo, target)
         if result is None:
             unavailable[f"backtest.{name}"] = "no overlap between the model history and USREC"
         else:
@@ -294,7 +329,8 @@ def _summary(data: dict, curve_too_old: bool = False) -> str:
                      + (" (triggered)." if s["triggered"] else " (not triggered)."))
     cl = data.get("claims")
     if cl and cl["rise_from_52w_low_pct"] is not None:
-        parts.append(f"Four-week claims are {cl['rise_from_52w_low_pct']}% above their 52-week low.")
+        rise = cl["rise_from_52w_low_pct"]
+        parts.append("Four-week claims are " + (f"{rise}% above" if rise else "at") + " their 52-week low.")
     c = data["combined"]
     if s and s["triggered"] and (data.get("claims") or {}).get("ramp_pct") == 0:
         parts.append("Claims do not confirm the Sahm trigger, so the rule adds no labour-market weight.")
@@ -302,12 +338,12 @@ def _summary(data: dict, curve_too_old: bool = False) -> str:
     b = data["backtest"].get("yield_curve_model")
     if b:
         parts.append(f"Back-test from {b['sample_start']} to {b['sample_end']}: the probit at "
-                     f"{b['alarm_threshold_pct']:.0f}% called {b['recessions_called']} of {b['recessions_in_sample']} "
-                     f"recessions with {b['false_alarms']} false alarms.")
+                     f"{b['alarm_threshold_pct']:.0f}% called {b['recessions_called']:.0f} of "
+                     f"{b['recessions_in_sample']:.0f} recessions with {b['false_alarms']:.0f} false alarms.")
     b = data["backtest"].get("combined_rule")
     if b:
-        parts.append(f"The combined rule called {b['recessions_called']} of {b['recessions_in_sample']} with "
-                     f"{b['false_alarms']} false alarms.")
+        parts.append(f"The combined rule called {b['recessions_called']:.0f} of {b['recessions_in_sample']:.0f} "
+                     f"with {b['false_alarms']:.0f} false alarms.")
     return " ".join(parts)
 
 

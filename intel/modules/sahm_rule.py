@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _macro_a as macro
 from intel.modules._common import month_grid, month_label, move_word
@@ -20,6 +21,36 @@ def _state(value: float) -> str:
     return "triggered" if value >= TRIGGER else "warning" if value >= WARNING_PP else "normal"
 
 
+def _figures(frames: Frames, start: int, unrate, ma3, low, sahm, fired) -> dict:
+    """The payload's figures (inside a scope on UNRATE): the latest rate names its observation."""
+    value = float(sahm[-1])
+    last_trigger = int(fired[-1]) if len(fired) else None
+    months = len(unrate)
+    return {
+        "period": month_label(start + months - 1),
+        "unemployment_rate_pct": env.level(frames, SERIES, 2),
+        "avg_3m_pct": env.rnd(ma3[-1], 2, "3-month average of the unemployment rate"),
+        "low_of_avg_3m_prior_12m_pct": env.rnd(low[-1], 2, "lowest 3-month average of the previous 12 months"),
+        "sahm_indicator_pp": env.rnd(value, 2, "3-month average minus its low of the previous 12 months"),
+        "trigger_pp": macro.parameter(TRIGGER, "the Sahm rule's trigger in pp"),
+        "distance_to_trigger_pp": env.rnd(TRIGGER - value, 2, "trigger minus the Sahm indicator"),
+        "triggered": bool(value >= TRIGGER),
+        "state": _state(value),
+        "indicator_3m_ago_pp": env.rnd(sahm[-4], 2, "Sahm indicator 3 months earlier") if months >= 4 else None,
+        "indicator_change_3m_pp": env.rnd(value - sahm[-4], 2, "change of the Sahm indicator over 3 months")
+        if months >= 4 else None,
+        "indicator_high_12m_pp": env.rnd(np.nanmax(sahm[-12:]), 2, "highest Sahm indicator of the last 12 months"),
+        "last_trigger_month": month_label(start + last_trigger) if last_trigger is not None else None,
+        # counts carry the series they were counted on
+        "months_since_last_trigger": macro.count(months - 1 - last_trigger, "months since the last trigger")
+        if last_trigger is not None else None,
+        "triggers_in_history": macro.count(len(fired), "count of upward crossings of the trigger"),
+        "history_start": month_label(start),
+        "months_missing_last_15m": macro.count(int(np.count_nonzero(~np.isfinite(unrate[-15:]))),
+                                               "count of months absent from the last 15"),
+    }
+
+
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [SERIES], need="all")
     frame = frames.get(SERIES)
@@ -30,47 +61,25 @@ def compute(frames: Frames) -> dict:
     sahm = np.round(sahm, 6)
     if not np.isfinite(sahm[-1]):
         raise env.InsufficientData(f"{NAME}: the Sahm indicator needs about 15 consecutive months of {SERIES}")
-    value = float(sahm[-1])
     finite = np.isfinite(sahm)
     fired = np.flatnonzero(finite[1:] & finite[:-1] & (sahm[1:] >= TRIGGER) & (sahm[:-1] < TRIGGER)) + 1
-    last_trigger = int(fired[-1]) if len(fired) else None
-    months = len(unrate)
-    missing_15m = int(np.count_nonzero(~np.isfinite(unrate[-15:])))
-    data = {
-        "period": month_label(start + months - 1),
-        "unemployment_rate_pct": env.rnd(unrate[-1], 2),
-        "avg_3m_pct": env.rnd(ma3[-1], 2),
-        "low_of_avg_3m_prior_12m_pct": env.rnd(low[-1], 2),
-        "sahm_indicator_pp": env.rnd(value, 2),
-        "trigger_pp": TRIGGER,
-        "distance_to_trigger_pp": env.rnd(TRIGGER - value, 2),
-        "triggered": bool(value >= TRIGGER),
-        "state": _state(value),
-        "indicator_3m_ago_pp": env.rnd(sahm[-4], 2) if months >= 4 else None,
-        "indicator_change_3m_pp": env.rnd(value - sahm[-4], 2) if months >= 4 else None,
-        "indicator_high_12m_pp": env.rnd(np.nanmax(sahm[-12:]), 2),
-        "last_trigger_month": month_label(start + last_trigger) if last_trigger is not None else None,
-        "months_since_last_trigger": (months - 1 - last_trigger) if last_trigger is not None else None,
-        "triggers_in_history": len(fired),
-        "history_start": month_label(start),
-        "months_missing_last_15m": missing_15m,
-    }
+    with prov.about(frames, SERIES):
+        data = _figures(frames, start, unrate, ma3, low, sahm, fired)
     unavailable = {}
     if data["indicator_change_3m_pp"] is None:
         unavailable["indicator_change_3m_pp"] = "the indicator three months ago needs a longer history"
     signals = [_signal(data, sources)]
+    missing = int(data["months_missing_last_15m"])
     summary = (f"The Sahm indicator for {data['period']} is {data['sahm_indicator_pp']} pp: the 3-month average "
                f"unemployment rate of {data['avg_3m_pct']}% against a prior 12-month low of "
                f"{data['low_of_avg_3m_prior_12m_pct']}%. State {data['state']}, "
-               + (f"{abs(data['distance_to_trigger_pp'])} pp beyond" if data["triggered"]
-                  else f"{data['distance_to_trigger_pp']} pp below")
-               + f" the {TRIGGER} pp trigger"
+               + _distance(data["distance_to_trigger_pp"]) + f" the {TRIGGER} pp trigger"
                + (f", {move_word(data['indicator_change_3m_pp'], ' pp')} over three months."
                   if data["indicator_change_3m_pp"] is not None else ".")
                + (f" It last triggered in {data['last_trigger_month']}." if data["last_trigger_month"] else
                   f" It has not triggered since {data['history_start']}.")
-               + (f" Note, months missing from the series in the last fifteen: {missing_15m}; averages use the "
-                  "months present." if missing_15m else "")
+               + (f" Note, months missing from the series in the last fifteen: {missing}; averages use the "
+                  "months present." if missing else "")
                + env.staleness_note(sources))
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
@@ -83,6 +92,13 @@ def compute(frames: Frames) -> dict:
                                  f"3-month average needs 2 of its months, the prior low 6 of its 12); the rule "
                                  f"triggers at {TRIGGER} pp, {WARNING_PP} pp and above is a warning.",
                      unavailable=unavailable or None)
+
+
+def _distance(distance: float) -> str:
+    """Where the indicator stands against the trigger; a zero distance is "at", with no side."""
+    if distance == 0:
+        return "at"
+    return f"{abs(distance)} pp beyond" if distance < 0 else f"{distance} pp below"
 
 
 def _signal(data: dict, sources: dict) -> dict:

@@ -117,3 +117,16 @@ def test_no_data_at_all_raises_but_one_series_is_enough():
     assert payload["data"]["upcoming_count"] > 0 and list(payload["data"]["series"]) == ["ICSA"]
     assert len(payload["data_sources"]["missing"]) == len(mod.SERIES) - 1
     assert payload["signals"][0]["confidence"] < 0.6
+
+
+def test_provenance_names_each_observation_and_no_series_for_calendar_numbers():
+    payload = build()
+    prov = payload["provenance"]
+    assert prov["series.PAYEMS.last"]["inputs"] == [{"series": "PAYEMS", "dates": ["2026-10-01"]}]
+    change = prov["series.PAYEMS.change"]
+    assert change["attribution"] == "observation" and change["recompute"]["kind"] == "difference"
+    assert change["inputs"] == [{"series": "PAYEMS", "dates": ["2026-10-01", "2026-09-01"]}]
+    assert prov["upcoming_count"]["inputs"] == [] and "calendar events" in prov["upcoming_count"]["operation"]
+    assert prov["next_fomc.days_until"]["inputs"] == []
+    assert all(entry["attribution"] != "module" for entry in prov.values())
+    assert "19 days away" in payload["signals"][-1]["reason"]  # a count reads as a whole number

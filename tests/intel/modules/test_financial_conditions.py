@@ -82,3 +82,15 @@ def test_stale_and_short_history():
     assert d["anfci"]["zscore_10y"] is None and d["anfci"]["change_3m"] is None
     assert d["overall"]["state"] is None and "state" in d["unavailable"]
     check_payload(short)
+
+
+def test_provenance_names_each_index_and_both_for_the_composite():
+    prov = fc.compute(make_frames(_paths("calm"), now=NOW))["provenance"]
+    change = prov["anfci.change_1m"]
+    # weekly on Fridays: the value on or before 30 days earlier is 5 weeks back
+    assert change["attribution"] == "observation" and change["recompute"]["kind"] == "difference"
+    assert change["inputs"] == [{"series": "ANFCI", "dates": ["2024-06-28", "2024-05-24"]}]
+    assert prov["stlfsi4.zscore_10y"]["inputs"] == [{"series": "STLFSI4", "through": "2024-06-28"}]
+    composite = prov["overall.composite_zscore_10y"]
+    assert {i["series"] for i in composite["inputs"]} == {"ANFCI", "STLFSI4"}
+    assert "z-scores" in composite["operation"]

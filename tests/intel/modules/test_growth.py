@@ -117,3 +117,16 @@ def test_stale_cfnai_named():
     payload = growth.compute(make_frames(parts, now=NOW))
     assert "stale inputs: CFNAI" in payload["summary"]
     check_payload(payload)
+
+
+def test_provenance_names_components_and_gdp():
+    prov = growth.compute(make_frames(_parts(), now=NOW))["provenance"]
+    yoy = prov["industrial_production.yoy_pct"]
+    assert yoy["attribution"] == "observation" and yoy["recompute"]["kind"] == "pct_change"
+    assert yoy["inputs"] == [{"series": "INDPRO", "dates": ["2024-05-01", "2023-05-01"]}]
+    assert prov["real_gdp.yoy_pct"]["inputs"] == [{"series": "GDPC1", "dates": ["2024-01-01", "2023-01-01"]}]
+    composite = prov["nowcast.composite_z"]
+    assert {i["series"] for i in composite["inputs"]} == {"INDPRO", "RSXFS", "DGORDER", "CFNAI"}
+    implied = prov["nowcast.implied_gdp_annualized_pct"]
+    assert {i["series"] for i in implied["inputs"]} == {"INDPRO", "RSXFS", "DGORDER", "CFNAI", "GDPC1"}
+    assert all(entry["attribution"] != "module" for entry in prov.values())

@@ -45,3 +45,16 @@ def test_missing_month_gives_none_not_a_shifted_month():
     assert cpi["yoy_pct"] is not None and cpi["annualized_3m_pct"] is not None
     assert cpi["annualized_6m_pct"] is None
     check_payload(payload)
+
+
+def test_provenance_names_the_index_observations():
+    dates = month_starts(30)
+    frames = make_frames({"CPILFESL": series(dates, _index(30, 0.002, 0.005))}, now=date(2024, 6, 20))
+    prov = inflation.compute(frames)["provenance"]
+    yoy = prov["core_cpi.yoy_pct"]
+    assert yoy["attribution"] == "observation" and yoy["recompute"]["kind"] == "pct_change"
+    assert yoy["inputs"] == [{"series": "CPILFESL", "dates": ["2024-05-01", "2023-05-01"]}]
+    assert prov["core_cpi.index_level"]["inputs"] == [{"series": "CPILFESL", "dates": ["2024-05-01"]}]
+    accel = prov["core_cpi.acceleration_pp"]
+    assert accel["attribution"] == "series" and accel["inputs"] == [{"series": "CPILFESL", "through": "2024-05-01"}]
+    assert "annualized" in accel["operation"]

@@ -101,3 +101,16 @@ def test_short_history_gives_none_not_a_crash():
     assert d["unemployment"]["change_12m_pp"] is None and d["payrolls"]["avg_change_3m_thousands"] is None
     assert d["initial_claims"]["avg_4w"] is None
     check_payload(payload)
+
+
+def test_provenance_names_each_series_and_the_checks_inputs():
+    prov = labor_market.compute(make_frames(_market(weak=True), now=NOW))["provenance"]
+    change = prov["unemployment.change_12m_pp"]
+    assert change["attribution"] == "observation" and change["recompute"]["kind"] == "difference"
+    assert change["inputs"] == [{"series": "UNRATE", "dates": ["2024-05-01", "2023-05-01"]}]
+    gap = prov["u6_unemployment.gap_to_u3_pp"]
+    assert [i["series"] for i in gap["inputs"]] == ["U6RATE", "UNRATE"] and gap["operation"] == "U6RATE - UNRATE, pp"
+    assert prov["initial_claims.avg_4w"]["inputs"] == [{"series": "ICSA", "through": "2024-06-22"}]
+    share = prov["conditions.deteriorating_share_pct"]
+    assert {i["series"] for i in share["inputs"]} == {"UNRATE", "PAYEMS", "ICSA", "JTSJOL", "U6RATE"}
+    assert all(entry["attribution"] != "module" for entry in prov.values())

@@ -245,3 +245,19 @@ def test_backtest_sees_a_recession_only_once_nber_could_have_announced_it(tmp_pa
     assert before["recessions_in_sample"] == 1 and before["sample_end"] < "2008-01"
     after = rp.compute(_replay_frames(date(2009, 1, 15), tmp_path))["data"]["backtest"]["yield_curve_model"]
     assert after["recessions_in_sample"] == 2 and after["recessions_called"] == 2
+
+
+def test_provenance_names_the_spread_legs_and_the_backtest_inputs():
+    parts, _ = _backtest_market()
+    prov = rp.compute(make_frames(parts, now=date(2011, 12, 30)))["provenance"]
+    latest = prov["yield_curve_model.spread_latest_pp"]
+    assert latest["attribution"] == "observation" and latest["recompute"]["kind"] == "difference"
+    assert latest["inputs"] == [{"series": "DGS10", "dates": ["2011-12-30"]},
+                                {"series": "DGS3MO", "dates": ["2011-12-30"]}]
+    probability = prov["yield_curve_model.probability_12m_pct"]
+    assert [i["series"] for i in probability["inputs"]] == ["DGS10", "DGS3MO"]
+    assert "probit" in probability["operation"]
+    hits = prov["backtest.yield_curve_model.hit_rate_pct"]
+    assert [i["series"] for i in hits["inputs"]] == ["DGS10", "DGS3MO", "USREC"]
+    assert prov["backtest.yield_curve_model.alarm_threshold_pct"]["inputs"] == []
+    assert all(entry["attribution"] != "module" for entry in prov.values())

@@ -109,3 +109,15 @@ def test_short_or_absent_history_raises_insufficient_data():
         _payload([4.0] * 10)
     with pytest.raises(InsufficientData):
         sahm_rule.compute(make_frames({}, now=NOW))
+
+
+def test_provenance_names_unrate_and_the_operations():
+    payload = _payload([3.5] * 14 + [3.7, 3.9, 4.2])
+    prov = payload["provenance"]
+    assert prov["unemployment_rate_pct"]["attribution"] == "observation"
+    assert prov["unemployment_rate_pct"]["inputs"] == [{"series": "UNRATE", "dates": ["2024-05-01"]}]
+    sahm = prov["sahm_indicator_pp"]
+    assert sahm["attribution"] == "series" and sahm["inputs"] == [{"series": "UNRATE", "through": "2024-05-01"}]
+    assert "low of the previous 12 months" in sahm["operation"]
+    assert prov["trigger_pp"]["inputs"] == [] and prov["trigger_pp"]["operation"].startswith("fixed parameter")
+    assert all(entry["attribution"] != "module" for entry in prov.values())
