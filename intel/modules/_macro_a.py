@@ -22,14 +22,14 @@ CLAIMS_RISE_ALERT_PCT = 20.0  # 4-week claims 20% above their 52-week low: a cla
 
 def parameter(value: float, what: str):
     """A fixed parameter of the method (a trigger, a threshold) published among the figures: it rests on no
-    observation, so its provenance names no input. (Rounding makes an int a float.)"""
+    observation, so its provenance names no input. A whole number stays one."""
     with prov.about_inputs((), operation=f"fixed parameter: {what}"):
-        return env.rnd(value, 6)
+        return env.count(value) if isinstance(value, int) else env.rnd(value, 6)
 
 
 def count(n: int | None, what: str = "count of observations"):
-    """An integer count as a figure of the current `prov.about` scope (rounding makes it a float: 3.0)."""
-    return env.rnd(n, 0, what)
+    """An integer count as a figure of the current `prov.about` scope."""
+    return env.count(n, what)
 
 
 def month_obs(frames, sid: str, n: int) -> tuple | None:

@@ -39,9 +39,9 @@ def _level(obs: tuple[str, date, float] | None, digits: int, op: str):
 
 def _calendar(n: int, what: str):
     """A number from the release calendar and the clock (a count of events, days to a date): it rests on no
-    series, so its provenance names no input. (Rounding makes it a float.)"""
+    series, so its provenance names no input."""
     with prov.about_inputs((), operation=what):
-        return env.rnd(n, 0)
+        return env.count(n)
 
 
 def snapshot(frames: Frames, series_id: str) -> dict:
