@@ -1,17 +1,22 @@
 """Helpers shared by the macro modules liquidity, consumer, housing, economic_surprise and macro_regime:
 monthly series on a contiguous calendar-month grid (gaps stay NaN, so a missing month never shifts a
-comparison), growth rates and a logistic map. Registers nothing (underscore file)."""
+comparison), growth rates, a logistic map, and the named observations behind a figure (for provenance).
+Registers nothing (underscore file)."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 import numpy as np
 import polars as pl
 
+from intel import envelope as env
 from intel import indicators as ind
-from intel.modules._common import month_grid, month_label
+from intel.frames import Frames
+from intel.modules._common import month_grid, month_keys, month_label
+
+Obs = tuple[str, date, float]  # (series, date, value): an input of env.difference, ratio and pct_change
 
 
 @dataclass(frozen=True)
@@ -74,3 +79,44 @@ def winsorized(history: np.ndarray, k: float = 4.0) -> np.ndarray:
     med = float(np.median(h))
     mad = 1.4826 * float(np.median(np.abs(h - med)))
     return np.clip(h, med - k * mad, med + k * mad) if mad > 0 else h
+
+
+# ---- named observations behind figures (provenance) ----
+
+def month_obs(frames: Frames, series_id: str, m: Monthly, i: int = -1) -> Obs | None:
+    """The observation behind position `i` of the series' month grid `m` (the last one dated in that month),
+    None when the month has none."""
+    frame = frames.get(series_id)
+    if frame is None or m.at(i) is None:
+        return None
+    key = m.start + (i % len(m.values))
+    rows = np.flatnonzero(month_keys(frame) == key)
+    if not len(rows):
+        return None
+    row = int(rows[-1])
+    return series_id, frame["date"][row], float(frame["value"][row])
+
+
+def obs_days_before(frames: Frames, series_id: str, days: int) -> Obs | None:
+    """The observation on or before `days` calendar days before the series' last one (as ind.change_since
+    takes its base), None when the history does not reach back that far."""
+    frame = frames.get(series_id)
+    if frame is None:
+        return None
+    found = ind.value_on_or_before(frame, frame["date"][-1] - timedelta(days=days))
+    return None if found is None else (series_id, found[0], found[1])
+
+
+def change_obs(a: Obs | None, b: Obs | None, kind: str, digits: int, op: str, scale: float = 1.0):
+    """A change between two named observations, as ind.change_since computes it: `pct` the percent change,
+    `bp` the difference in basis points, `diff` the difference times `scale`; None without both."""
+    if a is None or b is None:
+        return None
+    if kind == "pct":
+        return env.pct_change(a, b, digits, op=op)
+    return env.difference(a, b, digits, scale=100.0 if kind == "bp" else scale, op=op)
+
+
+def count(n: int | None, op: str = "count of observations"):
+    """An integer count as a figure of the current `prov.about` scope (rounding makes it a float: 24.0)."""
+    return env.rnd(n, 0, op)
