@@ -157,9 +157,10 @@ def compute(frames: Frames) -> dict:
     sources = env.data_sources(frames, INPUTS)
     regime = traced_regime(frames)
     assets = asset_signals(frames)
-    # the composite reads every asset score, the credit score (the HY spread) and the regime's probabilities
-    behind = [*dict.fromkeys([*(s for ids in asset_series(frames).values() for s in ids), "BAMLH0A0HYM2",
-                              *scoring_series(frames, regime["facts"])])]
+    # the composite reads the asset scores but the bonds', the credit score (the HY spread) and the regime's
+    # probabilities
+    scored = [s for name, ids in asset_series(frames).items() if name != "bonds" for s in ids]
+    behind = [*dict.fromkeys([*scored, "BAMLH0A0HYM2", *scoring_series(frames, regime["facts"])])]
     with prov.about(frames, *behind, operation="100 x weighted mean of risk-oriented scores (see methodology)"):
         score = composite_score(assets, regime["probabilities"], credit_score(frames))
     assets = traced_assets(frames, assets)
