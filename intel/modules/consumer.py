@@ -5,9 +5,10 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth, signed
-from intel.modules._macro_b import Monthly, aligned, monthly, trim_to_last_finite
+from intel.modules._macro_b import Monthly, aligned, change_obs, month_obs, monthly, trim_to_last_finite
 from intel.registry import Module, register
 
 NAME = "consumer"
@@ -16,30 +17,43 @@ INPUTS = CORE + ("CPIAUCSL",)  # CPI deflates retail sales; without it the sales
 HISTORY_MONTHS = 120  # z-scores and percentiles against the last ten years of monthly readings
 
 
-def _survey(m: Monthly, level_unit: str, unit: str) -> dict:
-    """Level, 1- and 12-month changes and standing against the last ten years of a monthly survey."""
+def _survey(frames: Frames, sid: str, m: Monthly, level_unit: str, unit: str) -> dict:
+    """Level, 1- and 12-month changes and standing against the last ten years of a monthly survey: the level
+    and changes from named monthly readings, the rest from the survey's history."""
     v = m.values
     level = m.at()
     history = v[-HISTORY_MONTHS:]
     finite = history[np.isfinite(history)]
-    return {"period": m.period(), f"level_{level_unit}": env.rnd(level, 2),
-            f"change_1m_{unit}": env.rnd(None if m.at(-2) is None else level - m.at(-2), 2),
-            f"change_12m_{unit}": env.rnd(None if m.at(-13) is None else level - m.at(-13), 2),
-            "avg_3m": env.rnd(np.nanmean(v[-3:]), 2),
-            "mean_10y": env.rnd(finite.mean() if len(finite) >= 12 else None, 2),
-            "zscore_10y": env.rnd(ind.zscore_of(history, level, 12), 2),
-            "percentile_10y": env.rnd(ind.percentile_of(history, level, 12), 1)}
+    last = month_obs(frames, sid, m)
+    with prov.about(frames, sid):
+        return {"period": m.period(), f"level_{level_unit}": env.level(frames, sid, 2),
+                f"change_1m_{unit}": change_obs(last, month_obs(frames, sid, m, -2), "diff", 2,
+                                                "change from the previous month"),
+                f"change_12m_{unit}": change_obs(last, month_obs(frames, sid, m, -13), "diff", 2,
+                                                 "change from the same month a year earlier"),
+                "avg_3m": env.rnd(np.nanmean(v[-3:]), 2, "mean of the last three months"),
+                "mean_10y": env.rnd(finite.mean() if len(finite) >= 12 else None, 2, "mean of the last ten years"),
+                "zscore_10y": env.rnd(ind.zscore_of(history, level, 12), 2,
+                                      "z-score against the last ten years of monthly readings"),
+                "percentile_10y": env.rnd(ind.percentile_of(history, level, 12), 1,
+                                          "percentile rank within the last ten years of monthly readings")}
 
 
-def _sales(m: Monthly, prefix: str) -> dict:
+def _sales(m: Monthly, prefix: str, exact: tuple = ()) -> dict:
+    """Growth rates of a monthly level; `exact`: the month-on-month and year-on-year changes already made
+    from named observations (nominal sales), which replace the grid's."""
     v = m.values
     three = growth(v, 3, annualize=True)[-1]
     # the last three months' average against the three before it: smoother than one month's change
     avg_change = (np.mean(v[-3:]) / np.mean(v[-6:-3]) - 1) * 100 if len(v) >= 6 else np.nan
-    return {f"{prefix}mom_pct": env.rnd(growth(v, 1)[-1], 2), f"{prefix}yoy_pct": env.rnd(growth(v, 12)[-1], 2),
-            f"{prefix}annualized_3m_pct": env.rnd(three, 2),
-            f"{prefix}annualized_6m_pct": env.rnd(growth(v, 6, annualize=True)[-1], 2),
-            f"{prefix}avg_3m_vs_prior_3m_pct": env.rnd(avg_change, 2)}
+    mom, yoy = exact or (env.rnd(growth(v, 1)[-1], 2, "percent change from the previous month"),
+                         env.rnd(growth(v, 12)[-1], 2, "percent change from the same month a year earlier"))
+    return {f"{prefix}mom_pct": mom, f"{prefix}yoy_pct": yoy,
+            f"{prefix}annualized_3m_pct": env.rnd(three, 2, "3-month growth, annualized, percent"),
+            f"{prefix}annualized_6m_pct": env.rnd(growth(v, 6, annualize=True)[-1], 2,
+                                                  "6-month growth, annualized, percent"),
+            f"{prefix}avg_3m_vs_prior_3m_pct": env.rnd(avg_change, 2, "mean of the last three months against "
+                                                                      "the three before, percent change")}
 
 
 def _trend(pct) -> str | None:
@@ -48,8 +62,16 @@ def _trend(pct) -> str | None:
     return "rising" if pct > 1 else "falling" if pct < -1 else "flat"
 
 
-def retail(rsxfs: Monthly, cpi: Monthly | None) -> tuple[dict, dict]:
-    out = {"period": rsxfs.period(), "level_bn": env.rnd(rsxfs.at() / 1000, 1), **_sales(rsxfs, "nominal_")}
+def retail(frames: Frames, rsxfs: Monthly, cpi: Monthly | None) -> tuple[dict, dict]:
+    last = month_obs(frames, "RSXFS", rsxfs)
+    with prov.about(frames, "RSXFS"):
+        exact = (change_obs(last, month_obs(frames, "RSXFS", rsxfs, -2), "pct", 2,
+                            "percent change from the previous month"),
+                 change_obs(last, month_obs(frames, "RSXFS", rsxfs, -13), "pct", 2,
+                            "percent change from the same month a year earlier"))
+        out = {"period": rsxfs.period(), "level_bn": env.level(frames, "RSXFS", 1, scale=1 / 1000,
+                                                                op="latest value, in billions"),
+               **_sales(rsxfs, "nominal_", exact)}
     unavailable = {}
     real = prices = None
     if cpi is not None:
@@ -58,8 +80,12 @@ def retail(rsxfs: Monthly, cpi: Monthly | None) -> tuple[dict, dict]:
         real = trim_to_last_finite(Monthly(sales.start, sales.values / prices.values))
     if real is not None and np.isfinite(real.values).sum() >= 2:
         deflator = prices.values[len(real.values) - 1]
-        out.update({"real_period": real.period(), "real_level_bn": env.rnd(real.at() * deflator / 1000, 1),
-                    **_sales(real, "real_")})
+        with prov.about(frames, "RSXFS", "CPIAUCSL"):
+            out.update({"real_period": real.period(),
+                        "real_level_bn": env.rnd(real.at() * deflator / 1000, 1,
+                                                 "retail sales / CPI, in billions of dollars of the latest CPI "
+                                                 "month both share"),
+                        **_sales(real, "real_")})
         out["trend"] = _trend(out["real_annualized_3m_pct"])
         out["trend_basis"] = "real"
     else:
@@ -77,14 +103,17 @@ def compute(frames: Frames) -> dict:
     data: dict = {}
     unavailable: dict = {}
     if sent is not None:
-        data["sentiment"] = _survey(sent, "index", "pts")
+        data["sentiment"] = _survey(frames, "UMCSENT", sent, "index", "pts")
     if mich is not None:
-        data["inflation_expectations_1y"] = exp = _survey(mich, "pct", "pp")
+        data["inflation_expectations_1y"] = exp = _survey(frames, "MICH", mich, "pct", "pp")
         cpi_yoy = growth(cpi.values, 12)[-1] if cpi is not None else np.nan
-        exp["cpi_yoy_pct"] = env.rnd(cpi_yoy, 2)
-        exp["gap_to_cpi_yoy_pp"] = env.rnd(mich.at() - cpi_yoy, 2)
+        yoy_op = "percent change from the same month a year earlier"
+        exp["cpi_yoy_pct"] = change_obs(month_obs(frames, "CPIAUCSL", cpi), month_obs(frames, "CPIAUCSL", cpi, -13),
+                                        "pct", 2, yoy_op) if cpi is not None else None
+        with prov.about(frames, "MICH", "CPIAUCSL", operation="expected inflation minus CPI year-over-year"):
+            exp["gap_to_cpi_yoy_pp"] = env.rnd(mich.at() - cpi_yoy, 2)
     if rsxfs is not None:
-        data["retail_sales"], missing = retail(rsxfs, cpi)
+        data["retail_sales"], missing = retail(frames, rsxfs, cpi)
         unavailable.update(missing)
 
     signals = []
@@ -101,7 +130,11 @@ def compute(frames: Frames) -> dict:
         reasons.append(f"{basis} retail sales {signed(growth_3m)}% annualized over three months")
     if parts:
         score = float(np.mean(parts))
-        data["consumer_score"] = env.rnd(score, 2)
+        behind = (["UMCSENT"] if "sentiment" in data and data["sentiment"]["zscore_10y"] is not None else []) + \
+            (["RSXFS"] + (["CPIAUCSL"] if basis == "real" else []) if growth_3m is not None else [])
+        with prov.about(frames, *behind, operation="mean of the clipped sentiment z-score / 2 and 3-month "
+                                                   "annualized sales growth / 5"):
+            data["consumer_score"] = env.rnd(score, 2)
         direction = "bullish" if score > 0.2 else "bearish" if score < -0.2 else "neutral"
         weak = (growth_3m is not None and growth_3m < -5) and (data.get("sentiment", {}).get("zscore_10y") or 0) < -1.5
         urgency = "high" if weak else "medium" if abs(score) > 0.6 else "low"

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth
-from intel.modules._macro_b import monthly, winsorized
+from intel.modules._macro_b import change_obs, count, month_obs, monthly, winsorized
 from intel.registry import Module, register
 
 NAME = "economic_surprise"
@@ -32,21 +33,35 @@ MIN_SURPRISES = 24  # past surprises needed before one can be standardized
 HISTORY = {"monthly": 120, "weekly": 260}  # past surprises used for the standard deviation (about ten years)
 
 
-def _changes(series_id: str, frame) -> tuple[np.ndarray, list[str], str]:
-    """Changes between consecutive releases (monthly series on a calendar grid, so a gap gives NaN)."""
+def _changes(frames: Frames, series_id: str) -> tuple[np.ndarray, list[str], str, tuple]:
+    """Changes between consecutive releases (monthly series on a calendar grid, so a gap gives NaN), and the
+    two observations behind the latest change (None where one is absent)."""
+    frame = frames.get(series_id)
     kind, scale = SERIES[series_id][1], 1 / 1000 if series_id == "ICSA" else 1.0
     if series_id == "ICSA":  # weekly: consecutive weeks
         values, labels, cadence = frame["value"].to_numpy(), [d.isoformat() for d in frame["date"]], "weekly"
+        last = (env.last_obs(frames, series_id), env.nth_obs(frames, series_id, -2))
     else:
         m = monthly(frame)
         values, cadence = m.values, "monthly"
         labels = [m.period(i) for i in range(len(values))]
+        last = (month_obs(frames, series_id, m, -1), month_obs(frames, series_id, m, -2)) if len(values) > 1 \
+            else (None, None)
     change = growth(values, 1) if kind == "pct" else np.concatenate([[np.nan], np.diff(values)]) * scale
-    return change, labels, cadence
+    return change, labels, cadence, last
 
 
-def surprise_stats(series_id: str, frame) -> dict | None:
-    change, labels, cadence = _changes(series_id, frame)
+def _actual(series_id: str, last: tuple, cadence: str):
+    """The latest change from its two named releases, as _changes computes it."""
+    kind, scale = SERIES[series_id][1], 1 / 1000 if series_id == "ICSA" else 1.0
+    what = "month" if cadence == "monthly" else "week"
+    op = (f"percent change from the previous {what}" if kind == "pct" else
+          f"change from the previous {what}" + (", in thousands" if scale != 1.0 else ""))
+    return change_obs(*last, kind, 2, op, scale)
+
+
+def surprise_stats(frames: Frames, series_id: str) -> dict | None:
+    change, labels, cadence, last = _changes(frames, series_id)
     if len(change) < TREND_CHANGES + 2:
         return None
     # expectation for position t: mean of the changes t-6..t-1 (NaN if one of them is missing)
@@ -63,19 +78,44 @@ def surprise_stats(series_id: str, frame) -> dict | None:
     # releases of the last three months: the last 3 monthly or 13 weekly ones
     recent = z_all[-(3 if cadence == "monthly" else 13):]
     recent = recent[np.isfinite(recent)]
-    return {"label": label, "axis": axis, "release": labels[-1],
-            f"actual_change_{unit}": env.rnd(change[-1], 2), f"expected_change_{unit}": env.rnd(expected[-1], 2),
-            f"surprise_{unit}": env.rnd(surprise[-1], 2),
-            "surprise_std_" + unit: env.rnd(std if std > 0 else None, 3),
-            "zscore": env.rnd(z_all[-1], 2),
-            "oriented_zscore": env.rnd(sign * z_all[-1], 2),
-            "oriented_zscore_avg_3m": env.rnd(sign * recent.mean() if len(recent) else None, 2),
-            "past_surprises_used": int(len(past))}
+    orient = " (sign-flipped: fewer claims is stronger)" if sign < 0 else ""
+    with prov.about(frames, series_id):
+        return {"label": label, "axis": axis, "release": labels[-1],
+                f"actual_change_{unit}": _actual(series_id, last, cadence),
+                f"expected_change_{unit}": env.rnd(expected[-1], 2, f"trend expectation: mean of the previous "
+                                                                   f"{TREND_CHANGES} changes"),
+                f"surprise_{unit}": env.rnd(surprise[-1], 2, "latest change minus the trend expectation"),
+                "surprise_std_" + unit: env.rnd(std if std > 0 else None, 3,
+                                                "sample standard deviation of past surprises (winsorized)"),
+                "zscore": env.rnd(z_all[-1], 2, "surprise / standard deviation of past surprises"),
+                "oriented_zscore": env.rnd(sign * z_all[-1], 2, "surprise z-score, oriented" + orient),
+                "oriented_zscore_avg_3m": env.rnd(sign * recent.mean() if len(recent) else None, 2,
+                                                  "mean oriented surprise z-score of the last three months' releases"),
+                "past_surprises_used": count(len(past), "count of past surprises used")}
 
 
 def _mean(values) -> float | None:
     values = [v for v in values if v is not None]
     return float(np.mean(values)) if values else None
+
+
+def _indices(frames: Frames, releases: dict, growth_z: list, infl_z: list) -> dict:
+    """The indices, each resting on the series whose z-scores it averages."""
+    def scored(key: str, axis: str | None = None) -> list[str]:
+        return [s for s, r in releases.items() if r[key] is not None and axis in (None, r["axis"])]
+
+    mean_of = "mean of the oriented surprise z-scores"
+    with prov.about(frames, *scored("oriented_zscore"), operation=f"{mean_of} of all series"):
+        out = {"surprise_index": env.rnd(_mean(growth_z + infl_z), 2)}
+        series_in_index = count(len(scored("oriented_zscore")), "count of series with a standardized surprise")
+    with prov.about(frames, *scored("oriented_zscore", "growth"), operation=f"{mean_of} of the growth series"):
+        out["growth_surprise_index"] = env.rnd(_mean(growth_z), 2)
+    with prov.about(frames, *scored("oriented_zscore", "inflation"), operation=f"{mean_of} of CPI"):
+        out["inflation_surprise_index"] = env.rnd(_mean(infl_z), 2)
+    with prov.about(frames, *scored("oriented_zscore_avg_3m"),
+                    operation="mean of each series' oriented z-scores over the last three months' releases"):
+        out["surprise_index_3m"] = env.rnd(_mean([r["oriented_zscore_avg_3m"] for r in releases.values()]), 2)
+    return {**out, "series_in_index": series_in_index}
 
 
 def compute(frames: Frames) -> dict:
@@ -84,7 +124,7 @@ def compute(frames: Frames) -> dict:
     releases, unavailable = {}, {}
     for series_id in INPUTS:
         frame = frames.get(series_id)
-        stats = surprise_stats(series_id, frame) if frame is not None else None
+        stats = surprise_stats(frames, series_id) if frame is not None else None
         if stats is None:
             if frame is not None:
                 unavailable[series_id] = "too little history for a trend expectation"
@@ -96,12 +136,7 @@ def compute(frames: Frames) -> dict:
         raise env.InsufficientData(f"{NAME}: no input has enough history for a trend expectation")
     growth_z = [r["oriented_zscore"] for r in releases.values() if r["axis"] == "growth"]
     infl_z = [r["oriented_zscore"] for r in releases.values() if r["axis"] == "inflation"]
-    data = {"releases": releases,
-            "surprise_index": env.rnd(_mean(growth_z + infl_z), 2),
-            "growth_surprise_index": env.rnd(_mean(growth_z), 2),
-            "inflation_surprise_index": env.rnd(_mean(infl_z), 2),
-            "surprise_index_3m": env.rnd(_mean([r["oriented_zscore_avg_3m"] for r in releases.values()]), 2),
-            "series_in_index": sum(1 for r in releases.values() if r["oriented_zscore"] is not None)}
+    data = {"releases": releases, **_indices(frames, releases, growth_z, infl_z)}
 
     signals = []
     g = data["growth_surprise_index"]
@@ -126,7 +161,7 @@ def compute(frames: Frames) -> dict:
     if data["surprise_index"] is not None:
         sentences.append(f"The surprise index stands at {data['surprise_index']} (growth {fig(g)}, inflation "
                          f"{fig(i)}; positive means stronger growth or hotter inflation than trend) across "
-                         f"{data['series_in_index']} series.")
+                         f"{int(data['series_in_index'])} series.")
     else:
         sentences.append("No release has enough history yet to standardize its surprise.")
     if scored:

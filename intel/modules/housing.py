@@ -4,13 +4,13 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import numpy as np
-import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth, signed
-from intel.modules._macro_b import Monthly, asof_values, monthly
+from intel.modules._macro_b import Monthly, asof_values, change_obs, month_obs, monthly, obs_days_before
 from intel.registry import Module, register
 
 NAME = "housing"
@@ -28,51 +28,81 @@ def payment(rate_pct) -> np.ndarray:
     return LOAN_USD * factor
 
 
-def activity(m: Monthly) -> dict:
+YOY = "percent change from the same month a year earlier"
+
+
+def activity(frames: Frames, sid: str, m: Monthly) -> dict:
     """A seasonally adjusted annual-rate series (thousands): level, changes, 3-month averages."""
     v = m.values
     avg = np.convolve(v, np.ones(3) / 3, mode="full")[: len(v)] if len(v) >= 3 else np.full(len(v), np.nan)
     avg[:2] = np.nan
     history = v[-120:]
-    return {"period": m.period(), "level_thousands_saar": env.rnd(m.at(), 0),
-            "mom_pct": env.rnd(growth(v, 1)[-1], 2), "yoy_pct": env.rnd(growth(v, 12)[-1], 2),
-            "avg_3m_thousands_saar": env.rnd(avg[-1], 1),
-            # the 3-month average against the same three months a year earlier (monthly data are noisy)
-            "avg_3m_yoy_pct": env.rnd(growth(avg, 12)[-1], 2),
-            "percentile_10y": env.rnd(ind.percentile_of(history, m.at(), 12), 1)}
+    last = month_obs(frames, sid, m)
+    with prov.about(frames, sid):
+        return {"period": m.period(), "level_thousands_saar": env.level(frames, sid, 0),
+                "mom_pct": change_obs(last, month_obs(frames, sid, m, -2), "pct", 2,
+                                      "percent change from the previous month"),
+                "yoy_pct": change_obs(last, month_obs(frames, sid, m, -13), "pct", 2, YOY),
+                "avg_3m_thousands_saar": env.rnd(avg[-1], 1, "mean of the last three months"),
+                # the 3-month average against the same three months a year earlier (monthly data are noisy)
+                "avg_3m_yoy_pct": env.rnd(growth(avg, 12)[-1], 2, "3-month mean against the same three months a "
+                                                                  "year earlier, percent change"),
+                "percentile_10y": env.rnd(ind.percentile_of(history, m.at(), 12), 1,
+                                          "percentile rank within the last ten years of monthly readings")}
 
 
-def mortgage(frame: pl.DataFrame) -> dict:
+def mortgage(frames: Frames) -> dict:
+    sid = "MORTGAGE30US"
+    frame = frames.get(sid)
     year = ind.window(frame, 365)["value"].to_numpy()
     level = float(frame["value"][-1])
-    return {"as_of": frame["date"][-1].isoformat(), "level_pct": env.rnd(level, 2),
-            "change_1m_bp": env.rnd(ind.change_since(frame, 30, "bp"), 0),
-            "change_1y_bp": env.rnd(ind.change_since(frame, 364, "bp"), 0),
-            "high_1y_pct": env.rnd(year.max(), 2), "low_1y_pct": env.rnd(year.min(), 2),
-            "percentile_10y": env.rnd(ind.percentile_rank(ind.window(frame, 3653)["value"], level), 1)}
+    last = env.last_obs(frames, sid)
+    with prov.about(frames, sid):
+        return {"as_of": frame["date"][-1].isoformat(), "level_pct": env.level(frames, sid, 2),
+                "change_1m_bp": change_obs(last, obs_days_before(frames, sid, 30), "bp", 0,
+                                           "change since the rate 30 days earlier, in bp"),
+                "change_1y_bp": change_obs(last, obs_days_before(frames, sid, 364), "bp", 0,
+                                           "change since the rate 52 weeks earlier, in bp"),
+                "high_1y_pct": env.rnd(year.max(), 2, "highest rate of the past year"),
+                "low_1y_pct": env.rnd(year.min(), 2, "lowest rate of the past year"),
+                "percentile_10y": env.rnd(ind.percentile_rank(ind.window(frame, 3653)["value"], level), 1,
+                                          "percentile rank within the past 10 years")}
 
 
-def prices(m: Monthly) -> dict:
+def prices(frames: Frames, m: Monthly) -> dict:
+    sid = "CSUSHPINSA"
     yoy = growth(m.values, 12)  # not seasonally adjusted: only year-on-year comparisons
-    return {"period": m.period(), "index_level": env.rnd(m.at(), 2), "yoy_pct": env.rnd(yoy[-1], 2),
-            "yoy_3m_ago_pct": env.rnd(yoy[-4] if len(yoy) >= 4 else None, 2),
-            "yoy_change_3m_pp": env.rnd(yoy[-1] - yoy[-4] if len(yoy) >= 4 else None, 2)}
+    at = lambda i: month_obs(frames, sid, m, i)  # noqa: E731
+    with prov.about(frames, sid):
+        return {"period": m.period(), "index_level": env.level(frames, sid, 2),
+                "yoy_pct": change_obs(at(-1), at(-13), "pct", 2, YOY),
+                "yoy_3m_ago_pct": change_obs(at(-4), at(-16), "pct", 2, "year-over-year change three months "
+                                                                          "earlier, percent"),
+                "yoy_change_3m_pp": env.rnd(yoy[-1] - yoy[-4] if len(yoy) >= 4 else None, 2,
+                                            "change of the year-over-year rate over three months")}
 
 
-def affordability(rate: pl.DataFrame, hpi: Monthly | None) -> tuple[dict, dict]:
+def affordability(frames: Frames, hpi: Monthly | None) -> tuple[dict, dict]:
     """Change of the monthly payment on the same (index-priced) home over a year: price growth times the
     payment change the mortgage rate alone brings, and the payment level against ten years of history."""
+    rate = frames.get("MORTGAGE30US")
     now_pay = float(payment(rate["value"][-1]))
     base = ind.value_days_before(rate, 364)
-    out = {"payment_per_100k_usd": env.rnd(now_pay, 2),
-           "payment_per_100k_1y_ago_usd": env.rnd(payment(base) if base is not None else None, 2),
-           "rate_effect_1y_pct": env.rnd((now_pay / float(payment(base)) - 1) * 100 if base is not None else None, 2)}
+    with prov.about(frames, "MORTGAGE30US"):
+        out = {"payment_per_100k_usd": env.rnd(now_pay, 2, "monthly payment on 100k USD at the latest rate"),
+               "payment_per_100k_1y_ago_usd": env.rnd(payment(base) if base is not None else None, 2,
+                                                      "monthly payment on 100k USD at the rate 52 weeks earlier"),
+               "rate_effect_1y_pct": env.rnd((now_pay / float(payment(base)) - 1) * 100 if base is not None else None,
+                                             2, "percent change of the payment the rate alone brings over a year")}
     unavailable = {}
     price_yoy = growth(hpi.values, 12)[-1] if hpi is not None else np.nan
+    both = ("MORTGAGE30US", "CSUSHPINSA")
     if np.isfinite(price_yoy) and base is not None:
         change = ((1 + price_yoy / 100) * now_pay / float(payment(base)) - 1) * 100
-        out["price_effect_1y_pct"] = env.rnd(price_yoy, 2)
-        out["payment_change_1y_pct"] = env.rnd(change, 2)
+        out["price_effect_1y_pct"] = change_obs(month_obs(frames, "CSUSHPINSA", hpi),
+                                                month_obs(frames, "CSUSHPINSA", hpi, -13), "pct", 2, YOY)
+        with prov.about(frames, *both, operation="percent change of the payment on the same home over a year"):
+            out["payment_change_1y_pct"] = env.rnd(change, 2)
         out["pressure"] = next((label for floor, label in PRESSURE_BANDS if change > floor), "easing")
     else:
         unavailable["payment_change_1y_pct"] = "needs a year of both home prices and mortgage rates"
@@ -82,7 +112,8 @@ def affordability(rate: pl.DataFrame, hpi: Monthly | None) -> tuple[dict, dict]:
         ends = [date(k // 12, k % 12 + 1, 1) - timedelta(days=1) for k in months + 1]
         history = (hpi.values * payment(asof_values(rate, ends)))[-120:]
         latest = hpi.values[np.isfinite(hpi.values)][-1] * now_pay
-        out["payment_index_percentile_10y"] = env.rnd(ind.percentile_of(history, latest, 12), 1)
+        with prov.about(frames, *both, operation="percentile rank of home price index x payment within ten years"):
+            out["payment_index_percentile_10y"] = env.rnd(ind.percentile_of(history, latest, 12), 1)
     return out, unavailable
 
 
@@ -114,15 +145,15 @@ def _figures(frames: Frames) -> tuple[dict, dict]:
     data: dict = {}
     unavailable: dict = {}
     if starts is not None:
-        data["housing_starts"] = activity(starts)
+        data["housing_starts"] = activity(frames, "HOUST", starts)
     if sales is not None:
-        data["new_home_sales"] = activity(sales)
+        data["new_home_sales"] = activity(frames, "HSN1F", sales)
     if rate is not None:
-        data["mortgage_rate_30y"] = mortgage(rate)
+        data["mortgage_rate_30y"] = mortgage(frames)
     if hpi is not None:
-        data["home_prices"] = prices(hpi)
+        data["home_prices"] = prices(frames, hpi)
     if rate is not None:
-        data["affordability"], missing = affordability(rate, hpi)
+        data["affordability"], missing = affordability(frames, hpi)
         unavailable.update(missing)
     else:
         unavailable["affordability"] = "MORTGAGE30US missing"

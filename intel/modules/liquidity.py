@@ -6,9 +6,10 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import fig, growth, signed
-from intel.modules._macro_b import asof_values, monthly
+from intel.modules._common import fig, growth, move_word, signed
+from intel.modules._macro_b import asof_values, change_obs, month_obs, monthly, obs_days_before
 from intel.registry import Module, register
 
 NAME = "liquidity"
@@ -19,33 +20,47 @@ WALCL_TO_BN = 1 / 1000
 IMPULSE_13W_PCT = 1.0
 
 
-def _change_bn(frame: pl.DataFrame, days: int, scale: float = 1.0) -> float | None:
-    change = ind.change_since(frame, days, "diff")
-    return None if change is None else change * scale
+def _change_bn(frames: Frames, sid: str, days: int, scale: float = 1.0):
+    """The change since the observation `days` calendar days before the last, in billions, from those two."""
+    return change_obs(env.last_obs(frames, sid), obs_days_before(frames, sid, days), "diff", 1,
+                      f"change since the value {days} days earlier" + (", in billions" if scale != 1.0 else ""),
+                      scale)
 
 
-def balance_sheet(frame: pl.DataFrame) -> dict:
+def balance_sheet(frames: Frames) -> dict:
+    frame = frames.get("WALCL")
     values = frame["value"].to_numpy() * WALCL_TO_BN
     peak = int(np.argmax(values))
-    change_52w = ind.change_since(frame, 364, "pct")
-    return {"as_of": frame["date"][-1].isoformat(), "total_assets_bn": env.rnd(values[-1], 1),
-            "change_4w_bn": env.rnd(_change_bn(frame, 28, WALCL_TO_BN), 1),
-            "change_13w_bn": env.rnd(_change_bn(frame, 91, WALCL_TO_BN), 1),
-            "change_52w_bn": env.rnd(_change_bn(frame, 364, WALCL_TO_BN), 1),
-            "change_52w_pct": env.rnd(change_52w, 2),
-            "peak_bn": env.rnd(values[peak], 1), "peak_date": frame["date"][peak].isoformat(),
-            "below_peak_pct": env.rnd((values[-1] / values[peak] - 1) * 100, 2)}
+    top = ("WALCL", frame["date"][peak], float(frame["value"][peak]))
+    last = env.last_obs(frames, "WALCL")
+    with prov.about(frames, "WALCL"):
+        return {"as_of": frame["date"][-1].isoformat(),
+                "total_assets_bn": env.level(frames, "WALCL", 1, WALCL_TO_BN, "latest value, in billions"),
+                "change_4w_bn": _change_bn(frames, "WALCL", 28, WALCL_TO_BN),
+                "change_13w_bn": _change_bn(frames, "WALCL", 91, WALCL_TO_BN),
+                "change_52w_bn": _change_bn(frames, "WALCL", 364, WALCL_TO_BN),
+                "change_52w_pct": change_obs(last, obs_days_before(frames, "WALCL", 364), "pct", 2,
+                                             "percent change since the value 364 days earlier"),
+                "peak_bn": prov.observed(env.rnd(values[peak], 1), [top[:2]], "level",
+                                         "highest value in the window, in billions", 1, WALCL_TO_BN),
+                "peak_date": frame["date"][peak].isoformat(),
+                "below_peak_pct": env.pct_change(last, top, 2, "percent change from the peak")}
 
 
-def reverse_repo(frame: pl.DataFrame) -> dict:
+def reverse_repo(frames: Frames) -> dict:
+    frame = frames.get("RRPONTSYD")
     recent = ind.window(frame, 1826)["value"].to_numpy()
-    return {"as_of": frame["date"][-1].isoformat(), "level_bn": env.rnd(frame["value"][-1], 1),
-            "change_1m_bn": env.rnd(_change_bn(frame, 30), 1), "change_3m_bn": env.rnd(_change_bn(frame, 91), 1),
-            "change_1y_bn": env.rnd(_change_bn(frame, 365), 1), "max_5y_bn": env.rnd(recent.max(), 1)}
+    with prov.about(frames, "RRPONTSYD"):
+        return {"as_of": frame["date"][-1].isoformat(), "level_bn": env.level(frames, "RRPONTSYD", 1),
+                "change_1m_bn": _change_bn(frames, "RRPONTSYD", 30),
+                "change_3m_bn": _change_bn(frames, "RRPONTSYD", 91),
+                "change_1y_bn": _change_bn(frames, "RRPONTSYD", 365),
+                "max_5y_bn": env.rnd(recent.max(), 1, "highest value of the past five years")}
 
 
-def net_liquidity(walcl: pl.DataFrame, rrp: pl.DataFrame) -> dict | None:
+def net_liquidity(frames: Frames) -> dict | None:
     """Balance sheet (in billions) minus reverse repo as of each Wednesday of the balance sheet."""
+    walcl, rrp = frames.get("WALCL"), frames.get("RRPONTSYD")
     rrp_then = asof_values(rrp, walcl["date"])
     ok = np.isfinite(rrp_then)
     if not ok.any():
@@ -58,27 +73,43 @@ def net_liquidity(walcl: pl.DataFrame, rrp: pl.DataFrame) -> dict | None:
     # the current 13-week change against the 13-week changes of the past five years (weekly steps)
     recent = ind.window(frame, 1826)["value"].to_numpy()
     history = recent[13:] - recent[:-13] if len(recent) > 13 else np.array([])
-    return {"as_of": dates[-1].isoformat(), "level_bn": env.rnd(net[-1], 1),
-            "reverse_repo_used_bn": env.rnd(rrp_then[ok][-1], 1),
-            "change_4w_bn": env.rnd(ind.change_since(frame, 28, "diff"), 1),
-            "change_13w_bn": env.rnd(change_13w, 1), "change_13w_pct": env.rnd(change_13w_pct, 2),
-            "change_52w_bn": env.rnd(ind.change_since(frame, 364, "diff"), 1),
-            "change_13w_zscore_5y": env.rnd(ind.zscore_of(history, change_13w, min_obs=26), 2)}
+    used_day, used = ind.value_on_or_before(rrp, dates[-1])  # the reverse repo reading the last Wednesday took
+    with prov.about(frames, "WALCL", "RRPONTSYD"):
+        return {"as_of": dates[-1].isoformat(),
+                "level_bn": env.rnd(net[-1], 1, "WALCL in billions minus RRPONTSYD on or before its date"),
+                "reverse_repo_used_bn": prov.observed(env.rnd(used, 1), [("RRPONTSYD", used_day)], "level",
+                                                      "RRPONTSYD on or before the last WALCL date", 1),
+                "change_4w_bn": env.rnd(ind.change_since(frame, 28, "diff"), 1,
+                                        "change of net liquidity since 28 days earlier"),
+                "change_13w_bn": env.rnd(change_13w, 1, "change of net liquidity since 91 days earlier"),
+                "change_13w_pct": env.rnd(change_13w_pct, 2, "percent change of net liquidity since 91 days earlier"),
+                "change_52w_bn": env.rnd(ind.change_since(frame, 364, "diff"), 1,
+                                         "change of net liquidity since 364 days earlier"),
+                "change_13w_zscore_5y": env.rnd(ind.zscore_of(history, change_13w, min_obs=26), 2,
+                                                "z-score of the 13-week change against five years of 13-week "
+                                                "changes")}
 
 
-def m2_monthly(frame: pl.DataFrame) -> dict:
-    m = monthly(frame)
-    return {"period": m.period(), "level_bn": env.rnd(m.at(), 1),
-            "yoy_pct": env.rnd(growth(m.values, 12)[-1], 2),
-            "annualized_3m_pct": env.rnd(growth(m.values, 3, annualize=True)[-1], 2),
-            "annualized_6m_pct": env.rnd(growth(m.values, 6, annualize=True)[-1], 2),
-            "yoy_12m_ago_pct": env.rnd(growth(m.values, 12)[-13] if len(m.values) > 24 else None, 2)}
+def m2_monthly(frames: Frames) -> dict:
+    m = monthly(frames.get("M2SL"))
+    at = lambda i: month_obs(frames, "M2SL", m, i)  # noqa: E731
+    with prov.about(frames, "M2SL"):
+        return {"period": m.period(), "level_bn": env.level(frames, "M2SL", 1),
+                "yoy_pct": change_obs(at(-1), at(-13), "pct", 2, "percent change from the same month a year earlier"),
+                "annualized_3m_pct": env.rnd(growth(m.values, 3, annualize=True)[-1], 2,
+                                             "3-month growth, annualized, percent"),
+                "annualized_6m_pct": env.rnd(growth(m.values, 6, annualize=True)[-1], 2,
+                                             "6-month growth, annualized, percent"),
+                "yoy_12m_ago_pct": change_obs(at(-13), at(-25), "pct", 2, "year-over-year change a year earlier, "
+                                                                          "percent")}
 
 
-def m2_weekly(frame: pl.DataFrame) -> dict:
+def m2_weekly(frames: Frames) -> dict:
     # not seasonally adjusted: only the year-on-year comparison (same week a year earlier) is meaningful
-    return {"week_of": frame["date"][-1].isoformat(), "level_bn": env.rnd(frame["value"][-1], 1),
-            "yoy_pct": env.rnd(ind.change_since(frame, 364, "pct"), 2)}
+    frame = frames.get("WM2NS")
+    return {"week_of": frame["date"][-1].isoformat(), "level_bn": env.level(frames, "WM2NS", 1),
+            "yoy_pct": change_obs(env.last_obs(frames, "WM2NS"), obs_days_before(frames, "WM2NS", 364), "pct", 2,
+                                  "percent change since the week 364 days earlier")}
 
 
 def compute(frames: Frames) -> dict:
@@ -109,18 +140,18 @@ def _figures(frames: Frames) -> tuple[dict, dict]:
     data: dict = {}
     unavailable = {}
     if walcl is not None:
-        data["fed_balance_sheet"] = balance_sheet(walcl)
+        data["fed_balance_sheet"] = balance_sheet(frames)
     if rrp is not None:
-        data["reverse_repo"] = reverse_repo(rrp)
-    net = net_liquidity(walcl, rrp) if walcl is not None and rrp is not None else None
+        data["reverse_repo"] = reverse_repo(frames)
+    net = net_liquidity(frames) if walcl is not None and rrp is not None else None
     if net is not None:
         data["net_liquidity"] = net
     else:
         unavailable["net_liquidity"] = "needs both WALCL and RRPONTSYD observations"
     if m2 is not None:
-        data["m2"] = m2_monthly(m2)
+        data["m2"] = m2_monthly(frames)
     if m2w is not None:
-        data["m2_weekly_nsa"] = m2_weekly(m2w)
+        data["m2_weekly_nsa"] = m2_weekly(frames)
     # headline M2 growth: the seasonally adjusted monthly series, the weekly NSA series when it is absent
     m2_yoy = (data.get("m2") or {}).get("yoy_pct")
     if m2_yoy is None:
@@ -130,7 +161,9 @@ def _figures(frames: Frames) -> tuple[dict, dict]:
         unavailable["m2_growth_yoy_pct"] = "no M2 series with a year of history"
     # the impulse the signal reads is net liquidity's 13-week change, else the balance sheet's
     if (net or {}).get("change_13w_pct") is None and walcl is not None:
-        data["fed_balance_sheet"]["change_13w_pct"] = env.rnd(ind.change_since(walcl, 91, "pct"), 2)
+        data["fed_balance_sheet"]["change_13w_pct"] = change_obs(
+            env.last_obs(frames, "WALCL"), obs_days_before(frames, "WALCL", 91), "pct", 2,
+            "percent change since the value 91 days earlier")
     return data, unavailable
 
 
@@ -184,7 +217,9 @@ def _summary(data: dict) -> str:
     else:
         sentences.append("Net liquidity could not be computed without both the balance sheet and reverse repo.")
     if "m2" in data:
-        sentences.append(f"M2 grew {fig(data['m2']['yoy_pct'], '%')} year on year to {data['m2']['period']} "
+        # a move word, not "grew": M2 can shrink, or be flat to the rounding
+        yoy = move_word(data["m2"]["yoy_pct"], "%", missing="n/a", zero="flat")
+        sentences.append(f"M2 is {yoy} year on year to {data['m2']['period']} "
                          f"({fig(data['m2']['annualized_3m_pct'], '%')} annualized over three months).")
     if "m2_weekly_nsa" in data:
         sentences.append(f"Weekly M2 (not seasonally adjusted) is {fig(data['m2_weekly_nsa']['yoy_pct'], '%')} "

@@ -7,9 +7,10 @@ import warnings
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import growth, signed
-from intel.modules._macro_b import Monthly, aligned, logistic, monthly, winsorized
+from intel.modules._macro_b import Monthly, aligned, count, logistic, monthly, winsorized
 from intel.registry import Module, register
 
 NAME = "macro_regime"
@@ -23,6 +24,7 @@ COMPONENTS = {
     "CPILFESL": ("inflation", "annualized_6m_pct"),
 }
 INPUTS = tuple(COMPONENTS)
+MEASURES = {"annualized_6m_pct": "6-month growth, annualized, percent", "avg_3m_index": "mean of the last three months"}
 QUADRANTS = ("goldilocks", "reflation", "stagflation", "deflation")  # (growth, inflation): +-, ++, -+, --
 HISTORY_MONTHS = 120
 MIN_HISTORY = 24
@@ -71,16 +73,16 @@ def _carry(z: np.ndarray) -> np.ndarray:
 
 
 def compute(frames: Frames) -> dict:
+    env.require(frames, NAME, INPUTS)
     sources = env.data_sources(frames, INPUTS)
     series = {sid: monthly(frames.get(sid)) for sid in INPUTS if frames.get(sid) is not None}
-    if not series:
-        raise env.InsufficientData(f"{NAME}: no observations yet for {', '.join(INPUTS)}")
     # one common calendar-month grid for all inputs
     grid = next(iter(series.values()))
     for m in series.values():
         grid, _ = aligned(grid, m)
     placed = {sid: aligned(grid, m)[1] for sid, m in series.items()}
     components, zs, unavailable = {"growth": {}, "inflation": {}}, {"growth": [], "inflation": []}, {}
+    ids: dict[str, list[str]] = {"growth": [], "inflation": []}  # the series behind each row of zs
     for sid, m in placed.items():
         axis, measure = COMPONENTS[sid]
         x = momentum(m, measure)
@@ -89,9 +91,12 @@ def compute(frames: Frames) -> dict:
             unavailable[sid] = f"fewer than {MIN_HISTORY} months of {measure} history"
             continue
         last = int(np.flatnonzero(np.isfinite(z))[-1])
-        components[axis][sid] = {"period": m.period(last), measure: env.rnd(x[last], 2),
-                                 "zscore_10y": env.rnd(z[last], 2)}
+        with prov.about(frames, sid):
+            components[axis][sid] = {"period": m.period(last), measure: env.rnd(x[last], 2, MEASURES[measure]),
+                                     "zscore_10y": env.rnd(z[last], 2, "z-score against the last ten years of "
+                                                                       "the measure (winsorized)")}
         zs[axis].append(_carry(z))
+        ids[axis].append(sid)
     if not zs["growth"] or not zs["inflation"]:
         lacking = [axis for axis in zs if not zs[axis]]
         raise env.InsufficientData(f"{NAME}: no usable {' or '.join(lacking)} series (need two years of history)")
@@ -116,18 +121,33 @@ def compute(frames: Frames) -> dict:
         k = t - n
         return quadrant(g_path[k], i_path[k]) if k >= 0 and both[k] else None
 
+    def behind(axis: str, k: int) -> list[str]:
+        """The series whose z-scores the axis score of month k averages."""
+        return [sid for sid, z in zip(ids[axis], zs[axis]) if 0 <= k < len(z) and np.isfinite(z[k])]
+
     def axis_block(axis: str, path: np.ndarray, score: float) -> dict:
         prev = path[t - 3] if t >= 3 and np.isfinite(path[t - 3]) else None
-        return {"score_z": env.rnd(score, 2), "prob_above_norm": env.rnd(logistic(SCALE * score), 3),
-                "score_change_3m": env.rnd(None if prev is None else score - prev, 2),
-                "components": components[axis]}
+        with prov.about(frames, *behind(axis, t)):
+            out = {"score_z": env.rnd(score, 2, f"mean of the {axis} z-scores"),
+                   "prob_above_norm": env.rnd(logistic(SCALE * score), 3, f"logistic({SCALE} x {axis} score)")}
+        with prov.about(frames, *dict.fromkeys(behind(axis, t) + behind(axis, t - 3))):
+            out["score_change_3m"] = env.rnd(None if prev is None else score - prev, 2,
+                                             f"change of the {axis} score over three months")
+        return {**out, "components": components[axis]}
 
-    data = {"period": grid.period(t), "regime": state,
-            "probabilities": {q: env.rnd(probs[q], 3) for q in QUADRANTS},
+    with prov.about(frames, *behind("growth", t), *behind("inflation", t),
+                    operation="quadrant probability: product of the two axes' logistic probabilities"):
+        probabilities = {q: env.rnd(probs[q], 3) for q in QUADRANTS}
+    # the run and the 10-year counts read every month's quadrant, so every component's history
+    with prov.about(frames, *ids["growth"], *ids["inflation"]):
+        months_in_regime = count(run, "count of months in the current quadrant")
+        months_by_regime = {q: count(states.count(q), "count of months in the quadrant over ten years")
+                            for q in QUADRANTS}
+    data = {"period": grid.period(t), "regime": state, "probabilities": probabilities,
             "growth": axis_block("growth", g_path, g), "inflation": axis_block("inflation", i_path, i),
             "regime_3m_ago": ago(3), "regime_6m_ago": ago(6),
-            "regime_since": grid.period(int(recent[-run])), "months_in_regime": run,
-            "months_by_regime_10y": {q: states.count(q) for q in QUADRANTS}}
+            "regime_since": grid.period(int(recent[-run])), "months_in_regime": months_in_regime,
+            "months_by_regime_10y": months_by_regime}
 
     p = data["probabilities"][state]
     shifted = data["regime_3m_ago"] not in (None, state)

@@ -2,12 +2,24 @@
 levels and moves, top risks and the composite score."""
 from __future__ import annotations
 
+import numpy as np
+
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
+from intel.modules._macro_b import (
+    change_obs,
+    count,
+    exact_or,
+    fact_series,
+    obs_days_before,
+    retag,
+    scoring_series,
+    traced_regime,
+)
 from intel.pulse import COMPOSITE_METHOD, PULSE_INPUTS, asset_signals, composite_score, credit_score
 from intel.regime import METHODOLOGY as REGIME_METHOD
-from intel.regime import classify
 from intel.registry import Module, register
 
 NAME = "market_intelligence"
@@ -24,51 +36,142 @@ def key_levels(frames: Frames) -> tuple[dict, dict]:
         frame = frames.get(sid)
         if frame is None:
             continue
-        levels[key] = env.rnd(frame["value"][-1], 2)
-        moves[f"{key.removesuffix('_pct')}_change_1m_{UNIT[kind]}"] = env.rnd(ind.change_since(frame, 30, kind), 2)
+        levels[key] = env.level(frames, sid, 2)
+        op = "percent change" if kind == "pct" else "change" + (" in bp" if kind == "bp" else "")
+        moves[f"{key.removesuffix('_pct')}_change_1m_{UNIT[kind]}"] = change_obs(
+            env.last_obs(frames, sid), obs_days_before(frames, sid, 30), kind, 2, f"{op} since 30 days earlier")
     return levels, moves
 
 
-def top_risks(facts: dict, signals: dict) -> list[dict]:
+def asset_series(frames: Frames) -> dict[str, tuple[str, ...]]:
+    """The series each asset class's score, confidence and figures rest on (as intel/pulse.py reads them)."""
+    eq_id = "SP500" if frames.get("SP500") is not None else "NASDAQCOM"
+    return {"equities": (eq_id,), "bonds": ("DGS10",), "crypto": ("CBBTCUSD",), "volatility": ("VIXCLS",),
+            "fx": ("DTWEXBGS",) if frames.get("DTWEXBGS") is not None else ("DEXUSEU",)}
+
+
+def _exact_asset_figures(frames: Frames, name: str, ids: tuple[str, ...]) -> dict:
+    """The key figures of an asset class that are levels, changes or drawdowns of named observations."""
+    sid = ids[0]
+    last = env.last_obs(frames, sid)
+    change = lambda days, kind, what: change_obs(last, obs_days_before(frames, sid, days), kind, 2, what)  # noqa: E731
+    out = {"change_1m_pct": change(30, "pct", "percent change since 30 days earlier")}
+    if name in ("equities", "crypto"):
+        year = ind.window(frames.get(sid), 365)
+        top = int(np.argmax(year["value"].to_numpy()))
+        out.update({"level" if name == "equities" else "btc_usd": env.level(frames, sid, 2),
+                    "drawdown_1y_pct": env.pct_change(last, (sid, year["date"][top], float(year["value"][top])), 2,
+                                                      "percent below the highest close of the past year")})
+    elif name == "bonds":
+        two = env.last_obs(frames, "DGS2")
+        out = {"yield_10y_pct": env.level(frames, sid, 2), "change_1m_bp": change(30, "bp", "change since 30 days "
+                                                                                          "earlier, in bp"),
+               "slope_2s10s_bp": env.difference(last, two, 2) if two else None}
+    elif name == "volatility":
+        out = {"vix": env.level(frames, sid, 2), "change_1w_pct": change(7, "pct", "percent change since 7 days "
+                                                                                  "earlier")}
+    elif name == "fx":
+        out = {"dollar_change_1m_pct": change(30, "pct", "percent change since 30 days earlier")
+               if sid == "DTWEXBGS" else None,
+               "broad_dollar_index": env.level(frames, "DTWEXBGS", 2) if sid == "DTWEXBGS" else None,
+               "eurusd": env.level(frames, "DEXUSEU", 4) if frames.get("DEXUSEU") is not None else None}
+    return out
+
+
+# key figures resting on another series than their asset class's own
+FIGURE_SERIES = {"slope_2s10s_bp": ("DGS10", "DGS2"), "eurusd": ("DEXUSEU",)}
+
+
+def traced_assets(frames: Frames, assets: dict) -> dict:
+    """intel/pulse.py's asset signals (shared with the pulse, so wrapped here) with each figure filed under
+    the series it rests on: named observations where a figure is a level or change of them."""
+    out = {}
+    for name, signal in assets.items():
+        if signal.get("unavailable"):
+            with prov.about_inputs((), operation="no observations: no confidence"):
+                out[name] = {**signal, "confidence": prov.tag(float(signal["confidence"]))}
+            continue
+        ids = asset_series(frames)[name]
+        eq_id = asset_series(frames)["equities"]
+        exact = _exact_asset_figures(frames, name, ids)
+        figures = {}
+        for key, value in signal["key_figures"].items():
+            behind = eq_id if key == "sp500_realized_vol_21d_pct" else FIGURE_SERIES.get(key, ids)
+            figures[key] = exact_or(exact.get(key), value, retag(frames, value, behind, FIGURE_OPS.get(key)))
+        out[name] = {**signal, "confidence": retag(frames, signal["confidence"], ids, "confidence of the score"),
+                     "score": retag(frames, signal["score"], ids, f"{name} score, -1..+1 (see methodology)"),
+                     "key_figures": figures}
+    return out
+
+
+FIGURE_OPS = {"vs_sma200_pct": "percent distance from the 200-observation average",
+              "percentile_1y": "percentile rank within the past year",
+              "sp500_realized_vol_21d_pct": "annualized realized volatility of 21 daily log returns, percent",
+              "dollar_change_1m_pct": "percent change of the dollar over 30 days (inverse of EUR/USD's)"}
+
+
+def top_risks(frames: Frames, facts: dict, signals: dict) -> list[dict]:
     """Conditions that are elevated now, with a 0-1 severity from how far past their threshold they are."""
     risks = []
 
-    def add(name, severity, detail):
-        risks.append({"risk": name, "severity": env.rnd(min(1.0, max(0.05, severity)), 2), "detail": detail})
+    def add(name, severity, detail, series):
+        with prov.about(frames, *series, operation=f"severity of {name.replace('_', ' ')}, 0.05..1"):
+            risks.append({"risk": name, "severity": env.rnd(min(1.0, max(0.05, severity)), 2), "detail": detail})
 
     vix, hy, hy_1m = facts.get("vix"), facts.get("hy_oas_pct"), facts.get("hy_oas_change_1m_bp")
+    on = lambda key: fact_series(frames, key)  # noqa: E731
     if vix is not None and vix >= 25:
-        add("volatility", (vix - 20) / 20, f"VIX at {vix}")
+        add("volatility", (vix - 20) / 20, f"VIX at {vix}", on("vix"))
     if hy_1m is not None and hy_1m > 40:
-        add("credit_widening", hy_1m / 150, f"high-yield spread up {hy_1m} bp in a month")
+        add("credit_widening", hy_1m / 150, f"high-yield spread up {hy_1m} bp in a month", on("hy_oas_change_1m_bp"))
     if hy is not None and hy >= 5:
-        add("credit_level", (hy - 4) / 4, f"high-yield spread at {hy}%")
+        add("credit_level", (hy - 4) / 4, f"high-yield spread at {hy}%", on("hy_oas_pct"))
     if facts.get("curve_2s10s_bp") is not None and facts["curve_2s10s_bp"] < 0:
-        add("curve_inversion", 0.3 + abs(facts["curve_2s10s_bp"]) / 200, f"2s10s at {facts['curve_2s10s_bp']} bp")
+        add("curve_inversion", 0.3 + abs(facts["curve_2s10s_bp"]) / 200, f"2s10s at {facts['curve_2s10s_bp']} bp",
+            on("curve_2s10s_bp"))
     dd = facts.get("sp500_drawdown_1y_pct")
     if dd is not None and dd <= -10:
-        add("equity_drawdown", -dd / 30, f"S&P 500 {abs(dd)}% below its 1-year high")
+        add("equity_drawdown", -dd / 30, f"S&P 500 {abs(dd)}% below its 1-year high", on("sp500_drawdown_1y_pct"))
     usd = facts.get("dollar_change_3m_pct")
     if usd is not None and usd > 4:
-        add("dollar_surge", usd / 10, f"broad dollar up {usd}% in 3 months")
+        add("dollar_surge", usd / 10, f"broad dollar up {usd}% in 3 months", on("dollar_change_3m_pct"))
     btc_dd = signals.get("crypto", {}).get("key_figures", {}).get("drawdown_1y_pct")
     if btc_dd is not None and btc_dd <= -30:
-        add("crypto_drawdown", -btc_dd / 80, f"bitcoin {abs(btc_dd)}% below its 1-year high")
-    return sorted(risks, key=lambda r: -r["severity"])[:5]
+        add("crypto_drawdown", -btc_dd / 80, f"bitcoin {abs(btc_dd)}% below its 1-year high", ("CBBTCUSD",))
+    ranked = sorted(risks, key=lambda r: -r["severity"])[:5]
+    # a risk's place in the list (and whether it makes the top five) reads every risk's severity
+    every = risk_series(frames)
+    return [{**r, "severity": retag(frames, r["severity"], every, f"severity of the risk ranked {i + 1}, 0.05..1")}
+            for i, r in enumerate(ranked)]
+
+
+def risk_series(frames: Frames) -> list[str]:
+    """Every series a top risk can rest on."""
+    keys = ("vix", "hy_oas_pct", "curve_2s10s_bp", "sp500_drawdown_1y_pct", "dollar_change_3m_pct")
+    return [s for s in dict.fromkeys([*(sid for k in keys for sid in fact_series(frames, k)), "CBBTCUSD"])
+            if frames.get(s) is not None]
 
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ["SP500", "NASDAQCOM", "VIXCLS", "DGS10", "BAMLH0A0HYM2", "CBBTCUSD"])
     sources = env.data_sources(frames, INPUTS)
-    regime = classify(frames)
+    regime = traced_regime(frames)
     assets = asset_signals(frames)
-    score = composite_score(assets, regime["probabilities"], credit_score(frames))
+    # the composite reads the asset scores but the bonds', the credit score (the HY spread) and the regime's
+    # probabilities
+    scored = [s for name, ids in asset_series(frames).items() if name != "bonds" for s in ids]
+    behind = [*dict.fromkeys([*scored, "BAMLH0A0HYM2", *scoring_series(frames, regime["facts"])])]
+    with prov.about(frames, *behind, operation="100 x weighted mean of risk-oriented scores (see methodology)"):
+        score = composite_score(assets, regime["probabilities"], credit_score(frames))
+    assets = traced_assets(frames, assets)
     levels, moves = key_levels(frames)
-    risks = top_risks(regime["facts"], assets)
+    risks = top_risks(frames, regime["facts"], assets)
+    with prov.about(frames, *risk_series(frames)):
+        risk_count = count(len(risks), "count of elevated risks (at most five)")
     state, probs = regime["state"], regime["probabilities"]
     data = {"regime": {k: regime[k] for k in ("state", "probabilities", "rationale")},
             "asset_classes": assets, "key_levels": levels, "moves_1m": moves, "top_risks": risks,
-            "composite_score": score, "risk_count": len(risks)}
+            "composite_score": score, "risk_count": risk_count}
     signals = [env.signal("regime", {"risk_on": "bullish", "neutral": "neutral"}.get(state, "bearish"),
                           env.degrade(probs[state], sources, ["SP500", "VIXCLS", "BAMLH0A0HYM2"]),
                           "critical" if state == "crisis" else "medium" if state == "risk_off" else "low",

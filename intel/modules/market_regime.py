@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.regime import METHODOLOGY, REGIME_INPUTS, classify
+from intel.modules._macro_b import count, scoring_series, traced_regime
+from intel.regime import METHODOLOGY, REGIME_INPUTS
 from intel.registry import Module, register
 
 NAME = "market_regime"
@@ -14,13 +16,17 @@ URGENCY = {"risk_on": "low", "neutral": "low", "risk_off": "medium", "crisis": "
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ["SP500", "VIXCLS", "BAMLH0A0HYM2"])
     sources = env.data_sources(frames, REGIME_INPUTS)
-    result = classify(frames)
+    result = traced_regime(frames)
     state, probs = result["state"], result["probabilities"]
     ranked = sorted(probs, key=probs.get, reverse=True)
     runner_up = ranked[1]
+    # which facts fired and the margin read every scored fact
+    with prov.about(frames, *scoring_series(frames, result["facts"])):
+        margin = env.rnd(probs[state] - probs[runner_up], 3, "probability of the state minus the runner-up's")
+        facts_used = count(len(result["rationale"]), "count of rules that fired")
     data = {"state": state, "probabilities": probs, "scores": result["scores"],
-            "margin_over_runner_up": env.rnd(probs[state] - probs[runner_up], 3), "runner_up": runner_up,
-            "rationale": result["rationale"], "drivers": result["drivers"], "facts_used": len(result["rationale"]),
+            "margin_over_runner_up": margin, "runner_up": runner_up,
+            "rationale": result["rationale"], "drivers": result["drivers"], "facts_used": facts_used,
             "facts": result["facts"], "missing_facts": result["missing_facts"]}
     confidence = env.degrade(probs[state], sources, essential=["SP500", "VIXCLS", "BAMLH0A0HYM2"])
     signals = [env.signal("regime", DIRECTION[state], confidence, URGENCY[state],

@@ -8,8 +8,10 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import HORIZONS
+from intel.modules._macro_b import change_obs, count, retag
 from intel.registry import Module, register
 
 NAME = "market_summary"
@@ -32,42 +34,63 @@ def _changes(values: np.ndarray, kind: str) -> np.ndarray:
     return np.diff(values) * 100 if kind == "bp" else (values[1:] / values[:-1] - 1) * 100
 
 
-def _change(frame, base_day: date, kind: str) -> tuple[float | None, int]:
-    """(change since the last close on or before base_day, observations since then)."""
+def _change(frame, base_day: date, kind: str) -> tuple[float | None, int, tuple | None]:
+    """(change since the last close on or before base_day, observations since then, that close as
+    (date, value))."""
     dates, values = frame["date"], frame["value"].to_numpy()
     idx = dates.search_sorted(base_day, side="right") - 1
     if idx < 0 or (kind == "pct" and values[idx] == 0):
-        return None, 0
+        return None, 0, None
     change = (values[-1] - values[idx]) * 100 if kind == "bp" else (values[-1] / values[idx] - 1) * 100
-    return float(change), int(len(values) - 1 - idx)
+    return float(change), int(len(values) - 1 - idx), (dates[idx], float(values[idx]))
 
 
-def row(frame, kind: str) -> dict:
+def row(frames: Frames, sid: str, kind: str) -> dict:
+    """The row of one asset: level, changes and range from named closes, moves in standard deviations from
+    its past year of daily changes."""
+    with prov.about(frames, sid):
+        return _row(frames, sid, kind)
+
+
+def _row(frames: Frames, sid: str, kind: str) -> dict:
+    frame = frames.get(sid)
     values, last_day = frame["value"].to_numpy(), frame["date"][-1]
     unit = UNIT[kind]
     year = ind.window(frame, 365)
-    out = {"level": env.rnd(values[-1], 2), "date": last_day.isoformat()}
+    last = env.last_obs(frames, sid)
+    out = {"level": env.level(frames, sid, 2), "date": last_day.isoformat()}
     daily = _changes(year["value"].to_numpy(), kind) if year.height > 1 else np.empty(0)
     std = float(np.std(daily, ddof=1)) if len(daily) >= MIN_STD_OBS else None
     bases = {"1d": frame["date"][-2] if frame.height > 1 else None,
              **{h: last_day - timedelta(days=HORIZONS[h]) for h in ("1w", "1m")},
              "ytd": date(last_day.year - 1, 12, 31)}
+    since = {"1d": "the previous close", "1w": "the close a week earlier", "1m": "the close 30 days earlier",
+             "ytd": "the last close of the previous year"}
     for h, base in bases.items():
-        change, n_obs = (None, 0) if base is None or base < frame["date"][0] else _change(frame, base, kind)
-        out[f"change_{h}_{unit}"] = env.rnd(change, 2)
+        change, n_obs, then = (None, 0, None) if base is None or base < frame["date"][0] else \
+            _change(frame, base, kind)
+        what = ("percent change" if kind == "pct" else "change in bp") + f" since {since[h]}"
+        out[f"change_{h}_{unit}"] = change_obs(last, (sid, *then) if then else None, kind, 2, what)
         # a move in standard deviations: the change over the daily std scaled by the square root of days
         z = change / (std * np.sqrt(n_obs)) if change is not None and std and n_obs else None
         if h in ("1d", "1w", "1m"):
-            out[f"move_{h}_sd"] = env.rnd(z, 2)
+            out[f"move_{h}_sd"] = env.rnd(z, 2, f"change since {since[h]} over the past year's daily standard "
+                                                "deviation times the square root of the observations it spans")
     full_year = frame["date"][0] <= last_day - timedelta(days=360)  # records only against a whole year
     hi, lo = float(year["value"].max()), float(year["value"].min())
-    out.update({"high_52w": env.rnd(hi, 2), "low_52w": env.rnd(lo, 2)})
+    top, bottom = (year.row(int(f(year["value"].to_numpy())), named=True) for f in (np.argmax, np.argmin))
+    high = (sid, top["date"], float(top["value"]))
+    low = (sid, bottom["date"], float(bottom["value"]))
+    out.update({"high_52w": prov.observed(env.rnd(hi, 2), [high[:2]], "level", "highest close of the past year", 2),
+                "low_52w": prov.observed(env.rnd(lo, 2), [low[:2]], "level", "lowest close of the past year", 2)})
     if kind == "bp":  # a yield's distance from its range in basis points, a price's in percent
-        out.update({"from_52w_high_bp": env.rnd((values[-1] - hi) * 100, 1),
-                    "from_52w_low_bp": env.rnd((values[-1] - lo) * 100, 1)})
+        out.update({"from_52w_high_bp": env.difference(last, high, 1, op="distance from the 52-week high, in bp"),
+                    "from_52w_low_bp": env.difference(last, low, 1, op="distance from the 52-week low, in bp")})
     else:
-        out.update({"from_52w_high_pct": env.rnd((values[-1] / hi - 1) * 100, 2) if hi else None,
-                    "from_52w_low_pct": env.rnd((values[-1] / lo - 1) * 100, 2) if lo > 0 else None})
+        out.update({"from_52w_high_pct": env.pct_change(last, high, 2, "percent from the 52-week high") if hi
+                    else None,
+                    "from_52w_low_pct": env.pct_change(last, low, 2, "percent from the 52-week low") if lo > 0
+                    else None})
     records = []
     if full_year:
         if values[-1] >= hi:
@@ -83,7 +106,7 @@ def row(frame, kind: str) -> dict:
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ASSETS)
     sources = env.data_sources(frames, ASSETS)
-    table = {ASSETS[sid][0]: {"series": sid, **row(frames.get(sid), ASSETS[sid][2])}
+    table = {ASSETS[sid][0]: {"series": sid, **row(frames, sid, ASSETS[sid][2])}
              for sid in ASSETS if frames.get(sid) is not None}
     labels = {ASSETS[sid][0]: ASSETS[sid][1] for sid in ASSETS}
     signs = {ASSETS[sid][0]: ASSETS[sid][3] for sid in ASSETS}
@@ -93,14 +116,29 @@ def compute(frames: Frames) -> dict:
     for h in ("1d", "1m"):
         ranked = sorted((k for k in table if table[k][f"move_{h}_sd"] is not None),
                         key=lambda k: -abs(table[k][f"move_{h}_sd"]))
-        movers[h] = [{"asset": k, f"move_{h}_sd": table[k][f"move_{h}_sd"],
-                      f"change_{h}_{unit[k]}": table[k][f"change_{h}_{unit[k]}"]} for k in ranked[:3]]
-    records = [{"asset": k, "record": r, "level": table[k]["level"]} for k in table for r in table[k]["records"]]
+        # a mover's place reads every asset's move: its figures rest on all the ranked series
+        every = [table[k]["series"] for k in ranked]
+        movers[h] = [{"asset": k, f"move_{h}_sd": retag(frames, table[k][f"move_{h}_sd"], every,
+                                                         f"move in standard deviations of the asset ranked {i + 1}"),
+                      f"change_{h}_{unit[k]}": retag(frames, table[k][f"change_{h}_{unit[k]}"], every,
+                                                     f"change of the asset ranked {i + 1} by its move")}
+                     for i, k in enumerate(ranked[:3])]
+    # a record's place in the list reads the records of the assets listed before it
+    records, before = [], []
+    for k in table:
+        before.append(table[k]["series"])
+        records += [{"asset": k, "record": r, "level": retag(frames, table[k]["level"], before,
+                                                             "latest value of the asset holding the record")}
+                    for r in table[k]["records"]]
     # risk tone: the mean of the 1-month moves in standard deviations, signed so that risk-on is positive
-    tone_parts = [signs[k] * table[k]["move_1m_sd"] for k in table if signs[k] and table[k]["move_1m_sd"] is not None]
-    tone = env.rnd(np.mean(tone_parts), 2) if tone_parts else None
+    toned = [k for k in table if signs[k] and table[k]["move_1m_sd"] is not None]
+    tone_parts = [signs[k] * table[k]["move_1m_sd"] for k in toned]
+    with prov.about(frames, *(table[k]["series"] for k in toned)):
+        tone = env.rnd(np.mean(tone_parts), 2, "mean of the risk-signed 1-month moves in standard deviations") \
+            if tone_parts else None
+        tone_inputs = count(len(tone_parts), "count of risk assets in the tone")
     data = {"assets": table, "biggest_movers": movers, "notable_records": records,
-            "risk_tone_1m_sd": tone, "risk_tone_inputs": len(tone_parts)}
+            "risk_tone_1m_sd": tone, "risk_tone_inputs": tone_inputs}
 
     signals = []
     if tone is not None:

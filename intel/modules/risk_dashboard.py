@@ -6,7 +6,9 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
+from intel.modules._macro_b import count, exact_or
 from intel.registry import Module, register
 
 NAME = "risk_dashboard"
@@ -52,17 +54,46 @@ def risk_rank(history: np.ndarray, value: float) -> float:
     return float((below + 0.5 * ties) / len(history) * 100)
 
 
-def component(sid: str, dates: np.ndarray, values: np.ndarray, sign: int) -> dict:
+def _exact_levels(frames: Frames, sid: str, dates: np.ndarray, values: np.ndarray, ago: int | None) -> tuple:
+    """The reading now and a month ago as named observations: a level of the series, or for SP500 its percent
+    below the highest close of the frame up to that day."""
+    frame = frames.get(sid)
+    if sid != "SP500":
+        then = None if ago is None else prov.observed(env.rnd(values[ago], 2), [(sid, dates[ago].astype(object))],
+                                                      "level", "value 30 days earlier", 2)
+        return env.level(frames, sid, 2), then
+    closes = frame["value"].to_numpy()
+    top = int(np.argmax(closes))
+    below_high = "percent below the highest close since the frame's start"
+    now = env.pct_change(env.last_obs(frames, sid), (sid, frame["date"][top], float(closes[top])), 2, below_high)
+    then = None
+    if ago is not None:
+        end = int(np.flatnonzero(frame["date"].to_numpy().astype("datetime64[D]") == dates[ago])[0])
+        peak = int(np.argmax(closes[: end + 1]))
+        then = env.pct_change((sid, frame["date"][end], float(closes[end])),
+                              (sid, frame["date"][peak], float(closes[peak])), 2, below_high + ", 30 days earlier")
+    return now, then
+
+
+def component(frames: Frames, sid: str, dates: np.ndarray, values: np.ndarray, sign: int) -> dict:
     """Level, its percentile in its own history (share at or below), the risk percentile (mid-rank of
     sign * reading, so that higher always means riskier) and the same a month earlier against the same
     history."""
     level = float(values[-1])
-    month_ago = ind.value_days_ago(dates, values, 30)
+    ago = ind.index_days_ago(dates.astype(np.int64), 30)
+    month_ago = None if ago is None else float(values[ago])
     risk = lambda v: None if v is None else risk_rank(sign * values, sign * v)  # noqa: E731
-    return {"series": sid, "level": env.rnd(level, 2), "percentile": env.rnd(ind.percentile_rank(values, level), 1),
-            "risk_percentile": env.rnd(risk(level), 1), "level_1m_ago": env.rnd(month_ago, 2),
-            "risk_percentile_1m_ago": env.rnd(risk(month_ago), 1),
-            "history_start": str(dates[0]), "observations": int(len(values))}
+    exact_now, exact_then = _exact_levels(frames, sid, dates, values, ago)
+    with prov.about(frames, sid):
+        return {"series": sid, "level": exact_or(exact_now, env.rnd(level, 2), env.rnd(level, 2)),
+                "percentile": env.rnd(ind.percentile_rank(values, level), 1, "percentile rank within up to ten "
+                                                                             "years (share at or below)"),
+                "risk_percentile": env.rnd(risk(level), 1, "mid-rank percentile of the risk-oriented reading"),
+                "level_1m_ago": exact_or(exact_then, env.rnd(month_ago, 2), env.rnd(month_ago, 2, "value 30 days "
+                                                                                                  "earlier")),
+                "risk_percentile_1m_ago": env.rnd(risk(month_ago), 1, "mid-rank percentile of the reading 30 days "
+                                                                      "earlier, against the same history"),
+                "history_start": str(dates[0]), "observations": count(len(values))}
 
 
 def compute(frames: Frames) -> dict:
@@ -77,26 +108,32 @@ def compute(frames: Frames) -> dict:
                 unavailable[f"gauges.{name}.{sid}"] = (f"{sid} missing" if frames.get(sid) is None else
                                                         f"{sid} has less than a year of history to rank against")
             else:
-                parts[sid] = component(sid, *reading, sign)
+                parts[sid] = component(frames, sid, *reading, sign)
         if not parts:
             continue
         risk = np.mean([p["risk_percentile"] for p in parts.values()])
         then = [p["risk_percentile_1m_ago"] for p in parts.values() if p["risk_percentile_1m_ago"] is not None]
-        gauges[name] = {"measures": what, "risk_percentile": env.rnd(risk, 1),
-                        "risk_percentile_1m_ago": env.rnd(np.mean(then), 1) if len(then) == len(parts) else None,
-                        "components": parts}
+        with prov.about(frames, *parts, operation="mean of the components' risk percentiles"):
+            gauges[name] = {"measures": what, "risk_percentile": env.rnd(risk, 1),
+                            "risk_percentile_1m_ago": env.rnd(np.mean(then), 1) if len(then) == len(parts) else None,
+                            "components": parts}
     if not gauges:
         raise env.InsufficientData(f"{NAME}: no gauge has a year of history to rank against")
     scores = [g["risk_percentile"] for g in gauges.values()]
     score = float(np.mean(scores))
     then = [g["risk_percentile_1m_ago"] for g in gauges.values()]
     score_then = float(np.mean(then)) if all(t is not None for t in then) else None
-    overall = {"risk_score": env.rnd(score, 1), "risk_level": level_of(score),
-               "risk_score_1m_ago": env.rnd(score_then, 1),
-               "change_1m_pts": env.rnd(score - score_then, 1) if score_then is not None else None,
-               "gauges_used": len(gauges), "gauges_at_or_above_80th": sum(s >= 80 for s in scores),
-               "method": "equal-weight mean of the gauges' risk percentiles; levels: below 25 low, 25 moderate, "
-                         "50 elevated, 75 high, 90 extreme"}
+    ranked = [sid for g in gauges.values() for sid in g["components"]]  # every series a gauge ranks
+    with prov.about(frames, *ranked, operation="equal-weight mean of the gauges' risk percentiles"):
+        overall = {"risk_score": env.rnd(score, 1), "risk_level": level_of(score),
+                   "risk_score_1m_ago": env.rnd(score_then, 1),
+                   "change_1m_pts": env.rnd(score - score_then, 1, "change of the risk score over 30 days")
+                   if score_then is not None else None,
+                   "gauges_used": count(len(gauges), "count of gauges with a year of history"),
+                   "gauges_at_or_above_80th": count(sum(s >= 80 for s in scores),
+                                                    "count of gauges at or above the 80th risk percentile"),
+                   "method": "equal-weight mean of the gauges' risk percentiles; levels: below 25 low, 25 moderate, "
+                             "50 elevated, 75 high, 90 extreme"}
     data = {"overall": overall, "gauges": gauges}
     hottest = max(gauges, key=lambda g: gauges[g]["risk_percentile"])
     coolest = min(gauges, key=lambda g: gauges[g]["risk_percentile"])
