@@ -116,7 +116,8 @@ def _carry(frames: Frames, row: dict, foreign_id: str, spot_1y) -> None:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, PAIRS)
+    # the bill leads the summary and a signal: it counts toward data_as_of (no pair at all still raises below)
+    env.require(frames, NAME, (*PAIRS, BILL))
     sources = env.data_sources(frames, (*INPUTS, *FOREIGN_RATES.values()))
     us, bill_return = us_leg(frames)
     bill_now = float(frames.get(BILL)["value"][-1]) if frames.get(BILL) is not None else None
