@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from intel import envelope as env
 from intel import indicators as ind
+from intel.frames import Frames
 from intel.modules._common import month_grid, month_keys, monthly_mean, months_ago
 
 
@@ -45,6 +47,22 @@ def monthly_change_pct(frame: pl.DataFrame, months: int) -> float | None:
     if base is None or base <= 0:
         return None
     return float((grid[-1] / base - 1) * 100)
+
+
+def observed_monthly_change(frames: Frames, series_id: str, months: int, digits: int = 2):
+    """monthly_change_pct as a pct_change of two named observations: the last one and the last one dated in
+    the calendar month `months` earlier (None when that month is missing or the base is not positive)."""
+    frame = frames.get(series_id)
+    keys = month_keys(frame)
+    found = np.flatnonzero(keys == keys[-1] - months)
+    if not len(found) or months <= 0:
+        return None
+    i = int(found[-1])
+    base = (series_id, frame["date"][i], float(frame["value"][i]))
+    if base[2] <= 0:
+        return None
+    return env.pct_change(env.last_obs(frames, series_id), base, digits,
+                          f"percent change of {series_id} from {base[1]} to {frame['date'][-1]} ({months} months)")
 
 
 def monthly_means(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -3,13 +3,14 @@ on horizons that suit its cadence (daily, weekly or monthly), with breadth and a
 from __future__ import annotations
 
 import numpy as np
-import polars as pl
 
 from intel import catalog
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._commodities import monthly_change_pct, percentile_of_last, realized_vol_pct
-from intel.modules._common import horizon_returns, pct_word
+from intel.modules._commodities import observed_monthly_change, percentile_of_last, realized_vol_pct
+from intel.modules._common import pct_word
+from intel.modules._fx import observed_returns
 from intel.registry import Module, register
 
 NAME = "commodities_overview"
@@ -26,24 +27,30 @@ def cadence(series_id: str) -> str:
     return catalog.get(series_id).frequency
 
 
-def profile(frame: pl.DataFrame, series_id: str) -> dict:
+def profile(frames: Frames, series_id: str) -> dict:
+    """One series' level, momentum over horizons that suit its cadence (each from two named observations),
+    volatility and standing (scoped to the series)."""
+    frame = frames.get(series_id)
     kind = cadence(series_id)
     values = frame["value"].to_numpy()
-    out = {"level": env.rnd(values[-1], 3), "unit": catalog.get(series_id).unit, "cadence": kind,
+    out = {"level": env.level(frames, series_id, 3), "unit": catalog.get(series_id).unit, "cadence": kind,
            "date": frame["date"][-1].isoformat()}
     if kind == "monthly":
         # monthly averages dated the 1st: changes match calendar months, horizons in months
         out["period"] = out["date"][:7]
         for n in (1, 3, 6, 12):
-            out[f"change_{n}m_pct"] = env.rnd(monthly_change_pct(frame, n), 2)
+            out[f"change_{n}m_pct"] = observed_monthly_change(frames, series_id, n)
         momentum_3m, momentum_12m = out["change_3m_pct"], out["change_12m_pct"]
     else:
         horizons = ("1w", "1m", "3m", "6m", "1y") if kind == "daily" else ("1m", "3m", "6m", "1y")
-        out.update(horizon_returns(frame, horizons, ytd=False))
+        out.update(observed_returns(frames, series_id, horizons, ytd=False))
         momentum_3m, momentum_12m = out["change_3m_pct"], out["change_1y_pct"]
     per_year = PER_YEAR[kind]
-    out["realized_vol_1y_pct"] = env.rnd(realized_vol_pct(values, per_year, per_year), 2)
-    out["percentile_5y"] = env.rnd(percentile_of_last(values, 5 * per_year), 1)
+    with prov.about(frames, series_id):
+        out["realized_vol_1y_pct"] = env.rnd(realized_vol_pct(values, per_year, per_year), 2,
+                                             f"annualized volatility of the last {per_year} simple returns, percent")
+        out["percentile_5y"] = env.rnd(percentile_of_last(values, 5 * per_year), 1,
+                                       f"percentile rank within the last {5 * per_year} observations")
     out["momentum_3m_pct"], out["momentum_12m_pct"] = momentum_3m, momentum_12m
     return out
 
@@ -51,17 +58,23 @@ def profile(frame: pl.DataFrame, series_id: str) -> dict:
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, SERIES)
     sources = env.data_sources(frames, SERIES)
-    items = {key: profile(frames.get(sid), sid) for sid, key in SERIES.items() if frames.get(sid) is not None}
+    items = {key: profile(frames, sid) for sid, key in SERIES.items() if frames.get(sid) is not None}
     unavailable = {key: f"no {sid} observations in the warehouse" for sid, key in SERIES.items() if key not in items}
     m3 = {k: p["momentum_3m_pct"] for k, p in items.items() if p["momentum_3m_pct"] is not None}
     m12 = [p["momentum_12m_pct"] for p in items.values() if p["momentum_12m_pct"] is not None]
-    data = {**items, "series_with_3m_momentum": len(m3)}
+    ids = {key: sid for sid, key in SERIES.items()}
+    with prov.about(frames, *(ids[k] for k in items)):
+        data = {**items, "series_with_3m_momentum": env.rnd(len(m3), 0, "count of series with a 3-month change")}
     if m3:
         ranked = sorted(m3, key=lambda k: -m3[k])
-        data.update({"breadth_3m_pct": env.rnd(sum(v > 0 for v in m3.values()) / len(m3) * 100, 1),
-                     "average_momentum_3m_pct": env.rnd(np.mean(list(m3.values())), 2),
-                     "average_momentum_12m_pct": env.rnd(np.mean(m12), 2) if m12 else None,
-                     "leader_3m": ranked[0], "laggard_3m": ranked[-1]})
+        with prov.about(frames, *(ids[k] for k in m3)):
+            breadth = env.rnd(sum(v > 0 for v in m3.values()) / len(m3) * 100, 1,
+                              "share of the series with a positive 3-month change, percent")
+            average_3m = env.rnd(np.mean(list(m3.values())), 2, "mean 3-month change of the series, percent")
+        with prov.about(frames, *(ids[k] for k, p in items.items() if p["momentum_12m_pct"] is not None)):
+            average_12m = env.rnd(np.mean(m12), 2, "mean 12-month change of the series, percent") if m12 else None
+        data.update({"breadth_3m_pct": breadth, "average_momentum_3m_pct": average_3m,
+                     "average_momentum_12m_pct": average_12m, "leader_3m": ranked[0], "laggard_3m": ranked[-1]})
     else:
         unavailable["breadth_3m_pct"] = "no series has three months of history"
 

@@ -10,8 +10,9 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._commodities import monthly_change_pct, monthly_means, percentile_of_last
+from intel.modules._commodities import monthly_means, observed_monthly_change, percentile_of_last
 from intel.modules._common import fig, month_keys, pct_word
 from intel.registry import Module, register
 
@@ -30,11 +31,22 @@ def yield_block(frames: Frames, copper_months: np.ndarray, copper: np.ndarray) -
     months, avg = monthly_means(ten)
     by_month = dict(zip(months.tolist(), avg.tolist()))
     last_month = int(copper_months[-1])
-    out = {"last_pct": env.rnd(ten["value"][-1], 2), "last_date": ten["date"][-1].isoformat(),
-           "average_in_copper_month_pct": env.rnd(by_month.get(last_month), 3)}
-    for n in (3, 6, 12):
-        a, b = by_month.get(last_month), by_month.get(last_month - n)
-        out[f"change_{n}m_bp"] = env.rnd(None if a is None or b is None else (a - b) * 100, 1)
+    out = {"last_pct": env.level(frames, TEN, 2), "last_date": ten["date"][-1].isoformat()}
+    with prov.about(frames, TEN):
+        out["average_in_copper_month_pct"] = env.rnd(by_month.get(last_month), 3,
+                                                     "mean of DGS10 over copper's last calendar month")
+        for n in (3, 6, 12):
+            a, b = by_month.get(last_month), by_month.get(last_month - n)
+            out[f"change_{n}m_bp"] = env.rnd(None if a is None or b is None else (a - b) * 100, 1,
+                                             f"change of the monthly mean of DGS10 over {n} months, bp")
+    with prov.about(frames, COPPER, TEN):
+        out.update(_copper_against_yield(copper_months, copper, months, avg, by_month, last_month))
+    return out
+
+
+def _copper_against_yield(copper_months, copper, months, avg, by_month: dict, last_month: int) -> dict:
+    """Correlation and beta of monthly changes, and the six-month yield change copper's move implies."""
+    out = {}
 
     # monthly changes on consecutive months both series cover: copper in log %, the yield in bp
     common, ic, iy = np.intersect1d(copper_months, months, return_indices=True)
@@ -45,20 +57,24 @@ def yield_block(frames: Frames, copper_months: np.ndarray, copper: np.ndarray) -
     dy = (y[consecutive] - y[consecutive - 1]) * 100
     ok = np.isfinite(dc) & np.isfinite(dy)
     dc, dy = dc[ok], dy[ok]
-    out["correlation_monthly_changes_24m"] = env.rnd(ind.pearson(dc[-SHORT_CORR:], dy[-SHORT_CORR:], MIN_PAIRS), 2)
-    out["correlation_monthly_changes_60m"] = env.rnd(ind.pearson(dc[-LONG_CORR:], dy[-LONG_CORR:], MIN_PAIRS), 2)
+    for n in (SHORT_CORR, LONG_CORR):
+        out[f"correlation_monthly_changes_{n}m"] = env.rnd(
+            ind.pearson(dc[-n:], dy[-n:], MIN_PAIRS), 2,
+            f"correlation of monthly copper log changes and DGS10 changes over the last {n} month pairs")
     x, z = dc[-LONG_CORR:], dy[-LONG_CORR:]
     beta = float(np.cov(x, z, ddof=1)[0, 1] / np.var(x, ddof=1)) if len(x) >= MIN_PAIRS and np.var(x) > 0 else None
-    out["beta_60m_bp_per_pct"] = env.rnd(beta, 2)
-    out["pairs_60m"] = int(len(x))
+    out["beta_60m_bp_per_pct"] = env.rnd(beta, 2, "regression slope of monthly DGS10 changes (bp) on copper log "
+                                                   "changes (%) over the last 60 month pairs")
+    out["pairs_60m"] = env.rnd(len(x), 0, "count of month pairs in the 60-month window")
     now, six = by_month.get(last_month), by_month.get(last_month - 6)
     base = copper[copper_months == last_month - 6]
     # the yield may stop before copper's last month (a stale 10-year series): then there is no gap to show
     if beta is not None and now is not None and six is not None and len(base) and base[-1] > 0:
         implied = beta * math.log(copper[-1] / base[-1]) * 100
         actual = (now - six) * 100
-        out["implied_change_6m_bp"] = env.rnd(implied, 1)
-        out["gap_to_implied_6m_bp"] = env.rnd(actual - implied, 1)
+        out["implied_change_6m_bp"] = env.rnd(implied, 1, "beta times copper's six-month log change")
+        out["gap_to_implied_6m_bp"] = env.rnd(actual - implied, 1, "six-month change of the monthly mean yield "
+                                                                   "minus the change copper implies")
     else:
         out["implied_change_6m_bp"] = out["gap_to_implied_6m_bp"] = None
     return out
@@ -69,9 +85,11 @@ def compute(frames: Frames) -> dict:
     sources = env.data_sources(frames, [COPPER, TEN])
     frame = frames.get(COPPER)
     months, values = month_keys(frame), frame["value"].to_numpy()
-    copper = {"price_usd_per_tonne": env.rnd(values[-1], 2), "period": frame["date"][-1].isoformat()[:7],
-              **{f"change_{n}m_pct": env.rnd(monthly_change_pct(frame, n), 2) for n in (1, 3, 6, 12)},
-              "percentile_10y": env.rnd(percentile_of_last(values, 120), 1)}
+    with prov.about(frames, COPPER):
+        copper = {"price_usd_per_tonne": env.level(frames, COPPER, 2), "period": frame["date"][-1].isoformat()[:7],
+                  **{f"change_{n}m_pct": observed_monthly_change(frames, COPPER, n) for n in (1, 3, 6, 12)},
+                  "percentile_10y": env.rnd(percentile_of_last(values, 120), 1,
+                                            "percentile rank within the last 120 monthly averages")}
     data = {"ratio_available": False, "gold_series": None, "copper": copper}
     unavailable = {"copper_gold_ratio": NO_GOLD}
     if frames.get(TEN) is not None:

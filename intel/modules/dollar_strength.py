@@ -6,25 +6,29 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, day_numbers, in_window
-from intel.modules._common import fig, horizon_returns, pct_word, trend_profile
-from intel.modules._fx import BROAD, MONTH_OBS, YEAR_OBS, standing
+from intel.modules._common import fig, pct_word, trend_profile
+from intel.modules._fx import BROAD, MONTH_OBS, YEAR_OBS, observed_return, observed_returns, setting, standing
 from intel.registry import Module, register
 
 NAME = "dollar_strength"
 TREND_BAND_PCT = 1.0  # distance to the 200-day average beyond which the trend counts (either way)
 
 
-def momentum(values: np.ndarray) -> dict:
-    """Returns over a fixed number of observations (21 ~ 1 month), and 12-1 momentum that skips the last month."""
+def momentum(frames: Frames, values: np.ndarray) -> dict:
+    """Returns over a fixed number of observations (21 ~ 1 month), and 12-1 momentum that skips the last month:
+    each the percent change between two named observations."""
     out = {}
     for label, n in (("1m", MONTH_OBS), ("3m", 63), ("6m", 126), ("12m", YEAR_OBS)):
-        out[f"return_{label}_pct"] = env.rnd(ind.return_pct(values, n), 2)
-    out["momentum_12_1_pct"] = env.rnd(ind.return_pct(values, YEAR_OBS, MONTH_OBS), 2)
+        out[f"return_{label}_pct"] = observed_return(frames, BROAD, n, op=f"return over {n} observations, percent")
+    out["momentum_12_1_pct"] = observed_return(
+        frames, BROAD, YEAR_OBS, MONTH_OBS,
+        op=f"return from {YEAR_OBS} to {MONTH_OBS} observations back (12-1 momentum), percent")
     rsi = ind.rsi(values, 14)[-1] if len(values) > 15 else np.nan
-    out["rsi_14"] = env.rnd(rsi, 1)
+    out["rsi_14"] = env.rnd(rsi, 1, "14-observation Wilder RSI")
     return out
 
 
@@ -41,20 +45,21 @@ def compute(frames: Frames) -> dict:
     pct_10y, z_10y = standing(decade, level)
     pct_1y, z_1y = standing(year, level)
     history_years = ind.history_years(days, DECADE_DAYS)
-    data = {
-        "level": env.rnd(level, 2), "date": frame["date"][-1].isoformat(),
-        "quote": "broad trade-weighted index, a rise is a stronger dollar",
-        **horizon_returns(frame, ("1d", "1w", "1m", "3m", "6m", "1y")),
-        "trend": trend_profile(frame, 50, 200),
-        "momentum": momentum(values),
-        "realized_vol_21d_pct": env.rnd(ind.realized_vol(values, MONTH_OBS, YEAR_OBS), 2),
-        "realized_vol_63d_pct": env.rnd(ind.realized_vol(values, 63, YEAR_OBS), 2),
-        "percentile_1y": env.rnd(pct_1y, 1), "zscore_1y": env.rnd(z_1y, 2),
-        "percentile_10y": env.rnd(pct_10y, 1), "zscore_10y": env.rnd(z_10y, 2),
-        "high_10y": env.rnd(decade.max(), 2), "low_10y": env.rnd(decade.min(), 2),
-        "history_years_used": env.rnd(history_years, 1),
-        "trend_band_pct": TREND_BAND_PCT,
-    }
+    with prov.about(frames, BROAD):
+        data = {
+            "level": env.level(frames, BROAD, 2), "date": frame["date"][-1].isoformat(),
+            "quote": "broad trade-weighted index, a rise is a stronger dollar",
+            **observed_returns(frames, BROAD, ("1d", "1w", "1m", "3m", "6m", "1y")),
+            "trend": trend_profile(frame, 50, 200),
+            "momentum": momentum(frames, values),
+            "realized_vol_21d_pct": env.rnd(ind.realized_vol(values, MONTH_OBS, YEAR_OBS), 2),
+            "realized_vol_63d_pct": env.rnd(ind.realized_vol(values, 63, YEAR_OBS), 2),
+            "percentile_1y": env.rnd(pct_1y, 1), "zscore_1y": env.rnd(z_1y, 2),
+            "percentile_10y": env.rnd(pct_10y, 1), "zscore_10y": env.rnd(z_10y, 2),
+            "high_10y": env.rnd(decade.max(), 2), "low_10y": env.rnd(decade.min(), 2),
+            "history_years_used": env.rnd(history_years, 1),
+            "trend_band_pct": setting(TREND_BAND_PCT),
+        }
     unavailable = {}
     if data["trend"]["sma_200"] is None:
         unavailable["trend_200d"] = "fewer than 200 observations: no 200-day average"

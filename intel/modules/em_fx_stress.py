@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, asof, day_numbers, in_window, iso_day, rolling_std
 from intel.modules._common import all_stale, fig, left_out_as_stale
-from intel.modules._fx import BROAD, MONTH_OBS, annualised_pct, lagged_change, standing
+from intel.modules._fx import BROAD, MONTH_OBS, annualised_pct, lagged_change, setting, standing
 from intel.registry import Module, register
 
 NAME = "em_fx_stress"
@@ -70,11 +71,17 @@ def compute(frames: Frames) -> dict:
         mean, std = np.nanmean(hist), np.nanstd(hist, ddof=1)
         z_series = (raw - mean) / std if std > 0 else np.full(len(raw), np.nan)
         pct, z_now = standing(hist, float(raw[-1]))
-        components[name] = {"series": sid, "what": text, "stale": sid in stale,
-                            "last_observation": frame["date"][-1].isoformat(),
-                            "value": env.rnd(raw[-1], 2), "unit": "pct" if kind == "move" else "annualised_vol_pct",
-                            "zscore_10y": env.rnd(z_now, 2), "percentile_10y": env.rnd(pct, 1),
-                            "weight": 0.0}
+        with prov.about(frames, sid):
+            value = env.rnd(raw[-1], 2, "21-observation log change, percent" if kind == "move"
+                            else "21-day realized volatility of daily log changes, annualised percent")
+            components[name] = {"series": sid, "what": text, "stale": sid in stale,
+                                "last_observation": frame["date"][-1].isoformat(), "value": value,
+                                "unit": "pct" if kind == "move" else "annualised_vol_pct",
+                                "zscore_10y": env.rnd(z_now, 2, "z-score of the component against its 10-year "
+                                                                "history"),
+                                "percentile_10y": env.rnd(pct, 1, "percentile rank of the component within its "
+                                                                  "10-year history"),
+                                "weight": setting(0.0, "weight in the score (zero: left out of it)")}
         if sid in stale:  # its block keeps its last values, but it stays out of today's score
             old[name.replace("_", " ")] = components[name]["last_observation"]
             continue
@@ -87,35 +94,14 @@ def compute(frames: Frames) -> dict:
         raise InsufficientData(f"{NAME}: no component has a z-score (flat history)")
     data: dict = {"stress_score_z": None, "state": None, "stress_percentile_10y": None, "components": components}
     if scored:
-        # equal weights over the fresh components present
-        weights = np.full(len(zhist), 1.0 / len(zhist))
-        for (c, _), w in zip(znow, weights):
-            components[c]["weight"] = env.rnd(w, 3)
-        stack = np.vstack(zhist)
-        ok = np.isfinite(stack)
-        w = weights[:, None] * ok
-        with np.errstate(invalid="ignore", divide="ignore"):
-            composite_hist = np.where(w.sum(axis=0) > 0,
-                                      np.nansum(stack * weights[:, None], axis=0) / w.sum(axis=0), np.nan)
-        have = [(wt, z) for wt, (_, z) in zip(weights, znow) if z is not None]
-        composite = float(sum(wt * z for wt, z in have) / sum(wt for wt, _ in have))
-        finite = np.isfinite(composite_hist)
-        pct, _ = standing(composite_hist, composite)
-        worst = int(np.nanargmax(np.where(finite, composite_hist, -np.inf))) if finite.any() else None
-        state = state_of(composite)
-        data.update({
-            "stress_score_z": env.rnd(composite, 2), "state": state,
-            "stress_percentile_10y": env.rnd(pct, 1),
-            "share_of_days_elevated_10y_pct": env.rnd((composite_hist[finite] >= ELEVATED).mean() * 100, 1)
-            if finite.any() else None,
-            "worst_score_10y": env.rnd(composite_hist[worst], 2) if worst is not None else None,
-            "worst_score_date": iso_day(grid[worst]) if worst is not None else None,
-            "history_start": iso_day(grid[0]), "history_days": int(finite.sum()),
-        })
+        # the score and its history rest on the components with current quotes, whatever their z today
+        with prov.about(frames, *sorted({COMPONENTS[c][0] for c, _ in znow})):
+            figures, composite, state = _score(components, zhist, znow, grid)
+        data.update(figures)
     else:
         unavailable["stress_score"] = all_stale(old) if not fresh else \
             "no component with a current quote has a z-score (flat history)"
-    data["thresholds_z"] = {"elevated": ELEVATED, "severe": SEVERE, "extreme": EXTREME}
+    data["thresholds_z"] = {"elevated": setting(ELEVATED), "severe": setting(SEVERE), "extreme": setting(EXTREME)}
     data["quote"] = "USDMXN and USDCNY are pesos and yuan per dollar: a rise is a weaker EM currency"
 
     signals = []
@@ -158,6 +144,39 @@ def compute(frames: Frames) -> dict:
                                  "component block, dated, at weight 0). States: elevated at z 1 or more, "
                                  "severe at 2, extreme at 3, calm below minus one half. The history and its "
                                  "percentile use the same full-window means and deviations.")
+
+
+def _score(components: dict, zhist: list, znow: list, grid: np.ndarray) -> tuple[dict, float, str]:
+    """The composite's figures (its value, standing, worst reading and history), the unrounded score and its
+    state; each scored component's weight is set in `components`."""
+    # equal weights over the fresh components present
+    weights = np.full(len(zhist), 1.0 / len(zhist))
+    for (c, _), w in zip(znow, weights):
+        components[c]["weight"] = env.rnd(w, 3, "equal weight over the components with current quotes")
+    stack = np.vstack(zhist)
+    ok = np.isfinite(stack)
+    w = weights[:, None] * ok
+    with np.errstate(invalid="ignore", divide="ignore"):
+        composite_hist = np.where(w.sum(axis=0) > 0,
+                                  np.nansum(stack * weights[:, None], axis=0) / w.sum(axis=0), np.nan)
+    have = [(wt, z) for wt, (_, z) in zip(weights, znow) if z is not None]
+    composite = float(sum(wt * z for wt, z in have) / sum(wt for wt, _ in have))
+    finite = np.isfinite(composite_hist)
+    pct, _ = standing(composite_hist, composite)
+    worst = int(np.nanargmax(np.where(finite, composite_hist, -np.inf))) if finite.any() else None
+    state = state_of(composite)
+    return {
+        "stress_score_z": env.rnd(composite, 2, "weighted mean of the components' z-scores"), "state": state,
+        "stress_percentile_10y": env.rnd(pct, 1, "percentile rank of the score within its own history"),
+        "share_of_days_elevated_10y_pct": env.rnd((composite_hist[finite] >= ELEVATED).mean() * 100, 1,
+                                                  "share of days with the score at 1 or more, percent")
+        if finite.any() else None,
+        "worst_score_10y": env.rnd(composite_hist[worst], 2, "highest score of the history")
+        if worst is not None else None,
+        "worst_score_date": iso_day(grid[worst]) if worst is not None else None,
+        "history_start": iso_day(grid[0]),
+        "history_days": env.rnd(int(finite.sum()), 0, "count of days with a score"),
+    }, composite, state
 
 
 register(Module(name=NAME, category="fx", tier="P", inputs=INPUTS,

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
-from intel.indicators import DECADE_DAYS, day_numbers, in_window, rolling_std, value_days_ago
+from intel.indicators import DECADE_DAYS, day_numbers, in_window, index_days_ago, rolling_std
 from intel.modules._common import fig
 from intel.modules._fx import PAIRS, YEAR_OBS, annualised_pct, quote_of, standing, usd_index, usd_log_returns
 from intel.registry import Module, register
@@ -31,18 +32,21 @@ def us_leg(frames: Frames) -> tuple[dict, float | None]:
     bill = frames.get(BILL)
     if bill is not None:
         days, values = day_numbers(bill), bill["value"].to_numpy().astype(float)
-        ago = value_days_ago(days, values, 91)
-        out["bill_3m_yield_pct"] = env.rnd(values[-1], 2)
-        out["bill_3m_change_3m_bp"] = env.rnd((values[-1] - ago) * 100, 1) if ago is not None else None
+        ago = index_days_ago(days, 91)
+        out["bill_3m_yield_pct"] = env.level(frames, BILL, 2)
+        out["bill_3m_change_3m_bp"] = env.difference(
+            env.last_obs(frames, BILL), env.nth_obs(frames, BILL, ago - bill.height), 1,
+            op="change of DGS3MO since the last quote 91 or more days earlier, bp") if ago is not None else None
         if days[-1] - 365 >= days[0]:
             bill_return = float(values[in_window(days, 365)].mean())
-        out["bill_return_1y_pct"] = env.rnd(bill_return, 2)
+        with prov.about(frames, BILL):
+            out["bill_return_1y_pct"] = env.rnd(bill_return, 2, "mean 3-month bill yield of the past year")
     funds = frames.get(FUNDS)
     if funds is not None:
-        out["fed_funds_pct"] = env.rnd(funds["value"][-1], 2)
+        out["fed_funds_pct"] = env.level(frames, FUNDS, 2)
         out["fed_funds_month"] = funds["date"][-1].isoformat()[:7]
         if bill is not None:
-            out["bill_minus_fed_funds_bp"] = env.rnd((bill["value"][-1] - funds["value"][-1]) * 100, 1)
+            out["bill_minus_fed_funds_bp"] = env.difference(env.last_obs(frames, BILL), env.last_obs(frames, FUNDS), 1)
     return out, bill_return
 
 
@@ -55,37 +59,65 @@ def pair_block(frames: Frames, sid: str, bill_now: float | None, bill_return: fl
     foreign_per_usd = usd_index(frame, usd_per_foreign)
     holder = 1.0 / foreign_per_usd  # dollars per foreign unit: the value of holding the currency
     rdays, rets = usd_log_returns(frame, usd_per_foreign)
-    row = {"currency": ccy, "series": sid, "quote": quote_of(sid), "level": env.rnd(frame["value"][-1], 4)}
+    row = {"currency": ccy, "series": sid, "quote": quote_of(sid), "level": env.level(frames, sid, 4)}
     vol = annualised_pct(rolling_std(rets, VOL_OBS)) if len(rets) >= VOL_OBS else None
-    row["realized_vol_63d_pct"] = env.rnd(vol[-1], 2) if vol is not None else None
-    row["realized_vol_1y_pct"] = env.rnd(annualised_pct(np.std(rets[-YEAR_OBS:], ddof=1)), 2) \
-        if len(rets) >= YEAR_OBS else None
-    if vol is not None:
-        row["vol_63d_percentile_10y"] = env.rnd(standing(vol[in_window(rdays, DECADE_DAYS)], float(vol[-1]))[0], 1)
+    with prov.about(frames, sid):
+        row["realized_vol_63d_pct"] = env.rnd(vol[-1], 2) if vol is not None else None
+        row["realized_vol_1y_pct"] = env.rnd(annualised_pct(np.std(rets[-YEAR_OBS:], ddof=1)), 2) \
+            if len(rets) >= YEAR_OBS else None
+        if vol is not None:
+            row["vol_63d_percentile_10y"] = env.rnd(standing(vol[in_window(rdays, DECADE_DAYS)], float(vol[-1]))[0],
+                                                    1, "percentile rank of the 63-day vol within its 10-year history")
     for label_h, cal in (("3m", 91), ("1y", 365)):
-        base = value_days_ago(days, holder, cal)
-        row[f"spot_return_{label_h}_pct"] = env.rnd((holder[-1] / base - 1) * 100, 2) if base else None
+        row[f"spot_return_{label_h}_pct"] = spot_return(frames, sid, index_days_ago(days, cal), holder)
     spot_1y = row["spot_return_1y_pct"]
     if spot_1y is not None and bill_return is not None:
         # holding the currency uninvested lost (or gained) this much against US bills; a foreign deposit
         # rate of this size would have closed the gap (1-year simple approximation)
-        row["breakeven_foreign_rate_1y_pct"] = env.rnd(bill_return - spot_1y, 2)
+        with prov.about(frames, BILL, sid):
+            row["breakeven_foreign_rate_1y_pct"] = env.rnd(bill_return - spot_1y, 2,
+                                                           "mean bill yield of the past year minus the 1-year "
+                                                           "spot return")
     foreign_id = FOREIGN_RATES.get(ccy)
     rate = frames.get(foreign_id) if foreign_id else None
     if rate is not None and bill_now is not None and row["realized_vol_63d_pct"]:
-        r_f = float(rate["value"][-1])
-        carry = r_f - bill_now  # long the currency, funded in dollars
-        row["foreign_rate_pct"] = env.rnd(r_f, 2)
-        row["carry_pct"] = env.rnd(carry, 2)
-        row["carry_to_vol"] = env.rnd(carry / row["realized_vol_63d_pct"], 3)
-        if spot_1y is not None:
-            rdays_f, rvals = day_numbers(rate), rate["value"].to_numpy().astype(float)
-            row["total_return_1y_pct"] = env.rnd(spot_1y + rvals[in_window(rdays_f, 365)].mean(), 2)
+        with prov.about(frames, foreign_id, BILL, sid):
+            _carry(frames, row, foreign_id, spot_1y)
     return row
 
 
+def spot_return(frames: Frames, sid: str, idx: int | None, holder: np.ndarray):
+    """Percent change of the dollar value of one unit of the currency since observation `idx`, from the two
+    named quotes (a quote in foreign units per dollar is inverted: then it is the earlier quote over the last)."""
+    if idx is None or not holder[idx]:
+        return None
+    frame = frames.get(sid)
+    then, last = env.nth_obs(frames, sid, idx - frame.height), env.last_obs(frames, sid)
+    ccy, usd_per_foreign = PAIRS[sid][1], PAIRS[sid][2]
+    if usd_per_foreign:
+        return env.pct_change(last, then, 2, f"percent change of {sid} (USD per {ccy}) from {then[1]} to {last[1]}")
+    return env.pct_change(then, last, 2, f"return of holding {ccy}: {sid} ({ccy} per USD) on {then[1]} over "
+                                         f"{sid} on {last[1]}, minus 1, percent")
+
+
+def _carry(frames: Frames, row: dict, foreign_id: str, spot_1y) -> None:
+    """Carry against the US bill, carry-to-vol and total return, where a foreign short rate exists: the rate
+    and the carry from named observations, the rest scoped to the rate, the bill and the pair."""
+    rate, foreign, bill = frames.get(foreign_id), env.last_obs(frames, foreign_id), env.last_obs(frames, BILL)
+    row["foreign_rate_pct"] = env.level(frames, foreign_id, 2)
+    # long the currency, funded in dollars
+    row["carry_pct"] = env.difference(foreign, bill, 2, scale=1.0, op=f"{foreign_id} - {BILL}, percent")
+    carry = foreign[2] - bill[2]
+    row["carry_to_vol"] = env.rnd(carry / row["realized_vol_63d_pct"], 3, "carry over 63-day realized vol")
+    if spot_1y is not None:
+        rdays_f, rvals = day_numbers(rate), rate["value"].to_numpy().astype(float)
+        row["total_return_1y_pct"] = env.rnd(spot_1y + rvals[in_window(rdays_f, 365)].mean(), 2,
+                                             "1-year spot return plus the mean foreign rate of the past year")
+
+
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, PAIRS)
+    # the bill leads the summary and a signal: it counts toward data_as_of (no pair at all still raises below)
+    env.require(frames, NAME, (*PAIRS, BILL))
     sources = env.data_sources(frames, (*INPUTS, *FOREIGN_RATES.values()))
     us, bill_return = us_leg(frames)
     bill_now = float(frames.get(BILL)["value"][-1]) if frames.get(BILL) is not None else None
@@ -111,16 +143,25 @@ def compute(frames: Frames) -> dict:
     with_carry = {k: v["carry_to_vol"] for k, v in pairs.items() if "carry_to_vol" in v}
     spots = {v["currency"]: v["spot_return_1y_pct"] for v in pairs.values() if v["spot_return_1y_pct"] is not None}
     pcts = [v["vol_63d_percentile_10y"] for v in pairs.values() if v.get("vol_63d_percentile_10y") is not None]
-    data = {"us_leg": us, "pairs": pairs,
-            "pairs_with_carry_to_vol": len(with_carry), "pairs_without_foreign_rate": len(pairs) - len(with_carry),
-            "average_vol_63d_percentile_10y": env.rnd(np.mean(pcts), 1) if pcts else None}
+    # counts rest on which pairs (and foreign rates) have quotes; the average on the pairs it averages
+    with prov.about(frames, *(v["series"] for v in pairs.values()), *FOREIGN_RATES.values()):
+        counts = {"pairs_with_carry_to_vol": env.rnd(len(with_carry), 0, "count of pairs with carry-to-vol"),
+                  "pairs_without_foreign_rate": env.rnd(len(pairs) - len(with_carry), 0,
+                                                        "count of pairs without a foreign short rate")}
+    with prov.about(frames, *(v["series"] for v in pairs.values() if v.get("vol_63d_percentile_10y") is not None)):
+        average = env.rnd(np.mean(pcts), 1, "mean of the pairs' 63-day vol percentiles (10-year history)") \
+            if pcts else None
+    data = {"us_leg": us, "pairs": pairs, **counts, "average_vol_63d_percentile_10y": average}
     if with_carry:
         data["best_carry_to_vol_pair"] = max(with_carry, key=with_carry.get)
     if spots:
-        data["best_spot_1y_currency"] = max(spots, key=spots.get)
-        data["best_spot_1y_pct"] = spots[data["best_spot_1y_currency"]]
-        data["worst_spot_1y_currency"] = min(spots, key=spots.get)
-        data["worst_spot_1y_pct"] = spots[data["worst_spot_1y_currency"]]
+        # the best and the worst rest on every pair they were chosen among
+        best, worst = max(spots, key=spots.get), min(spots, key=spots.get)
+        with prov.about(frames, *(v["series"] for v in pairs.values() if v["currency"] in spots)):
+            data.update({"best_spot_1y_currency": best,
+                         "best_spot_1y_pct": env.rnd(spots[best], 2, "highest 1-year spot return of the pairs"),
+                         "worst_spot_1y_currency": worst,
+                         "worst_spot_1y_pct": env.rnd(spots[worst], 2, "lowest 1-year spot return of the pairs")})
 
     signals = []
     change = us.get("bill_3m_change_3m_bp")
@@ -149,7 +190,7 @@ def compute(frames: Frames) -> dict:
         summary += (f"Carry-to-vol is computed for {len(with_carry)} pairs, best {data['best_carry_to_vol_pair']}. ")
     if data["pairs_without_foreign_rate"]:
         summary += ("Carry-to-vol could not be computed for " +
-                    ("any pair" if not with_carry else f"{data['pairs_without_foreign_rate']} pairs") +
+                    ("any pair" if not with_carry else f"{len(pairs) - len(with_carry)} pairs") +
                     ": the catalog has no foreign short-rate series for them, so realized vols, spot returns and "
                     "the foreign rate that would have matched US bills are given instead. ")
     if spots:

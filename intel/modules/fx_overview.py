@@ -1,12 +1,16 @@
 """fx_overview: levels and changes of the major dollar pairs and the broad dollar."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import HORIZONS, horizon_returns
+from intel.modules._common import HORIZONS, pct_word
+from intel.modules._fx import observed_returns
 from intel.registry import Module, register
 
 NAME = "fx_overview"
@@ -27,23 +31,22 @@ def compute(frames: Frames) -> dict:
         frame = frames.get(sid)
         if frame is None:
             continue
-        row = {"level": env.rnd(frame["value"][-1], 4), "date": frame["date"][-1].isoformat(), "stale": sid in stale}
-        row.update(horizon_returns(frame, ("1d", "1w", "1m", "3m", "1y"), ytd=False))
-        change = ind.change_since(frame, HORIZONS["1m"], "pct")  # unrounded, as change_1m_pct
-        # the dollar's own move against this currency: a quote in dollars per foreign unit is inverted exactly
-        # (quote up 25% -> a dollar buys 1/1.25 = 0.8 foreign units: -20%, not -25%)
-        if change is not None and usd_is_quote:
-            change = (1.0 / (1.0 + change / 100.0) - 1.0) * 100.0
-        row["usd_change_1m_pct"] = env.rnd(change, 2)
+        row = {"level": env.level(frames, sid, 4), "date": frame["date"][-1].isoformat(), "stale": sid in stale}
+        row.update(observed_returns(frames, sid, ("1d", "1w", "1m", "3m", "1y"), ytd=False))
+        row["usd_change_1m_pct"] = usd_change_1m(frames, sid, pair, usd_is_quote)
         pairs[pair] = row
         if row["usd_change_1m_pct"] is not None and sid not in stale:
             usd_moves[pair] = row["usd_change_1m_pct"]
     data: dict = {"pairs": pairs}
     broad = frames.get(BROAD)
     if broad is not None:
-        data["broad_dollar"] = {"level": env.rnd(broad["value"][-1], 2), "date": broad["date"][-1].isoformat(),
-                                "stale": BROAD in stale, **horizon_returns(broad, ("1d", "1w", "1m", "3m", "1y"))}
-    data["usd_vs_fresh_pairs_avg_change_1m_pct"] = env.rnd(np.mean(list(usd_moves.values())), 2) if usd_moves else None
+        data["broad_dollar"] = {"level": env.level(frames, BROAD, 2), "date": broad["date"][-1].isoformat(),
+                                "stale": BROAD in stale,
+                                **observed_returns(frames, BROAD, ("1d", "1w", "1m", "3m", "1y"))}
+    with prov.about(frames, *(sid for sid, (pair, _) in PAIRS.items() if pair in usd_moves)):
+        data["usd_vs_fresh_pairs_avg_change_1m_pct"] = env.rnd(
+            np.mean(list(usd_moves.values())), 2, "mean of the dollar's 1-month percent changes against the pairs "
+                                                  "with current quotes") if usd_moves else None
     data["pairs_used_in_average"] = sorted(usd_moves)
     if usd_moves:
         data["strongest_vs_usd"] = min(usd_moves, key=usd_moves.get)
@@ -56,7 +59,7 @@ def compute(frames: Frames) -> dict:
         direction = "bullish" if lead > 0.75 else "bearish" if lead < -0.75 else "neutral"
         confidence = env.degrade(0.45 + min(0.45, abs(lead) / 5), sources, essential=[BROAD])
         signals.append(env.signal("usd_direction", direction, confidence, "medium" if abs(lead) > 3 else "low",
-                                  f"US dollar {'up' if lead > 0 else 'down'} {abs(lead)}% over a month "
+                                  f"US dollar {pct_word(lead)} over a month "
                                   "(direction refers to the dollar)"))
     summary = _summary(data, stale) + env.staleness_note(sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
@@ -72,13 +75,28 @@ def compute(frames: Frames) -> dict:
                                  "unit is 1 / (1 + change) - 1 (the exact inverse, not the negated change).")
 
 
+def usd_change_1m(frames: Frames, sid: str, pair: str, usd_is_quote: bool):
+    """The dollar's own percent move against the currency over a month (last quote against the last on or
+    before the same calendar date), from the two named quotes: a quote in dollars per foreign unit is inverted
+    exactly, the earlier quote over the last (quote up 25% -> a dollar buys 1/1.25 = 0.8 foreign units: -20%)."""
+    last = env.last_obs(frames, sid)
+    found = ind.value_on_or_before(frames.get(sid), last[1] - timedelta(days=HORIZONS["1m"]))
+    if found is None:
+        return None
+    then = (sid, *found)
+    if usd_is_quote:
+        return env.pct_change(then, last, 2, f"the dollar's move against {pair[:3]}: {sid} on {then[1]} over "
+                                             f"{sid} on {last[1]}, minus 1, percent")
+    return env.pct_change(last, then, 2, f"the dollar's move against {pair[3:]}: percent change of {sid} from "
+                                         f"{then[1]} to {last[1]}")
+
+
 def _summary(data: dict, stale: set) -> str:
     parts = []
     broad = data.get("broad_dollar")
     if broad:
         parts.append(f"The broad trade-weighted dollar stands at {broad['level']}"
-                     + (f", {'up' if broad['change_1m_pct'] > 0 else 'down'} "
-                        f"{abs(broad['change_1m_pct'])}% over a month"
+                     + (f", {pct_word(broad['change_1m_pct'])} over a month"
                         if broad["change_1m_pct"] is not None else "") + ".")
     avg = data["usd_vs_fresh_pairs_avg_change_1m_pct"]
     if avg is not None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, in_window, iso_day, rolling_std
 from intel.modules._common import fig
-from intel.modules._fx import BROAD, MONTH_OBS, PAIRS, annualised_pct, quote_of, standing, usd_log_returns
+from intel.modules._fx import BROAD, MONTH_OBS, PAIRS, annualised_pct, quote_of, setting, standing, usd_log_returns
 from intel.registry import Module, register
 
 NAME = "fx_volatility"
@@ -29,12 +30,16 @@ def pair_vol(days: np.ndarray, rets: np.ndarray) -> dict:
     return {
         "realized_vol_10d_pct": env.rnd(v10, 2), "realized_vol_21d_pct": env.rnd(now, 2),
         "realized_vol_63d_pct": env.rnd(v63, 2),
-        "vol_ratio_10d_to_63d": env.rnd(v10 / v63, 2) if v63 else None,
-        "vol_21d_percentile_10y": env.rnd(pct, 1), "vol_21d_zscore_10y": env.rnd(z, 2),
-        "vol_21d_median_10y_pct": env.rnd(np.nanmedian(decade), 2) if finite.any() else None,
-        "vol_21d_max_10y_pct": env.rnd(np.nanmax(decade), 2) if finite.any() else None,
+        "vol_ratio_10d_to_63d": env.rnd(v10 / v63, 2, "10-day over 63-day realized volatility") if v63 else None,
+        "vol_21d_percentile_10y": env.rnd(pct, 1, "percentile rank of the 21-day vol within its 10-year history"),
+        "vol_21d_zscore_10y": env.rnd(z, 2, "z-score of the 21-day vol against its 10-year history"),
+        "vol_21d_median_10y_pct": env.rnd(np.nanmedian(decade), 2, "median 21-day vol of the past 10 years")
+        if finite.any() else None,
+        "vol_21d_max_10y_pct": env.rnd(np.nanmax(decade), 2, "highest 21-day vol of the past 10 years")
+        if finite.any() else None,
         "history_start": iso_day(days[in_window(days, DECADE_DAYS)][0]),
-        "last_move_1d_pct": env.rnd(rets[-1] * 100, 2),
+        "last_move_1d_pct": env.rnd(rets[-1] * 100, 2, "last daily log change of the dollar against the currency, "
+                                                        "percent"),
     }
 
 
@@ -55,7 +60,8 @@ def compute(frames: Frames) -> dict:
         if len(rets) < MIN_RETURNS:
             unavailable[label] = f"{sid}: fewer than {MIN_RETURNS} daily changes"
             continue
-        pairs[label] = {"series": sid, "quote": quote, "stale": sid in stale, **pair_vol(days, rets)}
+        with prov.about(frames, sid):
+            pairs[label] = {"series": sid, "quote": quote, "stale": sid in stale, **pair_vol(days, rets)}
     if not pairs:
         raise InsufficientData(f"{NAME}: no pair has {MIN_RETURNS} daily changes")
 
@@ -64,21 +70,29 @@ def compute(frames: Frames) -> dict:
     vols = {k: v["realized_vol_21d_pct"] for k, v in fresh.items() if k != "broad_dollar"}
     avg_pct = float(np.mean(list(pcts.values()))) if pcts else None
     state = None if avg_pct is None else "high" if avg_pct >= HIGH_PCT else "low" if avg_pct <= LOW_PCT else "normal"
+    with prov.about(frames, *(pairs[k]["series"] for k in sorted(pcts))):
+        average = env.rnd(avg_pct, 1, "mean of the pairs' 21-day vol percentiles (10-year history)")
+        counted = env.rnd(len(pcts), 0, "count of series in the average")
     data = {
         "pairs": pairs,
-        "average_vol_21d_percentile_10y": env.rnd(avg_pct, 1),
+        "average_vol_21d_percentile_10y": average,
         "fx_vol_state": state,
-        "pairs_in_average": sorted(pcts), "series_in_average": len(pcts),
+        "pairs_in_average": sorted(pcts), "series_in_average": counted,
         "most_volatile_pair": max(vols, key=vols.get) if vols else None,
         "least_volatile_pair": min(vols, key=vols.get) if vols else None,
         "highest_percentile_pair": max(pcts, key=pcts.get) if pcts else None,
         "pairs_with_rising_vol": sorted(k for k, v in pairs.items() if (v["vol_ratio_10d_to_63d"] or 0) > 1.25),
-        "thresholds": {"high_percentile": HIGH_PCT, "low_percentile": LOW_PCT},
+        "thresholds": {"high_percentile": setting(HIGH_PCT), "low_percentile": setting(LOW_PCT)},
     }
+    # a maximum rests on every pair it was chosen among, not only the winner
     if data["most_volatile_pair"]:
-        data["most_volatile_vol_21d_pct"] = vols[data["most_volatile_pair"]]
+        with prov.about(frames, *(pairs[k]["series"] for k in sorted(vols))):
+            data["most_volatile_vol_21d_pct"] = env.rnd(vols[data["most_volatile_pair"]], 2,
+                                                        "highest 21-day realized vol among the pairs")
     if data["highest_percentile_pair"]:
-        data["highest_percentile"] = pcts[data["highest_percentile_pair"]]
+        with prov.about(frames, *(pairs[k]["series"] for k in sorted(pcts))):
+            data["highest_percentile"] = env.rnd(pcts[data["highest_percentile_pair"]], 1,
+                                                 "highest 21-day vol percentile (10-year history) among the pairs")
     missing = [s for s in sources["missing"]]
     if missing:
         unavailable.update({s: "no observations" for s in missing})
@@ -92,7 +106,7 @@ def compute(frames: Frames) -> dict:
         signals.append(env.signal(
             "fx_volatility_state", direction, confidence, urgency,
             f"average 21-day FX vol percentile {data['average_vol_21d_percentile_10y']} across "
-            f"{data['series_in_average']} series ({state}; high vol is a risk-off sign and bad for carry)"))
+            f"{len(pcts)} series ({state}; high vol is a risk-off sign and bad for carry)"))
     summary = (f"FX volatility is {state or 'unrated'}: the 21-day realized vol of the dollar pairs sits at the "
                f"{fig(data['average_vol_21d_percentile_10y'])} percentile of its own 10y history on average. ")
     if data["most_volatile_pair"]:

@@ -5,9 +5,11 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._commodities import percentile_of_last, realized_vol_pct, rolling_vol_pct
-from intel.modules._common import fig, horizon_returns, pct_word, trend_profile
+from intel.modules._common import fig, pct_word, trend_profile
+from intel.modules._fx import observed_returns
 from intel.registry import Module, register
 
 NAME = "oil"
@@ -18,34 +20,51 @@ YEAR = 252  # trading days in a year
 SHOCK_1M_PCT, SPREAD_Z = 20.0, 2.0  # a 20% move in a month is an oil shock; |z| >= 2 is an unusual spread
 
 
-def benchmark(frame: pl.DataFrame) -> dict:
+def benchmark(frames: Frames, series_id: str) -> dict:
+    """The price and its changes from named closes; trend, range, standing and volatility scoped to the series."""
+    frame = frames.get(series_id)
     close = frame["value"].to_numpy()
     year = ind.window(frame, 365)["value"].to_numpy()
-    out = {"price_usd_per_barrel": env.rnd(close[-1], 2), "date": frame["date"][-1].isoformat()}
-    out.update(horizon_returns(frame))
-    out.update(trend_profile(frame))
-    out["high_1y"], out["low_1y"] = env.rnd(year.max(), 2), env.rnd(year.min(), 2)
-    out["percentile_1y"] = env.rnd(ind.percentile_rank(year, close[-1]), 1)
-    out["percentile_10y"] = env.rnd(percentile_of_last(close, 10 * YEAR), 1)
-    out["realized_vol_21d_pct"] = env.rnd(realized_vol_pct(close, 21, YEAR), 2)
-    out["realized_vol_63d_pct"] = env.rnd(realized_vol_pct(close, 63, YEAR), 2)
-    vols = rolling_vol_pct(close, 21, YEAR)[-YEAR:]
-    out["realized_vol_21d_percentile_1y"] = env.rnd(percentile_of_last(vols, YEAR), 1) if len(vols) else None
+    out = {"price_usd_per_barrel": env.level(frames, series_id, 2), "date": frame["date"][-1].isoformat()}
+    out.update(observed_returns(frames, series_id))
+    with prov.about(frames, series_id):
+        out.update(trend_profile(frame))
+        out["high_1y"] = env.rnd(year.max(), 2, "highest close of the past year")
+        out["low_1y"] = env.rnd(year.min(), 2, "lowest close of the past year")
+        out["percentile_1y"] = env.rnd(ind.percentile_rank(year, close[-1]), 1, "percentile rank within the past year")
+        out["percentile_10y"] = env.rnd(percentile_of_last(close, 10 * YEAR), 1,
+                                        f"percentile rank within the last {10 * YEAR} closes")
+        out["realized_vol_21d_pct"] = env.rnd(realized_vol_pct(close, 21, YEAR), 2,
+                                              "annualized volatility of the last 21 daily simple returns, percent")
+        out["realized_vol_63d_pct"] = env.rnd(realized_vol_pct(close, 63, YEAR), 2,
+                                              "annualized volatility of the last 63 daily simple returns, percent")
+        vols = rolling_vol_pct(close, 21, YEAR)[-YEAR:]
+        out["realized_vol_21d_percentile_1y"] = env.rnd(
+            percentile_of_last(vols, YEAR), 1, "percentile rank of the 21-day vol within its past 252 values") \
+            if len(vols) else None
     return out
 
 
-def spread_block(wti: pl.DataFrame, brent: pl.DataFrame) -> dict | None:
-    """Brent minus WTI on the days both printed."""
+def spread_block(frames: Frames) -> dict | None:
+    """Brent minus WTI on the days both printed: the level from the two named closes of the last common day,
+    the rest scoped to both series."""
+    wti, brent = frames.get(WTI), frames.get(BRENT)
     joined = brent.join(wti, on="date", how="inner", suffix="_wti").sort("date")
     if joined.is_empty():
         return None
     spread = joined.select("date", (pl.col("value") - pl.col("value_wti")).alias("value"))
     values = spread["value"].to_numpy()
     year = ind.window(spread, 365)["value"].to_numpy()
-    return {"level_usd": env.rnd(values[-1], 2), "date": spread["date"][-1].isoformat(),
-            "change_1m_usd": env.rnd(ind.change_since(spread, 30, "diff"), 2),
-            "mean_1y_usd": env.rnd(year.mean(), 2), "zscore_1y": env.rnd(ind.zscore(year, values[-1]), 2),
-            "percentile_1y": env.rnd(ind.percentile_rank(year, values[-1]), 1)}
+    day = joined["date"][-1]
+    level = env.difference((BRENT, day, float(joined["value"][-1])), (WTI, day, float(joined["value_wti"][-1])), 2,
+                           scale=1.0, op="Brent - WTI on their last common day, USD per barrel")
+    with prov.about(frames, BRENT, WTI):
+        return {"level_usd": level, "date": spread["date"][-1].isoformat(),
+                "change_1m_usd": env.rnd(ind.change_since(spread, 30, "diff"), 2,
+                                         "change of the spread since the last common day a month earlier, USD"),
+                "mean_1y_usd": env.rnd(year.mean(), 2, "mean spread of the past year, USD"),
+                "zscore_1y": env.rnd(ind.zscore(year, values[-1]), 2),
+                "percentile_1y": env.rnd(ind.percentile_rank(year, values[-1]), 1)}
 
 
 def compute(frames: Frames) -> dict:
@@ -54,10 +73,10 @@ def compute(frames: Frames) -> dict:
     data, unavailable = {}, {}
     for sid, key in BENCHMARKS.items():
         if frames.get(sid) is not None:
-            data[key] = benchmark(frames.get(sid))
+            data[key] = benchmark(frames, sid)
         else:
             unavailable[key] = f"no {sid} observations in the warehouse"
-    spread = spread_block(frames.get(WTI), frames.get(BRENT)) if len(data) == 2 else None
+    spread = spread_block(frames) if len(data) == 2 else None
     if spread is not None:
         data["spread_brent_wti"] = spread
     else:

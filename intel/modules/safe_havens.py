@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, day_numbers, in_window, iso_day
 from intel.modules._common import all_stale, fig, left_out_as_stale
-from intel.modules._fx import MONTH_OBS, PAIRS, standing, usd_log_returns
+from intel.modules._fx import MONTH_OBS, PAIRS, setting, standing, usd_log_returns
 from intel.registry import Module, register
 
 NAME = "safe_havens"
@@ -48,14 +49,20 @@ def risk_off_block(spx_days, spx_rets, days, moves, u: str) -> dict | None:
     beta = np.cov(m, r, ddof=1)[0, 1] / np.var(r, ddof=1) if np.var(r) > 0 else None
     recent = common >= common[-1] - 90
     corr = np.corrcoef(m[recent], r[recent])[0, 1] if recent.sum() > 20 and np.std(m[recent]) > 0 else None
-    return {"risk_off_days": int(off.sum()), "aligned_days": int(len(common)), "sample_start": iso_day(common[0]),
-            f"mean_move_risk_off_{u}": env.rnd(m[off].mean(), 3),
-            f"median_move_risk_off_{u}": env.rnd(np.median(m[off]), 3),
-            f"mean_move_all_days_{u}": env.rnd(m.mean(), 3),
-            "hit_rate_risk_off_pct": env.rnd((m[off] > 0).mean() * 100, 1),
-            "hit_rate_all_days_pct": env.rnd((m > 0).mean() * 100, 1),
-            f"beta_{u}_per_1pct_sp500": env.rnd(beta, 3) if beta is not None else None,
-            "correlation_to_sp500_3m": env.rnd(corr, 2)}
+    return {"risk_off_days": env.rnd(int(off.sum()), 0, "count of risk-off days"),
+            "aligned_days": env.rnd(int(len(common)), 0, "count of days both series quote"),
+            "sample_start": iso_day(common[0]),
+            f"mean_move_risk_off_{u}": env.rnd(m[off].mean(), 3, "mean daily haven move on risk-off days"),
+            f"median_move_risk_off_{u}": env.rnd(np.median(m[off]), 3, "median daily haven move on risk-off days"),
+            f"mean_move_all_days_{u}": env.rnd(m.mean(), 3, "mean daily haven move on all aligned days"),
+            "hit_rate_risk_off_pct": env.rnd((m[off] > 0).mean() * 100, 1,
+                                             "share of risk-off days the haven gained, percent"),
+            "hit_rate_all_days_pct": env.rnd((m > 0).mean() * 100, 1,
+                                             "share of aligned days the haven gained, percent"),
+            f"beta_{u}_per_1pct_sp500": env.rnd(beta, 3, "regression slope of the haven's daily move on the S&P 500 "
+                                                          "daily return") if beta is not None else None,
+            "correlation_to_sp500_3m": env.rnd(corr, 2, "correlation of daily moves with S&P 500 returns over the "
+                                                        "last 90 days")}
 
 
 def compute(frames: Frames) -> dict:
@@ -73,10 +80,14 @@ def compute(frames: Frames) -> dict:
     score = float(np.mean(zs)) if zs else None
     if score is None and old and len(old) == len(havens):
         unavailable["haven_demand_score"] = all_stale(old)
-    data: dict = {"haven_demand_score_z": env.rnd(score, 2), "haven_demand_state": _demand_state(score),
-                  "havens": havens, "risk_off_quantile_pct": RISK_OFF_PCT}
+    # the score rests on the havens with current quotes and a z-score
+    scored = [row["series"] for row in havens.values() if not row["stale"] and row["move_1m_zscore_10y"] is not None]
+    with prov.about(frames, *scored):
+        score_z = env.rnd(score, 2, "mean of the havens' 1-month move z-scores")
+    data: dict = {"haven_demand_score_z": score_z, "haven_demand_state": _demand_state(score),
+                  "havens": havens, "risk_off_quantile_pct": setting(RISK_OFF_PCT)}
     if spx_days is not None and len(spx_rets) >= MIN_DAYS:
-        figures, missing = _risk_off_today(spx, spx_rets, havens, stale)
+        figures, missing = _risk_off_today(frames, spx, spx_rets, havens, stale)
         data.update(figures)
         unavailable.update(missing)
     signals = _signals(data, score, len(zs), sources)
@@ -124,20 +135,25 @@ def _haven_blocks(frames: Frames, stale: set, spx_days, spx_rets) -> tuple[dict,
         mdays = pdays[MONTH_OBS:]
         pct, z = standing(month[in_window(mdays, DECADE_DAYS)], float(month[-1]))
         u = unit
-        row = {"series": sid, "unit": "pct" if unit == "pct" else "bp_of_yield", "stale": sid in stale,
-               "last_observation": frame["date"][-1].isoformat(),
-               "quote": PAIRS[sid][1] + " per USD, moves inverted so positive is a stronger " + PAIRS[sid][1]
-               if sid in PAIRS else "percent yield, moves inverted so positive is a falling yield",
-               f"haven_move_1w_{u}": env.rnd(path[-1] - path[-6], 2) if len(path) > 5 else None,
-               f"haven_move_1m_{u}": env.rnd(month[-1], 2),
-               "move_1m_zscore_10y": env.rnd(z, 2), "move_1m_percentile_10y": env.rnd(pct, 1)}
+        with prov.about(frames, sid):
+            row = {"series": sid, "unit": "pct" if unit == "pct" else "bp_of_yield", "stale": sid in stale,
+                   "last_observation": frame["date"][-1].isoformat(),
+                   "quote": PAIRS[sid][1] + " per USD, moves inverted so positive is a stronger " + PAIRS[sid][1]
+                   if sid in PAIRS else "percent yield, moves inverted so positive is a falling yield",
+                   f"haven_move_1w_{u}": _haven_move(frames, sid, unit, path, 5) if len(path) > 5 else None,
+                   f"haven_move_1m_{u}": _haven_move(frames, sid, unit, path, MONTH_OBS),
+                   "move_1m_zscore_10y": env.rnd(z, 2, "z-score of the 21-observation move against its 10-year "
+                                                       "history"),
+                   "move_1m_percentile_10y": env.rnd(pct, 1, "percentile rank of the 21-observation move within "
+                                                             "its 10-year history")}
         # a stale haven keeps its own block but stays out of today's demand score
         if sid in stale:
             old[text] = row["last_observation"]
         elif z is not None:
             zs.append(z)
         if spx_days is not None:
-            block = risk_off_block(spx_days, spx_rets, days, moves, u)
+            with prov.about(frames, sid, SPX):
+                block = risk_off_block(spx_days, spx_rets, days, moves, u)
             if block:
                 row["on_risk_off_days"] = block
             else:
@@ -152,22 +168,38 @@ def _demand_state(score: float | None) -> str | None:
     return "strong" if score >= STRONG else "firm" if score >= FIRM else "weak" if score <= -FIRM else "normal"
 
 
-def _risk_off_today(spx, spx_rets: np.ndarray, havens: dict, stale: set) -> tuple[dict, dict]:
+def _haven_move(frames: Frames, sid: str, unit: str, path: np.ndarray, n: int):
+    """The haven's move over the last n observations: a yield's fall in bp from the two named quotes; a
+    currency's log change (no named-quote form), scoped to its series."""
+    if unit == "bp":
+        return env.difference(env.nth_obs(frames, sid, -1 - n), env.last_obs(frames, sid), 2,
+                              op=f"fall of {sid} over {n} observations, bp")
+    return env.rnd(path[-1] - path[-1 - n], 2, f"log change of the currency against the dollar over {n} "
+                                                "observations, percent")
+
+
+def _risk_off_today(frames: Frames, spx, spx_rets: np.ndarray, havens: dict, stale: set) -> tuple[dict, dict]:
     """The risk-off threshold, the risk-off days of the last month of sessions and the most reliable current
     haven, and what is missing."""
     out, unavailable = {}, {}
     cut = float(np.percentile(spx_rets, RISK_OFF_PCT))
-    out["risk_off_threshold_sp500_return_pct"] = env.rnd(cut, 2)
-    if SPX in stale:  # the last month of S&P 500 sessions is not this month
-        unavailable["recent_risk_off_days"] = all_stale({SPX: spx["date"][-1].isoformat()})
-    else:
-        out["sp500_last_return_pct"] = env.rnd(spx_rets[-1], 2)
-        out["risk_off_days_last_21_sessions"] = int((spx_rets[-MONTH_OBS:] <= cut).sum())
+    with prov.about(frames, SPX):
+        out["risk_off_threshold_sp500_return_pct"] = env.rnd(cut, 2, "5th percentile of S&P 500 daily log "
+                                                                     "returns over 10 years, percent")
+        if SPX in stale:  # the last month of S&P 500 sessions is not this month
+            unavailable["recent_risk_off_days"] = all_stale({SPX: spx["date"][-1].isoformat()})
+        else:
+            out["sp500_last_return_pct"] = env.rnd(spx_rets[-1], 2, "last S&P 500 daily log return, percent")
+            out["risk_off_days_last_21_sessions"] = env.rnd(int((spx_rets[-MONTH_OBS:] <= cut).sum()), 0,
+                                                            "count of risk-off days in the last 21 sessions")
     best = {k: v["on_risk_off_days"]["hit_rate_risk_off_pct"] for k, v in havens.items()
             if "on_risk_off_days" in v and not v["stale"]}
     if best:
         out["most_reliable_haven"] = max(best, key=best.get)
-        out["most_reliable_hit_rate_pct"] = best[out["most_reliable_haven"]]
+        # the most reliable rests on every haven it was chosen among (and the S&P 500 that defines the days)
+        with prov.about(frames, *(havens[k]["series"] for k in best), SPX):
+            out["most_reliable_hit_rate_pct"] = env.rnd(best[out["most_reliable_haven"]], 1,
+                                                        "highest risk-off hit rate among the current havens")
     return out, unavailable
 
 
@@ -183,7 +215,7 @@ def _signals(data: dict, score: float | None, scored: int, sources: dict) -> lis
                                   f"({data['haven_demand_state']}); direction refers "
                                   "to risk assets (strong haven buying is bearish)"))
     if data.get("risk_off_days_last_21_sessions"):
-        n = data["risk_off_days_last_21_sessions"]
+        n = int(data["risk_off_days_last_21_sessions"])
         signals.append(env.signal("recent_risk_off_days", "bearish",
                                   env.degrade(min(0.8, 0.4 + 0.1 * n), sources, essential=[SPX]),
                                   "high" if n >= 3 else "medium",
@@ -208,7 +240,7 @@ def _summary(data: dict, old: dict, unavailable: dict) -> str:
         sentence = f" The {text} moved {fig(row[f'haven_move_1m_{u}'], unit)} in haven terms over a month"
         block = row.get("on_risk_off_days")
         if block:
-            sentence += (f"; on the {block['risk_off_days']} risk-off days since {block['sample_start']} it moved "
+            sentence += (f"; on the {int(block['risk_off_days'])} risk-off days since {block['sample_start']} it moved "
                          f"{block[f'mean_move_risk_off_{u}']}{unit} on average and rallied "
                          f"{block['hit_rate_risk_off_pct']}% "
                          "of the time")
