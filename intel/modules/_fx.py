@@ -99,4 +99,4 @@ def _change(a, b, digits: int, op: str | None = None):
 def setting(value: float, what: str = "fixed threshold of the module (a setting, not data)"):
     """A constant the module publishes beside its figures: it rests on no observation."""
     with prov.about_inputs((), operation=what):
-        return prov.tag(float(value))
+        return prov.tag(value if isinstance(value, int) else float(value))

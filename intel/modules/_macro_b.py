@@ -120,8 +120,8 @@ def change_obs(a: Obs | None, b: Obs | None, kind: str, digits: int, op: str, sc
 
 
 def count(n: int | None, op: str = "count of observations"):
-    """An integer count as a figure of the current `prov.about` scope (rounding makes it a float: 24.0)."""
-    return env.rnd(n, 0, op)
+    """An integer count as a figure of the current `prov.about` scope."""
+    return env.count(n, op)
 
 
 def retag(frames: Frames, value, series_ids, op: str | None = None):

@@ -64,7 +64,7 @@ def compute(frames: Frames) -> dict:
     m12 = [p["momentum_12m_pct"] for p in items.values() if p["momentum_12m_pct"] is not None]
     ids = {key: sid for sid, key in SERIES.items()}
     with prov.about(frames, *(ids[k] for k in items)):
-        data = {**items, "series_with_3m_momentum": env.rnd(len(m3), 0, "count of series with a 3-month change")}
+        data = {**items, "series_with_3m_momentum": env.count(len(m3), "count of series with a 3-month change")}
     if m3:
         ranked = sorted(m3, key=lambda k: -m3[k])
         with prov.about(frames, *(ids[k] for k in m3)):

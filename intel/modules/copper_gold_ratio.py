@@ -65,7 +65,7 @@ def _copper_against_yield(copper_months, copper, months, avg, by_month: dict, la
     beta = float(np.cov(x, z, ddof=1)[0, 1] / np.var(x, ddof=1)) if len(x) >= MIN_PAIRS and np.var(x) > 0 else None
     out["beta_60m_bp_per_pct"] = env.rnd(beta, 2, "regression slope of monthly DGS10 changes (bp) on copper log "
                                                    "changes (%) over the last 60 month pairs")
-    out["pairs_60m"] = env.rnd(len(x), 0, "count of month pairs in the 60-month window")
+    out["pairs_60m"] = env.count(len(x), "count of month pairs in the 60-month window")
     now, six = by_month.get(last_month), by_month.get(last_month - 6)
     base = copper[copper_months == last_month - 6]
     # the yield may stop before copper's last month (a stale 10-year series): then there is no gap to show

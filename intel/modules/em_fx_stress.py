@@ -175,7 +175,7 @@ def _score(components: dict, zhist: list, znow: list, grid: np.ndarray) -> tuple
         if worst is not None else None,
         "worst_score_date": iso_day(grid[worst]) if worst is not None else None,
         "history_start": iso_day(grid[0]),
-        "history_days": env.rnd(int(finite.sum()), 0, "count of days with a score"),
+        "history_days": env.count(int(finite.sum()), "count of days with a score"),
     }, composite, state
 
 

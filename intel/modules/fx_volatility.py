@@ -72,7 +72,7 @@ def compute(frames: Frames) -> dict:
     state = None if avg_pct is None else "high" if avg_pct >= HIGH_PCT else "low" if avg_pct <= LOW_PCT else "normal"
     with prov.about(frames, *(pairs[k]["series"] for k in sorted(pcts))):
         average = env.rnd(avg_pct, 1, "mean of the pairs' 21-day vol percentiles (10-year history)")
-        counted = env.rnd(len(pcts), 0, "count of series in the average")
+        counted = env.count(len(pcts), "count of series in the average")
     data = {
         "pairs": pairs,
         "average_vol_21d_percentile_10y": average,

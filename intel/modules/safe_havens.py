@@ -49,8 +49,8 @@ def risk_off_block(spx_days, spx_rets, days, moves, u: str) -> dict | None:
     beta = np.cov(m, r, ddof=1)[0, 1] / np.var(r, ddof=1) if np.var(r) > 0 else None
     recent = common >= common[-1] - 90
     corr = np.corrcoef(m[recent], r[recent])[0, 1] if recent.sum() > 20 and np.std(m[recent]) > 0 else None
-    return {"risk_off_days": env.rnd(int(off.sum()), 0, "count of risk-off days"),
-            "aligned_days": env.rnd(int(len(common)), 0, "count of days both series quote"),
+    return {"risk_off_days": env.count(int(off.sum()), "count of risk-off days"),
+            "aligned_days": env.count(int(len(common)), "count of days both series quote"),
             "sample_start": iso_day(common[0]),
             f"mean_move_risk_off_{u}": env.rnd(m[off].mean(), 3, "mean daily haven move on risk-off days"),
             f"median_move_risk_off_{u}": env.rnd(np.median(m[off]), 3, "median daily haven move on risk-off days"),
@@ -190,8 +190,7 @@ def _risk_off_today(frames: Frames, spx, spx_rets: np.ndarray, havens: dict, sta
             unavailable["recent_risk_off_days"] = all_stale({SPX: spx["date"][-1].isoformat()})
         else:
             out["sp500_last_return_pct"] = env.rnd(spx_rets[-1], 2, "last S&P 500 daily log return, percent")
-            out["risk_off_days_last_21_sessions"] = env.rnd(int((spx_rets[-MONTH_OBS:] <= cut).sum()), 0,
-                                                            "count of risk-off days in the last 21 sessions")
+            out["risk_off_days_last_21_sessions"] = env.count(int((spx_rets[-MONTH_OBS:] <= cut).sum()), "count of risk-off days in the last 21 sessions")
     best = {k: v["on_risk_off_days"]["hit_rate_risk_off_pct"] for k, v in havens.items()
             if "on_risk_off_days" in v and not v["stale"]}
     if best:
