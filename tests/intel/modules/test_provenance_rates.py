@@ -1,0 +1,47 @@
+"""Provenance of the rates_credit modules: key figures name the observations (or series) they rest on and
+the operation that made them; no figure falls back to the module's whole input list."""
+from datetime import timedelta
+
+import numpy as np
+from builders import NOW, bdays, make_frames, series
+
+from intel.catalog import TREASURY_TENORS
+from intel.modules import treasury_yields
+
+
+def _walks(ids, n=900, seed=1, start=3.0):
+    """Each series an additive random walk in percent, 2 decimals as published."""
+    dates, rng = bdays(n), np.random.default_rng(seed)
+    return {sid: series(dates, np.round(start + 0.1 * i + np.cumsum(rng.normal(0, 0.04, n)), 2))
+            for i, sid in enumerate(ids)}
+
+
+def _no_module_fallback(payload):
+    assert payload["provenance"], "no figure filed"
+    fallback = [p for p, e in payload["provenance"].items() if e["attribution"] == "module"]
+    assert not fallback, fallback
+
+
+def _one(entry, sid):
+    """The dates an entry names for series `sid`."""
+    found = [i for i in entry["inputs"] if i["series"] == sid]
+    assert len(found) == 1, entry
+    return found[0].get("dates") or found[0]["through"]
+
+
+def test_treasury_yields_levels_and_changes_name_their_observations():
+    parts = _walks(TREASURY_TENORS)
+    payload = treasury_yields.compute(make_frames(parts))
+    _no_module_fallback(payload)
+    prov, dates = payload["provenance"], parts["DGS10"]["date"]
+    level = prov["tenors.10y.yield_pct"]
+    assert level["attribution"] == "observation" and _one(level, "DGS10") == [NOW.isoformat()]
+    day = prov["tenors.10y.change_1d_bp"]
+    assert _one(day, "DGS10") == [NOW.isoformat(), dates[-2].isoformat()]
+    assert day["recompute"] == {"kind": "difference", "scale": 100.0, "decimals": 1}
+    month = prov["tenors.10y.change_1m_bp"]
+    base = max(d for d in dates if d <= NOW - timedelta(days=30))
+    assert _one(month, "DGS10") == [NOW.isoformat(), base.isoformat()]
+    average = prov["average_change_1m_bp"]
+    assert average["attribution"] == "series" and {i["series"] for i in average["inputs"]} == set(TREASURY_TENORS)
+    assert "mean" in average["operation"]
