@@ -6,7 +6,7 @@ import numpy as np
 from builders import NOW, bdays, make_frames, series
 
 from intel.catalog import TREASURY_TENORS
-from intel.modules import treasury_yields
+from intel.modules import treasury_yields, yield_curve
 
 
 def _walks(ids, n=900, seed=1, start=3.0):
@@ -45,3 +45,20 @@ def test_treasury_yields_levels_and_changes_name_their_observations():
     average = prov["average_change_1m_bp"]
     assert average["attribution"] == "series" and {i["series"] for i in average["inputs"]} == set(TREASURY_TENORS)
     assert "mean" in average["operation"]
+
+
+def test_yield_curve_slope_names_both_legs_and_a_zero_slope_is_flat():
+    dates = bdays(300)
+    # 10y under the 2y for a stretch, then exactly level with it: not inverted, and not positive either
+    parts = {"DGS2": series(dates, [4.0] * 300), "DGS10": series(dates, [4.5] * 100 + [3.9] * 100 + [4.0] * 100),
+             "DGS3MO": series(dates, [4.1] * 300), "DGS5": series(dates, [4.2] * 300)}
+    payload = yield_curve.compute(make_frames(parts))
+    _no_module_fallback(payload)
+    slope = payload["provenance"]["slopes.2s10s_bp"]
+    assert slope["attribution"] == "observation" and slope["operation"] == "DGS10 - DGS2 in bp"
+    assert [i["series"] for i in slope["inputs"]] == ["DGS10", "DGS2"]
+    assert _one(slope, "DGS10") == _one(slope, "DGS2") == [NOW.isoformat()]
+    butterfly = payload["provenance"]["slopes.butterfly_2s5s10s_bp"]
+    assert {i["series"] for i in butterfly["inputs"]} == {"DGS2", "DGS5", "DGS10"}
+    assert payload["data"]["slopes"]["2s10s_bp"] == 0.0
+    assert "2s10s is flat" in payload["summary"] and "2s10s is positive" not in payload["summary"]
