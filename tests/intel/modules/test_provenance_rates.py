@@ -6,7 +6,7 @@ import numpy as np
 from builders import NOW, bdays, make_frames, series
 
 from intel.catalog import TREASURY_TENORS
-from intel.modules import treasury_yields, yield_curve
+from intel.modules import credit_spreads, treasury_yields, yield_curve
 
 
 def _walks(ids, n=900, seed=1, start=3.0):
@@ -62,3 +62,17 @@ def test_yield_curve_slope_names_both_legs_and_a_zero_slope_is_flat():
     assert {i["series"] for i in butterfly["inputs"]} == {"DGS2", "DGS5", "DGS10"}
     assert payload["data"]["slopes"]["2s10s_bp"] == 0.0
     assert "2s10s is flat" in payload["summary"] and "2s10s is positive" not in payload["summary"]
+
+
+def test_credit_spreads_gap_and_levels_name_their_observations():
+    parts = _walks(("BAMLC0A0CM", "BAMLH0A0HYM2"), n=600)
+    payload = credit_spreads.compute(make_frames(parts))
+    _no_module_fallback(payload)
+    prov = payload["provenance"]
+    gap = prov["hy_ig_gap_bp"]
+    assert gap["attribution"] == "observation" and [i["series"] for i in gap["inputs"]] == ["BAMLH0A0HYM2",
+                                                                                            "BAMLC0A0CM"]
+    assert gap["recompute"] == {"kind": "difference", "scale": 100.0, "decimals": 0}
+    assert prov["high_yield.oas_bp"]["recompute"] == {"kind": "level", "scale": 100.0, "decimals": 0}
+    z = prov["high_yield.zscore_10y"]
+    assert z["attribution"] == "series" and [i["series"] for i in z["inputs"]] == ["BAMLH0A0HYM2"]
