@@ -6,7 +6,7 @@ import numpy as np
 from builders import NOW, bdays, make_frames, series
 
 from intel.catalog import TREASURY_TENORS
-from intel.modules import credit_spreads, treasury_yields, yield_curve
+from intel.modules import credit_spreads, real_yields, treasury_yields, yield_curve
 
 
 def _walks(ids, n=900, seed=1, start=3.0):
@@ -76,3 +76,19 @@ def test_credit_spreads_gap_and_levels_name_their_observations():
     assert prov["high_yield.oas_bp"]["recompute"] == {"kind": "level", "scale": 100.0, "decimals": 0}
     z = prov["high_yield.zscore_10y"]
     assert z["attribution"] == "series" and [i["series"] for i in z["inputs"]] == ["BAMLH0A0HYM2"]
+
+
+def test_real_yields_real_rate_is_a_difference_and_the_forward_names_both_breakevens():
+    parts = _walks(("DGS10", "T10YIE", "T5YIE"), n=600, start=2.0)
+    payload = real_yields.compute(make_frames(parts))
+    _no_module_fallback(payload)
+    prov = payload["provenance"]
+    real = prov["real_10y.real_10y_pct"]
+    assert real["attribution"] == "observation" and real["operation"] == "DGS10 - T10YIE"
+    assert real["recompute"] == {"kind": "difference", "scale": 1.0, "decimals": 2}
+    assert _one(real, "DGS10") == _one(real, "T10YIE") == [NOW.isoformat()]
+    forward = prov["forward_5y5y.breakeven_5y5y_pct"]
+    assert {i["series"] for i in forward["inputs"]} == {"T10YIE", "T5YIE"} and "5y5y" in forward["operation"]
+    band = prov["forward_5y5y.anchor_band_pct.0"]
+    assert band["inputs"] == [] and "stated parameter" in band["operation"]
+    assert prov["nominal_10y_change_1m_decomposition.breakeven_part_bp"]["inputs"][0]["series"] == "T10YIE"
