@@ -6,7 +6,7 @@ import numpy as np
 from builders import NOW, bdays, make_frames, series
 
 from intel.catalog import TREASURY_TENORS
-from intel.modules import credit_spreads, real_yields, treasury_yields, yield_curve
+from intel.modules import credit_spreads, duration_risk, real_yields, treasury_yields, yield_curve
 
 
 def _walks(ids, n=900, seed=1, start=3.0):
@@ -92,3 +92,16 @@ def test_real_yields_real_rate_is_a_difference_and_the_forward_names_both_breake
     band = prov["forward_5y5y.anchor_band_pct.0"]
     assert band["inputs"] == [] and "stated parameter" in band["operation"]
     assert prov["nominal_10y_change_1m_decomposition.breakeven_part_bp"]["inputs"][0]["series"] == "T10YIE"
+
+
+def test_duration_risk_volatility_is_scoped_and_shock_sizes_are_stated():
+    parts = _walks(("DGS10", "DGS30"), n=600)
+    payload = duration_risk.compute(make_frames(parts))
+    _no_module_fallback(payload)
+    prov = payload["provenance"]
+    vol = prov["10y.realized_vol_21d_bp_per_day"]
+    assert vol["attribution"] == "series" and vol["inputs"] == [{"series": "DGS10", "through": NOW.isoformat()}]
+    assert "21 daily changes" in vol["operation"]
+    assert prov["30y.par_bond.coupon_pct"]["recompute"]["kind"] == "level"
+    assert prov["30y.par_bond.shocks.plus_100bp.shock_bp"]["inputs"] == []
+    assert prov["30y.par_bond.shocks.two_sigma_1d_up.shock_bp"]["inputs"][0]["series"] == "DGS30"
