@@ -6,7 +6,7 @@ import numpy as np
 from builders import NOW, bdays, make_frames, series
 
 from intel.catalog import TREASURY_TENORS
-from intel.modules import credit_spreads, duration_risk, real_yields, treasury_yields, yield_curve
+from intel.modules import credit_spreads, curve_dynamics, duration_risk, real_yields, treasury_yields, yield_curve
 
 
 def _walks(ids, n=900, seed=1, start=3.0):
@@ -105,3 +105,17 @@ def test_duration_risk_volatility_is_scoped_and_shock_sizes_are_stated():
     assert prov["30y.par_bond.coupon_pct"]["recompute"]["kind"] == "level"
     assert prov["30y.par_bond.shocks.plus_100bp.shock_bp"]["inputs"] == []
     assert prov["30y.par_bond.shocks.two_sigma_1d_up.shock_bp"]["inputs"][0]["series"] == "DGS30"
+
+
+def test_curve_dynamics_leg_changes_name_the_common_dates():
+    parts = _walks(("DGS2", "DGS10", "DGS30"), n=600)
+    payload = curve_dynamics.compute(make_frames(parts))
+    _no_module_fallback(payload)
+    prov, dates = payload["provenance"], parts["DGS2"]["date"]
+    base = max(d for d in dates if d <= NOW - timedelta(days=30)).isoformat()
+    short = prov["segments.2s10s.horizons.1m.short_change_bp"]
+    assert short["attribution"] == "observation" and _one(short, "DGS2") == [NOW.isoformat(), base]
+    slope = prov["segments.10s30s.slope_bp"]
+    assert [i["series"] for i in slope["inputs"]] == ["DGS30", "DGS10"] and slope["operation"] == "DGS30 - DGS10 in bp"
+    change = prov["segments.2s10s.horizons.1m.slope_change_bp"]
+    assert {i["series"] for i in change["inputs"]} == {"DGS2", "DGS10"} and change["attribution"] == "series"
