@@ -3,10 +3,18 @@ the operation that made them; no figure falls back to the module's whole input l
 from datetime import timedelta
 
 import numpy as np
-from builders import NOW, bdays, make_frames, series
+from builders import NOW, bdays, make_frames, month_starts, series
 
 from intel.catalog import TREASURY_TENORS
-from intel.modules import credit_spreads, curve_dynamics, duration_risk, real_yields, treasury_yields, yield_curve
+from intel.modules import (
+    credit_spreads,
+    curve_dynamics,
+    duration_risk,
+    fed_policy,
+    real_yields,
+    treasury_yields,
+    yield_curve,
+)
 
 
 def _walks(ids, n=900, seed=1, start=3.0):
@@ -119,3 +127,25 @@ def test_curve_dynamics_leg_changes_name_the_common_dates():
     assert [i["series"] for i in slope["inputs"]] == ["DGS30", "DGS10"] and slope["operation"] == "DGS30 - DGS10 in bp"
     change = prov["segments.2s10s.horizons.1m.slope_change_bp"]
     assert {i["series"] for i in change["inputs"]} == {"DGS2", "DGS10"} and change["attribution"] == "series"
+
+
+def test_fed_policy_path_and_rule_name_their_inputs():
+    mdates, ddates = month_starts(30), bdays(300)
+    cpi = np.round(300 * 1.03 ** (np.arange(30) / 12), 3)
+    parts = {"FEDFUNDS": series(mdates, np.full(30, 5.33)), "CPILFESL": series(mdates, cpi),
+             "UNRATE": series(mdates, np.full(30, 4.0)), "DGS2": series(ddates, np.full(300, 4.33)),
+             "DGS3MO": series(ddates, np.full(300, 5.38))}
+    payload = fed_policy.compute(make_frames(parts))
+    _no_module_fallback(payload)
+    prov = payload["provenance"]
+    spread = prov["implied_path.2y.minus_funds_bp"]
+    assert spread["attribution"] == "observation" and spread["operation"] == "DGS2 - FEDFUNDS in bp"
+    assert _one(spread, "DGS2") == [NOW.isoformat()] and _one(spread, "FEDFUNDS") == [mdates[-1].isoformat()]
+    yoy = prov["taylor_rule.core_cpi_yoy_pct"]
+    assert yoy["recompute"]["kind"] == "pct_change" and _one(yoy, "CPILFESL") == [mdates[-1].isoformat(),
+                                                                                   mdates[-13].isoformat()]
+    gap = prov["taylor_rule.funds_minus_taylor_bp"]
+    assert {i["series"] for i in gap["inputs"]} == {"FEDFUNDS", "CPILFESL", "UNRATE"}
+    assert prov["taylor_rule.parameters.okun_coefficient"]["inputs"] == []
+    # the implied path's yields are essential: the answer is dated by the 2y, not by the monthly funds rate
+    assert payload["data_as_of"] == NOW.isoformat()
