@@ -8,6 +8,7 @@ from builders import NOW, bdays, make_frames, month_starts, series
 from intel.catalog import TREASURY_TENORS
 from intel.modules import (
     credit_spreads,
+    credit_stress,
     curve_dynamics,
     duration_risk,
     fed_policy,
@@ -149,3 +150,22 @@ def test_fed_policy_path_and_rule_name_their_inputs():
     assert prov["taylor_rule.parameters.okun_coefficient"]["inputs"] == []
     # the implied path's yields are essential: the answer is dated by the 2y, not by the monthly funds rate
     assert payload["data_as_of"] == NOW.isoformat()
+
+
+def test_credit_stress_composite_names_its_components_and_levels_their_observations():
+    n = 800
+    dates, rng = bdays(n), np.random.default_rng(4)
+    fridays = [d for d in dates if d.weekday() == 4]
+    parts = {"BAMLH0A0HYM2": series(dates, np.round(4 + np.cumsum(rng.normal(0, 0.03, n)), 2)),
+             "VIXCLS": series(dates, np.round(16 + np.abs(np.cumsum(rng.normal(0, 0.3, n))), 2)),
+             "ANFCI": series(fridays, np.round(np.cumsum(rng.normal(0, 0.05, len(fridays))), 5)),
+             "STLFSI4": series(fridays, np.round(np.cumsum(rng.normal(0, 0.1, len(fridays))), 4))}
+    payload = credit_stress.compute(make_frames(parts))
+    _no_module_fallback(payload)
+    prov = payload["provenance"]
+    composite = prov["composite_zscore"]
+    assert {i["series"] for i in composite["inputs"]} == set(parts) and "z-scores" in composite["operation"]
+    level = prov["components.anfci.level"]
+    assert level["attribution"] == "observation" and _one(level, "ANFCI") == [fridays[-1].isoformat()]
+    assert prov["spread_momentum.change_1m_bp"]["recompute"]["kind"] == "difference"
+    assert prov["resemblance_threshold"]["inputs"] == []
