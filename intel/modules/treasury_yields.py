@@ -69,7 +69,10 @@ def compute(frames: Frames) -> dict:
         movers = {k: t["change_1m_bp"] for k, t in fresh.items() if t["change_1m_bp"] is not None}
         if movers:
             top = max(movers, key=lambda k: abs(movers[k]))
-            data["biggest_mover_1m"] = {"tenor": top, "change_1m_bp": movers[top]}
+            # one tenor's change, but which tenor depends on every tenor's move: it rests on all of them
+            with prov.about(frames, *(label_id[k] for k in movers)):
+                data["biggest_mover_1m"] = {"tenor": top, "change_1m_bp": env.rnd(
+                    movers[top], 1, "largest absolute 1-month change among the fresh tenors, bp")}
     else:
         unavailable["curve_wide_moves"] = all_stale(old)
     # which tenors are fresh rests on every tenor's last date
@@ -117,7 +120,8 @@ def compute(frames: Frames) -> dict:
         parts.append(f"The 2y yields {tenors['2y']['yield_pct']}% ({move_bp(tenors['2y']['change_1m_bp'])} "
                      "on the month).")
     if data.get("average_change_1m_bp") is not None:
-        parts.append(f"Across the {len(fresh)} tenors with current quotes yields moved "
+        verb = "were" if data["average_change_1m_bp"] == 0 else "moved"  # not "moved unchanged"
+        parts.append(f"Across the {len(fresh)} tenors with current quotes yields {verb} "
                      f"{move_bp(data['average_change_1m_bp'])} on average over a month"
                      + (f", most at the {data['biggest_mover_1m']['tenor']} tenor "
                         f"({move_bp(data['biggest_mover_1m']['change_1m_bp'])})." if movers else "."))

@@ -54,6 +54,9 @@ def test_treasury_yields_levels_and_changes_name_their_observations():
     average = prov["average_change_1m_bp"]
     assert average["attribution"] == "series" and {i["series"] for i in average["inputs"]} == set(TREASURY_TENORS)
     assert "mean" in average["operation"]
+    # which tenor moved most depends on every tenor's move: the figure names them all
+    mover = prov["biggest_mover_1m.change_1m_bp"]
+    assert {i["series"] for i in mover["inputs"]} == set(TREASURY_TENORS)
 
 
 def test_yield_curve_slope_names_both_legs_and_a_zero_slope_is_flat():
