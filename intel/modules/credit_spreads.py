@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
+from intel.modules._rates import change_bp
 from intel.registry import Module, register
 
 NAME = "credit_spreads"
@@ -12,41 +14,46 @@ SPREADS = {"BAMLC0A0CM": "investment_grade", "BAMLH0A0HYM2": "high_yield"}
 LABELS = {"investment_grade": "investment-grade", "high_yield": "high-yield"}
 
 
-def spread_stats(frame) -> dict:
-    """Level and its standing against the last 1 and 10 years of the same series."""
+def spread_stats(frames: Frames, sid: str) -> dict:
+    """Level and changes from named observations; its standing against the last 1 and 10 years of the series."""
+    frame = frames.get(sid)
     level = float(frame["value"][-1])
     decade, year = ind.window(frame, 3653)["value"].to_numpy(), ind.window(frame, 365)["value"].to_numpy()
-    return {
-        "oas_pct": env.rnd(level, 2), "oas_bp": env.rnd(level * 100, 0),
-        "percentile_1y": env.rnd(ind.percentile_rank(year, level), 1),
-        "percentile_10y": env.rnd(ind.percentile_rank(decade, level), 1),
-        "zscore_1y": env.rnd(ind.zscore(year, level), 2),
-        "zscore_10y": env.rnd(ind.zscore(decade, level), 2),
-        "history_years_used": env.rnd(ind.history_years(ind.day_numbers(frame)), 1),
-        "change_1w_bp": env.rnd(ind.change_since(frame, 7, "bp"), 1),
-        "change_1m_bp": env.rnd(ind.change_since(frame, 30, "bp"), 1),
-        "change_3m_bp": env.rnd(ind.change_since(frame, 91, "bp"), 1),
-    }
+    out = {"oas_pct": env.level(frames, sid, 2), "oas_bp": env.level(frames, sid, 0, scale=100.0, op="level in bp")}
+    with prov.about(frames, sid):
+        out.update({
+            "percentile_1y": env.rnd(ind.percentile_rank(year, level), 1),
+            "percentile_10y": env.rnd(ind.percentile_rank(decade, level), 1),
+            "zscore_1y": env.rnd(ind.zscore(year, level), 2),
+            "zscore_10y": env.rnd(ind.zscore(decade, level), 2),
+            "history_years_used": env.rnd(ind.history_years(ind.day_numbers(frame)), 1,
+                                          "years of history within the 10-year window"),
+        })
+    for h, days in (("1w", 7), ("1m", 30), ("3m", 91)):
+        out[f"change_{h}_bp"] = change_bp(frames, sid, days)
+    return out
 
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, SPREADS)
     sources = env.data_sources(frames, SPREADS)
-    data = {label: spread_stats(frames.get(sid)) for sid, label in SPREADS.items() if frames.get(sid) is not None}
+    data = {label: spread_stats(frames, sid) for sid, label in SPREADS.items() if frames.get(sid) is not None}
     if len(data) == 2:
-        data["hy_ig_gap_bp"] = env.rnd(data["high_yield"]["oas_bp"] - data["investment_grade"]["oas_bp"], 0)
+        data["hy_ig_gap_bp"] = env.difference(env.last_obs(frames, "BAMLH0A0HYM2"), env.last_obs(frames, "BAMLC0A0CM"),
+                                              0, op="BAMLH0A0HYM2 - BAMLC0A0CM at their last observations, bp")
     signals = []
     lead_id = "BAMLH0A0HYM2" if "high_yield" in data else "BAMLC0A0CM"
     lead = data[SPREADS[lead_id]]
     z, change = lead["zscore_10y"], lead["change_1m_bp"] or 0.0
+    month = fig(lead["change_1m_bp"], " bp")  # no month-ago value: n/a, not a move of 0.0
     widening = change > (40 if lead_id == "BAMLH0A0HYM2" else 15)
     tightening = change < -(25 if lead_id == "BAMLH0A0HYM2" else 10)
     if widening or (z is not None and z > 1):
         direction = "bearish"
-        reason = f"{LABELS[SPREADS[lead_id]]} spreads wide or widening (z {fig(z)}, 1m {change} bp)"
+        reason = f"{LABELS[SPREADS[lead_id]]} spreads wide or widening (z {fig(z)}, 1m {month})"
     elif tightening or (z is not None and z < -0.75):
         direction = "bullish"
-        reason = f"{LABELS[SPREADS[lead_id]]} spreads tight or tightening (z {fig(z)}, 1m {change} bp)"
+        reason = f"{LABELS[SPREADS[lead_id]]} spreads tight or tightening (z {fig(z)}, 1m {month})"
     else:
         direction, reason = "neutral", f"{LABELS[SPREADS[lead_id]]} spreads near their norm (z {fig(z)})"
     urgency = "high" if change > 100 else "medium" if widening else "low"

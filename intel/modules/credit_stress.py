@@ -9,9 +9,10 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, move_bp
+from intel.modules._rates import DAYS, change_bp, change_of, count, move_bp, obs_days_before, stated
 from intel.registry import Module, register
 
 NAME = "credit_stress"
@@ -78,13 +79,17 @@ def compute(frames: Frames) -> dict:
         frame = frames.get(sid)
         level = float(frame["value"][-1])
         zs[sid] = ((_transform(sid, panel[sid]) - mean) / std, (float(_transform(sid, level)) - mean) / std)
-        base = ind.value_days_before(frame, 28)
-        components[COMPONENTS[sid][0]] = {
-            "level": env.rnd(level, 4 if sid in ("ANFCI", "STLFSI4") else 2),
-            "zscore": env.rnd(zs[sid][1], 2),
-            "percentile": env.rnd(ind.percentile_rank(panel[sid], level), 1),
-            "change_4w": env.rnd(None if base is None else level - base, 4 if sid in ("ANFCI", "STLFSI4") else 2),
-            "last_observation": frame["date"][-1].isoformat()}
+        digits = 4 if sid in ("ANFCI", "STLFSI4") else 2
+        with prov.about(frames, sid):
+            components[COMPONENTS[sid][0]] = {
+                "level": env.level(frames, sid, digits),
+                "zscore": env.rnd(zs[sid][1], 2, "z-score of the last value" + (" (log)" if COMPONENTS[sid][1] else "")
+                                  + " against the weekly history"),
+                "percentile": env.rnd(ind.percentile_rank(panel[sid], level), 1,
+                                      "percentile rank of the last value in the weekly history"),
+                "change_4w": change_of(env.last_obs(frames, sid), obs_days_before(frames, sid, 28), digits, 1.0,
+                                       "change since the observation on or before 28 days earlier"),
+                "last_observation": frame["date"][-1].isoformat()}
     for sid in INPUTS:
         if sid not in present:
             unavailable[COMPONENTS[sid][0]] = f"{sid} missing"
@@ -100,27 +105,37 @@ def compute(frames: Frames) -> dict:
     composite = float(np.mean(list(now_z.values())))
     four_weeks_ago = history[-5] if len(history) >= 5 and np.isfinite(history[-5]) else None
     valid = np.isfinite(history)
-    data: dict = {
-        "stress_score_0_100": env.rnd(ind.percentile_rank(history[valid], composite), 1),
-        "composite_zscore": env.rnd(composite, 2), "regime": _regime(composite),
-        "composite_change_4w": env.rnd(None if four_weeks_ago is None else composite - four_weeks_ago, 2),
-        "components_used": len(zs),
-        "history_start": str(grid[valid][0]), "history_weeks": int(valid.sum()),
-        "components": components,
-    }
+    # the composite rests on the standardised components; which ones count, and the weeks of history, rest
+    # on every input present (the grid starts at the earliest of them)
+    with prov.about(frames, *zs):
+        data: dict = {
+            "stress_score_0_100": env.rnd(ind.percentile_rank(history[valid], composite), 1,
+                                          "percentile rank of the composite in its weekly history"),
+            "composite_zscore": env.rnd(composite, 2, "mean of the components' z-scores"),
+            "regime": _regime(composite),
+            "composite_change_4w": env.rnd(None if four_weeks_ago is None else composite - four_weeks_ago, 2,
+                                           "change of the composite z-score over 4 weekly points"),
+        }
+    with prov.about(frames, *present):
+        data.update({"components_used": count(len(zs), "count of components standardised"),
+                     "history_start": str(grid[valid][0]),
+                     "history_weeks": count(int(valid.sum()), "count of weeks with a composite")})
+    data["components"] = components
 
     hy = frames.get("BAMLH0A0HYM2")
     if hy is not None:
-        momentum = {"hy_oas_bp": env.rnd(float(hy["value"][-1]) * 100, 0)}
+        momentum = {"hy_oas_bp": env.level(frames, "BAMLH0A0HYM2", 0, scale=100.0, op="level in bp")}
         for h in ("1w", "1m", "3m"):
-            momentum[f"change_{h}_bp"] = env.rnd(ind.change_since(hy, DAYS[h], "bp"), 1)
+            momentum[f"change_{h}_bp"] = change_bp(frames, "BAMLH0A0HYM2", DAYS[h])
         # today's 1-month change against every 30-day change of the past 10 years
         dates, values = hy["date"].to_numpy().astype("datetime64[D]"), hy["value"].to_numpy() * 100
         idx = ind.lagged_index(dates, DAYS["1m"])
         ok = (idx >= 0) & ind.in_window(dates, ind.DECADE_DAYS)
         changes = (values - values[np.maximum(idx, 0)])[ok]
-        momentum["change_1m_zscore_10y"] = env.rnd(ind.zscore(changes, changes[-1]), 2) \
-            if len(changes) > 20 and ok[-1] else None
+        with prov.about(frames, "BAMLH0A0HYM2"):
+            momentum["change_1m_zscore_10y"] = env.rnd(
+                ind.zscore(changes, changes[-1]), 2, "z-score of the 1-month change among the past 10 years' "
+                "30-day changes") if len(changes) > 20 and ok[-1] else None
         c = momentum["change_1m_bp"]
         momentum["state"] = None if c is None else "widening" if c >= HY_WIDENING_1M_BP / 2 else \
             "tightening" if c <= -HY_WIDENING_1M_BP / 2 else "stable"
@@ -128,10 +143,12 @@ def compute(frames: Frames) -> dict:
     else:
         unavailable["spread_momentum"] = "BAMLH0A0HYM2 missing"
 
-    data["episodes"], ranked = _episodes(grid, panel, zs, now_z, history, frames.now)
+    # an episode's peak week is chosen by the composite: every figure of it rests on all its components
+    with prov.about(frames, *zs):
+        data["episodes"], ranked = _episodes(grid, panel, zs, now_z, history, frames.now)
     data["resembles"] = [k for k, distance in ranked if distance <= RESEMBLES_DISTANCE]
     data["nearest_episode"] = ranked[0][0] if ranked else None
-    data["resemblance_threshold"] = RESEMBLES_DISTANCE
+    data["resemblance_threshold"] = stated(RESEMBLES_DISTANCE)
 
     signals = _signals(data, sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=_summary(data) + env.staleness_note(sources),
@@ -159,7 +176,8 @@ def _episodes(grid, panel, zs, now_z, history, now) -> tuple[dict, list]:
     out, ranked = {}, []
     first = grid[np.isfinite(history)][0]
     for key, (label, start, end) in EPISODES.items():
-        entry = {"label": label, "start_year": start.year, "window": f"{start.isoformat()} to {end.isoformat()}"}
+        entry = {"label": label, "start_year": stated(start.year, 0, "year the episode's window starts (stated)"),
+                 "window": f"{start.isoformat()} to {end.isoformat()}"}
         inside = (grid >= _day(start)) & (grid <= _day(end)) & np.isfinite(history)
         if _day(start) > _day(now):
             entry.update(available=False, reason=AFTER)
@@ -170,13 +188,18 @@ def _episodes(grid, panel, zs, now_z, history, now) -> tuple[dict, list]:
             common = [s for s in now_z if np.isfinite(zs[s][0][at])]
             distance = math.sqrt(np.mean([(now_z[s] - zs[s][0][at]) ** 2 for s in common]))
             entry.update(available=True, in_progress=bool(_day(end) >= _day(now)), peak_week=str(grid[at]),
-                         peak_composite_zscore=env.rnd(history[at], 2),
-                         peak_component_zscores={COMPONENTS[s][0]: env.rnd(zs[s][0][at], 2) for s in zs
+                         peak_composite_zscore=env.rnd(history[at], 2, "composite z-score in the peak week"),
+                         peak_component_zscores={COMPONENTS[s][0]: env.rnd(zs[s][0][at], 2, f"z-score of {s} in "
+                                                                           "the peak week") for s in zs
                                                  if np.isfinite(zs[s][0][at])},
-                         # the observations themselves, as the frames hold them for that week
-                         peak_levels={COMPONENTS[s][0]: env.rnd(panel[s][at], 4 if s in ("ANFCI", "STLFSI4") else 2)
+                         # the observations themselves, as the frames hold them for that week (which week it
+                         # is depends on every component, so they are not attributed to one observation)
+                         peak_levels={COMPONENTS[s][0]: env.rnd(panel[s][at], 4 if s in ("ANFCI", "STLFSI4") else 2,
+                                                                f"{s} as of the peak week")
                                       for s in zs if np.isfinite(panel[s][at])},
-                         components_compared=len(common), distance=env.rnd(distance, 2))
+                         components_compared=count(len(common), "count of components compared"),
+                         distance=env.rnd(distance, 2, "root-mean-square difference of today's component "
+                                                       "z-scores and the peak week's"))
             if not entry["in_progress"]:  # an episode still under way trivially resembles today
                 ranked.append((key, entry["distance"]))
         out[key] = entry
@@ -217,7 +240,7 @@ def _signals(data: dict, sources: dict) -> list[dict]:
 
 
 def _summary(data: dict) -> str:
-    parts = [f"The credit stress regime is {data['regime']}: the composite z-score of {data['components_used']} "
+    parts = [f"The credit stress regime is {data['regime']}: the composite z-score of {int(data['components_used'])} "
              f"components is {data['composite_zscore']}, a stress score (percentile) of "
              f"{fig(data['stress_score_0_100'])} in its weekly history since {data['history_start']}."]
     m = data.get("spread_momentum")

@@ -4,10 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.indicators import DECADE_DAYS, YEAR_DAYS, in_window, lagged_index, value_days_ago
+from intel.indicators import DECADE_DAYS, YEAR_DAYS, in_window, index_days_ago, lagged_index
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, aligned, move_bp
+from intel.modules._rates import DAYS, aligned, change_of, count, move_bp, obs_at, stated
 from intel.registry import Module, register
 
 NAME = "curve_dynamics"
@@ -43,17 +44,33 @@ def classify(d_short, d_long) -> np.ndarray:
     return np.where(moved, out, parallel)
 
 
-def segment_stats(dates: np.ndarray, short: np.ndarray, long: np.ndarray, labels: tuple[str, str]) -> dict:
-    slope = (long - short) * 100
-    out = {"short_tenor": labels[0], "long_tenor": labels[1], "slope_bp": env.rnd(slope[-1], 1), "horizons": {}}
+def segment_stats(frames: Frames, dates: np.ndarray, ids: tuple[str, str], short: np.ndarray, long: np.ndarray
+                  ) -> dict:
+    """Slope and leg changes from named observations on the legs' common dates; slope changes, their
+    z-score and the regime history scoped to both legs."""
+    short_id, long_id = ids
+    leg = lambda sid, values, i: obs_at(sid, dates, values, i)  # noqa: E731
+    out = {"short_tenor": LABEL[short_id], "long_tenor": LABEL[long_id],
+           "slope_bp": env.difference(leg(long_id, long, -1), leg(short_id, short, -1), 1), "horizons": {}}
+    with prov.about(frames, short_id, long_id):
+        return _segment_history(dates, ids, short, long, out)
+
+
+def _segment_history(dates: np.ndarray, ids: tuple[str, str], short: np.ndarray, long: np.ndarray,
+                     out: dict) -> dict:
+    short_id, long_id = ids
     for h in HORIZONS:
-        s0, l0 = value_days_ago(dates, short, DAYS[h]), value_days_ago(dates, long, DAYS[h])
-        if s0 is None:
+        i = index_days_ago(dates, DAYS[h])
+        if i is None:
             out["horizons"][h] = None
             continue
-        ds, dl = (short[-1] - s0) * 100, (long[-1] - l0) * 100
-        out["horizons"][h] = {"short_change_bp": env.rnd(ds, 1), "long_change_bp": env.rnd(dl, 1),
-                              "slope_change_bp": env.rnd(dl - ds, 1), "regime": str(classify(ds, dl))}
+        ds, dl = (short[-1] - short[i]) * 100, (long[-1] - long[i]) * 100
+        op = f"change since the common date on or before {DAYS[h]} days earlier, bp"
+        out["horizons"][h] = {
+            "short_change_bp": change_of(obs_at(short_id, dates, short, -1), obs_at(short_id, dates, short, i), op=op),
+            "long_change_bp": change_of(obs_at(long_id, dates, long, -1), obs_at(long_id, dates, long, i), op=op),
+            "slope_change_bp": env.rnd(dl - ds, 1, f"{long_id} change minus {short_id} change over {h}, bp"),
+            "regime": str(classify(ds, dl))}
     # history of the same 30-calendar-day changes, to judge today's move and how common each regime was
     base = lagged_index(dates, DAYS["1m"])
     ok = base >= 0
@@ -62,14 +79,19 @@ def segment_stats(dates: np.ndarray, short: np.ndarray, long: np.ndarray, labels
     decade = ok & in_window(dates, DECADE_DAYS)
     changes = (dl_hist - ds_hist)[decade]
     out["slope_change_1m_zscore_10y"] = env.rnd(
-        (changes[-1] - changes.mean()) / changes.std(ddof=1), 2) if len(changes) > 20 and changes.std() > 0 else None
+        (changes[-1] - changes.mean()) / changes.std(ddof=1), 2,
+        "z-score of the 1-month slope change among all 30-day slope changes of the past 10 years") \
+        if len(changes) > 20 and changes.std() > 0 else None
     year = ok & in_window(dates, YEAR_DAYS)
     if year.sum() >= 20:
         regimes = classify(ds_hist[year], dl_hist[year])
         names, counts = np.unique(regimes.astype(str), return_counts=True)
-        out["regime_frequency_1y_pct"] = {str(n): env.rnd(c / len(regimes) * 100, 1) for n, c in zip(names, counts)}
+        out["regime_frequency_1y_pct"] = {
+            str(n): env.rnd(c / len(regimes) * 100, 1, "percent of the past year's dates whose 1-month move had "
+                                                       "this regime") for n, c in zip(names, counts)}
         same = regimes[::-1] == regimes[-1]
-        out["regime_1m_persistence_obs"] = int(len(same) if same.all() else np.argmin(same))
+        out["regime_1m_persistence_obs"] = count(int(len(same) if same.all() else np.argmin(same)),
+                                                 "count of latest consecutive dates with today's 1-month regime")
     return out
 
 
@@ -77,9 +99,10 @@ def compute(frames: Frames) -> dict:
     present = [s for s in INPUTS if frames.get(s) is not None]
     if len(present) < 2:
         raise env.InsufficientData(f"{NAME}: needs two of DGS2, DGS10, DGS30; has {', '.join(present) or 'none'}")
+    env.require(frames, NAME, INPUTS)  # never raises here (two are present): names the essential inputs
     sources = env.data_sources(frames, INPUTS)
-    data: dict = {"yields_pct": {LABEL[s]: env.rnd(frames.get(s)["value"][-1], 2) for s in present},
-                  "slope_threshold_bp": SLOPE_THRESHOLD_BP, "segments": {}}
+    data: dict = {"yields_pct": {LABEL[s]: env.level(frames, s, 2) for s in present},
+                  "slope_threshold_bp": stated(SLOPE_THRESHOLD_BP), "segments": {}}
     for name, (short_id, long_id) in SEGMENTS.items():
         if name == "2s30s" and "DGS10" in present:
             continue
@@ -87,8 +110,8 @@ def compute(frames: Frames) -> dict:
         if joined is None or len(joined[0]) < 2:
             continue
         dates, values = joined
-        data["segments"][name] = segment_stats(dates, values[short_id], values[long_id],
-                                               (LABEL[short_id], LABEL[long_id]))
+        data["segments"][name] = segment_stats(frames, dates, (short_id, long_id), values[short_id],
+                                               values[long_id])
     if not data["segments"]:
         raise env.InsufficientData(f"{NAME}: the available yields share too few dates")
     primary = next(n for n in SEGMENTS if n in data["segments"])

@@ -8,9 +8,10 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, move_bp
+from intel.modules._rates import DAYS, change_bp, move_bp, stated
 from intel.registry import Module, register
 
 NAME = "duration_risk"
@@ -30,26 +31,39 @@ def par_bond_price(coupon: float, yld, years: int):
     return coupon * annuity + disc
 
 
-def tenor_risk(frame, years: int) -> dict:
+def tenor_risk(frames: Frames, sid: str, years: int) -> dict:
+    """The level and moves from named observations; everything else from the tenor's own history."""
+    out = {"yield_pct": env.level(frames, sid, 2), "change_1d_bp": change_bp(frames, sid, None),
+           "change_1m_bp": change_bp(frames, sid, DAYS["1m"])}
+    coupon = env.level(frames, sid, 2, op="coupon of the par bond: the last yield")
+    with prov.about(frames, sid):
+        return _risk(frames.get(sid), years, out, coupon)
+
+
+def _risk(frame, years: int, out: dict, coupon) -> dict:
     values = frame["value"].to_numpy()
     moves = np.diff(values) * 100  # daily changes in bp between consecutive observations
     level = float(values[-1])
-    out = {"yield_pct": env.rnd(level, 2), "change_1d_bp": env.rnd(ind.last_change(frame, "bp"), 1),
-           "change_1m_bp": env.rnd(ind.change_since(frame, DAYS["1m"], "bp"), 1)}
     for n in VOL_WINDOWS:
-        out[f"realized_vol_{n}d_bp_per_day"] = env.rnd(np.std(moves[-n:], ddof=1), 2) if len(moves) >= n else None
+        out[f"realized_vol_{n}d_bp_per_day"] = env.rnd(
+            np.std(moves[-n:], ddof=1), 2, f"sample standard deviation of the last {n} daily changes, bp") \
+            if len(moves) >= n else None
     sigma = float(np.std(moves[-63:], ddof=1)) if len(moves) >= 63 else None
-    out["realized_vol_63d_bp_annualized"] = env.rnd(None if sigma is None else sigma * math.sqrt(252), 1)
+    out["realized_vol_63d_bp_annualized"] = env.rnd(None if sigma is None else sigma * math.sqrt(252), 1,
+                                                    "63-day daily-change standard deviation x sqrt(252), bp")
     # today's 21-day volatility against every 21-day window of the past 10 years
     dates = frame["date"].to_numpy().astype("datetime64[D]")[1:]
     rolling = ind.rolling_std(moves, 21)
     decade = rolling[ind.in_window(dates, ind.DECADE_DAYS) & np.isfinite(rolling)]
-    out["vol_21d_percentile_10y"] = env.rnd(ind.percentile_rank(decade, rolling[-1]), 1) \
+    out["vol_21d_percentile_10y"] = env.rnd(ind.percentile_rank(decade, rolling[-1]), 1,
+                                            "percentile of the 21-day volatility among those of the past 10 years") \
         if len(decade) >= 60 and np.isfinite(rolling[-1]) else None
     year = moves[ind.in_window(dates, ind.YEAR_DAYS)]
-    out["max_abs_daily_move_1y_bp"] = env.rnd(np.abs(year).max(), 1) if len(year) else None
+    out["max_abs_daily_move_1y_bp"] = env.rnd(np.abs(year).max(), 1, "largest absolute daily change of the past "
+                                              "year, bp") if len(year) else None
     month = out["change_1m_bp"]
-    out["move_1m_in_sigmas"] = env.rnd(month / (sigma * math.sqrt(21)), 2) if sigma and month is not None else None
+    out["move_1m_in_sigmas"] = env.rnd(month / (sigma * math.sqrt(21)), 2, "1-month change / (63-day sigma x "
+                                       "sqrt(21))") if sigma and month is not None else None
 
     # a par bond at today's yield: modified duration and convexity by central finite differences of its
     # price (at par these equal (1 - (1+y/2)^-2n)/y and the textbook convexity); shock P&L by full
@@ -65,12 +79,17 @@ def tenor_risk(frame, years: int) -> dict:
                        "two_sigma_1m_up": SIGMAS * sigma * math.sqrt(21),
                        "two_sigma_1m_down": -SIGMAS * sigma * math.sqrt(21)})
     out["par_bond"] = {
-        "maturity_years": years, "coupon_pct": env.rnd(level, 2),
-        "modified_duration": env.rnd(duration, 2), "convexity": env.rnd(convexity, 1),
-        "dv01_per_100_face": env.rnd(duration * 1e-4 * 100, 4),
+        "maturity_years": stated(years), "coupon_pct": coupon,
+        "modified_duration": env.rnd(duration, 2, "modified duration of a par bond at the last yield"),
+        "convexity": env.rnd(convexity, 1, "convexity of a par bond at the last yield"),
+        "dv01_per_100_face": env.rnd(duration * 1e-4 * 100, 4, "price change per 100 face for 1 bp"),
         # the rise in yield over a year that one year of coupon income just offsets
-        "carry_breakeven_rise_1y_bp": env.rnd(level * 100 / duration, 1) if duration > 0 else None,
-        "shocks": {k: {"shock_bp": env.rnd(bp, 1), "pnl_pct": env.rnd((price(bp / 1e4) - 1) * 100, 2)}
+        "carry_breakeven_rise_1y_bp": env.rnd(level * 100 / duration, 1, "yield rise one year of coupon offsets, "
+                                              "bp") if duration > 0 else None,
+        "shocks": {k: {"shock_bp": stated(bp, 1) if k in ("plus_100bp", "minus_100bp") else
+                       env.rnd(bp, 1, f"{SIGMAS} x the 63-day sigma" + (" x sqrt(21)" if "1m" in k else "")),
+                       "pnl_pct": env.rnd((price(bp / 1e4) - 1) * 100, 2, "percent price change of the par bond "
+                                          "repriced at the shocked yield")}
                    for k, bp in shocks.items()},
     }
     return out
@@ -79,14 +98,14 @@ def tenor_risk(frame, years: int) -> dict:
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, TENORS)
     sources = env.data_sources(frames, TENORS)
-    data: dict = {"shock_size_bp": SHOCK_BP, "sigma_multiple": SIGMAS}
+    data: dict = {"shock_size_bp": stated(SHOCK_BP), "sigma_multiple": stated(SIGMAS)}
     unavailable = {}
     for sid, (label, years) in TENORS.items():
         frame = frames.get(sid)
         if frame is None:
             unavailable[label] = f"{sid} missing"
             continue
-        data[label] = tenor_risk(frame, years)
+        data[label] = tenor_risk(frames, sid, years)
         if data[label]["realized_vol_63d_bp_per_day"] is None:
             unavailable[f"{label} 2-sigma shocks"] = "fewer than 64 observations"
     lead_id = "DGS10" if "10y" in data else "DGS30"

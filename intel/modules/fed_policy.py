@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from intel import envelope as env
-from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, move_bp
+from intel.modules._rates import DAYS, change_bp, move_bp, stated
 from intel.registry import Module, register
 
 NAME = "fed_policy"
@@ -20,7 +20,8 @@ ZERO_BOUND_PCT = 0.5  # a funds rate below this is at the effective lower bound
 
 
 def _by_month(frame) -> dict:
-    return {(d.year, d.month): float(v) for d, v in zip(frame["date"], frame["value"])}
+    """(year, month) -> (date, value) of the month's last observation."""
+    return {(d.year, d.month): (d, float(v)) for d, v in zip(frame["date"], frame["value"])}
 
 
 def _months_back(year: int, month: int, n: int) -> tuple[int, int]:
@@ -28,14 +29,31 @@ def _months_back(year: int, month: int, n: int) -> tuple[int, int]:
     return index // 12, index % 12 + 1
 
 
-def month_change(frame, n: int, kind: str) -> float | None:
-    """Last monthly value against the same series n calendar months earlier (None on a gap)."""
+def month_pair(frame, sid: str, n: int) -> tuple[tuple, tuple] | None:
+    """The last monthly observation and the one n calendar months earlier, as (series, date, value); None on
+    a gap."""
     by_month, last = _by_month(frame), frame["date"][-1]
     base = by_month.get(_months_back(last.year, last.month, n))
     if base is None:
         return None
-    now = by_month[(last.year, last.month)]
-    return (now - base) * 100 if kind == "bp" else ((now / base - 1) * 100 if base else None)
+    return (sid, *by_month[(last.year, last.month)]), (sid, *base)
+
+
+def month_change(frame, sid: str, n: int, kind: str, digits: int):
+    """Last monthly value against the same series n calendar months earlier (None on a gap), as a figure of
+    the two named observations: `bp` a difference in bp, `pct` a percent change."""
+    pair = month_pair(frame, sid, n)
+    if pair is None:
+        return None
+    if kind == "bp":
+        return env.difference(*pair, digits, op=f"change from {n} calendar months earlier, bp")
+    return env.pct_change(*pair, digits, op=f"percent change from {n} calendar months earlier")
+
+
+def _about(frames: Frames, ids: tuple[str, ...], value: float, digits: int, op: str):
+    """`value` rounded as a figure resting on the series `ids`."""
+    with prov.about(frames, *ids):
+        return env.rnd(value, digits, op)
 
 
 def taylor_rate(core_yoy: float, unrate: float) -> float:
@@ -45,15 +63,17 @@ def taylor_rate(core_yoy: float, unrate: float) -> float:
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ["FEDFUNDS"], need="all")
+    # never raises (FEDFUNDS is present): names the yields of the implied path as essential too
+    env.require(frames, NAME, ["FEDFUNDS", "DGS2", "DGS3MO"])
     sources = env.data_sources(frames, INPUTS)
     funds_frame = frames.get("FEDFUNDS")
     funds = float(funds_frame["value"][-1])
     last = funds_frame["date"][-1]
-    change_12m = month_change(funds_frame, 12, "bp")
+    change_12m = month_change(funds_frame, "FEDFUNDS", 12, "bp", 0)
     data: dict = {"policy": {
-        "fed_funds_effective_pct": env.rnd(funds, 2), "fed_funds_month": f"{last.year}-{last.month:02d}",
-        "change_3m_bp": env.rnd(month_change(funds_frame, 3, "bp"), 0),
-        "change_12m_bp": env.rnd(change_12m, 0),
+        "fed_funds_effective_pct": env.level(frames, "FEDFUNDS", 2), "fed_funds_month": f"{last.year}-{last.month:02d}",
+        "change_3m_bp": month_change(funds_frame, "FEDFUNDS", 3, "bp", 0),
+        "change_12m_bp": change_12m,
         "cycle_12m": None if change_12m is None else
         "hiking" if change_12m >= STEP_BP else "cutting" if change_12m <= -STEP_BP else "on_hold",
         # near zero cuts cannot be priced, so the spread mostly shows how long the floor is expected to last
@@ -67,32 +87,44 @@ def compute(frames: Frames) -> dict:
             unavailable[f"implied_path_{label}"] = f"{sid} missing"
             continue
         spread = (float(frame["value"][-1]) - funds) * 100
-        path[label] = {"yield_pct": env.rnd(frame["value"][-1], 2), "minus_funds_bp": env.rnd(spread, 1),
-                       # negative = cuts priced; the 2y is read as the average expected policy rate over two years
-                       "moves_25bp_priced": env.rnd(spread / STEP_BP, 1),
-                       "change_1m_bp": env.rnd(ind.change_since(frame, DAYS["1m"], "bp"), 1)}
+        with prov.about(frames, sid, "FEDFUNDS"):
+            path[label] = {
+                "yield_pct": env.level(frames, sid, 2),
+                "minus_funds_bp": env.difference(env.last_obs(frames, sid), env.last_obs(frames, "FEDFUNDS"), 1),
+                # negative = cuts priced; the 2y is read as the average expected policy rate over two years
+                "moves_25bp_priced": env.rnd(spread / STEP_BP, 1, f"({sid} - FEDFUNDS) in bp / {STEP_BP} bp"),
+                "change_1m_bp": change_bp(frames, sid, DAYS["1m"])}
         path[label]["priced"] = "cuts" if spread <= -STEP_BP / 2 else "hikes" if spread >= STEP_BP / 2 else "no_change"
     if path:
         data["implied_path"] = path
-        data["move_size_bp"] = STEP_BP  # stated: the size of one policy move
+        data["move_size_bp"] = stated(STEP_BP)  # the size of one policy move
 
     core, jobs = frames.get("CPILFESL"), frames.get("UNRATE")
-    core_yoy = month_change(core, 12, "pct") if core is not None else None
+    pair = month_pair(core, "CPILFESL", 12) if core is not None else None
+    # the rule takes the unrounded year-on-year rate; data shows it rounded, from the same two observations
+    core_yoy = (pair[0][2] / pair[1][2] - 1) * 100 if pair and pair[1][2] else None
     if core_yoy is not None and jobs is not None:
         unrate = float(jobs["value"][-1])
         rule = taylor_rate(core_yoy, unrate)
         gap = (funds - rule) * 100
         c_last, u_last = core["date"][-1], jobs["date"][-1]
+        rule_words = "Taylor (1993) rate on core CPI year on year and unemployment"
         data["taylor_rule"] = {
-            "core_cpi_yoy_pct": env.rnd(core_yoy, 2), "core_cpi_period": f"{c_last.year}-{c_last.month:02d}",
-            "unemployment_rate_pct": env.rnd(unrate, 1), "unemployment_period": f"{u_last.year}-{u_last.month:02d}",
-            "unemployment_gap_pp": env.rnd(unrate - NATURAL_U_PCT, 1),
-            "taylor_rate_pct": env.rnd(rule, 2), "funds_minus_taylor_bp": env.rnd(gap, 0),
-            "real_policy_rate_pct": env.rnd(funds - core_yoy, 2),
+            "core_cpi_yoy_pct": month_change(core, "CPILFESL", 12, "pct", 2),
+            "core_cpi_period": f"{c_last.year}-{c_last.month:02d}",
+            "unemployment_rate_pct": env.level(frames, "UNRATE", 1),
+            "unemployment_period": f"{u_last.year}-{u_last.month:02d}",
+            "unemployment_gap_pp": _about(frames, ("UNRATE",), unrate - NATURAL_U_PCT, 1,
+                                          f"UNRATE - {NATURAL_U_PCT} (natural rate), percentage points"),
+            "taylor_rate_pct": _about(frames, ("CPILFESL", "UNRATE"), rule, 2, rule_words),
+            "funds_minus_taylor_bp": _about(frames, ("FEDFUNDS", "CPILFESL", "UNRATE"), gap, 0,
+                                            f"FEDFUNDS minus the {rule_words}, bp"),
+            "real_policy_rate_pct": _about(frames, ("FEDFUNDS", "CPILFESL"), funds - core_yoy, 2,
+                                           "FEDFUNDS - core CPI year on year (rounded)"),
             "stance": "restrictive" if gap > STANCE_BAND_BP else "accommodative" if gap < -STANCE_BAND_BP
             else "near_rule",
-            "parameters": {"neutral_real_rate_pct": RSTAR_PCT, "inflation_target_pct": TARGET_PCT,
-                           "natural_unemployment_pct": NATURAL_U_PCT, "okun_coefficient": OKUN}}
+            "parameters": {"neutral_real_rate_pct": stated(RSTAR_PCT), "inflation_target_pct": stated(TARGET_PCT),
+                           "natural_unemployment_pct": stated(NATURAL_U_PCT), "okun_coefficient": stated(OKUN)}}
     else:
         why = "CPILFESL missing" if core is None else "UNRATE missing" if jobs is None else \
             "core CPI history shorter than a year"

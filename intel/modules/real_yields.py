@@ -5,10 +5,11 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.indicators import value_days_ago
+from intel.indicators import index_days_ago, value_days_ago
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, aligned, move_bp
+from intel.modules._rates import DAYS, aligned, change_of, move_bp, obs_at, obs_level, stated
 from intel.registry import Module, register
 
 NAME = "real_yields"
@@ -25,16 +26,32 @@ def forward_5y5y(b10: np.ndarray, b5: np.ndarray) -> np.ndarray:
     return (((1 + b10 / 100) ** 10 / (1 + b5 / 100) ** 5) ** (1 / 5) - 1) * 100
 
 
-def stats(dates: np.ndarray, values: np.ndarray, label: str) -> dict:
-    """Level, bp changes over 1w/1m/3m, its 10-year percentile and z-score, and the 3-month trend word."""
+def stats(frames: Frames, dates: np.ndarray, values: np.ndarray, label: str, ids: tuple[str, ...],
+          made: str | None = None, level_figure=None) -> dict:
+    """Level, bp changes over 1w/1m/3m, its 10-year percentile and z-score, and the 3-month trend word.
+    `values` are the observations of the one series in `ids`, or (`made` names how) a figure made from
+    several series on their common dates: its changes are then scoped to those series, and its level too
+    unless `level_figure` gives it exactly."""
     level = float(values[-1])
-    out = {f"{label}_pct": env.rnd(level, 2)}
-    for h in ("1w", "1m", "3m"):
-        base = value_days_ago(dates, values, DAYS[h])
-        out[f"change_{h}_bp"] = env.rnd(None if base is None else (level - base) * 100, 1)
-    decade = values[ind.in_window(dates, ind.DECADE_DAYS)]
-    out["percentile_10y"] = env.rnd(ind.percentile_rank(decade, level), 1)
-    out["zscore_10y"] = env.rnd(ind.zscore(decade, level), 2)
+    out = {}
+    if made is None:
+        sid = ids[0]
+        out[f"{label}_pct"] = obs_level(obs_at(sid, dates, values, -1), 2)
+        for h in ("1w", "1m", "3m"):
+            base = obs_at(sid, dates, values, index_days_ago(dates, DAYS[h]))
+            out[f"change_{h}_bp"] = change_of(obs_at(sid, dates, values, -1), base, 1, op=(
+                f"change since the observation on or before {DAYS[h]} days earlier, bp"))
+    with prov.about(frames, *ids):
+        if made is not None:
+            out[f"{label}_pct"] = level_figure if level_figure is not None else \
+                env.rnd(level, 2, f"{made} on the last common date")
+            for h in ("1w", "1m", "3m"):
+                base = value_days_ago(dates, values, DAYS[h])
+                out[f"change_{h}_bp"] = env.rnd(None if base is None else (level - base) * 100, 1, (
+                    f"change of {made} since the common date on or before {DAYS[h]} days earlier, bp"))
+        decade = values[ind.in_window(dates, ind.DECADE_DAYS)]
+        out["percentile_10y"] = env.rnd(ind.percentile_rank(decade, level), 1)
+        out["zscore_10y"] = env.rnd(ind.zscore(decade, level), 2)
     three = out["change_3m_bp"]
     out["trend_3m"] = None if three is None else "rising" if three >= 10 else "falling" if three <= -10 else "flat"
     return out
@@ -42,36 +59,52 @@ def stats(dates: np.ndarray, values: np.ndarray, label: str) -> dict:
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ["T10YIE"], need="all")
+    # never raises (T10YIE is present): names the nominal 10y and the 5y breakeven as essential too, so
+    # data_as_of covers the real yield and the 5y5y forward the signals rest on
+    env.require(frames, NAME, INPUTS)
     sources = env.data_sources(frames, INPUTS)
     data: dict = {}
     unavailable = {}
     be10 = frames.get("T10YIE")
-    data["breakeven_10y"] = stats(be10["date"].to_numpy().astype("datetime64[D]"), be10["value"].to_numpy(),
-                                  "breakeven_10y")
+    data["breakeven_10y"] = stats(frames, be10["date"].to_numpy().astype("datetime64[D]"),
+                                  be10["value"].to_numpy(), "breakeven_10y", ("T10YIE",))
     real = aligned(frames, ["DGS10", "T10YIE"])
     if real is not None:
         dates, v = real
-        data["real_10y"] = stats(dates, v["DGS10"] - v["T10YIE"], "real_10y")
-        data["real_10y"]["nominal_10y_pct"] = env.rnd(v["DGS10"][-1], 2)
+        # the real yield today is a difference of two named observations
+        today = env.difference(obs_at("DGS10", dates, v["DGS10"], -1), obs_at("T10YIE", dates, v["T10YIE"], -1),
+                               2, 1.0)
+        data["real_10y"] = stats(frames, dates, v["DGS10"] - v["T10YIE"], "real_10y", ("DGS10", "T10YIE"),
+                                 made="DGS10 - T10YIE", level_figure=today)
+        data["real_10y"]["nominal_10y_pct"] = obs_level(obs_at("DGS10", dates, v["DGS10"], -1), 2,
+                                                        "level on the last date shared with T10YIE")
         # split the nominal 10y move of the month into its real and breakeven parts
-        nominal_base, be_base = value_days_ago(dates, v["DGS10"], 30), value_days_ago(dates, v["T10YIE"], 30)
-        if nominal_base is not None:
-            nominal = (v["DGS10"][-1] - nominal_base) * 100
-            be_part = (v["T10YIE"][-1] - be_base) * 100
+        i = index_days_ago(dates, 30)
+        if i is not None:
+            nominal = (v["DGS10"][-1] - v["DGS10"][i]) * 100
+            be_part = (v["T10YIE"][-1] - v["T10YIE"][i]) * 100
+            op = "change since the common date on or before 30 days earlier, bp"
+            parts = {sid: change_of(obs_at(sid, dates, v[sid], -1), obs_at(sid, dates, v[sid], i), 1, op=op)
+                     for sid in ("DGS10", "T10YIE")}
+            with prov.about(frames, "DGS10", "T10YIE"):
+                real_part = env.rnd(nominal - be_part, 1, "DGS10 change minus T10YIE change over the month, bp")
             data["nominal_10y_change_1m_decomposition"] = {
-                "nominal_change_1m_bp": env.rnd(nominal, 1), "real_part_bp": env.rnd(nominal - be_part, 1),
-                "breakeven_part_bp": env.rnd(be_part, 1)}
+                "nominal_change_1m_bp": parts["DGS10"], "real_part_bp": real_part,
+                "breakeven_part_bp": parts["T10YIE"]}
     else:
         unavailable["real_10y"] = "DGS10 missing: the real yield needs the nominal 10y"
     fwd = aligned(frames, ["T10YIE", "T5YIE"])
     if fwd is not None:
         dates, v = fwd
         b5 = frames.get("T5YIE")
-        data["breakeven_5y"] = stats(b5["date"].to_numpy().astype("datetime64[D]"), b5["value"].to_numpy(),
-                                     "breakeven_5y")
-        data["forward_5y5y"] = stats(dates, forward_5y5y(v["T10YIE"], v["T5YIE"]), "breakeven_5y5y")
-        data["forward_5y5y"]["linear_approximation_pct"] = env.rnd(2 * v["T10YIE"][-1] - v["T5YIE"][-1], 2)
-        data["forward_5y5y"]["anchor_band_pct"] = list(ANCHOR_BAND_PCT)
+        data["breakeven_5y"] = stats(frames, b5["date"].to_numpy().astype("datetime64[D]"),
+                                     b5["value"].to_numpy(), "breakeven_5y", ("T5YIE",))
+        data["forward_5y5y"] = stats(frames, dates, forward_5y5y(v["T10YIE"], v["T5YIE"]), "breakeven_5y5y",
+                                     ("T10YIE", "T5YIE"), made="the compounded 5y5y forward of T10YIE and T5YIE")
+        with prov.about(frames, "T10YIE", "T5YIE"):
+            data["forward_5y5y"]["linear_approximation_pct"] = env.rnd(
+                2 * v["T10YIE"][-1] - v["T5YIE"][-1], 2, "2 x T10YIE - T5YIE on their last common date")
+        data["forward_5y5y"]["anchor_band_pct"] = [stated(b) for b in ANCHOR_BAND_PCT]
         lo, hi = ANCHOR_BAND_PCT
         level = data["forward_5y5y"]["breakeven_5y5y_pct"]
         data["forward_5y5y"]["anchoring"] = "above_band" if level > hi else "below_band" if level < lo else "anchored"

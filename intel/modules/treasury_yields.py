@@ -5,10 +5,11 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.catalog import TREASURY_TENORS
 from intel.frames import Frames
 from intel.modules._common import all_stale, fig, left_out_as_stale
-from intel.modules._rates import DAYS, TENOR_LABEL, move_bp
+from intel.modules._rates import DAYS, TENOR_LABEL, change_bp, count, move_bp, obs_at, obs_level
 from intel.registry import Module, register
 
 NAME = "treasury_yields"
@@ -18,18 +19,28 @@ LEAD_ORDER = ("DGS10", "DGS5", "DGS7", "DGS20", "DGS30", "DGS2", "DGS3", "DGS1",
 NOTABLE_1M_BP, LARGE_1M_BP = 25.0, 50.0
 
 
-def tenor_stats(frame) -> dict:
+def tenor_stats(frames: Frames, sid: str) -> dict:
+    """Level and changes from named observations; the 10-year standing from the tenor's own history."""
+    frame = frames.get(sid)
     level = float(frame["value"][-1])
-    decade = ind.window(frame, 3653)["value"].to_numpy()
-    out = {"yield_pct": env.rnd(level, 2), "change_1d_bp": env.rnd(ind.last_change(frame, "bp"), 1)}
+    in_decade = ind.window(frame, 3653)
+    decade = in_decade["value"].to_numpy()
+    dates = in_decade["date"].to_numpy()
+    out = {"yield_pct": env.level(frames, sid, 2), "change_1d_bp": change_bp(frames, sid, None)}
     for h in ("1w", "1m", "3m"):
-        out[f"change_{h}_bp"] = env.rnd(ind.change_since(frame, DAYS[h], "bp"), 1)
-    out.update({
-        "percentile_10y": env.rnd(ind.percentile_rank(decade, level), 1),
-        "high_10y_pct": env.rnd(decade.max(), 2), "low_10y_pct": env.rnd(decade.min(), 2),
-        "history_years_used": env.rnd(ind.history_years(ind.day_numbers(frame)), 1),
-        "last_observation": frame["date"][-1].isoformat(),
-    })
+        out[f"change_{h}_bp"] = change_bp(frames, sid, DAYS[h])
+    # the decade's extremes are observations themselves: named by their dates
+    high, low = obs_at(sid, dates, decade, int(np.argmax(decade))), obs_at(sid, dates, decade, int(np.argmin(decade)))
+    with prov.about(frames, sid):
+        out.update({
+            "percentile_10y": env.rnd(ind.percentile_rank(decade, level), 1,
+                                      "percentile rank of the last yield within the past 10 years"),
+            "high_10y_pct": obs_level(high, 2, "highest yield of the past 10 years"),
+            "low_10y_pct": obs_level(low, 2, "lowest yield of the past 10 years"),
+            "history_years_used": env.rnd(ind.history_years(ind.day_numbers(frame)), 1,
+                                          "years of history within the 10-year window"),
+            "last_observation": frame["date"][-1].isoformat(),
+        })
     return out
 
 
@@ -38,7 +49,8 @@ def compute(frames: Frames) -> dict:
     sources = env.data_sources(frames, TENORS)
     stale = set(env.stale_ids(sources))
     present = [s for s in TENORS if frames.get(s) is not None]
-    tenors = {TENOR_LABEL[s]: {**tenor_stats(frames.get(s)), "stale": s in stale} for s in present}
+    tenors = {TENOR_LABEL[s]: {**tenor_stats(frames, s), "stale": s in stale} for s in present}
+    label_id = {TENOR_LABEL[s]: s for s in present}
     data: dict = {"tenors": tenors}
     unavailable = {TENOR_LABEL[s]: f"no observations for {s}" for s in sources["missing"]}
     # a tenor that stopped updating keeps its own block, but stays out of every figure about today
@@ -49,15 +61,23 @@ def compute(frames: Frames) -> dict:
     movers = {}
     if fresh:
         for h in ("1d", "1w", "1m"):
-            moves = [t[f"change_{h}_bp"] for t in fresh.values() if t[f"change_{h}_bp"] is not None]
-            data[f"average_change_{h}_bp"] = env.rnd(np.mean(moves), 1) if moves else None
+            used = [k for k, t in fresh.items() if t[f"change_{h}_bp"] is not None]
+            with prov.about(frames, *(label_id[k] for k in used),
+                            operation=f"mean of the fresh tenors' {h} changes (each rounded to 0.1 bp), bp"):
+                data[f"average_change_{h}_bp"] = env.rnd(np.mean([fresh[k][f"change_{h}_bp"] for k in used]), 1) \
+                    if used else None
         movers = {k: t["change_1m_bp"] for k, t in fresh.items() if t["change_1m_bp"] is not None}
         if movers:
             top = max(movers, key=lambda k: abs(movers[k]))
-            data["biggest_mover_1m"] = {"tenor": top, "change_1m_bp": movers[top]}
+            # one tenor's change, but which tenor depends on every tenor's move: it rests on all of them
+            with prov.about(frames, *(label_id[k] for k in movers)):
+                data["biggest_mover_1m"] = {"tenor": top, "change_1m_bp": env.rnd(
+                    movers[top], 1, "largest absolute 1-month change among the fresh tenors, bp")}
     else:
         unavailable["curve_wide_moves"] = all_stale(old)
-    data["tenors_used_in_averages"] = len(fresh)
+    # which tenors are fresh rests on every tenor's last date
+    with prov.about(frames, *present):
+        data["tenors_used_in_averages"] = count(len(fresh), "count of tenors with current quotes")
     # the headline tenor: the first fresh one in order of importance, else the first present (dated as such)
     lead_id = next((s for s in LEAD_ORDER if TENOR_LABEL[s] in fresh), None) or \
         next(s for s in LEAD_ORDER if TENOR_LABEL[s] in tenors)
@@ -100,13 +120,15 @@ def compute(frames: Frames) -> dict:
         parts.append(f"The 2y yields {tenors['2y']['yield_pct']}% ({move_bp(tenors['2y']['change_1m_bp'])} "
                      "on the month).")
     if data.get("average_change_1m_bp") is not None:
-        parts.append(f"Across the {len(fresh)} tenors with current quotes yields moved "
+        verb = "were" if data["average_change_1m_bp"] == 0 else "moved"  # not "moved unchanged"
+        parts.append(f"Across the {len(fresh)} tenors with current quotes yields {verb} "
                      f"{move_bp(data['average_change_1m_bp'])} on average over a month"
                      + (f", most at the {data['biggest_mover_1m']['tenor']} tenor "
                         f"({move_bp(data['biggest_mover_1m']['change_1m_bp'])})." if movers else "."))
     parts.append(left_out_as_stale(old, "the curve-wide moves").strip() if fresh
                  else "No curve-wide move is given: every tenor is stale.")
-    data["tenors_available"] = len(tenors)
+    with prov.about(frames, *present):
+        data["tenors_available"] = count(len(tenors), "count of tenors with observations")
     return env.build(NAME, frames, data=data, signals=signals,
                      summary=" ".join(p for p in parts if p) + env.staleness_note(sources), sources=sources,
                      related_modules=env.related(

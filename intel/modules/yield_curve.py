@@ -6,8 +6,10 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
+from intel.modules._rates import count, obs_on_or_before
 from intel.registry import Module, register
 
 NAME = "yield_curve"
@@ -30,17 +32,20 @@ def inversion(spread: pl.DataFrame) -> dict:
     """Current inversion run (spread < 0), its start and length, and the last one's end if not inverted."""
     dates, values = spread["date"], spread["value"].to_numpy()
     inverted = values < 0
-    out = {"inverted": bool(inverted[-1]), "inverted_since": None, "inversion_duration_days": 0,
+    out = {"inverted": bool(inverted[-1]), "inverted_since": None,
+           "inversion_duration_days": count(0, "calendar days of the current inversion (none)"),
            "last_inversion_ended": None}
     if inverted[-1]:
         start = ind.run_start(inverted)
         out["inverted_since"] = dates[start].isoformat()
-        out["inversion_duration_days"] = (dates[-1] - dates[start]).days
+        out["inversion_duration_days"] = count((dates[-1] - dates[start]).days,
+                                               "calendar days since the first inverted observation of the run")
     elif inverted.any():
         last = int(np.flatnonzero(inverted)[-1])
         out["last_inversion_ended"] = dates[last + 1].isoformat()
     recent = ind.window(spread, 365)
-    out["share_inverted_1y_pct"] = env.rnd(float((recent["value"] < 0).mean()) * 100, 1)
+    out["share_inverted_1y_pct"] = env.rnd(float((recent["value"] < 0).mean()) * 100, 1,
+                                           "percent of the past year's common dates with the slope below zero")
     return out
 
 
@@ -56,21 +61,30 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ["DGS10"], need="all")
     env.require(frames, NAME, ["DGS2", "DGS3MO"])
     sources = env.data_sources(frames, TENORS.values())
-    curve = {t: env.rnd(frames.get(s)["value"][-1], 2) for t, s in TENORS.items() if frames.get(s) is not None}
+    curve = {t: env.level(frames, s, 2) for t, s in TENORS.items() if frames.get(s) is not None}
     data: dict = {"curve_pct": curve, "slopes": {}, "inversion": {}}
     for name, (short, long) in SLOPES.items():
         spread = spread_series(frames, short, long)
         if spread is None or spread.height == 0:
             continue
         month_ago = ind.value_days_before(spread, 30)
-        data["slopes"][f"{name}_bp"] = env.rnd(spread["value"][-1], 1)
-        data["slopes"][f"{name}_change_1m_bp"] = env.rnd(spread["value"][-1] - month_ago, 1) \
-            if month_ago is not None else None
-        data["slopes"][f"{name}_as_of"] = spread["date"][-1].isoformat()
-        data["slopes"][f"{name}_stale"] = slope_is_stale(frames, short, long)
-        data["inversion"][name] = inversion(spread)
+        # the slope today: both legs on their last common date
+        day = spread["date"][-1]
+        data["slopes"][f"{name}_bp"] = env.difference(obs_on_or_before(frames, long, day),
+                                                      obs_on_or_before(frames, short, day), 1)
+        with prov.about(frames, short, long):
+            data["slopes"][f"{name}_change_1m_bp"] = env.rnd(
+                spread["value"][-1] - month_ago, 1,
+                f"change of {long} - {short} since the common date on or before 30 days earlier, bp") \
+                if month_ago is not None else None
+            data["slopes"][f"{name}_as_of"] = day.isoformat()
+            data["slopes"][f"{name}_stale"] = slope_is_stale(frames, short, long)
+            data["inversion"][name] = inversion(spread)
     if {"2y", "5y", "10y"} <= curve.keys():
-        data["slopes"]["butterfly_2s5s10s_bp"] = env.rnd((2 * curve["5y"] - curve["2y"] - curve["10y"]) * 100, 1)
+        with prov.about(frames, "DGS2", "DGS5", "DGS10"):
+            data["slopes"]["butterfly_2s5s10s_bp"] = env.rnd(
+                (2 * curve["5y"] - curve["2y"] - curve["10y"]) * 100, 1,
+                "2 x DGS5 - DGS2 - DGS10 at each one's last observation, bp")
         data["slopes"]["butterfly_2s5s10s_stale"] = slope_is_stale(frames, "DGS2", "DGS5") or \
             slope_is_stale(frames, "DGS5", "DGS10")  # from each tenor's last value: mixed dates when one stopped
     data["shape"] = _shape(data["slopes"])
@@ -80,7 +94,7 @@ def compute(frames: Frames) -> dict:
     signals = []
     if key is not None:
         lead, stale = data["inversion"][key], data["slopes"][f"{key}_stale"]
-        days = lead["inversion_duration_days"]
+        days = int(lead["inversion_duration_days"])  # a count: carried as a float figure, quoted whole
         conf = env.degrade(0.5 + min(0.4, days / 500), sources, essential=["DGS10", SLOPES[key][0]])
         as_of = f" as of {data['slopes'][f'{key}_as_of']} (stale)" if stale else ""
         signals.append(env.signal(
@@ -135,9 +149,11 @@ def _summary(data: dict) -> str:
                          "(not today's curve).")
         elif inv["inverted"]:
             parts.append(f"{key} has been inverted since {inv['inverted_since']} "
-                         f"({inv['inversion_duration_days']} days).")
+                         f"({int(inv['inversion_duration_days'])} days).")
         elif inv["last_inversion_ended"]:
-            parts.append(f"{key} is positive; its last inversion ended {inv['last_inversion_ended']}.")
+            # a slope of exactly zero is not inverted, and not positive either
+            state = "positive" if slopes[f"{key}_bp"] > 0 else "flat"
+            parts.append(f"{key} is {state}; its last inversion ended {inv['last_inversion_ended']}.")
     return " ".join(parts)
 
 
