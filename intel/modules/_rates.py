@@ -83,12 +83,12 @@ def obs_level(o: Obs | None, digits: int = 2, op: str = "level"):
 def stated(value, digits: int = 6, op: str = STATED):
     """A constant of the method (a threshold, a shock size): it rests on no series at all."""
     with prov.about_inputs((), operation=op):
-        return env.rnd(value, digits)
+        return env.count(value) if isinstance(value, int) else env.rnd(value, digits)
 
 
 def count(n: int, op: str = "count of observations"):
-    """An integer figure carried as a rounded figure of the current scope (so it names its series)."""
-    return env.rnd(n, 0, op)
+    """An integer figure of the current scope (so it names its series)."""
+    return env.count(n, op)
 
 
 def move_bp(x) -> str:

@@ -146,7 +146,8 @@ def compute(frames: Frames) -> dict:
     # counts rest on which pairs (and foreign rates) have quotes; the average on the pairs it averages
     with prov.about(frames, *(v["series"] for v in pairs.values()), *FOREIGN_RATES.values()):
         counts = {"pairs_with_carry_to_vol": env.count(len(with_carry), "count of pairs with carry-to-vol"),
-                  "pairs_without_foreign_rate": env.count(len(pairs) - len(with_carry), "count of pairs without a foreign short rate")}
+                  "pairs_without_foreign_rate": env.count(len(pairs) - len(with_carry),
+                                                          "count of pairs without a foreign short rate")}
     with prov.about(frames, *(v["series"] for v in pairs.values() if v.get("vol_63d_percentile_10y") is not None)):
         average = env.rnd(np.mean(pcts), 1, "mean of the pairs' 63-day vol percentiles (10-year history)") \
             if pcts else None

@@ -190,7 +190,8 @@ def _risk_off_today(frames: Frames, spx, spx_rets: np.ndarray, havens: dict, sta
             unavailable["recent_risk_off_days"] = all_stale({SPX: spx["date"][-1].isoformat()})
         else:
             out["sp500_last_return_pct"] = env.rnd(spx_rets[-1], 2, "last S&P 500 daily log return, percent")
-            out["risk_off_days_last_21_sessions"] = env.count(int((spx_rets[-MONTH_OBS:] <= cut).sum()), "count of risk-off days in the last 21 sessions")
+            out["risk_off_days_last_21_sessions"] = env.count((spx_rets[-MONTH_OBS:] <= cut).sum(),
+                                                              "count of risk-off days in the last 21 sessions")
     best = {k: v["on_risk_off_days"]["hit_rate_risk_off_pct"] for k, v in havens.items()
             if "on_risk_off_days" in v and not v["stale"]}
     if best:
