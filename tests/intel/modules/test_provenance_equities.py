@@ -1,0 +1,31 @@
+"""Provenance of the equity modules' key figures: which observations or series each rests on, and how."""
+import numpy as np
+from builders import bdays, make_frames, series
+
+from intel.modules import equity_indices
+
+
+def _inputs(payload: dict, path: str) -> dict:
+    """series -> its dates (or its `through` date) in the figure's provenance."""
+    return {i["series"]: i.get("dates") or i.get("through") for i in payload["provenance"][path]["inputs"]}
+
+
+def _trend(n: int, drift: float, start: float = 100.0) -> np.ndarray:
+    return start * np.exp(np.cumsum(np.full(n, drift) + 0.01 * np.sin(np.arange(n))))
+
+
+def test_equity_indices_levels_and_returns_name_their_closes():
+    dates = bdays(600)
+    payload = equity_indices.compute(make_frames({"SP500": series(dates, _trend(600, 0.001, 3000)),
+                                                  "NASDAQCOM": series(dates, _trend(600, 0.001, 9000))}))
+    prov = payload["provenance"]
+    last, prev = dates[-1].isoformat(), dates[-2].isoformat()
+    assert _inputs(payload, "SP500.level") == {"SP500": [last]}
+    assert prov["SP500.level"]["attribution"] == "observation"
+    assert _inputs(payload, "NASDAQCOM.change_1d_pct") == {"NASDAQCOM": [last, prev]}
+    assert prov["NASDAQCOM.change_1d_pct"]["recompute"]["kind"] == "pct_change"
+    assert "previous close" in prov["NASDAQCOM.change_1d_pct"]["operation"]
+    assert prov["SP500.drawdown_from_high_pct"]["attribution"] == "observation"
+    assert _inputs(payload, "SP500.sma_200") == {"SP500": last}
+    assert prov["SP500.sma_200"]["attribution"] == "series"
+    assert all(e["attribution"] != "module" for e in prov.values())
