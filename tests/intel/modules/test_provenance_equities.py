@@ -2,7 +2,7 @@
 import numpy as np
 from builders import bdays, make_frames, series
 
-from intel.modules import equity_indices
+from intel.modules import equity_indices, equity_volatility
 
 
 def _inputs(payload: dict, path: str) -> dict:
@@ -28,4 +28,15 @@ def test_equity_indices_levels_and_returns_name_their_closes():
     assert prov["SP500.drawdown_from_high_pct"]["attribution"] == "observation"
     assert _inputs(payload, "SP500.sma_200") == {"SP500": last}
     assert prov["SP500.sma_200"]["attribution"] == "series"
+    assert all(e["attribution"] != "module" for e in prov.values())
+
+
+def test_equity_volatility_cone_rests_on_the_index():
+    dates = bdays(700)
+    payload = equity_volatility.compute(make_frames({"SP500": series(dates, _trend(700, 0.0005, 3000))}))
+    prov = payload["provenance"]
+    assert _inputs(payload, "level") == {"SP500": [dates[-1].isoformat()]}
+    assert _inputs(payload, "vol_cone.21d.p50_pct") == {"SP500": dates[-1].isoformat()}
+    assert "21-day volatility cone" in prov["vol_cone.21d.p50_pct"]["operation"]
+    assert prov["vol_ratio_10d_63d"]["operation"] == "10-day over 63-day realized volatility"
     assert all(e["attribution"] != "module" for e in prov.values())
