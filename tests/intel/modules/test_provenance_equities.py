@@ -2,7 +2,8 @@
 import numpy as np
 from builders import bdays, make_frames, series
 
-from intel.modules import equity_indices, equity_volatility
+from intel.catalog import SECTORS
+from intel.modules import equity_indices, equity_momentum, equity_volatility
 
 
 def _inputs(payload: dict, path: str) -> dict:
@@ -39,4 +40,17 @@ def test_equity_volatility_cone_rests_on_the_index():
     assert _inputs(payload, "vol_cone.21d.p50_pct") == {"SP500": dates[-1].isoformat()}
     assert "21-day volatility cone" in prov["vol_cone.21d.p50_pct"]["operation"]
     assert prov["vol_ratio_10d_63d"]["operation"] == "10-day over 63-day realized volatility"
+    assert all(e["attribution"] != "module" for e in prov.values())
+
+
+def test_equity_momentum_12_1_names_its_two_closes_and_ranks_name_every_sector():
+    dates = bdays(400)
+    parts = {sid: series(dates, _trend(400, 0.0005 * (i - 5), 50)) for i, sid in enumerate(SECTORS)}
+    payload = equity_momentum.compute(make_frames({"SP500": series(dates, _trend(400, 0.001, 3000)), **parts}))
+    prov = payload["provenance"]
+    # 12-1: from the close 252 closes before the last to the close 21 before it
+    assert _inputs(payload, "SP500.momentum_12_1_pct") == {"SP500": [dates[-22].isoformat(), dates[-253].isoformat()]}
+    assert prov["SP500.momentum_12_1_pct"]["recompute"] == {"kind": "pct_change", "scale": 100.0, "decimals": 2}
+    assert set(_inputs(payload, "sectors.by_sector.XLK.rank_12_1")) == set(SECTORS)
+    assert set(_inputs(payload, "sectors.median_12_1_pct")) == set(SECTORS)
     assert all(e["attribution"] != "module" for e in prov.values())
