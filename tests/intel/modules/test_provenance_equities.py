@@ -3,7 +3,7 @@ import numpy as np
 from builders import bdays, make_frames, series
 
 from intel.catalog import SECTORS
-from intel.modules import equity_indices, equity_momentum, equity_volatility
+from intel.modules import equity_bond_relative, equity_indices, equity_momentum, equity_volatility
 
 
 def _inputs(payload: dict, path: str) -> dict:
@@ -53,4 +53,22 @@ def test_equity_momentum_12_1_names_its_two_closes_and_ranks_name_every_sector()
     assert prov["SP500.momentum_12_1_pct"]["recompute"] == {"kind": "pct_change", "scale": 100.0, "decimals": 2}
     assert set(_inputs(payload, "sectors.by_sector.XLK.rank_12_1")) == set(SECTORS)
     assert set(_inputs(payload, "sectors.median_12_1_pct")) == set(SECTORS)
+    assert all(e["attribution"] != "module" for e in prov.values())
+
+
+def test_equity_bond_relative_figures_rest_on_the_common_days():
+    dates = bdays(400)
+    # the yield has one more day than the index: joined figures stop at the last common day
+    payload = equity_bond_relative.compute(make_frames({
+        "SP500": series(dates[:-1], _trend(399, 0.0005, 3000)),
+        "DGS10": series(dates, 4 + 0.5 * np.sin(np.arange(400) / 40))}))
+    prov = payload["provenance"]
+    common, last = dates[-2].isoformat(), dates[-1].isoformat()
+    assert _inputs(payload, "sp500") == {"SP500": [common]}
+    assert _inputs(payload, "yield_10y_pct") == {"DGS10": [common]}
+    # the yield's own 1-month change runs from its own last observation
+    assert _inputs(payload, "yield_change_1m_bp")["DGS10"][0] == last
+    assert prov["yield_change_1m_bp"]["recompute"] == {"kind": "difference", "scale": 100.0, "decimals": 1}
+    assert _inputs(payload, "relative_returns.3m.relative_return_pp") == {"SP500": common, "DGS10": common}
+    assert _inputs(payload, "relative_returns.3m.bond_return_pct") == {"DGS10": common}
     assert all(e["attribution"] != "module" for e in prov.values())
