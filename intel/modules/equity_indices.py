@@ -40,7 +40,7 @@ def _from_high(d: dict) -> str:
     if not d["days_since_high"]:
         return "it closed at its 1-year high."
     if not d["drawdown_from_high_pct"]:
-        return "it sits within 0.005% of its 1-year high."
+        return "it sits fractionally below its 1-year high."
     return f"it sits {abs(d['drawdown_from_high_pct'])}% below its 1-year high."
 
 

@@ -3,7 +3,13 @@ import numpy as np
 from builders import bdays, make_frames, series
 
 from intel.catalog import SECTORS
-from intel.modules import equity_bond_relative, equity_indices, equity_momentum, equity_volatility
+from intel.modules import (
+    equity_bond_relative,
+    equity_drawdown,
+    equity_indices,
+    equity_momentum,
+    equity_volatility,
+)
 
 
 def _inputs(payload: dict, path: str) -> dict:
@@ -72,3 +78,18 @@ def test_equity_bond_relative_figures_rest_on_the_common_days():
     assert _inputs(payload, "relative_returns.3m.relative_return_pp") == {"SP500": common, "DGS10": common}
     assert _inputs(payload, "relative_returns.3m.bond_return_pct") == {"DGS10": common}
     assert all(e["attribution"] != "module" for e in prov.values())
+
+
+def test_equity_drawdown_names_the_high_and_the_latest_close():
+    dates = bdays(500)
+    close = np.concatenate([np.linspace(100, 150, 300), np.linspace(150, 120, 200)])
+    payload = equity_drawdown.compute(make_frames({"SP500": series(dates, close)}))
+    prov = payload["provenance"]
+    high, last = dates[299].isoformat(), dates[-1].isoformat()
+    assert _inputs(payload, "SP500.high") == {"SP500": [high]}
+    assert _inputs(payload, "SP500.drawdown_from_high_pct") == {"SP500": [last, high]}
+    assert payload["data"]["SP500"]["drawdown_from_high_pct"] == -20.0
+    assert prov["SP500.days_since_high"]["attribution"] == "series"
+    assert all(e["attribution"] != "module" for e in prov.values())
+    # counts are quoted whole in the summary
+    assert "calendar days ago" in payload["summary"] and ".0 calendar days" not in payload["summary"]
