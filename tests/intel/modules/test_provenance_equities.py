@@ -9,6 +9,7 @@ from intel.modules import (
     equity_indices,
     equity_momentum,
     equity_volatility,
+    seasonality,
 )
 
 
@@ -93,3 +94,15 @@ def test_equity_drawdown_names_the_high_and_the_latest_close():
     assert all(e["attribution"] != "module" for e in prov.values())
     # counts are quoted whole in the summary
     assert "calendar days ago" in payload["summary"] and ".0 calendar days" not in payload["summary"]
+
+
+def test_seasonality_statistics_rest_on_the_index_and_today_on_the_date_alone():
+    dates = bdays(800)
+    payload = seasonality.compute(make_frames({"SP500": series(dates, _trend(800, 0.0004, 3000))}))
+    prov = payload["provenance"]
+    assert _inputs(payload, "by_month.jan.mean_return_pct") == {"SP500": dates[-1].isoformat()}
+    assert prov["by_month.jan.t_stat"]["operation"] == "t-statistic of the mean of January monthly returns"
+    # the weekday-calendar position reads no series
+    assert prov["today.business_day_of_month"]["inputs"] == []
+    assert all(e["attribution"] != "module" for e in prov.values())
+    assert ".0 years" not in payload["summary"] and ".0 sessions" not in payload["summary"]
