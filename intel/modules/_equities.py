@@ -43,23 +43,24 @@ def change_pct(a: Obs | None, b: Obs | None, digits: int = 2, op: str | None = N
 
 
 def calendar_returns(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", "1m", "3m", "6m", "1y"),
-                     ytd: bool = True) -> dict:
+                     ytd: bool = True, price: str = "close") -> dict:
     """The figures of _common.horizon_returns (same keys, same values) from named closes: 1d against the
-    previous close, the others against the close on or before as many calendar days earlier."""
+    previous close, the others against the close on or before as many calendar days earlier. `price` names
+    the observations in the operations ("adjusted close" for the sector ETFs)."""
     last = at(frame, series_id, -1)
     out = {}
     for h in horizons:
         if h == "1d":
             out["change_1d_pct"] = change_pct(last, at(frame, series_id, -2), 2,
-                                              "1-day return: percent change from the previous close")
+                                              f"1-day return: percent change from the previous {price}")
         else:
             base = on_or_before(frame, series_id, last[1] - timedelta(days=HORIZONS[h]))
-            out[f"change_{h}_pct"] = change_pct(last, base, 2, f"{WORDS[h]} return: percent change from the close "
+            out[f"change_{h}_pct"] = change_pct(last, base, 2, f"{WORDS[h]} return: percent change from the {price} "
                                                                f"on or before {HORIZONS[h]} calendar days earlier")
     if ytd:
         base = on_or_before(frame, series_id, date(last[1].year - 1, 12, 31))
-        out["change_ytd_pct"] = change_pct(last, base, 2, "year-to-date return: percent change from the last "
-                                                          "close of the previous year")
+        out["change_ytd_pct"] = change_pct(last, base, 2, f"year-to-date return: percent change from the last "
+                                                          f"{price} of the previous year")
     return out
 
 

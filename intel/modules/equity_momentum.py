@@ -19,16 +19,17 @@ INDICES = {"SP500": "S&P 500", "NASDAQCOM": "Nasdaq Composite"}
 YEAR, MONTH, ADX_N = 252, 21, 14
 
 
-def momentum(frame, sid: str) -> dict:
+def momentum(frame, sid: str, price: str = "close") -> dict:
     """Returns over trading-day horizons, each the percent change between two named closes (as
-    ind.return_pct computes it: the later close first)."""
+    ind.return_pct computes it: the later close first); `price` names them in the operations."""
     last = at(frame, sid, -1)
     out = {f"momentum_{h}_pct": change_pct(last, at(frame, sid, -1 - n), 2,
-                                           f"{n}-trading-day return: percent change from the close {n} closes earlier")
+                                           f"{n}-trading-day return: percent change from the {price} {n} trading "
+                                           "days earlier")
            for h, n in TRADING_HORIZONS.items()}
     out["momentum_12_1_pct"] = change_pct(at(frame, sid, -1 - MONTH), at(frame, sid, -1 - YEAR), 2,
-                                          f"12-1 momentum: percent change from the close {YEAR} closes before the "
-                                          f"last to the close {MONTH} closes before it")
+                                          f"12-1 momentum: percent change from the {price} {YEAR} trading days "
+                                          f"before the last to the {price} {MONTH} trading days before it")
     return out
 
 
@@ -77,7 +78,7 @@ def sectors_block(frames: Frames) -> tuple[dict, dict]:
     for sid in SECTORS:
         frame = frames.get(sid)
         if frame is not None:
-            table[sid] = {"name": SECTOR_NAMES[sid], **momentum(ind.window(frame, 400), sid)}
+            table[sid] = {"name": SECTOR_NAMES[sid], **momentum(ind.window(frame, 400), sid, "adjusted close")}
     ranked = sorted((s for s in table if table[s]["momentum_12_1_pct"] is not None),
                     key=lambda s: -table[s]["momentum_12_1_pct"])
     # a rank, the share and the median rest on every ranked sector's 12-1 momentum

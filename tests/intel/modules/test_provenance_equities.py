@@ -10,6 +10,7 @@ from intel.modules import (
     equity_momentum,
     equity_volatility,
     seasonality,
+    sector_rotation,
 )
 
 
@@ -106,3 +107,20 @@ def test_seasonality_statistics_rest_on_the_index_and_today_on_the_date_alone():
     assert prov["today.business_day_of_month"]["inputs"] == []
     assert all(e["attribution"] != "module" for e in prov.values())
     assert ".0 years" not in payload["summary"] and ".0 sessions" not in payload["summary"]
+
+
+def test_sector_rotation_publishes_adjusted_closes_and_relative_figures_name_the_index():
+    dates = bdays(300)
+    parts = {sid: series(dates, _trend(300, 0.0004 * (i - 5), 50)) for i, sid in enumerate(SECTORS)}
+    payload = sector_rotation.compute(make_frames({"SP500": series(dates, _trend(300, 0.0003, 3000)), **parts}))
+    prov, row = payload["provenance"], payload["data"]["sectors"]["XLK"]
+    # the sector histories are adjusted prices: no `close` key
+    assert "close" not in row and row["adj_close"] == round(parts["XLK"]["value"][-1], 2)
+    assert _inputs(payload, "sectors.XLK.adj_close") == {"XLK": [dates[-1].isoformat()]}
+    assert "adjusted close" in prov["sectors.XLK.adj_close"]["operation"]
+    assert "adjusted close" in prov["sectors.XLK.return_3m_pct"]["operation"]
+    assert set(_inputs(payload, "sectors.XLK.relative_3m_pp")) == {"XLK", "SP500"}
+    assert set(_inputs(payload, "sectors.XLK.rank")) == {*SECTORS, "SP500"}
+    assert set(_inputs(payload, "cyclical_vs_defensive.cyclical_return_3m_pct")) == {
+        "XLB", "XLE", "XLF", "XLI", "XLK", "XLY"}
+    assert all(e["attribution"] != "module" for e in prov.values())
