@@ -9,6 +9,7 @@ from intel.modules import (
     equity_indices,
     equity_momentum,
     equity_volatility,
+    market_breadth,
     seasonality,
     sector_rotation,
 )
@@ -124,3 +125,17 @@ def test_sector_rotation_publishes_adjusted_closes_and_relative_figures_name_the
     assert set(_inputs(payload, "cyclical_vs_defensive.cyclical_return_3m_pct")) == {
         "XLB", "XLE", "XLF", "XLI", "XLK", "XLY"}
     assert all(e["attribution"] != "module" for e in prov.values())
+
+
+def test_market_breadth_adjusted_closes_and_shares_name_their_sectors():
+    dates = bdays(300)
+    parts = {sid: series(dates, _trend(300, 0.0004 * (i - 5), 50)) for i, sid in enumerate(SECTORS)}
+    payload = market_breadth.compute(make_frames(parts))
+    prov, row = payload["provenance"], payload["data"]["sectors"]["XLE"]
+    assert "close" not in row and row["adj_close"] == round(parts["XLE"]["value"][-1], 2)
+    assert _inputs(payload, "sectors.XLE.adj_close") == {"XLE": [dates[-1].isoformat()]}
+    high = _inputs(payload, "sectors.XLE.distance_from_52w_high_pct")["XLE"]
+    assert high[0] == dates[-1].isoformat() and prov["sectors.XLE.distance_from_52w_high_pct"]["recompute"]
+    assert set(_inputs(payload, "share_above_sma50_pct")) == set(SECTORS)
+    assert all(e["attribution"] != "module" for e in prov.values())
+    assert ".0 sit at" not in payload["summary"]
