@@ -3,12 +3,16 @@ from the DGS10 yield, the trend of their ratio, and an earnings-free "yield gap 
 S&P 500 price return minus the 10-year yield: there are no earnings data, so it is not an earnings yield)."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, last_crosses
+from intel.modules._equities import change_pct, count, level_of, on_or_before
 from intel.registry import Module, register
 
 NAME = "equity_bond_relative"
@@ -59,20 +63,32 @@ def compute(frames: Frames) -> dict:
     n = len(spx)
     unavailable = {}
     rel = {}
+    # figures of the joined history rest on each series through the last common day, not its own last day
+    common = lambda *ids: prov.about_inputs(tuple(prov.Input(s, through=dates[-1]) for s in ids))  # noqa: E731
+    spx_at = lambda i: (EQUITY, dates[i], float(spx[i]))  # noqa: E731  (a close on a common day, named)
     for h, k in HORIZONS.items():
         if n > k:
             e, b = (spx[-1] / spx[-1 - k] - 1) * 100, (bond[-1] / bond[-1 - k] - 1) * 100
-            rel[h] = {"equity_return_pct": env.rnd(e, 2), "bond_return_pct": env.rnd(b, 2),
-                      "relative_return_pp": env.rnd(e - b, 2)}
+            rel[h] = {"equity_return_pct": change_pct(spx_at(-1), spx_at(-1 - k), 2,
+                                                      f"S&P 500 price return over {k} common trading days, percent")}
+            with common(YIELD):
+                rel[h]["bond_return_pct"] = env.rnd(b, 2, f"10-year Treasury proxy return over {k} common trading "
+                                                          "days, built from DGS10 (see methodology), percent")
+            with common(EQUITY, YIELD):
+                rel[h]["relative_return_pp"] = env.rnd(e - b, 2, f"S&P 500 minus 10-year Treasury proxy return over "
+                                                                 f"{k} common trading days, percentage points")
         else:
             unavailable[f"relative_{h}"] = f"needs {k + 1} common days, have {n}"
     sma50, sma200 = ind.sma(ratio, 50), ind.sma(ratio, 200)
     golden, death = last_crosses(dates, sma50, sma200)
     # the ratio's level depends on where the bond index starts (100 at the first common day): only its
     # distance to its own averages is reported
-    trend = {"ratio_vs_sma50_pct": env.rnd((ratio[-1] / sma50[-1] - 1) * 100, 2),
-             "ratio_vs_sma200_pct": env.rnd((ratio[-1] / sma200[-1] - 1) * 100, 2),
-             "last_stocks_over_bonds_cross": golden, "last_bonds_over_stocks_cross": death}
+    with common(EQUITY, YIELD):
+        trend = {"ratio_vs_sma50_pct": env.rnd((ratio[-1] / sma50[-1] - 1) * 100, 2, "percent distance of the "
+                                               "stock-to-bond ratio from its 50-day average"),
+                 "ratio_vs_sma200_pct": env.rnd((ratio[-1] / sma200[-1] - 1) * 100, 2, "percent distance of the "
+                                                "stock-to-bond ratio from its 200-day average"),
+                 "last_stocks_over_bonds_cross": golden, "last_bonds_over_stocks_cross": death}
     if np.isfinite(sma200[-1]):
         trend["state"] = ("stocks_leading" if ratio[-1] > sma50[-1] > sma200[-1] else
                           "bonds_leading" if ratio[-1] < sma50[-1] < sma200[-1] else "mixed")
@@ -86,19 +102,33 @@ def compute(frames: Frames) -> dict:
     if n > YEAR:
         series_gap = (spx[YEAR:] / spx[:-YEAR] - 1) * 100 - yld[YEAR:]
         window = series_gap[-DECADE:]
-        gap.update({"value_pp": env.rnd(series_gap[-1], 2),
-                    "equity_return_1y_pct": env.rnd((spx[-1] / spx[-1 - YEAR] - 1) * 100, 2),
-                    "percentile": env.rnd(ind.percentile_rank(window, series_gap[-1]), 1),
-                    "zscore": env.rnd(ind.zscore(window, series_gap[-1]), 2),
-                    "history_start": dates[-len(window)].isoformat(), "history_days": len(window)})
+        with common(EQUITY, YIELD):
+            gap.update({"value_pp": env.rnd(series_gap[-1], 2, "trailing 252-day S&P 500 price return minus the "
+                                                               "10-year yield, percentage points"),
+                        "equity_return_1y_pct": change_pct(spx_at(-1), spx_at(-1 - YEAR), 2,
+                                                           f"S&P 500 price return over {YEAR} common trading days, "
+                                                           "percent"),
+                        "percentile": env.rnd(ind.percentile_rank(window, series_gap[-1]), 1,
+                                              "percentile rank of the yield gap proxy in its own daily history"),
+                        "zscore": env.rnd(ind.zscore(window, series_gap[-1]), 2,
+                                          "z-score of the yield gap proxy in its own daily history"),
+                        "history_start": dates[-len(window)].isoformat(),
+                        "history_days": count(len(window), "common trading days in the gap's history")})
     else:
         unavailable["yield_gap_proxy"] = f"needs {YEAR + 1} common days, have {n}"
     yield_frame = frames.get(YIELD)
-    data = {"date": dates[-1].isoformat(), "sp500": env.rnd(spx[-1], 2), "yield_10y_pct": env.rnd(yld[-1], 2),
-            "yield_change_1m_bp": env.rnd(ind.change_since(yield_frame, 30, "bp"), 1),
-            "bond_modified_duration_years": env.rnd(par_duration_convexity(yld[-1:] / 100)[0][0], 2),
-            "relative_returns": rel, "relative_trend": trend, "yield_gap_proxy": gap,
-            "common_days_used": n}
+    # the 1-month change runs on DGS10's own dates, from its last observation
+    base = on_or_before(yield_frame, YIELD, yield_frame["date"][-1] - timedelta(days=30))
+    data = {"date": dates[-1].isoformat(), "sp500": level_of(spx_at(-1), 2, "S&P 500 close on the last common day"),
+            "yield_10y_pct": level_of((YIELD, dates[-1], float(yld[-1])), 2, "DGS10 on the last common day"),
+            "yield_change_1m_bp": env.difference(env.last_obs(frames, YIELD), base, 1, op="change of DGS10 from "
+                                                 "its value on or before 30 days earlier, bp") if base else None}
+    with common(YIELD):
+        data["bond_modified_duration_years"] = env.rnd(par_duration_convexity(yld[-1:] / 100)[0][0], 2,
+                                                       "modified duration of a par 10-year bond at the yield")
+    with common(EQUITY, YIELD):
+        data.update({"relative_returns": rel, "relative_trend": trend, "yield_gap_proxy": gap,
+                     "common_days_used": count(n, "days with both an S&P 500 close and a 10-year yield")})
     signals = _signals(data, sources)
     r3 = rel.get("3m", {})
     summary = (f"Over three months the S&P 500 returned {fig(r3.get('equity_return_pct'), '%')} against "
@@ -106,7 +136,7 @@ def compute(frames: Frames) -> dict:
                f"{fig(r3.get('relative_return_pp'), ' pp')}; the stock-to-bond ratio is "
                f"{fig(trend['ratio_vs_sma200_pct'], '%')} from its 200-day average "
                f"({trend['state'].replace('_', ' ')}). The 10-year yield is {data['yield_10y_pct']}% "
-               f"({fig(data['yield_change_1m_bp'], ' bp')} over a month).")
+               f"({_month_move(data['yield_change_1m_bp'])}).")
     if "value_pp" in gap:
         summary += (f" The yield gap proxy (trailing one-year price return minus the 10-year yield, not an "
                     f"earnings yield) is {gap['value_pp']} pp, at the {fig(gap['percentile'])} percentile of "
@@ -124,6 +154,11 @@ def compute(frames: Frames) -> dict:
                                  "averages. Yield gap proxy: " + GAP_DEFINITION + "; its percentile and z-score "
                                  "are against up to ten years of its own daily history.",
                      unavailable=unavailable or None)
+
+
+def _month_move(bp) -> str:
+    """The yield's 1-month change for a sentence: no sign or direction put on a zero."""
+    return "unchanged over a month" if bp == 0 else f"{fig(bp, ' bp')} over a month"
 
 
 def _signals(d: dict, sources: dict) -> list[dict]:
@@ -145,7 +180,8 @@ def _signals(d: dict, sources: dict) -> list[dict]:
             direction, urgency = "neutral", "low"
         out.append(env.signal("rate_pressure", direction,
                               env.degrade(0.4 + min(0.4, abs(change) / 200), sources, essential=[YIELD]), urgency,
-                              f"10-year yield moved {change} bp over a month to {d['yield_10y_pct']}%"))
+                              f"10-year yield moved {change} bp over a month to {d['yield_10y_pct']}%" if change
+                              else f"10-year yield unchanged over a month at {d['yield_10y_pct']}%"))
     return out
 
 

@@ -6,8 +6,10 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
+from intel.modules._equities import at, change_pct, count, level_of, whole
 from intel.registry import Module, register
 
 NAME = "equity_drawdown"
@@ -34,11 +36,13 @@ def drawdown_episodes(close: np.ndarray) -> dict[str, np.ndarray]:
     return {"start": starts, "end": end, "depth": depth, "dd": dd}
 
 
-def _stats(days: np.ndarray, prefix: str) -> dict:
+def _stats(days: np.ndarray, prefix: str, what: str) -> dict:
+    """Median, mean and longest of `days` (`what` they measure, for each figure's operation)."""
     if not len(days):
         return {f"{prefix}_median": None, f"{prefix}_mean": None, f"{prefix}_max": None}
-    return {f"{prefix}_median": env.rnd(np.median(days), 1), f"{prefix}_mean": env.rnd(days.mean(), 1),
-            f"{prefix}_max": int(days.max())}
+    return {f"{prefix}_median": env.rnd(np.median(days), 1, f"median of the {what}"),
+            f"{prefix}_mean": env.rnd(days.mean(), 1, f"mean of the {what}"),
+            f"{prefix}_max": count(days.max(), f"maximum of the {what}")}
 
 
 def recovery_block(close: np.ndarray, days: np.ndarray, ep: dict, current: float) -> dict:
@@ -50,27 +54,38 @@ def recovery_block(close: np.ndarray, days: np.ndarray, ep: dict, current: float
     hits = np.flatnonzero(dd <= current)
     cross = hits[np.searchsorted(hits, start[reached])] if reached.any() else np.empty(0, dtype=np.int64)
     recov = end[reached]
+    past = "of the past recovered drawdowns that reached today's depth"
     out = {"reached_this_depth": {
-        "episodes": int(reached.sum()),
-        **_stats(recov - cross, "trading_days_to_recovery"),
-        "calendar_days_to_recovery_median": env.rnd(np.median(days[recov] - days[cross]), 1) if len(cross) else None,
-        "trough_pct_median": env.rnd(np.median(depth[reached]) * 100, 2) if reached.any() else None,
-        "trough_pct_deepest": env.rnd(depth[reached].min() * 100, 2) if reached.any() else None}}
+        "episodes": count(reached.sum(), f"count {past}"),
+        **_stats(recov - cross, "trading_days_to_recovery",
+                 f"trading days from first reaching today's depth to the new high, {past}"),
+        "calendar_days_to_recovery_median": env.rnd(np.median(days[recov] - days[cross]), 1,
+                                                    f"median calendar days from first reaching today's depth to the "
+                                                    f"new high, {past}") if len(cross) else None,
+        "trough_pct_median": env.rnd(np.median(depth[reached]) * 100, 2, f"median trough, percent, {past}")
+        if reached.any() else None,
+        "trough_pct_deepest": env.rnd(depth[reached].min() * 100, 2, f"deepest trough, percent, {past}")
+        if reached.any() else None}}
     # 2) episodes whose trough was of similar depth: peak-to-trough and trough-to-recovery
     similar = done & (depth <= current * BAND_LOW) & (depth >= current * BAND_HIGH)
     idx = np.flatnonzero(similar)
     troughs = np.array([s + int(np.argmin(dd[s:e])) for s, e in zip(start[idx], end[idx])], dtype=np.int64)
     peaks = start[idx] - 1
+    similar_past = "of the past recovered drawdowns whose trough lies in the band"
     out["similar_trough_depth"] = {
-        "trough_band_pct": [env.rnd(current * BAND_HIGH * 100, 2), env.rnd(current * BAND_LOW * 100, 2)],
-        "episodes": int(len(idx)),
-        **_stats(troughs - peaks, "trading_days_peak_to_trough"),
-        **_stats(end[idx] - troughs, "trading_days_trough_to_recovery"),
-        **_stats(end[idx] - peaks, "trading_days_peak_to_recovery")}
+        "trough_band_pct": [env.rnd(current * BAND_HIGH * 100, 2, "deep end of the band: 3/2 of today's drawdown"),
+                            env.rnd(current * BAND_LOW * 100, 2, "shallow end of the band: 2/3 of today's drawdown")],
+        "episodes": count(len(idx), f"count {similar_past}"),
+        **_stats(troughs - peaks, "trading_days_peak_to_trough", f"trading days from peak to trough, {similar_past}"),
+        **_stats(end[idx] - troughs, "trading_days_trough_to_recovery",
+                 f"trading days from trough to the new high, {similar_past}"),
+        **_stats(end[idx] - peaks, "trading_days_peak_to_recovery",
+                 f"trading days from peak to the new high, {similar_past}")}
     return out
 
 
-def _index(frame) -> tuple[dict, dict]:
+def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
+    frame = frames.get(sid)
     close = frame["value"].to_numpy()
     dates = frame["date"]
     days = dates.to_numpy().astype("datetime64[D]").astype(np.int64)
@@ -78,24 +93,51 @@ def _index(frame) -> tuple[dict, dict]:
     peak = int(np.argmax(close))  # first close at the highest level in the history
     current = float(ep["dd"][-1])
     ongoing = len(ep["end"]) and ep["end"][-1] == -1
-    year = ind.window(frame, 365)["value"].to_numpy()
-    out = {"level": env.rnd(close[-1], 2), "date": dates[-1].isoformat(), "history_start": dates[0].isoformat(),
-           "high": env.rnd(close[peak], 2), "high_date": dates[peak].isoformat(),
-           "drawdown_from_high_pct": env.rnd(current * 100, 2),
-           "days_since_high": int(days[-1] - days[peak]), "trading_days_since_high": int(len(close) - 1 - peak),
-           "drawdown_from_52w_high_pct": env.rnd((close[-1] / year.max() - 1) * 100, 2),
-           "max_drawdown_pct": env.rnd(ep["dd"].min() * 100, 2),
-           "episodes_in_history": int(len(ep["start"]) - (1 if ongoing else 0))}
+    year = ind.window(frame, 365)
+    # the drawdowns against one high are percent changes of two named closes (dd is close / high - 1)
+    last, high = at(frame, sid, -1), at(frame, sid, peak)
+    out = {"level": env.level(frames, sid, 2, op="latest close"), "date": dates[-1].isoformat(),
+           "history_start": dates[0].isoformat(),
+           "high": level_of(high, 2, "highest close in the history used"), "high_date": dates[peak].isoformat(),
+           "drawdown_from_high_pct": change_pct(last, high, 2, "percent change from the highest close to the latest"),
+           "drawdown_from_52w_high_pct": change_pct(
+               last, at(year, sid, int(np.argmax(year["value"].to_numpy()))), 2,
+               "percent change from the highest close of the past 52 weeks to the latest")}
+    with prov.about(frames, sid):
+        out.update({
+            "days_since_high": count(days[-1] - days[peak], "calendar days since the highest close"),
+            "trading_days_since_high": count(len(close) - 1 - peak, "closes since the highest close"),
+            "max_drawdown_pct": env.rnd(ep["dd"].min() * 100, 2, "deepest drawdown in the history used, percent"),
+            "episodes_in_history": count(len(ep["start"]) - (1 if ongoing else 0),
+                                         "count of completed drawdown episodes in the history used")})
+    # keys in their former order
+    out = {k: out[k] for k in ("level", "date", "history_start", "high", "high_date", "drawdown_from_high_pct",
+                               "days_since_high", "trading_days_since_high", "drawdown_from_52w_high_pct",
+                               "max_drawdown_pct", "episodes_in_history")}
     unavailable = {}
     if ongoing:
         s = int(ep["start"][-1])
         low = s + int(np.argmin(ep["dd"][s:]))
-        out["current_episode"] = {"low_pct": env.rnd(ep["dd"][low] * 100, 2), "low_date": dates[low].isoformat(),
-                                  "rebound_from_low_pct": env.rnd((close[-1] / close[low] - 1) * 100, 2)}
-        out["recovery"] = recovery_block(close, days, ep, current)
+        # the episode's peak is the close before its first close underwater
+        trough = at(frame, sid, low)
+        out["current_episode"] = {
+            "low_pct": change_pct(trough, at(frame, sid, s - 1), 2, "percent change from the episode's peak close "
+                                                                     "to its lowest close"),
+            "low_date": dates[low].isoformat(),
+            "rebound_from_low_pct": change_pct(last, trough, 2, "percent change from the episode's lowest close "
+                                                                "to the latest")}
+        with prov.about(frames, sid):
+            out["recovery"] = recovery_block(close, days, ep, current)
     else:
         unavailable["recovery"] = "the index closed at its high: there is no drawdown to recover from"
     return out, unavailable
+
+
+def _below(dd: float, days_since: float) -> str:
+    """'12.3% below' (what precedes 'its high'); no '0.0% below' on a drawdown that rounds to zero."""
+    if dd:
+        return f"{abs(dd)}% below"
+    return "at" if not days_since else "fractionally below"
 
 
 def compute(frames: Frames) -> dict:
@@ -104,7 +146,7 @@ def compute(frames: Frames) -> dict:
     data, unavailable = {}, {}
     for sid in INDICES:
         if frames.get(sid) is not None:
-            data[sid], missing = _index(frames.get(sid))
+            data[sid], missing = _index(frames, sid)
             unavailable.update({f"{sid}.{k}": v for k, v in missing.items()})
     signals, sentences = [], []
     for sid, d in data.items():
@@ -122,22 +164,22 @@ def compute(frames: Frames) -> dict:
         confidence = 0.45 + min(0.3, abs(dd) / 60) + (0.1 if n >= 5 else 0.0)
         signals.append(env.signal(f"{sid.lower()}_drawdown", direction,
                                   env.degrade(confidence, sources, essential=[sid]), urgency,
-                                  f"{label} {abs(dd)}% below its high of {d['high_date']}, "
-                                  f"{d['days_since_high']} days ago"))
-        text = (f"The {label} is {abs(dd)}% below its high of {d['high']} set on {d['high_date']} "
-                f"({d['days_since_high']} calendar days ago); the deepest drawdown since {d['history_start']} "
-                f"was {d['max_drawdown_pct']}%.")
+                                  f"{label} {_below(dd, d['days_since_high'])} its high of {d['high_date']}, "
+                                  f"{whole(d['days_since_high'])} days ago"))
+        text = (f"The {label} is {_below(dd, d['days_since_high'])} its high of {d['high']} set on {d['high_date']} "
+                f"({whole(d['days_since_high'])} calendar days ago); the deepest drawdown since "
+                f"{d['history_start']} was {d['max_drawdown_pct']}%.")
         if "recovery" in d and not n:
-            text += (f" None of the {d['episodes_in_history']} earlier drawdowns in that history reached this "
-                     f"depth, so it offers no recovery time for it.")
+            text += (f" None of the {whole(d['episodes_in_history'])} earlier drawdowns in that history reached "
+                     f"this depth, so it offers no recovery time for it.")
         elif "recovery" in d:
             sim = d["recovery"]["similar_trough_depth"]
-            text += (f" Of the {d['episodes_in_history']} earlier drawdowns in that history, {n} reached this "
-                     f"depth; from that point they took a median of "
+            text += (f" Of the {whole(d['episodes_in_history'])} earlier drawdowns in that history, {whole(n)} "
+                     f"reached this depth; from that point they took a median of "
                      f"{fig(reach['trading_days_to_recovery_median'])} trading days (longest "
-                     f"{fig(reach['trading_days_to_recovery_max'])}) to regain their high, and their median "
+                     f"{whole(reach['trading_days_to_recovery_max'])}) to regain their high, and their median "
                      f"trough was {fig(reach['trough_pct_median'], '%')}." +
-                     (f" {sim['episodes']} past drawdowns bottomed at a similar depth; their median "
+                     (f" {whole(sim['episodes'])} past drawdowns bottomed at a similar depth; their median "
                       f"peak-to-recovery took {sim['trading_days_peak_to_recovery_median']} trading days."
                       if sim["episodes"] else " None bottomed at a similar depth."))
         else:

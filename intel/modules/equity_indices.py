@@ -1,29 +1,53 @@
 """equity_indices: S&P 500 and Nasdaq levels, returns, distance to the 50/200-day averages, trend and crosses."""
 from __future__ import annotations
 
+import numpy as np
+
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import drawdown_profile, fig, horizon_returns, pct_word, trend_profile
+from intel.modules._common import drawdown_profile, fig, pct_word, trend_profile
+from intel.modules._equities import at, calendar_returns, change_pct, count, level_of
 from intel.registry import Module, register
 
 NAME = "equity_indices"
 INDICES = {"SP500": "S&P 500", "NASDAQCOM": "Nasdaq Composite"}
 
 
-def _index(frame) -> dict:
-    out = {"level": env.rnd(frame["value"][-1], 2), "date": frame["date"][-1].isoformat()}
-    out.update(horizon_returns(frame))
-    out.update(trend_profile(frame))
-    out.update(drawdown_profile(ind.window(frame, 365)))
-    out["realized_vol_21d_pct"] = env.rnd(ind.realized_vol(frame["value"].to_numpy(), 21), 2)
+def _index(frames: Frames, sid: str) -> dict:
+    """One index: its level and returns from named closes, the rest from its own history."""
+    frame = frames.get(sid)
+    out = {"level": env.level(frames, sid, 2, op="latest close"), "date": frame["date"][-1].isoformat()}
+    out.update(calendar_returns(frame, sid))
+    year = ind.window(frame, 365)
+    with prov.about(frames, sid):
+        out.update(trend_profile(frame))
+        out.update(drawdown_profile(year))
+        out["max_drawdown_pct"] = env.rnd(out["max_drawdown_pct"], 2, "deepest drawdown within the past year")
+        out["days_since_high"] = count(out["days_since_high"], "calendar days since the 1-year high")
+        out["realized_vol_21d_pct"] = env.rnd(ind.realized_vol(frame["value"].to_numpy(), 21), 2)
+    # the 1-year high is one close: published with its date, and the drawdown from it recomputable
+    peak = at(year, sid, int(np.argmax(year["value"].to_numpy())))  # the first, as drawdown_profile
+    out["high"] = level_of(peak, 2, "highest close of the past year")
+    out["drawdown_from_high_pct"] = change_pct(at(frame, sid, -1), peak, 2,
+                                               "percent change from the 1-year high to the latest close")
     return out
+
+
+def _from_high(d: dict) -> str:
+    """Where the close sits against the 1-year high, with no 'below' on a drawdown that rounds to zero."""
+    if not d["days_since_high"]:
+        return "it closed at its 1-year high."
+    if not d["drawdown_from_high_pct"]:
+        return "it sits fractionally below its 1-year high."
+    return f"it sits {abs(d['drawdown_from_high_pct'])}% below its 1-year high."
 
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INDICES)
     sources = env.data_sources(frames, INDICES)
-    data = {sid: _index(frames.get(sid)) for sid in INDICES if frames.get(sid) is not None}
+    data = {sid: _index(frames, sid) for sid in INDICES if frames.get(sid) is not None}
     signals, sentences = [], []
     for sid, d in data.items():
         label = INDICES[sid]
@@ -47,7 +71,7 @@ def compute(frames: Frames) -> dict:
             f"{pct_word(d['change_1m_pct'])} over a month, {pct_word(d['change_ytd_pct'])} year to date), "
             f"{fig(d['distance_to_sma50_pct'], '%')} from its 50-day and {fig(dist, '%')} from its 200-day average, "
             f"trend: {state.replace('_', ' ')}{cross}; "
-            f"it sits {abs(d['drawdown_from_high_pct'])}% below its 1-year high.")
+            + _from_high(d))
     summary = " ".join(sentences) + env.staleness_note(sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(

@@ -6,9 +6,11 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.catalog import SECTOR_NAMES, SECTORS
 from intel.frames import Frames
 from intel.modules._common import TRADING_HORIZONS, fig
+from intel.modules._equities import at, change_pct, count
 from intel.registry import Module, register
 
 NAME = "equity_momentum"
@@ -17,9 +19,17 @@ INDICES = {"SP500": "S&P 500", "NASDAQCOM": "Nasdaq Composite"}
 YEAR, MONTH, ADX_N = 252, 21, 14
 
 
-def momentum(close: np.ndarray) -> dict:
-    out = {f"momentum_{h}_pct": env.rnd(ind.return_pct(close, n), 2) for h, n in TRADING_HORIZONS.items()}
-    out["momentum_12_1_pct"] = env.rnd(ind.return_pct(close, YEAR, MONTH), 2)
+def momentum(frame, sid: str, price: str = "close") -> dict:
+    """Returns over trading-day horizons, each the percent change between two named closes (as
+    ind.return_pct computes it: the later close first); `price` names them in the operations."""
+    last = at(frame, sid, -1)
+    out = {f"momentum_{h}_pct": change_pct(last, at(frame, sid, -1 - n), 2,
+                                           f"{n}-trading-day return: percent change from the {price} {n} trading "
+                                           "days earlier")
+           for h, n in TRADING_HORIZONS.items()}
+    out["momentum_12_1_pct"] = change_pct(at(frame, sid, -1 - MONTH), at(frame, sid, -1 - YEAR), 2,
+                                          f"12-1 momentum: percent change from the {price} {YEAR} trading days "
+                                          f"before the last to the {price} {MONTH} trading days before it")
     return out
 
 
@@ -30,29 +40,36 @@ def close_adx(close: np.ndarray) -> dict:
     label comes from the ADX's percentile in its own history rather than the textbook 20/25 lines."""
     adx, pdi, ndi = ind.adx(close, close, close, ADX_N)
     value, past = adx[-1], adx[np.isfinite(adx)]
+    out = {"adx_14_close": env.rnd(value, 2, "Wilder's 14-day ADX on closes"), "adx_percentile": None,
+           "plus_di_14": env.rnd(pdi[-1], 2, "Wilder's 14-day +DI on closes"),
+           "minus_di_14": env.rnd(ndi[-1], 2, "Wilder's 14-day -DI on closes"),
+           "trend_strength": None, "trend_direction": None}
     if not np.isfinite(value) or len(past) < YEAR:
-        return {"adx_14_close": env.rnd(value, 2), "adx_percentile": None, "plus_di_14": env.rnd(pdi[-1], 2),
-                "minus_di_14": env.rnd(ndi[-1], 2), "trend_strength": None, "trend_direction": None}
+        return out
     pct = ind.percentile_rank(past, value)
-    strength = "strong" if pct >= 75 else "weak" if pct <= 25 else "moderate"
-    return {"adx_14_close": env.rnd(value, 2), "adx_percentile": env.rnd(pct, 1), "plus_di_14": env.rnd(pdi[-1], 2),
-            "minus_di_14": env.rnd(ndi[-1], 2), "trend_strength": strength,
-            "trend_direction": "up" if pdi[-1] >= ndi[-1] else "down"}
+    out.update({"adx_percentile": env.rnd(pct, 1, "percentile rank of the close-based ADX in its own history"),
+                "trend_strength": "strong" if pct >= 75 else "weak" if pct <= 25 else "moderate",
+                "trend_direction": "up" if pdi[-1] >= ndi[-1] else "down"})
+    return out
 
 
-def _index(frame) -> dict:
-    hist = ind.window(frame, 3653)
+def _index(frames: Frames, sid: str) -> dict:
+    hist = ind.window(frames.get(sid), 3653)
     close = hist["value"].to_numpy()
-    out = {"level": env.rnd(close[-1], 2), "date": hist["date"][-1].isoformat(), **momentum(close)}
-    for key, n, skip in (("12_1", YEAR, MONTH), ("3m", 63, 0)):
-        past = ind.rolling_return_pct(close, n, skip)
-        current = ind.return_pct(close, n, skip)
-        # a percentile against fewer than a year of values would say little
-        out[f"momentum_{key}_percentile"] = (env.rnd(ind.percentile_rank(past, current), 1)
-                                             if current is not None and len(past) >= YEAR else None)
-    # the first day with a 12-1 value: the percentile ranks against values from here on
-    out["percentile_history_start"] = hist["date"][YEAR].isoformat() if len(close) > YEAR else None
-    out.update(close_adx(close))
+    out = {"level": env.level(frames, sid, 2, op="latest close"), "date": hist["date"][-1].isoformat(),
+           **momentum(hist, sid)}
+    with prov.about(frames, sid):
+        for key, n, skip, words in (("12_1", YEAR, MONTH, "12-1"), ("3m", 63, 0, "3-month")):
+            past = ind.rolling_return_pct(close, n, skip)
+            current = ind.return_pct(close, n, skip)
+            # a percentile against fewer than a year of values would say little
+            out[f"momentum_{key}_percentile"] = (
+                env.rnd(ind.percentile_rank(past, current), 1, f"percentile rank of the {words} "
+                                                               "momentum among its daily values in up to ten years")
+                if current is not None and len(past) >= YEAR else None)
+        # the first day with a 12-1 value: the percentile ranks against values from here on
+        out["percentile_history_start"] = hist["date"][YEAR].isoformat() if len(close) > YEAR else None
+        out.update(close_adx(close))
     return out
 
 
@@ -61,18 +78,22 @@ def sectors_block(frames: Frames) -> tuple[dict, dict]:
     for sid in SECTORS:
         frame = frames.get(sid)
         if frame is not None:
-            table[sid] = {"name": SECTOR_NAMES[sid], **momentum(ind.window(frame, 400)["value"].to_numpy())}
+            table[sid] = {"name": SECTOR_NAMES[sid], **momentum(ind.window(frame, 400), sid, "adjusted close")}
     ranked = sorted((s for s in table if table[s]["momentum_12_1_pct"] is not None),
                     key=lambda s: -table[s]["momentum_12_1_pct"])
-    for rank, sid in enumerate(ranked, 1):
-        table[sid]["rank_12_1"] = rank
-    out = {"by_sector": table, "ranked_12_1": ranked}
-    if ranked:
-        positive = sum(table[s]["momentum_12_1_pct"] > 0 for s in ranked)
-        out["share_positive_12_1_pct"] = env.rnd(positive / len(ranked) * 100, 1)
-        out["median_12_1_pct"] = env.rnd(np.median([table[s]["momentum_12_1_pct"] for s in ranked]), 2)
-        out["leaders"], out["laggards"] = ranked[:3], ranked[-3:][::-1]
-    else:
+    # a rank, the share and the median rest on every ranked sector's 12-1 momentum
+    with prov.about(frames, *ranked):
+        for rank, sid in enumerate(ranked, 1):
+            table[sid]["rank_12_1"] = count(rank, "rank by 12-1 momentum among the sectors (1 = strongest)")
+        out = {"by_sector": table, "ranked_12_1": ranked}
+        if ranked:
+            positive = sum(table[s]["momentum_12_1_pct"] > 0 for s in ranked)
+            out["share_positive_12_1_pct"] = env.rnd(positive / len(ranked) * 100, 1,
+                                                     "percent of the ranked sectors with positive 12-1 momentum")
+            out["median_12_1_pct"] = env.rnd(np.median([table[s]["momentum_12_1_pct"] for s in ranked]), 2,
+                                             "median 12-1 momentum of the ranked sectors, percent")
+            out["leaders"], out["laggards"] = ranked[:3], ranked[-3:][::-1]
+    if not ranked:
         unavailable["sectors.ranking"] = "no sector ETF has a year of history"
     short = [s for s in table if table[s]["momentum_12_1_pct"] is None]
     if short:
@@ -84,7 +105,7 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INDICES)
     inputs = (*INDICES, *SECTORS)
     sources = env.data_sources(frames, inputs)
-    data = {sid: _index(frames.get(sid)) for sid in INDICES if frames.get(sid) is not None}
+    data = {sid: _index(frames, sid) for sid in INDICES if frames.get(sid) is not None}
     data["sectors"], unavailable = sectors_block(frames)
     signals, sentences = [], []
     for sid, d in ((k, v) for k, v in data.items() if k in INDICES):

@@ -5,8 +5,10 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, vol_cone, vol_regime
+from intel.modules._equities import count
 from intel.registry import Module, register
 
 NAME = "equity_volatility"
@@ -25,10 +27,13 @@ def rolling_vol(close: np.ndarray, n: int, periods_per_year: int = 252) -> np.nd
     return out
 
 
-def cone(history: np.ndarray, current: float) -> dict:
-    """Distribution of one window's rolling realized vol over the history, and where today sits in it."""
-    return {**vol_cone(history), "percentile": env.rnd(ind.percentile_rank(history, current), 1),
-            "observations": int(len(history))}
+def cone(history: np.ndarray, current: float, n: int) -> dict:
+    """Distribution of one window's rolling realized vol over the history, and where today sits in it
+    (inside a scope naming the series: the quantiles take the scope's operation)."""
+    return {**vol_cone(history),
+            "percentile": env.rnd(ind.percentile_rank(history, current), 1,
+                                  f"percentile rank of the current {n}-day realized volatility in its cone"),
+            "observations": count(len(history), f"count of rolling {n}-day volatility values in the cone")}
 
 
 def compute(frames: Frames) -> dict:
@@ -39,24 +44,29 @@ def compute(frames: Frames) -> dict:
     sources = env.data_sources(frames, [SERIES])
     hist = ind.window(frame, 3653)  # the cone ranks against up to ten years
     close = hist["value"].to_numpy()
-    data: dict = {"level": env.rnd(close[-1], 2), "date": hist["date"][-1].isoformat(),
+    data: dict = {"level": env.level(frames, SERIES, 2, op="latest close"), "date": hist["date"][-1].isoformat(),
                   "history_start": hist["date"][0].isoformat()}
     unavailable, cones = {}, {}
     rolling = {n: rolling_vol(close, n) for n in WINDOWS}
     for n, series in rolling.items():
         current = series[-1]
-        data[f"realized_vol_{n}d_pct"] = env.rnd(current, 2)
         past = series[np.isfinite(series)]
-        if np.isfinite(current) and len(past) >= MIN_CONE_OBS:
-            cones[f"{n}d"] = cone(past, current)
-        else:
-            unavailable[f"vol_cone.{n}d"] = f"fewer than {MIN_CONE_OBS} rolling {n}-day values in the history"
+        with prov.about(frames, SERIES, operation=f"{n}-day volatility cone: quantile, min or max of the rolling "
+                                                   f"{n}-day realized volatility since {data['history_start']}, "
+                                                   "percent"):
+            data[f"realized_vol_{n}d_pct"] = env.rnd(current, 2, f"annualized {n}-day realized volatility, percent")
+            if np.isfinite(current) and len(past) >= MIN_CONE_OBS:
+                cones[f"{n}d"] = cone(past, current, n)
+            else:
+                unavailable[f"vol_cone.{n}d"] = f"fewer than {MIN_CONE_OBS} rolling {n}-day values in the history"
     data["vol_cone"] = cones
     v21 = rolling[21]
-    data["realized_vol_21d_1m_ago_pct"] = env.rnd(v21[-22], 2) if len(v21) > 22 else None
     v10, v63 = data["realized_vol_10d_pct"], data["realized_vol_63d_pct"]
     ratio = rolling[10][-1] / rolling[63][-1] if v63 else None
-    data["vol_ratio_10d_63d"] = env.rnd(ratio, 2)
+    with prov.about(frames, SERIES):
+        data["realized_vol_21d_1m_ago_pct"] = env.rnd(v21[-22], 2, "21-day realized volatility 21 closes earlier, "
+                                                                   "percent") if len(v21) > 22 else None
+        data["vol_ratio_10d_63d"] = env.rnd(ratio, 2, "10-day over 63-day realized volatility")
     data["vol_trend"] = (None if ratio is None or not np.isfinite(ratio) else
                          "rising" if ratio > 1.25 else "falling" if ratio < 0.8 else "stable")
     pct21 = cones.get("21d", {}).get("percentile")

@@ -6,8 +6,10 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.catalog import SECTORS
 from intel.frames import Frames
+from intel.modules._equities import change_pct, count, level_of, on_or_before, whole
 from intel.registry import Module, register
 
 NAME = "market_breadth"
@@ -87,7 +89,7 @@ def compute(frames: Frames) -> dict:
     unavailable = {}
     sma50, sma200 = rolling_sma(close, 50), rolling_sma(close, 200)
     last = close[-1]
-    # 52-week extremes among the closes (the sector ETFs are close-only series)
+    # 52-week extremes among the adjusted closes (the sector ETFs are close-only series)
     window = close[-YEAR:]
     hi, lo = np.nanmax(window, axis=0), np.nanmin(window, axis=0)
     full_year = np.isfinite(window).sum(axis=0) >= YEAR
@@ -96,11 +98,20 @@ def compute(frames: Frames) -> dict:
 
     sectors = {}
     for j, sid in enumerate(present):
-        row = {"close": env.rnd(last[j], 2),
-               "distance_to_sma50_pct": env.rnd((last[j] / sma50[-1, j] - 1) * 100, 2),
-               "distance_to_sma200_pct": env.rnd((last[j] / sma200[-1, j] - 1) * 100, 2),
-               "distance_from_52w_high_pct": env.rnd((last[j] / hi[j] - 1) * 100, 2) if full_year[j] else None,
-               "distance_from_52w_low_pct": env.rnd((last[j] / lo[j] - 1) * 100, 2) if full_year[j] else None}
+        frame = frames.get(sid)
+        # a column carries its series' values forward, so its last cell, its 52-week high and low are each
+        # an observation of that series: the one on or before the grid date where they sit
+        latest = on_or_before(frame, sid, _day(dates[-1]))
+        high = on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmax(window[:, j]))])) if full_year[j] else None
+        low = on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmin(window[:, j]))])) if full_year[j] else None
+        row = {"adj_close": level_of(latest, 2, "latest adjusted close (split- and dividend-adjusted)")}
+        with prov.about(frames, sid):
+            row["distance_to_sma50_pct"] = env.rnd((last[j] / sma50[-1, j] - 1) * 100, 2)
+            row["distance_to_sma200_pct"] = env.rnd((last[j] / sma200[-1, j] - 1) * 100, 2)
+        row["distance_from_52w_high_pct"] = change_pct(latest, high, 2, "percent change from the highest adjusted "
+                                                                        "close of the last 252 to the latest")
+        row["distance_from_52w_low_pct"] = change_pct(latest, low, 2, "percent change from the lowest adjusted "
+                                                                      "close of the last 252 to the latest")
         row["above_sma50"] = bool(last[j] > sma50[-1, j]) if np.isfinite(sma50[-1, j]) else None
         row["above_sma200"] = bool(last[j] > sma200[-1, j]) if np.isfinite(sma200[-1, j]) else None
         row["new_52w_high"], row["new_52w_low"] = bool(new_high[j]), bool(new_low[j])
@@ -122,25 +133,41 @@ def compute(frames: Frames) -> dict:
     z_date, z_active = last_fire(zweig)
     w_date, w_active = last_fire(wash)
     decade = share50[-2520:]
-    data = {
-        "date": str(dates[-1]), "sectors_covered": len(present),
-        "share_above_sma50_pct": env.rnd(share50[-1], 1), "share_above_sma200_pct": env.rnd(share200[-1], 1),
-        "share_above_sma50_1m_ago_pct": env.rnd(share50[-22], 1) if len(share50) > 21 else None,
-        "mean_distance_to_sma50_pct": env.rnd(np.nanmean((last / sma50[-1] - 1) * 100), 2)
-        if np.isfinite(sma50[-1]).any() else None,
-        "mean_distance_to_sma200_pct": env.rnd(np.nanmean((last / sma200[-1] - 1) * 100), 2)
-        if np.isfinite(sma200[-1]).any() else None,
-        "share_above_sma50_percentile_10y": env.rnd(ind.percentile_rank(decade, share50[-1]), 1)
-        if np.isfinite(share50[-1]) else None,
-        "new_52w_highs": int(new_high.sum()), "new_52w_lows": int(new_low.sum()),
-        "net_new_highs": int(new_high.sum() - new_low.sum()),
-        "advancing_today": int((change[-1] > 0).sum()), "declining_today": int((change[-1] < 0).sum()),
-        "advance_share_ema10_pct": env.rnd(adv_ema[-1] * 100, 1),
-        "thrusts": {"zweig_last_date": z_date, "zweig_active": z_active, "zweig_count": len(zweig),
-                    "washout_recovery_last_date": w_date, "washout_recovery_active": w_active,
-                    "washout_recovery_count": len(wash), "history_start": str(dates[0]), "rules": THRUST_RULES},
-        "sectors": sectors,
-    }
+    # every breadth figure reads all the sectors present
+    with prov.about(frames, *present):
+        data = {
+            "date": str(dates[-1]), "sectors_covered": count(len(present), "count of sector ETFs with data"),
+            "share_above_sma50_pct": env.rnd(share50[-1], 1, "percent of sectors whose adjusted close is above "
+                                                             "its 50-day average"),
+            "share_above_sma200_pct": env.rnd(share200[-1], 1, "percent of sectors whose adjusted close is above "
+                                                               "its 200-day average"),
+            "share_above_sma50_1m_ago_pct": env.rnd(share50[-22], 1, "percent of sectors above their 50-day "
+                                                                     "average 21 trading days earlier")
+            if len(share50) > 21 else None,
+            "mean_distance_to_sma50_pct": env.rnd(np.nanmean((last / sma50[-1] - 1) * 100), 2,
+                                                  "mean over the sectors of the percent distance from the 50-day "
+                                                  "average") if np.isfinite(sma50[-1]).any() else None,
+            "mean_distance_to_sma200_pct": env.rnd(np.nanmean((last / sma200[-1] - 1) * 100), 2,
+                                                   "mean over the sectors of the percent distance from the 200-day "
+                                                   "average") if np.isfinite(sma200[-1]).any() else None,
+            "share_above_sma50_percentile_10y": env.rnd(ind.percentile_rank(decade, share50[-1]), 1,
+                                                        "percentile rank of the share above the 50-day average "
+                                                        "within up to ten years") if np.isfinite(share50[-1]) else None,
+            "new_52w_highs": count(new_high.sum(), "count of sectors at a 52-week high adjusted close"),
+            "new_52w_lows": count(new_low.sum(), "count of sectors at a 52-week low adjusted close"),
+            "net_new_highs": count(new_high.sum() - new_low.sum(), "sectors at 52-week highs minus those at lows"),
+            "advancing_today": count((change[-1] > 0).sum(), "count of sectors up on the last day"),
+            "declining_today": count((change[-1] < 0).sum(), "count of sectors down on the last day"),
+            "advance_share_ema10_pct": env.rnd(adv_ema[-1] * 100, 1, "10-day EMA of the percent of sectors "
+                                                                     "advancing"),
+            "thrusts": {"zweig_last_date": z_date, "zweig_active": z_active,
+                        "zweig_count": count(len(zweig), "count of Zweig thrusts in the history"),
+                        "washout_recovery_last_date": w_date, "washout_recovery_active": w_active,
+                        "washout_recovery_count": count(len(wash), "count of washout-recovery thrusts in the "
+                                                                   "history"),
+                        "history_start": str(dates[0]), "rules": THRUST_RULES},
+            "sectors": sectors,
+        }
     if not np.isfinite(share200[-1]):
         unavailable["share_above_sma200_pct"] = f"needs 200 closes per sector, have {len(dates)}"
     if not np.isfinite(share50[-1]):
@@ -156,20 +183,26 @@ def compute(frames: Frames) -> dict:
                          ("equity_momentum", "momentum of the index and sectors"),
                          ("fear_greed", "sentiment composite that includes sector breadth"),
                          ("crash_risk", "crash-warning composite that includes breadth")),
-                     methodology="Breadth across the sector ETFs on their closes aligned by date: a sector is "
-                                 "above its average when its close exceeds its 50 or 200-observation simple mean; "
-                                 "a new 52-week high or low is a close at the extreme of the last 252 closes. "
+                     methodology="Breadth across the sector ETFs on their split- and dividend-adjusted closes "
+                                 "aligned by date: a sector is above its average when its adjusted close exceeds "
+                                 "its 50 or 200-observation simple mean; a new 52-week high or low is an adjusted "
+                                 "close at the extreme of the last 252. "
                                  "Thrust flags follow fixed rules (see thrusts.rules); with eleven sectors instead "
                                  "of thousands of stocks they fire more often than the classic NYSE versions.",
                      unavailable=unavailable or None)
 
 
+def _day(value: np.datetime64):
+    """A grid date (numpy day) as a date."""
+    return value.astype("datetime64[D]").item()
+
+
 def _summary(d: dict) -> str:
     s50, s200 = d["share_above_sma50_pct"], d["share_above_sma200_pct"]
-    text = (f"Of {d['sectors_covered']} sector ETFs, {s50 if s50 is not None else 'n/a'}% close above their "
-            f"50-day average and {s200 if s200 is not None else 'n/a'}% above their 200-day average; "
-            f"{d['new_52w_highs']} sit at 52-week highs and {d['new_52w_lows']} at 52-week lows. "
-            f"{d['advancing_today']} advanced on the day, and the 10-day average advance share is "
+    text = (f"Of {whole(d['sectors_covered'])} sector ETFs, {s50 if s50 is not None else 'n/a'}% close above "
+            f"their 50-day average and {s200 if s200 is not None else 'n/a'}% above their 200-day average; "
+            f"{whole(d['new_52w_highs'])} sit at 52-week highs and {whole(d['new_52w_lows'])} at 52-week lows. "
+            f"{whole(d['advancing_today'])} advanced on the day, and the 10-day average advance share is "
             f"{d['advance_share_ema10_pct']}%.")
     t = d["thrusts"]
     if t["zweig_active"] or t["washout_recovery_active"]:
@@ -196,7 +229,7 @@ def _signals(d: dict, sources: dict) -> list[dict]:
         conf = env.degrade((0.4 + abs(lead - 50) / 125) * (1.0 if s200 is not None else 0.8), sources)
         basis = "200-day" if s200 is not None else "50-day"
         out.append(env.signal("breadth_state", direction, conf, urgency,
-                              f"{lead}% of sectors above their {basis} average, {lows} at 52-week lows"))
+                              f"{lead}% of sectors above their {basis} average, {whole(lows)} at 52-week lows"))
     t = d["thrusts"]
     if t["zweig_active"] or t["washout_recovery_active"]:
         out.append(env.signal("breadth_thrust", "bullish", env.degrade(0.6, sources), "medium",

@@ -10,8 +10,10 @@ from datetime import date, timedelta
 import numpy as np
 
 from intel import envelope as env
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
+from intel.modules._equities import at, change_pct, count, whole
 from intel.registry import Module, register
 
 NAME = "seasonality"
@@ -29,14 +31,27 @@ METHOD = ("Monthly returns run from the last close of one month to the last clos
           "Price returns, no dividends.")
 
 
-def _stats(x: np.ndarray, digits: int) -> dict:
+def _stats(x: np.ndarray, digits: int, what: str) -> dict:
+    """Mean, median, hit rate, sample size and t-stat of the returns `x` (`what` they are, for the
+    operations; called inside a scope naming the series)."""
     n = len(x)
     if n == 0:
-        return {"mean_return_pct": None, "median_return_pct": None, "hit_rate_pct": None, "n": 0, "t_stat": None}
+        return {"mean_return_pct": None, "median_return_pct": None, "hit_rate_pct": None,
+                "n": count(0, f"count of {what}"), "t_stat": None}
     sd = float(np.std(x, ddof=1)) if n > 1 else 0.0
-    return {"mean_return_pct": env.rnd(np.mean(x), digits), "median_return_pct": env.rnd(np.median(x), digits),
-            "hit_rate_pct": env.rnd(np.count_nonzero(x > 0) / n * 100, 1), "n": n,
-            "t_stat": env.rnd(np.mean(x) / (sd / math.sqrt(n)), 2) if sd > 0 else None}
+    return {"mean_return_pct": env.rnd(np.mean(x), digits, f"mean of {what}, percent"),
+            "median_return_pct": env.rnd(np.median(x), digits, f"median of {what}, percent"),
+            "hit_rate_pct": env.rnd(np.count_nonzero(x > 0) / n * 100, 1, f"percent of {what} above zero"),
+            "n": count(n, f"count of {what}"),
+            "t_stat": env.rnd(np.mean(x) / (sd / math.sqrt(n)), 2, f"t-statistic of the mean of {what}")
+            if sd > 0 else None}
+
+
+POSITION_WORDS = {  # today's place in the weekday calendar, from the date alone
+    "business_day_of_month": "business day of the month of today's session (weekday calendar, from the date)",
+    "business_days_left_in_month": "business days left in the month after today's session (from the date)",
+    "business_days_to_turn_of_month": "business days from today's session to the turn-of-month window (from the "
+                                      "date)"}
 
 
 def _position(now: date) -> dict:
@@ -55,6 +70,13 @@ def _position(now: date) -> dict:
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [SERIES], need="all")
+    with prov.about(frames, SERIES):
+        return _compute(frames)
+
+
+def _compute(frames: Frames) -> dict:
+    """The payload; every figure made here rests on the S&P 500 closes (the scope compute opens), but for
+    today's place in the weekday calendar, which rests on the date alone."""
     frame = frames.get(SERIES)
     if frame.height < MIN_OBS:
         raise env.InsufficientData(f"{NAME}: {frame.height} S&P 500 closes, at least {MIN_OBS} needed")
@@ -72,10 +94,11 @@ def compute(frames: Frames) -> dict:
     consecutive = np.diff(month_key[ends]) == 1
     m_ret = (close[ends[1:]] / close[ends[:-1]] - 1)[consecutive] * 100
     m_month = (month_key[ends[1:]] % 12)[consecutive]  # 0 = January
-    by_month = {MONTHS[m]: _stats(m_ret[m_month == m], 2) for m in range(12)}
+    by_month = {MONTHS[m]: _stats(m_ret[m_month == m], 2, f"{calendar.month_name[m + 1]} monthly returns")
+                for m in range(12)}
     means = {k: v["mean_return_pct"] for k, v in by_month.items() if v["mean_return_pct"] is not None}
     for rank, k in enumerate(sorted(means, key=lambda k: -means[k]), 1):
-        by_month[k]["rank_by_mean"] = rank
+        by_month[k]["rank_by_mean"] = count(rank, "rank of the calendar month by mean return (1 = best)")
 
     # daily returns, skipping the first (possibly partial) month so turn-of-month days are real ones
     d_ret = (close[1:] / close[:-1] - 1) * 100
@@ -83,49 +106,59 @@ def compute(frames: Frames) -> dict:
     keep = month_key[d_idx] > month_key[0]
     d_ret, d_idx = d_ret[keep], d_idx[keep]
     weekday = (dates[d_idx].astype(np.int64) + 3) % 7  # 1970-01-01 was a Thursday: 0 = Monday
-    by_weekday = {WEEKDAYS[w]: _stats(d_ret[weekday == w], 3) for w in range(5)}
+    by_weekday = {WEEKDAYS[w]: _stats(d_ret[weekday == w], 3, f"daily returns on {WEEKDAYS[w].capitalize()}s")
+                  for w in range(5)}
     group = np.concatenate([[0], np.cumsum(np.diff(month_key) != 0)])
     rank_in_month = np.arange(len(close)) - first_in_month[group]  # 0 = first close of its month
     tom_index = rank_in_month < TOM_FIRST_DAYS
     tom_index[last_in_month] = True
     tom = tom_index[d_idx]
-    tom_stats, other_stats = _stats(d_ret[tom], 3), _stats(d_ret[~tom], 3)
+    tom_stats = _stats(d_ret[tom], 3, "daily returns on turn-of-month days")
+    other_stats = _stats(d_ret[~tom], 3, "daily returns on other days")
     diff_t = None
     if tom_stats["n"] > 1 and other_stats["n"] > 1:
         a, b = d_ret[tom], d_ret[~tom]
         se = math.sqrt(np.var(a, ddof=1) / len(a) + np.var(b, ddof=1) / len(b))
-        diff_t = env.rnd((a.mean() - b.mean()) / se, 2) if se > 0 else None
+        diff_t = env.rnd((a.mean() - b.mean()) / se, 2, "Welch t-statistic of turn-of-month minus other days' "
+                                                        "mean daily return") if se > 0 else None
     turn = {"turn_of_month_days": tom_stats, "other_days": other_stats,
-            "difference_bp_per_day": env.rnd((d_ret[tom].mean() - d_ret[~tom].mean()) * 100, 1)
+            "difference_bp_per_day": env.rnd((d_ret[tom].mean() - d_ret[~tom].mean()) * 100, 1,
+                                             "mean daily return on turn-of-month days minus other days, bp")
             if tom_stats["n"] and other_stats["n"] else None,
             "difference_t_stat": diff_t}
 
-    pos = _position(frames.now)
+    # where today sits in the weekday calendar rests on the date alone, no series
+    with prov.about_inputs(()):
+        pos = {k: count(v, POSITION_WORDS[k]) if k in POSITION_WORDS else v for k, v in _position(frames.now).items()}
     cur_key = np.datetime64(pos["session_date"], "M").astype(np.int64)
     prev_end = np.flatnonzero(month_key < cur_key)
     in_month = month_key == cur_key
-    mtd = (close[-1] / close[prev_end[-1]] - 1) * 100 if in_month.any() and len(prev_end) else None
-    pos["month_to_date_pct"] = env.rnd(mtd, 2)
+    pos["month_to_date_pct"] = (change_pct(at(frame, SERIES, -1), at(frame, SERIES, int(prev_end[-1])), 2,
+                                           "month-to-date return: percent change from the last close of the "
+                                           "previous month") if in_month.any() and len(prev_end) else None)
     data = {"date": frame["date"][-1].isoformat(), "sample_start": str(dates[d_idx[0]]) if len(d_idx) else None,
-            "years_of_history": env.rnd(len(close) / 252, 1), "months_sampled": int(len(m_ret)),
-            "days_sampled": int(len(d_ret)), "by_month": by_month, "by_weekday": by_weekday,
+            "years_of_history": env.rnd(len(close) / 252, 1, "closes in the history / 252"),
+            "months_sampled": count(len(m_ret), "count of complete monthly returns in the sample"),
+            "days_sampled": count(len(d_ret), "count of daily returns in the sample"),
+            "by_month": by_month, "by_weekday": by_weekday,
             "turn_of_month": turn, "today": pos,
             "current_month": by_month[pos["month"]], "current_weekday": by_weekday[pos["weekday"]]}
     signals = _signals(data, sources)
     cm, cw = data["current_month"], data["current_weekday"]
     month_name = calendar.month_name[MONTHS.index(pos["month"]) + 1]
     summary = (f"Since {data['sample_start']}, {month_name} has averaged {fig(cm['mean_return_pct'], '%')} for the "
-               f"S&P 500 with a hit rate of {fig(cm['hit_rate_pct'], '%')} over {cm['n']} years (t-stat "
+               f"S&P 500 with a hit rate of {fig(cm['hit_rate_pct'], '%')} over {whole(cm['n'])} years (t-stat "
                f"{cm['t_stat'] if cm['t_stat'] is not None else 'n/a'}"
-               + (f", rank {cm['rank_by_mean']} of the calendar months by mean)" if "rank_by_mean" in cm else ")")
+               + (f", rank {whole(cm['rank_by_mean'])} of the calendar months by mean)" if "rank_by_mean" in cm
+                  else ")")
                + f"; the month to date is {fig(pos['month_to_date_pct'], '%')}. "
                f"{pos['weekday'].capitalize()}s have averaged {fig(cw['mean_return_pct'], '%')} "
-               f"({fig(cw['hit_rate_pct'], '%')} "
-               f"up, {cw['n']} sessions). Turn-of-month days averaged {fig(tom_stats['mean_return_pct'], '%')} against "
+               f"({fig(cw['hit_rate_pct'], '%')} up, {whole(cw['n'])} sessions). "
+               f"Turn-of-month days averaged {fig(tom_stats['mean_return_pct'], '%')} against "
                f"{fig(other_stats['mean_return_pct'], '%')} on other days; today is business day "
-               f"{pos['business_day_of_month']} of the month, "
+               f"{whole(pos['business_day_of_month'])} of the month, "
                + ("inside the turn-of-month window." if pos["in_turn_of_month_window"] else
-                  f"{pos['business_days_to_turn_of_month']} business days before the turn-of-month window.")
+                  f"{whole(pos['business_days_to_turn_of_month'])} business days before the turn-of-month window.")
                + " Seasonal averages are weak evidence: most t-stats are small." + env.staleness_note(sources))
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
@@ -150,7 +183,7 @@ def _signals(d: dict, sources: dict) -> list[dict]:
     conf = min(0.55, 0.2 + abs(t) * 0.08) * min(1.0, cm["n"] / 15)
     out.append(env.signal("month_seasonality", direction, env.degrade(conf, sources, [SERIES]), "low",
                           f"{pos['month']}: mean {fig(cm['mean_return_pct'], '%')}, hit rate "
-                          f"{fig(cm['hit_rate_pct'], '%')} over {cm['n']} years"))
+                          f"{fig(cm['hit_rate_pct'], '%')} over {whole(cm['n'])} years"))
     tom, other = turn["turn_of_month_days"], turn["other_days"]
     diff = turn["difference_bp_per_day"]
     near = pos["business_days_to_turn_of_month"] <= 2

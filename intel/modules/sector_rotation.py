@@ -8,10 +8,12 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.catalog import CYCLICAL_SECTORS, DEFENSIVE_SECTORS, SECTOR_NAMES, SECTORS
 from intel.frames import Frames
 from intel.modules._common import HORIZONS as DAYS  # calendar days per horizon
 from intel.modules._common import signed
+from intel.modules._equities import calendar_returns, count, whole
 from intel.registry import Module, register
 
 NAME = "sector_rotation"
@@ -33,6 +35,13 @@ def _basket_return(frames: Frames, ids, days: int, end) -> float | None:
     return float(np.mean(values)) if values else None
 
 
+def _upto(frames: Frames, ids, end, operation: str | None = None):
+    """A scope over `ids`, each through its last observation on or before `end` (figures measured to a
+    common or earlier date rest on nothing later)."""
+    inputs = tuple(prov.Input(s, through=min(frames.last_date(s), end)) for s in ids if frames.get(s) is not None)
+    return prov.about_inputs(inputs, operation)
+
+
 def _quadrant(rel_now, rel_before) -> str | None:
     """Relative-rotation quadrant of a sector: leading/weakening above the index, improving/lagging below."""
     if rel_now is None or rel_before is None:
@@ -45,6 +54,9 @@ def _quadrant(rel_now, rel_before) -> str | None:
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, SECTORS)
+    if frames.get(INDEX) is not None:
+        # relative strength against the index is the headline whenever the index is there
+        prov.note_essential(INDEX, frames.last_date(INDEX))
     ids = (*SECTORS, INDEX)
     sources = env.data_sources(frames, ids)
     index = frames.get(INDEX)
@@ -56,51 +68,80 @@ def compute(frames: Frames) -> dict:
     sectors, scores = {}, {}
     for sid in present:
         frame = frames.get(sid)
-        row = {"name": SECTOR_NAMES[sid], "close": env.rnd(frame["value"][-1], 2)}
+        # sector ETF histories are split- and dividend-adjusted closes, not traded prices
+        row = {"name": SECTOR_NAMES[sid],
+               "adj_close": env.level(frames, sid, 2, op="latest adjusted close (split- and dividend-adjusted)")}
+        returns = calendar_returns(frame, sid, HORIZONS, ytd=False, price="adjusted close")
         rels = []
         for h in HORIZONS:
-            row[f"return_{h}_pct"] = env.rnd(ind.change_since(frame, DAYS[h]), 2)
+            row[f"return_{h}_pct"] = returns[f"change_{h}_pct"]
             if index is not None:
                 s_ret = ind.change_since(frame, DAYS[h], "pct", common_end)
                 i_ret = ind.change_since(index, DAYS[h], "pct", common_end)
                 rel = None if s_ret is None or i_ret is None else s_ret - i_ret
-                row[f"relative_{h}_pp"] = env.rnd(rel, 2)
+                with _upto(frames, (sid, INDEX), common_end):
+                    row[f"relative_{h}_pp"] = env.rnd(rel, 2, f"{sid} minus SP500 percent change over {DAYS[h]} "
+                                                              f"calendar days to {common_end}, percentage points")
                 if rel is not None:
                     rels.append(rel)
         if index is not None:
             before = common_end - timedelta(days=MOMENTUM_LAG_DAYS)
             s_old, i_old = (ind.change_since(f, DAYS["3m"], "pct", before) for f in (frame, index))
             rel_old = None if s_old is None or i_old is None else s_old - i_old
-            row["relative_3m_pp_1m_ago"] = env.rnd(rel_old, 2)
+            with _upto(frames, (sid, INDEX), before):
+                row["relative_3m_pp_1m_ago"] = env.rnd(rel_old, 2, f"{sid} minus SP500 percent change over "
+                                                                   f"{DAYS['3m']} calendar days to {before}, "
+                                                                   "percentage points")
             row["quadrant"] = _quadrant(row["relative_3m_pp"], row["relative_3m_pp_1m_ago"])
             score = float(np.mean(rels)) if rels else None
+            with _upto(frames, (sid, INDEX), common_end):
+                row["leadership_score"] = env.rnd(score, 2, "mean of the 1, 3 and 6-month returns relative to "
+                                                            "the S&P 500, percentage points")
         else:  # without the index, rank on the sectors' own returns
             own = [row[f"return_{h}_pct"] for h in HORIZONS if row[f"return_{h}_pct"] is not None]
             score = float(np.mean(own)) if own else None
-        row["leadership_score"] = env.rnd(score, 2)
+            with prov.about(frames, sid):
+                row["leadership_score"] = env.rnd(score, 2, "mean of the 1, 3 and 6-month returns (rounded), "
+                                                            "percent")
         sectors[sid] = row
         if score is not None:
             scores[sid] = score
     if not scores:
         raise env.InsufficientData(f"{NAME}: no sector has a month of history yet")
     ranking = sorted(scores, key=lambda s: -scores[s])
-    for rank, sid in enumerate(ranking, 1):
-        sectors[sid]["rank"] = rank
+    # a rank rests on every ranked sector's score (and so on the index when scores are relative)
+    with _upto(frames, (*ranking, INDEX), common_end or last_sector):
+        for rank, sid in enumerate(ranking, 1):
+            sectors[sid]["rank"] = count(rank, "rank by leadership score among the sectors (1 = strongest)")
     if index is None:
         unavailable["relative_strength"] = "SP500 missing: sectors ranked on their own returns, not against the index"
 
     spread = {}
+    both = (*CYCLICAL_SECTORS, *DEFENSIVE_SECTORS)
+    basket = "equal-weighted mean percent change over {} calendar days to {} of the {} sectors present"
     for h in HORIZONS:
         cyc = _basket_return(frames, CYCLICAL_SECTORS, DAYS[h], last_sector)
         dfn = _basket_return(frames, DEFENSIVE_SECTORS, DAYS[h], last_sector)
-        spread[f"spread_{h}_pp"] = env.rnd(None if cyc is None or dfn is None else cyc - dfn, 2)
-        spread[f"cyclical_return_{h}_pct"], spread[f"defensive_return_{h}_pct"] = env.rnd(cyc, 2), env.rnd(dfn, 2)
+        with _upto(frames, both, last_sector):
+            spread[f"spread_{h}_pp"] = env.rnd(None if cyc is None or dfn is None else cyc - dfn, 2,
+                                               "cyclical minus defensive " + basket.format(DAYS[h], last_sector,
+                                                                                           "basket's") + ", pp")
+        with _upto(frames, CYCLICAL_SECTORS, last_sector):
+            spread[f"cyclical_return_{h}_pct"] = env.rnd(cyc, 2, basket.format(DAYS[h], last_sector, "cyclical"))
+        with _upto(frames, DEFENSIVE_SECTORS, last_sector):
+            spread[f"defensive_return_{h}_pct"] = env.rnd(dfn, 2, basket.format(DAYS[h], last_sector, "defensive"))
     before = last_sector - timedelta(days=MOMENTUM_LAG_DAYS)
     cyc_old = _basket_return(frames, CYCLICAL_SECTORS, DAYS["3m"], before)
     dfn_old = _basket_return(frames, DEFENSIVE_SECTORS, DAYS["3m"], before)
-    spread["spread_3m_pp_1m_ago"] = env.rnd(None if cyc_old is None or dfn_old is None else cyc_old - dfn_old, 2)
-    now_s, old_s = spread["spread_3m_pp"], spread["spread_3m_pp_1m_ago"]
-    spread["spread_change_1m_pp"] = env.rnd(now_s - old_s, 2) if now_s is not None and old_s is not None else None
+    now_s = spread["spread_3m_pp"]
+    with _upto(frames, both, before):
+        old_s = spread["spread_3m_pp_1m_ago"] = env.rnd(
+            None if cyc_old is None or dfn_old is None else cyc_old - dfn_old, 2,
+            "cyclical minus defensive " + basket.format(DAYS["3m"], before, "basket's") + ", pp")
+    with _upto(frames, both, last_sector):
+        spread["spread_change_1m_pp"] = env.rnd(now_s - old_s, 2, "spread_3m_pp minus spread_3m_pp_1m_ago (as "
+                                                                  "published), pp") \
+            if now_s is not None and old_s is not None else None
     spread["cyclicals"], spread["defensives"] = list(CYCLICAL_SECTORS), list(DEFENSIVE_SECTORS)
     phase = None
     if spread["spread_change_1m_pp"] is not None:
@@ -113,11 +154,18 @@ def compute(frames: Frames) -> dict:
     data = {"date": last_sector.isoformat(), "sectors": sectors, "leadership_ranking": ranking,
             "leaders": ranking[:3], "laggards": ranking[::-1][:3],
             "cyclical_vs_defensive": spread,
-            "rotation_phase": {"phase": phase, "rule": PHASE_RULE},
-            "sectors_ranked": len(ranking), "sectors_covered": len(present)}
+            "rotation_phase": {"phase": phase, "rule": PHASE_RULE}}
+    # which sectors are present and ranked depends on their histories' lengths, not on their values
+    with _upto(frames, present, last_sector):
+        data["sectors_ranked"] = count(len(ranking), "count of sectors with a leadership score")
+        data["sectors_covered"] = count(len(present), "count of sector ETFs with data")
     if index is not None:
-        data["sectors_outperforming_3m"] = len(outperforming)
-        data["share_outperforming_3m_pct"] = env.rnd(len(outperforming) / len(present) * 100, 1)
+        with _upto(frames, (*present, INDEX), common_end):
+            data["sectors_outperforming_3m"] = count(len(outperforming), "count of sectors whose 3-month return "
+                                                                         "beat the S&P 500's")
+            data["share_outperforming_3m_pct"] = env.rnd(len(outperforming) / len(present) * 100, 1,
+                                                         "percent of the sectors whose 3-month return beat the "
+                                                         "S&P 500's")
     signals = _signals(data, sources, index is not None)
     leaders = ", ".join(f"{SECTOR_NAMES[s]} ({s})" for s in data["leaders"])
     laggards = ", ".join(f"{SECTOR_NAMES[s]} ({s})" for s in data["laggards"])
@@ -127,8 +175,8 @@ def compute(frames: Frames) -> dict:
                f"(change over the past month {signed(spread['spread_change_1m_pp'], ' pp')}), so the rotation "
                f"phase is {phase or 'undetermined'}.")
     if index is not None:
-        summary += (f" {data['sectors_outperforming_3m']} of {data['sectors_covered']} sectors beat the index over "
-                    "three months.")
+        summary += (f" {whole(data['sectors_outperforming_3m'])} of {whole(data['sectors_covered'])} sectors beat "
+                    "the index over three months.")
     summary += env.staleness_note(sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
@@ -137,8 +185,10 @@ def compute(frames: Frames) -> dict:
                          ("equity_indices", "the index trend the sectors are measured against"),
                          ("macro_regime", "the growth and inflation backdrop behind the rotation"),
                          ("fear_greed", "sentiment composite that uses sector breadth")),
-                     methodology="Returns compare the last close with the last close on or before the same "
-                                 "calendar date 1, 3 or 6 months earlier; relative strength is the sector return "
+                     methodology="Sector prices are split- and dividend-adjusted closes (so sector returns "
+                                 "include dividends; the S&P 500 is a price index). Returns compare the last "
+                                 "(adjusted) close with the last one on or before the same calendar date 1, 3 or "
+                                 "6 months earlier; relative strength is the sector return "
                                  "minus the S&P 500 return to a common date, in percentage points. The leadership "
                                  "score is the mean of the 1, 3 and 6-month relative returns. Quadrants: relative "
                                  "3-month return above/below zero and higher/lower than a month ago. Rotation "
@@ -163,7 +213,7 @@ def _signals(data: dict, sources: dict, has_index: bool) -> list[dict]:
         direction = "bullish" if share >= 55 else "bearish" if share <= 27 else "neutral"
         out.append(env.signal("leadership_breadth", direction,
                               env.degrade(0.35 + abs(share - 50) / 200, sources, essential=("SP500",)), "low",
-                              f"{data['sectors_outperforming_3m']} sectors ({share}%) beat the S&P 500 "
+                              f"{whole(data['sectors_outperforming_3m'])} sectors ({share}%) beat the S&P 500 "
                               "over three months"))
     if not out:
         top = data["leaders"][0]
