@@ -45,7 +45,8 @@ PROMISES = (
     "`series` with the exact `dates` used, or `through` the last date of the stretch used), the `operation` in a "
     "few words and an `attribution`: `observation` (a level, difference, ratio or percent change of the named "
     "observations, recomputable as `recompute` says: `kind`, `scale`, `decimals`), `series` (computed from those "
-    "series' history) or `module` (from the module's inputs as a whole). A price is `close` only when it traded; "
+    "series' history), `module` (from the module's inputs as a whole) or `none` (a stated parameter of the "
+    "method, or a count from the calendar, resting on no observation). A price is `close` only when it traded; "
     "an adjusted one is `adj_close` with its `adjustment` named.",
 )
 

@@ -7,6 +7,8 @@ A figure is attributed at one of three depths, named in its entry's `attribution
   `decimals`. An agent can recompute it from the named observations.
 - `series`: rounded inside `about(frames, *series)`: those series, through their last observation.
 - `module`: rounded outside any scope: every input the module read, through its last observation.
+- `none`: rests on no observation (a stated parameter of the method, or a count from the calendar and
+  the clock), made in a scope that names no series.
 The operation comes from the helper that made the figure or, failing that, from the figure's key
 (`percentile_1y` -> "percentile rank over 1 year"). Figures carry their source as a `Figure` (a float) from the
 rounding to the envelope, where `attach` swaps each for a plain float and files its entry by path.
@@ -20,7 +22,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
 
-ATTRIBUTIONS = ("observation", "series", "module")
+ATTRIBUTIONS = ("observation", "series", "module", "none")
 KINDS = ("level", "difference", "ratio", "pct_change")
 
 
@@ -51,7 +53,8 @@ class Source:
 
     def as_json(self, key: str) -> dict:
         out = {"inputs": [i.as_json() for i in self.inputs],
-               "operation": self.operation or operation_for(key), "attribution": self.attribution}
+               "operation": self.operation or operation_for(key),
+               "attribution": self.attribution if self.inputs else "none"}
         if self.kind:
             out["recompute"] = {"kind": self.kind, "scale": self.scale, "decimals": self.decimals}
         return out

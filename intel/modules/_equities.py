@@ -65,9 +65,8 @@ def calendar_returns(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", 
 
 
 def count(n, op: str = "count of observations"):
-    """A whole number inside the current scope (a float, as every attributed figure is); texts quote it
-    through `whole`."""
-    return env.rnd(n, 0, op)
+    """A whole number inside the current scope."""
+    return env.count(n, op)
 
 
 def whole(x) -> str:

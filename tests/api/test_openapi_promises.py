@@ -116,8 +116,9 @@ def dated_and_traced(template: str, body: dict, where) -> None:
     numbers = {k for k, v in flatten(data).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     assert numbers == set(body["provenance"]), where
     for entry in body["provenance"].values():
-        assert entry["inputs"] and entry["operation"], where
-        assert entry["attribution"] in ("observation", "series", "module"), where
+        assert entry["operation"], where
+        assert entry["attribution"] in ("observation", "series", "module", "none"), where
+        assert bool(entry["inputs"]) == (entry["attribution"] != "none"), where
         assert ("recompute" in entry) == (entry["attribution"] == "observation"), where
 
 

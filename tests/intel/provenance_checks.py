@@ -125,11 +125,14 @@ def _decimals(value: float) -> int:
 
 SIGN_ON_ZERO = re.compile(
     r"\b(positive|negative|up|down|wider|tighter|higher|lower|rising|falling|rose|fell|gained|lost|steeper|flatter)"
-    r"\b( at| by| of)? [+-]?0(\.0+)?(?![\d.])|(?<![\w.])[+-]0(\.0+)?(?![\d.])", re.IGNORECASE)
+    r"\b( at| by| of)? [+-]?0(\.0+)?(?![\d.])|(?<![\w.])[+-]0(\.0+)?(?![\d.])"
+    # a distance of zero "above its low" (not a share of zero "above their average")
+    r"|(?<![\w.])0\.0+ ?(%|bp|pp|pts|points)? (above|below|beyond) (its|the) ", re.IGNORECASE)
 
 
 def sign_word_errors(payload: dict) -> list[str]:
-    """A direction or sign put on a zero ("positive at 0.0 bp", "up 0.0%", "+0.0") in the summary or a reason."""
+    """A direction or sign put on a zero ("positive at 0.0 bp", "up 0.0%", "+0.0", "0.0 pp above") in the
+    summary or a reason."""
     texts = [payload.get("summary", "")] + [s.get("reason", "") for s in payload.get("signals", [])]
     return [f"{m.group(0)!r} in {t!r}" for t in texts for m in SIGN_ON_ZERO.finditer(t)]
 
@@ -179,7 +182,7 @@ def _same(a: float, b: float) -> bool:
 
 
 def attribution_counts(payload: dict) -> dict[str, int]:
-    counts = {"observation": 0, "series": 0, "module": 0, "operation_from_key": 0}
+    counts = {"observation": 0, "series": 0, "module": 0, "none": 0}
     for entry in payload["provenance"].values():
         counts[entry["attribution"]] += 1
     return counts
