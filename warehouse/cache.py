@@ -2,7 +2,8 @@
 
 Keys (laid out in warehouse/keys.py):
     mi:module:<name>:full | :compact | :prompt   orjson bytes of the rendering, without `_meta`
-    mi:module:<name>:meta                        orjson {module, as_of, published_at, data_source, simulated}
+    mi:module:<name>:meta                        orjson {module, as_of, data_as_of, generated_at, published_at,
+                                                        data_source, simulated}
     mi:modules                                   set of published module names
     mi:pulse:full, mi:pulse:meta                 the pulse, same shape
 
@@ -67,7 +68,8 @@ class ServingCache(_Keys):
         for name, payload, data_source in items:
             values = {fmt: _dumps(_without_meta(render(payload, fmt))) for fmt in FORMATS}
             values["meta"] = _dumps(
-                {"module": name, "as_of": payload.get("as_of"), "published_at": published_at,
+                {"module": name, "as_of": payload.get("as_of"), "data_as_of": payload.get("data_as_of"),
+                 "generated_at": payload.get("generated_at"), "published_at": published_at,
                  "data_source": data_source, "simulated": simulated}
             )
             staged.append((name, values))
@@ -83,7 +85,8 @@ class ServingCache(_Keys):
     # ---- pulse ------------------------------------------------------------------------------------
 
     def publish_pulse(self, payload: dict, data_source: str, simulated: bool, published_at: float) -> None:
-        meta = {"as_of": payload.get("as_of"), "published_at": published_at,
+        meta = {"as_of": payload.get("as_of"), "data_as_of": payload.get("data_as_of"),
+                "generated_at": payload.get("generated_at"), "published_at": published_at,
                 "data_source": data_source, "simulated": simulated}
         self.r.mset({self.pulse_key("full"): _dumps(_without_meta(payload)), self.pulse_key("meta"): _dumps(meta)})
 

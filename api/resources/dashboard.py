@@ -38,10 +38,10 @@ class DashboardResource:
 
     @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200"))
     async def on_get(self, req, resp):
-        """Operational view, no credentials: `modules` (published?, as_of, age, last outcome), `circuit_breakers`
-        (per data source; empty when the source has none, as for sim), `data_freshness` (per series, with
-        expected cadence), `ingest` (last ingest report), `services` (API workers, Redis, ledger, RQ
-        workers, Dagster daemon) and `system` (CPU, memory, disk of MI_HOME, load average)."""
+        """Operational view, no credentials: `modules` (published?, as_of, data_as_of, age, last outcome),
+        `circuit_breakers` (per data source; empty when the source has none, as for sim), `data_freshness` (per
+        series, with expected cadence), `ingest` (last ingest report), `services` (API workers, Redis, ledger,
+        RQ workers, Dagster daemon) and `system` (CPU, memory, disk of MI_HOME, load average)."""
         now = time.time()
         state = await status.read_all(self.s.redis)
         resp.media = {
@@ -65,13 +65,13 @@ class DashboardResource:
         out = []
         for name, meta in zip(self.names, metas):
             if meta is None:
-                out.append({"module": name, "published": False, "as_of": None, "age_days": None,
+                out.append({"module": name, "published": False, "as_of": None, "data_as_of": None, "age_days": None,
                             "published_at": None, "last_outcome": "never_computed"})
                 continue
             as_of = meta.get("as_of")
             # A module that failed or lacked data keeps serving its last good result: its as_of falls behind.
             outcome = "computed" if as_of == latest else "stale: serving the last good result"
-            out.append({"module": name, "published": True, "as_of": as_of,
+            out.append({"module": name, "published": True, "as_of": as_of, "data_as_of": meta.get("data_as_of"),
                         "age_days": (today - date.fromisoformat(as_of[:10])).days if as_of else None,
                         "published_at": meta["published_at"],
                         "publish_age_seconds": round(now - meta["published_at"], 1), "last_outcome": outcome})
