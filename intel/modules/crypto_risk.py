@@ -108,6 +108,12 @@ def coin_block(frames: Frames, series_id: str) -> dict:
     return out
 
 
+def _below_high(c: dict) -> str:
+    """'12.3% below its 2021-11-08 high', or 'at its 2024-02-09 high' on a new high (no '0.0% below')."""
+    dd = c["drawdown_from_high_pct"]
+    return f"at its {c['high_date']} high" if dd == 0 else f"{abs(dd)}% below its {c['high_date']} high"
+
+
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INPUTS)
     sources = env.data_sources(frames, INPUTS)
@@ -152,7 +158,7 @@ def compute(frames: Frames) -> dict:
                 f"{symbol} 21-day volatility {c['realized_vol_21d_pct']}% at the {c['vol_21d_percentile_1y']} "
                 f"percentile of its past year (median {c['vol_21d_median_1y_pct']}%)"))
 
-    parts = [f"{s} is {abs(c['drawdown_from_high_pct'])}% below its {c['high_date']} high (depth percentile "
+    parts = [f"{s} is {_below_high(c)} (depth percentile "
              f"{fig(c['drawdown_depth_percentile'])}), with 21-day volatility of {fig(c['realized_vol_21d_pct'], '%')} "
              f"at the {fig(c['vol_21d_percentile_1y'])} percentile of its past year, a one-day {ES_LEVEL}% expected "
              f"shortfall of {fig(c['expected_shortfall_95_1d_pct'], '%')}, risk regime "
