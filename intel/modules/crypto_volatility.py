@@ -3,6 +3,7 @@ regime, downside volatility, and the BTC/S&P 500 volatility ratio with its perce
 from __future__ import annotations
 
 import math
+from datetime import date
 
 import numpy as np
 
@@ -91,7 +92,9 @@ def compute(frames: Frames) -> dict:
             hist = ratio[ok]
             with prov.about(frames, SPX):
                 spx_vol = env.rnd(spx_path[-1], 2, cx.vol_op(SPX_WINDOW, 252))
-            with prov.about(frames, BTC, SPX):
+            # the ratio's history ends at the last common date: a later close of either is not in it
+            end = date.fromisoformat(ind.iso_day(common[ok][-1]))
+            with prov.about_inputs((prov.Input(BTC, through=end), prov.Input(SPX, through=end))):
                 ratio_block = {
                     "spx_realized_vol_21d_pct": spx_vol,
                     "btc_spx_vol_ratio": env.rnd(hist[-1], 2, "BTC 30-day over S&P 500 21-day realized volatility, "
