@@ -6,16 +6,85 @@ annualised with 365 and windows count calendar days; against business-day series
 yields) levels are first joined on common dates and changes taken between those common dates."""
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 import numpy as np
 import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import drawdown_profile, fig, horizon_returns, pct_word, trend_profile
+from intel.modules._common import HORIZONS, drawdown_profile, fig, pct_word, trend_profile
 
 DAYS_PER_YEAR = 365
 COINS = {"CBBTCUSD": ("BTC", "bitcoin"), "CBETHUSD": ("ETH", "ether")}  # every coin the catalog carries
+Obs = tuple[str, date, float]  # (series, date, value): a named observation, as env.last_obs gives it
+
+
+def vol_op(n: int, per_year: int = DAYS_PER_YEAR) -> str:
+    return f"annualized (x sqrt {per_year}) sample std of the last {n} daily log returns, percent"
+
+
+# ---- named observations: the inputs of figures an agent can recompute ----
+
+def obs(frame: pl.DataFrame, series_id: str, i: int = -1) -> Obs:
+    """Observation i of a series' frame (-1 the last)."""
+    return series_id, frame["date"][i], float(frame["value"][i])
+
+
+def obs_on_or_before(frame: pl.DataFrame, series_id: str, day: date) -> Obs | None:
+    """The series' observation on or before a day (None before its history starts)."""
+    found = ind.value_on_or_before(frame, day)
+    return None if found is None else (series_id, found[0], found[1])
+
+
+def observed_level(o: Obs, digits: int, op: str):
+    """A named observation's value, rounded: a close other than the last (a high, a cycle's first close)."""
+    return prov.observed(float(env.rnd(o[2], digits)), [(o[0], o[1])], "level", op, digits)
+
+
+def count(n: int | None, op: str):
+    """An integer figure (a count of days or observations) carrying the current scope's series. It is
+    published as a float; texts quoting it format the integer itself."""
+    return None if n is None else env.rnd(int(n), 0, op)
+
+
+def constant(value, op: str, digits: int = 0):
+    """A stated parameter of the method (a window length, a confidence level) or a figure of the calendar
+    alone (days since a halving): it rests on no observation, so it names no input."""
+    with prov.about_inputs((), operation=op):
+        return env.rnd(value, digits)
+
+
+def horizon_changes(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", "1m", "3m", "6m", "1y"),
+                    ytd: bool = True) -> dict:
+    """_common.horizon_returns in percent, each change from its two named closes: the last against the previous
+    one (1d), the one on or before the horizon's calendar start, or the last of the previous year (ytd)."""
+    last, out = obs(frame, series_id), {}
+    for h in horizons:
+        if h == "1d":
+            base = obs(frame, series_id, -2) if frame.height >= 2 else None
+        else:
+            base = obs_on_or_before(frame, series_id, last[1] - timedelta(days=HORIZONS[h]))
+        out[f"change_{h}_pct"] = env.pct_change(last, base, 2) if base else None
+    if ytd:
+        base = obs_on_or_before(frame, series_id, date(last[1].year - 1, 12, 31))
+        out["change_ytd_pct"] = env.pct_change(last, base, 2) if base else None
+    return out
+
+
+def exact_drawdown(frame: pl.DataFrame, series_id: str) -> dict:
+    """_common.drawdown_profile with the high and the drawdown from it made from their named closes (call it
+    inside a scope of the series: the days and the deepest drawdown rest on its history)."""
+    out = drawdown_profile(frame)
+    peak = obs(frame, series_id, int(np.argmax(frame["value"].to_numpy())))
+    out["high"] = observed_level(peak, 2, "highest close in the history used")
+    out["drawdown_from_high_pct"] = env.pct_change(obs(frame, series_id), peak, 2,
+                                                   op="percent change from the highest close to the last close")
+    out["days_since_high"] = count(out["days_since_high"], "calendar days from the highest close to the last close")
+    out["max_drawdown_pct"] = env.rnd(out["max_drawdown_pct"], 2, "deepest fall below a running high, percent")
+    return out
 
 
 def rolling_vol_pct(rets: np.ndarray, n: int, per_year: int = DAYS_PER_YEAR) -> np.ndarray:
@@ -50,29 +119,33 @@ def aligned_changes(fa: pl.DataFrame, kind_a: str, fb: pl.DataFrame, kind_b: str
 
 def covered_coins(frames: Frames, block, missing_key: str = "{}", needs: tuple[str, str] | None = None
                   ) -> tuple[dict, dict]:
-    """({symbol: {"series": id, **block(frame)}} for the coins present, unavailable): an absent coin is noted
-    under missing_key; with needs=(field, why), so is a coin whose block left that field None."""
+    """({symbol: {"series": id, **block(frames, id)}} for the coins present, unavailable): an absent coin is
+    noted under missing_key; with needs=(field, why), so is a coin whose block left that field None. Each
+    block is computed in a scope of its coin's series alone."""
     coins, unavailable = {}, {}
     for sid, (symbol, _) in COINS.items():
-        frame = frames.get(sid)
-        if frame is None:
+        if frames.get(sid) is None:
             unavailable[missing_key.format(symbol)] = f"{sid} missing"
             continue
-        coins[symbol] = {"series": sid, **block(frame)}
+        with prov.about(frames, sid):
+            coins[symbol] = {"series": sid, **block(frames, sid)}
         if needs is not None and coins[symbol][needs[0]] is None:
             unavailable[f"{symbol}.{needs[0]}"] = needs[1]
     return coins, unavailable
 
 
-def coin_profile(frame: pl.DataFrame) -> dict:
-    """The bitcoin module's figures for any coin: price, returns, trend vs averages, vol and drawdown."""
+def coin_profile(frames: Frames, series_id: str) -> dict:
+    """The bitcoin module's figures for any coin: price, returns, trend vs averages, vol and drawdown. The
+    price, returns and drawdown from the high come from named closes; the rest rests on the coin's series."""
+    frame = frames.get(series_id)
     close = frame["value"].to_numpy()
-    data = {"price_usd": env.rnd(close[-1], 2), "date": frame["date"][-1].isoformat()}
-    data.update(horizon_returns(frame))
-    data.update(trend_profile(frame))
-    data["realized_vol_30d_pct"] = env.rnd(ind.realized_vol(close, 30, DAYS_PER_YEAR), 2)
-    data["realized_vol_90d_pct"] = env.rnd(ind.realized_vol(close, 90, DAYS_PER_YEAR), 2)
-    data.update(drawdown_profile(frame))
+    with prov.about(frames, series_id):
+        data = {"price_usd": env.level(frames, series_id, 2, op="latest close"), "date": frame["date"][-1].isoformat()}
+        data.update(horizon_changes(frame, series_id))
+        data.update(trend_profile(frame))
+        for n in (30, 90):
+            data[f"realized_vol_{n}d_pct"] = env.rnd(ind.realized_vol(close, n, DAYS_PER_YEAR), 2, vol_op(n))
+        data.update(exact_drawdown(frame, series_id))
     data["history_start"] = frame["date"][0].isoformat()
     return data
 
@@ -104,10 +177,17 @@ def coin_summary(name: str, data: dict) -> str:
 
 
 def ratio_frame(num: pl.DataFrame, den: pl.DataFrame) -> pl.DataFrame:
-    """num / den on common dates (a price ratio), as a `date, value` frame."""
+    """num / den on common dates (a price ratio), as a `date, value` frame; `num` and `den` keep both legs."""
     joined = num.join(den, on="date", how="inner", suffix="_den").sort("date")
-    return joined.select("date", (pl.col("value") / pl.col("value_den")).alias("value")) \
+    return joined.select("date", (pl.col("value") / pl.col("value_den")).alias("value"),
+                         pl.col("value").alias("num"), pl.col("value_den").alias("den")) \
         .filter(pl.col("value").is_finite())
+
+
+def last_ratio(ratio: pl.DataFrame, num_id: str, den_id: str, digits: int, op: str):
+    """The last value of a ratio_frame, from the two named closes of its last common date."""
+    day = ratio["date"][-1]
+    return env.ratio((num_id, day, float(ratio["num"][-1])), (den_id, day, float(ratio["den"][-1])), digits, op=op)
 
 
 def trend_word(state: str) -> str:

@@ -7,6 +7,7 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import INTRADAY_SOURCES, Frames
 from intel.modules import _crypto as cx
 from intel.modules._common import fig, pct_word
@@ -33,19 +34,35 @@ def intraday_block(frames: Frames) -> tuple[dict | None, str | None]:
     before = candles.filter(pl.col("ts") <= start)
     last = float(candles["close"][-1])
     base = float(before["close"][-1]) if before.height else None
-    closes = candles.filter(pl.col("ts") >= start)["close"].to_numpy()
+    spanned = candles.filter(pl.col("ts") >= start)
+    closes = spanned["close"].to_numpy()
     vol = ind.realized_vol(closes, len(closes) - 1, HOURS_PER_YEAR) if len(closes) >= 3 else None
-    return {"last_close_usd": env.rnd(last, 2), "last_close_ts": last_ts.isoformat(),
-            "change_24h_pct": env.rnd((last / base - 1) * 100, 2) if base else None,
-            "high_24h": env.rnd(window["high"].max(), 2), "low_24h": env.rnd(window["low"].min(), 2),
-            "realized_vol_24h_pct": env.rnd(vol, 2), "candles_24h": window.height}, None
+    # the candles are not daily observations: each figure names the series and the UTC days of its candles
+    with _candles(candles.tail(1)):
+        last_close = env.rnd(last, 2, "close of the last hourly candle")
+    with _candles(pl.concat([before.tail(1), candles.tail(1)])):
+        change = env.rnd((last / base - 1) * 100, 2, "percent change of the last hourly close from the last close "
+                                                     "at or before 24h earlier") if base else None
+    with _candles(window):
+        high = env.rnd(window["high"].max(), 2, "highest hourly high of the candles closed in the last 24h")
+        low = env.rnd(window["low"].min(), 2, "lowest hourly low of the candles closed in the last 24h")
+        count = cx.count(window.height, "count of hourly candles closed in the last 24h")
+    with _candles(spanned):
+        vol = env.rnd(vol, 2, "annualized (x sqrt 24 x 365) sample std of the hourly log returns over 24h, percent")
+    return {"last_close_usd": last_close, "last_close_ts": last_ts.isoformat(), "change_24h_pct": change,
+            "high_24h": high, "low_24h": low, "realized_vol_24h_pct": vol, "candles_24h": count}, None
+
+
+def _candles(candles: pl.DataFrame, operation: str | None = None):
+    """A scope naming the hourly candles behind a figure: the series and the UTC days of their close times."""
+    days = tuple(sorted({ts.date() for ts in candles["ts"]}))
+    return prov.about_inputs((prov.Input(SERIES, dates=days),), operation)
 
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [SERIES], need="all")
-    frame = frames.get(SERIES)
     sources = env.data_sources(frames, [SERIES])
-    data = cx.coin_profile(frame)
+    data = cx.coin_profile(frames, SERIES)
     intraday, no_intraday = intraday_block(frames)
     if intraday is not None:
         data["intraday"] = intraday

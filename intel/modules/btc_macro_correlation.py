@@ -3,11 +3,14 @@ to Nasdaq returns, broad-dollar returns, and changes in the 10-year Treasury yie
 breakeven (in bp), each with its percentile over the history available."""
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 import numpy as np
 
 from intel import correlations as corr
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _crypto as cx
 from intel.modules._common import fig, not_computed
@@ -28,44 +31,62 @@ MIN_HISTORY = 126  # rolling values needed before a percentile is given
 COUPLED = 0.3  # |63-day correlation| from which a driver's move is read through to bitcoin
 
 
-def driver_block(btc, frame, kind: str, unit: str) -> dict | None:
-    days, b, d = cx.aligned_changes(btc, "log", frame, kind)
+def driver_block(frames: Frames, sid: str, kind: str, unit: str) -> dict | None:
+    """Bitcoin against one driver; every figure but the driver's own move rests on both series."""
+    frame = frames.get(sid)
+    days, b, d = cx.aligned_changes(frames.get(BTC), "log", frame, kind)
     if len(b) < SHORT:
         return None
-    out: dict = {"common_observations": int(len(b)), "sample_start": ind.iso_day(days[0]),
-                 "sample_end": ind.iso_day(days[-1])}
-    for label, w in (("63d", SHORT), ("1y", LONG)):
-        if len(b) < w:
-            for key in (f"correlation_{label}", f"correlation_{label}_percentile", f"beta_{label}_{unit}",
-                        f"beta_{label}_percentile"):
-                out[key] = None
-            continue
-        rc, rb = corr.rolling_corr(b, d, w), cx.rolling_beta(b, d, w)
-        hc, hb = rc[np.isfinite(rc)], rb[np.isfinite(rb)]
-        out[f"correlation_{label}"] = env.rnd(rc[-1], 3)
-        out[f"correlation_{label}_percentile"] = (env.rnd(ind.percentile_of(hc, rc[-1]), 1)
-                                                  if len(hc) >= MIN_HISTORY else None)
-        out[f"beta_{label}_{unit}"] = env.rnd(rb[-1], 3)
-        out[f"beta_{label}_percentile"] = env.rnd(ind.percentile_of(hb, rb[-1]), 1) if len(hb) >= MIN_HISTORY else None
-        if label == "63d":
-            out["correlation_63d_median_history"] = env.rnd(np.median(hc), 3) if len(hc) else None
-            out["correlation_63d_1m_ago"] = env.rnd(rc[-22], 3) if len(rc) >= SHORT + 21 else None
-    # the driver's own move over the last month (30 calendar days), to read a coupling through
-    change = ind.change_since(frame, 30, "pct" if kind == "log" else "bp")
-    out["driver_change_1m_pct" if kind == "log" else "driver_change_1m_bp"] = env.rnd(change, 2)
+    pair = f"daily BTC log returns and {sid} {'log returns' if kind == 'log' else 'changes in bp'} on common dates"
+    # both series through their last common date: a later bitcoin close is not in these figures
+    end = date.fromisoformat(ind.iso_day(days[-1]))
+    with prov.about_inputs((prov.Input(BTC, through=end), prov.Input(sid, through=end))):
+        out: dict = {"common_observations": cx.count(len(b), f"count of {pair}"), "sample_start": ind.iso_day(days[0]),
+                     "sample_end": ind.iso_day(days[-1])}
+        for label, w in (("63d", SHORT), ("1y", LONG)):
+            if len(b) < w:
+                for key in (f"correlation_{label}", f"correlation_{label}_percentile", f"beta_{label}_{unit}",
+                            f"beta_{label}_percentile"):
+                    out[key] = None
+                continue
+            rc, rb = corr.rolling_corr(b, d, w), cx.rolling_beta(b, d, w)
+            hc, hb = rc[np.isfinite(rc)], rb[np.isfinite(rb)]
+            corr_of, beta_of = f"{w}-day correlation of {pair}", f"{w}-day OLS slope of BTC on {sid} ({pair})"
+            out[f"correlation_{label}"] = env.rnd(rc[-1], 3, corr_of)
+            out[f"correlation_{label}_percentile"] = (env.rnd(ind.percentile_of(hc, rc[-1]), 1, "percentile of the "
+                                                              f"{corr_of} among its rolling values since sample_start")
+                                                      if len(hc) >= MIN_HISTORY else None)
+            out[f"beta_{label}_{unit}"] = env.rnd(rb[-1], 3, beta_of)
+            out[f"beta_{label}_percentile"] = (env.rnd(ind.percentile_of(hb, rb[-1]), 1, "percentile of the "
+                                                       f"{beta_of} among its rolling values since sample_start")
+                                               if len(hb) >= MIN_HISTORY else None)
+            if label == "63d":
+                out["correlation_63d_median_history"] = (env.rnd(np.median(hc), 3, f"median of the rolling {corr_of}")
+                                                         if len(hc) else None)
+                out["correlation_63d_1m_ago"] = (env.rnd(rc[-22], 3, f"{corr_of}, 21 common dates earlier")
+                                                 if len(rc) >= SHORT + 21 else None)
+    # the driver's own move over the last month (30 calendar days), to read a coupling through: from its two
+    # named observations
+    last = cx.obs(frame, sid)
+    base = cx.obs_on_or_before(frame, sid, last[1] - timedelta(days=30))
+    if kind == "log":
+        out["driver_change_1m_pct"] = env.pct_change(last, base, 2) if base and base[2] != 0 else None
+    else:
+        out["driver_change_1m_bp"] = env.difference(last, base, 2, op=f"change of {sid} from {base[1].isoformat()} "
+                                                    f"to {last[1].isoformat()}, in bp") if base else None
     return out
 
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [BTC], need="all")
     env.require(frames, NAME, DRIVERS)
-    btc = frames.get(BTC)
     sources = env.data_sources(frames, INPUTS)
-    data: dict = {"window_short_days": SHORT, "window_long_days": LONG}
+    data: dict = {"window_short_days": cx.constant(SHORT, "short window, in common trading days"),
+                  "window_long_days": cx.constant(LONG, "long window, in common trading days")}
     unavailable: dict = {}
     for sid, (label, kind, unit) in DRIVERS.items():
         frame = frames.get(sid)
-        block = driver_block(btc, frame, kind, unit) if frame is not None else None
+        block = driver_block(frames, sid, kind, unit) if frame is not None else None
         if block is None:
             unavailable[sid] = f"{sid} missing" if frame is None else f"fewer than {SHORT} common daily changes"
         else:
@@ -77,7 +98,9 @@ def compute(frames: Frames) -> dict:
         raise env.InsufficientData(f"{NAME}: no macro driver shares {SHORT} daily changes with bitcoin")
     strongest = max(blocks, key=lambda s: abs(blocks[s]["correlation_63d"] or 0))
     data["strongest_driver_63d"] = strongest
-    data["mean_abs_correlation_63d"] = env.rnd(np.mean([abs(b["correlation_63d"] or 0) for b in blocks.values()]), 3)
+    with prov.about(frames, BTC, *blocks):
+        data["mean_abs_correlation_63d"] = env.rnd(np.mean([abs(b["correlation_63d"] or 0) for b in blocks.values()]),
+                                                   3, "mean of the drivers' absolute 63-day correlations")
 
     signals = []
     for sid, b in blocks.items():

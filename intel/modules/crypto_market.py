@@ -9,6 +9,7 @@ import numpy as np
 from intel import correlations as corr
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _crypto as cx
 from intel.modules._common import fig, pct_word
@@ -20,8 +21,10 @@ HORIZONS = ("1d", "1w", "1m", "3m", "ytd", "1y")
 CORR_WINDOW = 90  # daily returns (calendar days) for the BTC-ETH correlation
 
 
-def coin_block(frame) -> dict:
-    p = cx.coin_profile(frame)
+def coin_block(frames: Frames, series_id: str) -> dict:
+    """Called in a scope of the coin's series (covered_coins)."""
+    p = cx.coin_profile(frames, series_id)
+    frame = frames.get(series_id)
     year = ind.window(frame, 365)["value"].to_numpy()
     lo, hi = float(year.min()), float(year.max())
     block = {"price_usd": p["price_usd"], "date": p["date"]}
@@ -30,23 +33,32 @@ def coin_block(frame) -> dict:
                   "realized_vol_30d_pct": p["realized_vol_30d_pct"],
                   "drawdown_from_high_pct": p["drawdown_from_high_pct"], "high_date": p["high_date"],
                   # where the price sits between its 1-year low (0) and high (100)
-                  "position_in_1y_range_pct": env.rnd((p["price_usd"] - lo) / (hi - lo) * 100, 1) if hi > lo else None,
+                  "position_in_1y_range_pct": env.rnd((p["price_usd"] - lo) / (hi - lo) * 100, 1,
+                                                      "position of the price between its 1-year low (0) and high "
+                                                      "(100)") if hi > lo else None,
                   "history_start": p["history_start"]})
     return block
 
 
-def cross_block(btc, eth, coins: dict) -> dict:
+def cross_block(frames: Frames, coins: dict) -> dict:
+    btc, eth = frames.get("CBBTCUSD"), frames.get("CBETHUSD")
     ratio = cx.ratio_frame(eth, btc)
-    out: dict = {"eth_btc_price_ratio": env.rnd(ratio["value"][-1], 6) if ratio.height else None}
-    for h in ("1m", "3m", "1y"):
-        b, e = coins["BTC"][f"change_{h}_pct"], coins["ETH"][f"change_{h}_pct"]
-        # relative performance in percentage points, and the average of the two (equal weight at the start)
-        out[f"eth_minus_btc_{h}_pp"] = env.rnd(e - b, 2) if None not in (b, e) else None
-        out[f"equal_weight_basket_change_{h}_pct"] = env.rnd((e + b) / 2, 2) if None not in (b, e) else None
-    _, rb, re = cx.aligned_changes(btc, "log", eth, "log")
-    out[f"correlation_{CORR_WINDOW}d"] = (env.rnd(corr.rolling_corr(rb[-CORR_WINDOW:], re[-CORR_WINDOW:],
-                                                                    CORR_WINDOW)[-1], 3)
-                                          if len(rb) >= CORR_WINDOW else None)
+    out: dict = {"eth_btc_price_ratio": cx.last_ratio(ratio, "CBETHUSD", "CBBTCUSD", 6,
+                                                      "ETH/BTC price ratio on the last common date")
+                 if ratio.height else None}
+    with prov.about(frames, *INPUTS):  # the rest rests on both coins' closes
+        for h in ("1m", "3m", "1y"):
+            b, e = coins["BTC"][f"change_{h}_pct"], coins["ETH"][f"change_{h}_pct"]
+            # relative performance in percentage points, and the average of the two (equal weight at the start)
+            out[f"eth_minus_btc_{h}_pp"] = env.rnd(e - b, 2, f"ETH change_{h}_pct minus BTC change_{h}_pct, "
+                                                             "percentage points") if None not in (b, e) else None
+            out[f"equal_weight_basket_change_{h}_pct"] = env.rnd(
+                (e + b) / 2, 2, f"mean of the BTC and ETH change_{h}_pct") if None not in (b, e) else None
+        _, rb, re = cx.aligned_changes(btc, "log", eth, "log")
+        w = CORR_WINDOW
+        out[f"correlation_{w}d"] = (env.rnd(corr.rolling_corr(rb[-w:], re[-w:], w)[-1], 3,
+                                            f"correlation of the last {w} daily log returns of BTC and ETH on common "
+                                            "dates") if len(rb) >= w else None)
     return out
 
 
@@ -54,9 +66,11 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INPUTS)
     sources = env.data_sources(frames, INPUTS)
     coins, unavailable = cx.covered_coins(frames, coin_block, missing_key="coins.{}")
-    data: dict = {"coins_covered": ", ".join(coins), "coins_count": len(coins), "coins": coins}
+    with prov.about(frames, *INPUTS):
+        data: dict = {"coins_covered": ", ".join(coins), "coins_count": cx.count(len(coins), "count of covered coins"),
+                      "coins": coins}
     if len(coins) == 2:
-        data["cross"] = cross_block(frames.get("CBBTCUSD"), frames.get("CBETHUSD"), coins)
+        data["cross"] = cross_block(frames, coins)
     else:
         unavailable["cross"] = "needs both BTC and ETH"
     unavailable["market_cap_dominance"] = ("no market capitalisation or coin supply data in the catalog: only the "
@@ -64,7 +78,10 @@ def compute(frames: Frames) -> dict:
     up = [s for s, c in coins.items() if c["trend_state"] == "uptrend"]
     down = [s for s, c in coins.items() if c["trend_state"] == "downtrend"]
     above = [s for s, c in coins.items() if (c["distance_to_sma200_pct"] or 0) > 0]
-    data.update({"coins_in_uptrend": len(up), "coins_in_downtrend": len(down), "coins_above_sma200": len(above)})
+    with prov.about(frames, *INPUTS):
+        data.update({"coins_in_uptrend": cx.count(len(up), "count of covered coins in uptrend"),
+                     "coins_in_downtrend": cx.count(len(down), "count of covered coins in downtrend"),
+                     "coins_above_sma200": cx.count(len(above), "count of covered coins above their 200-day average")})
     leaders = {h: max((s for s in coins if coins[s][f"change_{h}_pct"] is not None),
                       key=lambda s: coins[s][f"change_{h}_pct"], default=None) for h in ("1m", "1y")}
     data.update({f"leader_{h}": v for h, v in leaders.items()})
@@ -103,7 +120,7 @@ def compute(frames: Frames) -> dict:
                     f"bitcoin's over three months is {fig(cross['eth_minus_btc_3m_pp'])} percentage points and an "
                     "equal-weight basket of the two moved "
                     f"{fig(cross['equal_weight_basket_change_1m_pct'], '%')} over a month.")
-    summary += (f" {data['coins_in_uptrend']} of {data['coins_count']} coins are in an uptrend. No market-cap "
+    summary += (f" {len(up)} of {len(coins)} coins are in an uptrend. No market-cap "
                 f"dominance is given: the catalog has prices only." + env.staleness_note(sources))
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(

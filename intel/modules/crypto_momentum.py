@@ -3,10 +3,13 @@ calendar days, 12-1 momentum, volatility-scaled horizon scores combined into a -
 the 90-day return's percentile in its own history, RSI, MACD and the trend against moving averages."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _crypto as cx
 from intel.modules._common import fig, not_computed, trend_profile
@@ -21,47 +24,61 @@ BULL, BEAR = 30.0, -30.0
 WARMUP = 600
 
 
-def coin_block(frame) -> dict:
+def coin_block(frames: Frames, series_id: str) -> dict:
+    """One coin's momentum figures (called in a scope of its series: covered_coins); returns and 12-1
+    momentum come from their two named closes."""
+    frame = frames.get(series_id)
     close = frame["value"].to_numpy()
     last = float(close[-1])
     _, rets = ind.dated_changes(frame)
     year_rets = rets[-cx.DAYS_PER_YEAR:]
     daily_vol = float(np.std(year_rets, ddof=1)) if len(year_rets) >= 60 else None
-    out: dict = {"price_usd": env.rnd(last, 2), "date": frame["date"][-1].isoformat()}
+    out: dict = {"price_usd": env.level(frames, series_id, 2, op="latest close"), "date": frame["date"][-1].isoformat()}
     scores, positive, counted = [], 0, 0
     horizon_scores = {}
     for h in HORIZONS:
-        base = ind.value_days_before(frame, h)
-        out[f"return_{h}d_pct"] = env.rnd((last / base - 1) * 100, 2) if base else None
+        base_obs = cx.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=h))
+        base = base_obs[2] if base_obs else None
+        out[f"return_{h}d_pct"] = env.pct_change(cx.obs(frame, series_id), base_obs, 2) if base else None
         if base:
             counted += 1
             positive += last > base
         if h in SCORE_HORIZONS:
             # log return over the horizon in units of the 1-year daily volatility scaled to the horizon
             t = np.log(last / base) / (daily_vol * np.sqrt(h)) if base and daily_vol else None
-            horizon_scores[f"{h}d"] = env.rnd(t, 2)
+            horizon_scores[f"{h}d"] = env.rnd(t, 2, f"log return over {h} days / (sample std of the last 365 daily "
+                                                    f"log returns x sqrt {h})")
             if t is not None and np.isfinite(t):
                 scores.append(float(np.clip(t, -CAP, CAP)))
     out["vol_scaled_return_by_horizon"] = horizon_scores
-    out["positive_horizons"], out["horizons_available"] = int(positive), int(counted)
-    out["momentum_score"] = env.rnd(np.mean(scores) / CAP * 100, 1) if scores else None
-    base_1y, base_1m = ind.value_days_before(frame, 365), ind.value_days_before(frame, 30)
-    out["momentum_12_1_pct"] = env.rnd((base_1m / base_1y - 1) * 100, 2) if base_1y and base_1m else None
+    out["positive_horizons"] = cx.count(positive, "count of horizons with a positive return")
+    out["horizons_available"] = cx.count(counted, "count of horizons the history covers")
+    out["momentum_score"] = env.rnd(np.mean(scores) / CAP * 100, 1, "mean of the vol-scaled horizon returns capped "
+                                                                    "at +/-2, scaled to -100..+100") if scores else None
+    base_1y = cx.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=365))
+    base_1m = cx.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=30))
+    out["momentum_12_1_pct"] = (env.pct_change(base_1m, base_1y, 2, op="percent change from the close a year "
+                                               "before the last to the close a month before it")
+                                if base_1y and base_1m and base_1y[2] and base_1m[2] else None)
     # the 90-day log return against every rolling 90-observation log return in the history
     if len(close) > 90 + 180:
         r90 = np.log(close[90:] / close[:-90])
-        out["return_90d_percentile_history"] = env.rnd(ind.percentile_rank(r90, r90[-1]), 1)
+        out["return_90d_percentile_history"] = env.rnd(ind.percentile_rank(r90, r90[-1]), 1,
+                                                       "percentile rank of the 90-observation log return among "
+                                                       "all rolling ones in the history")
     else:
         out["return_90d_percentile_history"] = None
     # RSI and MACD on the last 600 closes: their recursive smoothing forgets older data (weights below
     # 1e-19), and the Python-level recursions over a decade of days would cost tens of milliseconds
     recent = close[-WARMUP:]
-    out["rsi_14d"] = env.rnd(ind.rsi(recent, 14)[-1], 1)
+    out["rsi_14d"] = env.rnd(ind.rsi(recent, 14)[-1], 1, "Wilder's 14-day RSI of the daily closes")
     line, sig, hist = ind.macd(recent)
-    out["macd_histogram_pct_of_price"] = env.rnd(hist[-1] / last * 100, 3)
+    out["macd_histogram_pct_of_price"] = env.rnd(hist[-1] / last * 100, 3, "MACD (12/26/9) histogram over the "
+                                                                           "last close, percent")
     crossed = np.flatnonzero(np.isfinite(hist[1:]) & np.isfinite(hist[:-1]) & (np.sign(hist[1:]) != np.sign(hist[:-1])))
     out["macd_state"] = None if not np.isfinite(hist[-1]) else ("above_signal" if hist[-1] > 0 else "below_signal")
-    out["days_since_macd_cross"] = int(len(hist) - 2 - crossed[-1]) if len(crossed) else None
+    out["days_since_macd_cross"] = cx.count(len(hist) - 2 - crossed[-1] if len(crossed) else None,
+                                            "observations since the MACD histogram last changed sign")
     trend = trend_profile(frame)
     out.update({k: trend[k] for k in ("distance_to_sma50_pct", "distance_to_sma200_pct", "trend_state")})
     return out
@@ -74,8 +91,10 @@ def compute(frames: Frames) -> dict:
         frames, coin_block, needs=("momentum_score", "fewer than 60 daily returns or no horizon covered"))
     data: dict = dict(coins)
     scores = [c["momentum_score"] for c in coins.values() if c["momentum_score"] is not None]
-    data["combined_momentum_score"] = env.rnd(np.mean(scores), 1) if scores else None
-    data["coins_scored"] = len(scores)
+    with prov.about(frames, *INPUTS):
+        data["combined_momentum_score"] = env.rnd(np.mean(scores), 1, "mean of the covered coins' momentum scores") \
+            if scores else None
+        data["coins_scored"] = cx.count(len(scores), "count of coins with a momentum score")
 
     signals = []
     for symbol, c in coins.items():
@@ -90,8 +109,8 @@ def compute(frames: Frames) -> dict:
             consistency = agree if score > 0 else 1 - agree  # horizons pointing the same way as the score
             conf = env.degrade(0.35 + min(0.3, abs(score) / 200) + 0.25 * consistency, sources, [sid])
             signals.append(env.signal(f"{symbol.lower()}_momentum", direction, conf, urgency,
-                                      f"{symbol} momentum score {score}, {c['positive_horizons']} of "
-                                      f"{c['horizons_available']} horizons positive, "
+                                      f"{symbol} momentum score {score}, {int(c['positive_horizons'])} of "
+                                      f"{int(c['horizons_available'])} horizons positive, "
                                       f"{cx.trend_word(c['trend_state'])}"))
         rsi = c["rsi_14d"]
         if rsi is not None and (rsi >= 75 or rsi <= 25):
@@ -105,10 +124,11 @@ def compute(frames: Frames) -> dict:
             signals.append(env.signal(f"{symbol.lower()}_macd_cross", "bullish" if up else "bearish",
                                       env.degrade(0.4, sources, [sid]), "medium",
                                       f"{symbol} MACD crossed {'above' if up else 'below'} its signal line "
-                                      f"{c['days_since_macd_cross']} days ago"))
+                                      f"{int(c['days_since_macd_cross'])} days ago"))
 
     parts = [f"{s}: momentum score {fig(c['momentum_score'])}, 30-day return {fig(c['return_30d_pct'], '%')}, "
-             f"1-year return {fig(c['return_365d_pct'], '%')}, {c['positive_horizons']} of {c['horizons_available']} "
+             f"1-year return {fig(c['return_365d_pct'], '%')}, {int(c['positive_horizons'])} of "
+             f"{int(c['horizons_available'])} "
              f"horizons positive, RSI {fig(c['rsi_14d'])}, {cx.trend_word(c['trend_state'])}" for s, c in coins.items()]
     summary = "Crypto momentum. " + "; ".join(parts) + "."
     if data["combined_momentum_score"] is not None:

@@ -7,6 +7,7 @@ import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _crypto as cx
 from intel.modules._common import fig, not_computed
@@ -47,47 +48,70 @@ def regime_of(score: float | None, drawdown: float, spike: bool) -> str:
     return "normal" if score >= 30 or drawdown <= -20 else "calm"
 
 
-def coin_block(frame) -> dict:
+def coin_block(frames: Frames, series_id: str) -> dict:
+    """One coin's risk figures (called in a scope of its series: covered_coins); the price, the high and the
+    drawdown from it come from named closes."""
+    frame = frames.get(series_id)
     close = frame["value"].to_numpy()
     dd_path = ind.drawdown(close) * 100
     dd = float(dd_path[-1])
-    peak = int(np.argmax(close))
-    out: dict = {"price_usd": env.rnd(close[-1], 2), "date": frame["date"][-1].isoformat(),
-                 "drawdown_from_high_pct": env.rnd(dd, 2), "high": env.rnd(close[peak], 2),
-                 "high_date": frame["date"][peak].isoformat(),
-                 "days_since_high": (frame["date"][-1] - frame["date"][peak]).days,
+    peak = cx.obs(frame, series_id, int(np.argmax(close)))
+    out: dict = {"price_usd": env.level(frames, series_id, 2, op="latest close"),
+                 "date": frame["date"][-1].isoformat(),
+                 "drawdown_from_high_pct": env.pct_change(cx.obs(frame, series_id), peak, 2,
+                                                          op="percent change from the highest close to the last close"),
+                 "high": cx.observed_level(peak, 2, "highest close in the history used"),
+                 "high_date": peak[1].isoformat(),
+                 "days_since_high": cx.count((frame["date"][-1] - peak[1]).days,
+                                             "calendar days from the highest close to the last close"),
                  # share of days with a shallower drawdown than today's (strictly: 0 at a new high, where
                  # every day ties at depth 0)
-                 "drawdown_depth_percentile": env.rnd(float(np.mean(dd_path > dd)) * 100, 1)
+                 "drawdown_depth_percentile": env.rnd(float(np.mean(dd_path > dd)) * 100, 1,
+                                                      "percent of days in the history with a shallower drawdown")
                  if len(dd_path) >= MIN_HISTORY else None}
     year = close[-366:]
-    out["max_drawdown_1y_pct"] = env.rnd(float(ind.drawdown(year).min()) * 100, 2)
+    out["max_drawdown_1y_pct"] = env.rnd(float(ind.drawdown(year).min()) * 100, 2,
+                                         "deepest fall below a running high over the last 366 closes, percent")
     _, rets = ind.dated_changes(frame)
     path = cx.rolling_vol_pct(rets, VOL_WINDOW)
     vol = float(path[-1]) if len(path) else float("nan")
     hist = path[np.isfinite(path)]
     past_year = path[-365:]
     past_year = past_year[np.isfinite(past_year)]
-    out["realized_vol_21d_pct"] = env.rnd(vol, 2)
-    out["vol_21d_median_1y_pct"] = env.rnd(np.median(past_year), 2) if len(past_year) else None
-    out["vol_21d_percentile_1y"] = (env.rnd(ind.percentile_of(past_year, vol), 1)
-                                    if len(past_year) >= MIN_HISTORY else None)
-    out["vol_21d_percentile_history"] = env.rnd(ind.percentile_of(hist, vol), 1) if len(hist) >= MIN_HISTORY else None
+    out["realized_vol_21d_pct"] = env.rnd(vol, 2, cx.vol_op(VOL_WINDOW))
+    rolling = "rolling 21-day realized volatility"
+    out["vol_21d_median_1y_pct"] = env.rnd(np.median(past_year), 2, f"median {rolling} over the last 365 values") \
+        if len(past_year) else None
+    out["vol_21d_percentile_1y"] = (env.rnd(ind.percentile_of(past_year, vol), 1,
+                                            f"percentile of today's 21-day volatility among the last 365 {rolling} "
+                                            "values") if len(past_year) >= MIN_HISTORY else None)
+    out["vol_21d_percentile_history"] = env.rnd(ind.percentile_of(hist, vol), 1, "percentile of today's 21-day "
+                                                f"volatility among every {rolling} value in the history") \
+        if len(hist) >= MIN_HISTORY else None
     out["vol_spike"] = bool(out["vol_21d_percentile_1y"] is not None and out["vol_21d_percentile_1y"] >= SPIKE_PCT)
     tail = np.expm1(rets[-365:]) * 100
     if len(tail) >= MIN_HISTORY:
         q = float(np.percentile(tail, 100 - ES_LEVEL))
-        out["var_95_1d_pct"] = env.rnd(-q, 2)
-        out["expected_shortfall_95_1d_pct"] = env.rnd(-float(tail[tail <= q].mean()), 2)
-        out["worst_day_1y_pct"] = env.rnd(float(tail.min()), 2)
+        days = "simple daily returns over the last 365"
+        out["var_95_1d_pct"] = env.rnd(-q, 2, f"historical 1-day 95% value at risk: minus the 5th percentile of {days}")
+        out["expected_shortfall_95_1d_pct"] = env.rnd(-float(tail[tail <= q].mean()), 2, "historical 1-day 95% "
+                                                      f"expected shortfall: minus the mean of {days} at or below VaR")
+        out["worst_day_1y_pct"] = env.rnd(float(tail.min()), 2, f"lowest of the {days}, percent")
     else:
         out["var_95_1d_pct"] = out["expected_shortfall_95_1d_pct"] = out["worst_day_1y_pct"] = None
     parts = [out[k] for k in ("drawdown_depth_percentile", "vol_21d_percentile_1y", "vol_21d_percentile_history")
              if out[k] is not None]
-    out["risk_score"] = env.rnd(np.mean(parts), 1) if parts else None
-    out["risk_score_components"] = len(parts)
+    out["risk_score"] = env.rnd(np.mean(parts), 1, "mean of the available percentiles: drawdown depth, 21-day "
+                                                   "volatility vs 1 year and vs history") if parts else None
+    out["risk_score_components"] = cx.count(len(parts), "count of percentiles in the risk score")
     out["regime"] = regime_of(out["risk_score"], dd, out["vol_spike"])
     return out
+
+
+def _below_high(c: dict) -> str:
+    """'12.3% below its 2021-11-08 high', or 'at its 2024-02-09 high' on a new high (no '0.0% below')."""
+    dd = c["drawdown_from_high_pct"]
+    return f"at its {c['high_date']} high" if dd == 0 else f"{abs(dd)}% below its {c['high_date']} high"
 
 
 def compute(frames: Frames) -> dict:
@@ -100,11 +124,15 @@ def compute(frames: Frames) -> dict:
         if ranked else None
     scores = [c["risk_score"] for c in coins.values() if c["risk_score"] is not None]
     data: dict = dict(coins)
-    data["shortfall_confidence_level_pct"] = ES_LEVEL  # a stated parameter of the VaR and shortfall figures
+    # a stated parameter of the VaR and shortfall figures
+    data["shortfall_confidence_level_pct"] = cx.constant(ES_LEVEL, "confidence level of the VaR and shortfall")
     data["crypto_regime"] = coins[worst]["regime"] if worst else "insufficient_history"
     data["regime_driven_by"] = worst
-    data["crypto_risk_score"] = env.rnd(np.mean(scores), 1) if scores else None
-    data["coins_with_vol_spike"] = sum(c["vol_spike"] for c in coins.values())
+    with prov.about(frames, *INPUTS):
+        data["crypto_risk_score"] = env.rnd(np.mean(scores), 1, "mean of the covered coins' risk scores") \
+            if scores else None
+        data["coins_with_vol_spike"] = cx.count(sum(c["vol_spike"] for c in coins.values()),
+                                                "count of coins with a 21-day volatility spike")
 
     regime, score = data["crypto_regime"], data["crypto_risk_score"]
     direction, urgency = {"crisis": ("bearish", "critical"), "stressed": ("bearish", "high"),
@@ -130,7 +158,7 @@ def compute(frames: Frames) -> dict:
                 f"{symbol} 21-day volatility {c['realized_vol_21d_pct']}% at the {c['vol_21d_percentile_1y']} "
                 f"percentile of its past year (median {c['vol_21d_median_1y_pct']}%)"))
 
-    parts = [f"{s} is {abs(c['drawdown_from_high_pct'])}% below its {c['high_date']} high (depth percentile "
+    parts = [f"{s} is {_below_high(c)} (depth percentile "
              f"{fig(c['drawdown_depth_percentile'])}), with 21-day volatility of {fig(c['realized_vol_21d_pct'], '%')} "
              f"at the {fig(c['vol_21d_percentile_1y'])} percentile of its past year, a one-day {ES_LEVEL}% expected "
              f"shortfall of {fig(c['expected_shortfall_95_1d_pct'], '%')}, risk regime "

@@ -3,11 +3,13 @@ regime, downside volatility, and the BTC/S&P 500 volatility ratio with its perce
 from __future__ import annotations
 
 import math
+from datetime import date
 
 import numpy as np
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _crypto as cx
 from intel.modules._common import fig, vol_cone, vol_regime
@@ -21,6 +23,48 @@ CONE_WINDOW, SPX_WINDOW = 30, 21  # about one month in each market: 30 calendar 
 MIN_CONE = 180  # fewer rolling values than half a year are too thin to rank against
 
 
+def _cone_op(key: str) -> str:
+    what = "the rolling 30-day realized volatility over the history, percent"
+    return {"min_pct": f"lowest value of {what}", "max_pct": f"highest value of {what}"}.get(
+        key, f"{key[1:].removesuffix('_pct')}th percentile of {what}")
+
+
+def _btc_figures(data: dict, unavailable: dict, rets: np.ndarray, days: np.ndarray, paths: dict) -> None:
+    """Bitcoin's own volatility figures, its cone and regime (called in a scope of CBBTCUSD)."""
+    for n in WINDOWS:
+        data[f"realized_vol_{n}d_pct"] = env.rnd(paths[n][-1], 2, cx.vol_op(n))
+        if data[f"realized_vol_{n}d_pct"] is None:
+            unavailable[f"realized_vol_{n}d_pct"] = f"fewer than {n} daily returns"
+    tail = rets[-90:]
+    data["downside_vol_90d_pct"] = (env.rnd(math.sqrt(np.mean(np.minimum(tail, 0) ** 2)) * math.sqrt(365) * 100, 2,
+                                            "annualized (x sqrt 365) root mean square of the negative daily log "
+                                            "returns among the last 90, percent")
+                                    if len(rets) >= 90 else None)
+    v30, v90 = data["realized_vol_30d_pct"], data["realized_vol_90d_pct"]
+    data["vol_ratio_30d_90d"] = env.rnd(v30 / v90, 2, "realized_vol_30d_pct / realized_vol_90d_pct") \
+        if v30 is not None and v90 else None
+    data["vol_trend"] = (None if data["vol_ratio_30d_90d"] is None else "rising" if data["vol_ratio_30d_90d"] > 1.25
+                         else "falling" if data["vol_ratio_30d_90d"] < 0.8 else "stable")
+    cone_hist = paths[CONE_WINDOW][np.isfinite(paths[CONE_WINDOW])]
+    if v30 is not None and len(cone_hist) >= MIN_CONE:
+        # vol_cone's keys name a quantile, not of what: each figure says so
+        cone = {k: env.rnd(v, 2, _cone_op(k)) for k, v in vol_cone(cone_hist).items()}
+        cone.update({"observations": cx.count(len(cone_hist), "count of rolling 30-day volatility values ranked"),
+                     "since": ind.iso_day(days[np.flatnonzero(np.isfinite(paths[CONE_WINDOW]))[0]])})
+        pct = ind.percentile_rank(cone_hist, paths[CONE_WINDOW][-1])
+        data["vol_cone_30d"] = cone
+        data["percentile_30d_history"] = env.rnd(pct, 1, "percentile rank of the 30-day volatility among its "
+                                                         "rolling values over the history")
+        year = paths[CONE_WINDOW][-365:]
+        data["percentile_30d_1y"] = env.rnd(ind.percentile_rank(year, paths[CONE_WINDOW][-1]), 1,
+                                            "percentile rank of the 30-day volatility among its last 365 rolling "
+                                            "values")
+        data["vol_regime"] = vol_regime(pct, "extreme")
+    else:
+        data["percentile_30d_history"] = data["percentile_30d_1y"] = data["vol_regime"] = None
+        unavailable["vol_cone_30d"] = f"fewer than {MIN_CONE} rolling 30-day values"
+
+
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [BTC], need="all")
     btc, spx = frames.get(BTC), frames.get(SPX)
@@ -28,36 +72,13 @@ def compute(frames: Frames) -> dict:
     days, rets = ind.dated_changes(btc)
     if len(rets) < WINDOWS[0]:
         raise env.InsufficientData(f"{NAME}: only {len(rets)} bitcoin daily returns (needs {WINDOWS[0]})")
-    data: dict = {"price_usd": env.rnd(btc["value"][-1], 2), "date": ind.iso_day(days[-1]),
+    data: dict = {"price_usd": env.level(frames, BTC, 2, op="latest close"), "date": ind.iso_day(days[-1]),
                   "history_start": btc["date"][0].isoformat()}
     unavailable: dict = {}
     paths = {n: cx.rolling_vol_pct(rets, n) for n in WINDOWS}
-    for n in WINDOWS:
-        data[f"realized_vol_{n}d_pct"] = env.rnd(paths[n][-1], 2)
-        if data[f"realized_vol_{n}d_pct"] is None:
-            unavailable[f"realized_vol_{n}d_pct"] = f"fewer than {n} daily returns"
-    tail = rets[-90:]
-    data["downside_vol_90d_pct"] = (env.rnd(math.sqrt(np.mean(np.minimum(tail, 0) ** 2)) * math.sqrt(365) * 100, 2)
-                                    if len(rets) >= 90 else None)
+    with prov.about(frames, BTC):
+        _btc_figures(data, unavailable, rets, days, paths)
     v30, v90 = data["realized_vol_30d_pct"], data["realized_vol_90d_pct"]
-    data["vol_ratio_30d_90d"] = env.rnd(v30 / v90, 2) if v30 is not None and v90 else None
-    data["vol_trend"] = (None if data["vol_ratio_30d_90d"] is None else "rising" if data["vol_ratio_30d_90d"] > 1.25
-                         else "falling" if data["vol_ratio_30d_90d"] < 0.8 else "stable")
-    cone_hist = paths[CONE_WINDOW][np.isfinite(paths[CONE_WINDOW])]
-    if v30 is not None and len(cone_hist) >= MIN_CONE:
-        cone = vol_cone(cone_hist)
-        cone.update({"observations": int(len(cone_hist)),
-                     "since": ind.iso_day(days[np.flatnonzero(np.isfinite(paths[CONE_WINDOW]))[0]])})
-        pct = ind.percentile_rank(cone_hist, paths[CONE_WINDOW][-1])
-        data["vol_cone_30d"] = cone
-        data["percentile_30d_history"] = env.rnd(pct, 1)
-        year = paths[CONE_WINDOW][-365:]
-        data["percentile_30d_1y"] = env.rnd(ind.percentile_rank(year, paths[CONE_WINDOW][-1]), 1)
-        data["vol_regime"] = vol_regime(pct, "extreme")
-    else:
-        data["percentile_30d_history"] = data["percentile_30d_1y"] = data["vol_regime"] = None
-        unavailable["vol_cone_30d"] = f"fewer than {MIN_CONE} rolling 30-day values"
-
     # BTC/SPX: bitcoin's 30-calendar-day vol (x sqrt 365) over the S&P 500's 21-trading-day vol (x sqrt 252),
     # read on the S&P 500's dates so both cover about the same month
     ratio_block = None
@@ -69,12 +90,22 @@ def compute(frames: Frames) -> dict:
         ok = np.isfinite(ratio)
         if ok.any() and np.isfinite(spx_path[-1]):
             hist = ratio[ok]
-            ratio_block = {"spx_realized_vol_21d_pct": env.rnd(spx_path[-1], 2),
-                           "btc_spx_vol_ratio": env.rnd(hist[-1], 2), "as_of": ind.iso_day(common[ok][-1]),
-                           "ratio_median_history": env.rnd(np.median(hist), 2),
-                           "ratio_percentile_history": env.rnd(ind.percentile_rank(hist, hist[-1]), 1)
-                           if len(hist) >= MIN_CONE else None,
-                           "observations": int(len(hist))}
+            with prov.about(frames, SPX):
+                spx_vol = env.rnd(spx_path[-1], 2, cx.vol_op(SPX_WINDOW, 252))
+            # the ratio's history ends at the last common date: a later close of either is not in it
+            end = date.fromisoformat(ind.iso_day(common[ok][-1]))
+            with prov.about_inputs((prov.Input(BTC, through=end), prov.Input(SPX, through=end))):
+                ratio_block = {
+                    "spx_realized_vol_21d_pct": spx_vol,
+                    "btc_spx_vol_ratio": env.rnd(hist[-1], 2, "BTC 30-day over S&P 500 21-day realized volatility, "
+                                                              "on their last common date"),
+                    "as_of": ind.iso_day(common[ok][-1]),
+                    "ratio_median_history": env.rnd(np.median(hist), 2, "median of the BTC/S&P 500 volatility ratio "
+                                                                        "over the common dates"),
+                    "ratio_percentile_history": env.rnd(ind.percentile_rank(hist, hist[-1]), 1,
+                                                        "percentile rank of the BTC/S&P 500 volatility ratio over "
+                                                        "the common dates") if len(hist) >= MIN_CONE else None,
+                    "observations": cx.count(len(hist), "count of common dates with both volatilities")}
             data["btc_vs_spx"] = ratio_block
     if ratio_block is None:
         unavailable["btc_vs_spx"] = f"{SPX} missing" if spx is None else "too few common BTC and S&P 500 dates"

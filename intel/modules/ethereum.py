@@ -7,6 +7,7 @@ import numpy as np
 from intel import correlations as corr
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules import _crypto as cx
 from intel.modules._common import fig, pct_word, trend_figures
@@ -18,45 +19,60 @@ INPUTS = (ETH, BTC)
 CO_WINDOW = 90  # calendar days of daily returns for the ETH-BTC correlation and beta
 
 
-def ratio_block(eth, btc) -> tuple[dict | None, str | None]:
+def ratio_block(frames: Frames) -> tuple[dict | None, str | None]:
     """ETH/BTC price ratio on common dates: level, changes, its own 50/200-day averages and trend,
     1-year percentile, and ether's 90-day correlation and beta to bitcoin."""
+    eth, btc = frames.get(ETH), frames.get(BTC)
     ratio = cx.ratio_frame(eth, btc)
     if ratio.height < 2:
         return None, "fewer than two common ETH and BTC dates"
     values = ratio["value"].to_numpy()
     last = float(values[-1])
     year = ind.window(ratio, 365)["value"].to_numpy()
-    out = {"eth_btc_ratio": env.rnd(last, 6), "date": ratio["date"][-1].isoformat(), "co_window_days": CO_WINDOW}
-    for label, days in (("1w", 7), ("1m", 30), ("3m", 91), ("1y", 365)):
-        out[f"change_{label}_pct"] = env.rnd(ind.change_since(ratio, days, "pct"), 2)
-    out.update({
-        **trend_figures(last, ind.sma(values, 50)[-1], ind.sma(values, 200)[-1], digits=6),
-        "percentile_1y": env.rnd(ind.percentile_rank(year, last), 1),
-        "high_1y": env.rnd(year.max(), 6), "low_1y": env.rnd(year.min(), 6),
-    })
-    days, e, b = cx.aligned_changes(eth, "log", btc, "log")
-    if len(e) >= CO_WINDOW:
-        out[f"correlation_{CO_WINDOW}d"] = env.rnd(corr.rolling_corr(e[-CO_WINDOW:], b[-CO_WINDOW:], CO_WINDOW)[-1], 3)
-        out[f"beta_to_btc_{CO_WINDOW}d"] = env.rnd(cx.rolling_beta(e[-CO_WINDOW:], b[-CO_WINDOW:], CO_WINDOW)[-1], 3)
-        vol_ratio = np.std(e[-CO_WINDOW:], ddof=1) / np.std(b[-CO_WINDOW:], ddof=1)
-        out[f"vol_ratio_eth_btc_{CO_WINDOW}d"] = env.rnd(vol_ratio, 3)
-    else:
-        for key in (f"correlation_{CO_WINDOW}d", f"beta_to_btc_{CO_WINDOW}d", f"vol_ratio_eth_btc_{CO_WINDOW}d"):
-            out[key] = None
+    out = {"eth_btc_ratio": cx.last_ratio(ratio, ETH, BTC, 6, "ETH/BTC price ratio on the last common date"),
+           "date": ratio["date"][-1].isoformat(),
+           "co_window_days": cx.constant(CO_WINDOW, "window of the correlation, beta and volatility ratio, in "
+                                                    "daily returns")}
+    # every other figure rests on both coins' closes over a stretch of common dates
+    with prov.about(frames, ETH, BTC):
+        for label, days in (("1w", 7), ("1m", 30), ("3m", 91), ("1y", 365)):
+            out[f"change_{label}_pct"] = env.rnd(ind.change_since(ratio, days, "pct"), 2,
+                                                 f"percent change of the ETH/BTC ratio over {days} calendar days")
+        out.update({
+            **trend_figures(last, ind.sma(values, 50)[-1], ind.sma(values, 200)[-1], digits=6),
+            "percentile_1y": env.rnd(ind.percentile_rank(year, last), 1,
+                                     "percentile rank of the ETH/BTC ratio within the past year"),
+            "high_1y": env.rnd(year.max(), 6, "highest ETH/BTC ratio of the past year"),
+            "low_1y": env.rnd(year.min(), 6, "lowest ETH/BTC ratio of the past year"),
+        })
+        for n in (50, 200):  # trend_figures names the average, not what it averages
+            out[f"sma_{n}"] = env.rnd(out[f"sma_{n}"], 6, f"{n}-day simple moving average of the ETH/BTC ratio")
+            out[f"distance_to_sma{n}_pct"] = env.rnd(out[f"distance_to_sma{n}_pct"], 2,
+                                                     f"percent distance of the ETH/BTC ratio from its {n}-day average")
+        days, e, b = cx.aligned_changes(eth, "log", btc, "log")
+        w = CO_WINDOW
+        if len(e) >= w:
+            returns = f"the last {w} daily log returns of ETH and BTC on common dates"
+            out[f"correlation_{w}d"] = env.rnd(corr.rolling_corr(e[-w:], b[-w:], w)[-1], 3, f"correlation of {returns}")
+            out[f"beta_to_btc_{w}d"] = env.rnd(cx.rolling_beta(e[-w:], b[-w:], w)[-1], 3,
+                                               f"OLS slope of ETH on BTC over {returns}")
+            vol_ratio = np.std(e[-w:], ddof=1) / np.std(b[-w:], ddof=1)
+            out[f"vol_ratio_eth_btc_{w}d"] = env.rnd(vol_ratio, 3, f"ratio of the sample std of {returns}")
+        else:
+            for key in (f"correlation_{w}d", f"beta_to_btc_{w}d", f"vol_ratio_eth_btc_{w}d"):
+                out[key] = None
     return out, None
 
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [ETH], need="all")
-    eth, btc = frames.get(ETH), frames.get(BTC)
     sources = env.data_sources(frames, INPUTS)
-    data = cx.coin_profile(eth)
+    data = cx.coin_profile(frames, ETH)
     unavailable = {}
-    if btc is None:
+    if frames.get(BTC) is None:
         rb, why = None, f"{BTC} missing"
     else:
-        rb, why = ratio_block(eth, btc)
+        rb, why = ratio_block(frames)
     if rb is None:
         unavailable["eth_btc"] = why
     else:
@@ -82,7 +98,7 @@ def compute(frames: Frames) -> dict:
         summary += (f" The ETH/BTC price ratio is {rb['eth_btc_ratio']} ({cx.trend_word(rb['trend_state'])}, "
                     f"{pct_word(rb['change_3m_pct'])} over three months, 1-year percentile "
                     f"{fig(rb['percentile_1y'])})")
-        summary += (f"; over the last {rb['co_window_days']} days ether's daily returns correlate at "
+        summary += (f"; over the last {CO_WINDOW} days ether's daily returns correlate at "
                     f"{rb['correlation_90d']} with "
                     f"bitcoin's, with a beta of {rb['beta_to_btc_90d']}." if rb["correlation_90d"] is not None else ".")
     else:

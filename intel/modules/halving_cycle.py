@@ -10,7 +10,9 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
+from intel.modules import _crypto as cx
 from intel.modules._common import pct_word
 from intel.registry import Module, register
 
@@ -32,7 +34,8 @@ def compute(frames: Frames) -> dict:
     if not past:
         raise env.InsufficientData(f"{NAME}: no halving on or before {now.isoformat()}")
     sources = env.data_sources(frames, [BTC])
-    data, unavailable = _figures(frames.get(BTC), now, past)
+    with prov.about(frames, BTC):  # figures of the price history; calendar figures name no input (cx.constant)
+        data, unavailable = _figures(frames.get(BTC), now, past)
     summary = _summary(data) + env.staleness_note(sources)
     return env.build(NAME, frames, data=data, signals=_signals(data, sources), summary=summary, sources=sources,
                      related_modules=env.related(
@@ -55,35 +58,38 @@ def _day(d: date) -> int:
     return int(np.datetime64(d, "D").astype(np.int64))
 
 
-def _close_on(days: np.ndarray, close: np.ndarray, day: int) -> float | None:
-    """Close on or before a day number, only inside the history (never before its first close)."""
+def _close_on(btc: pl.DataFrame, days: np.ndarray, day: int) -> cx.Obs | None:
+    """The close on or before a day number, named (series, date, value), only inside the history (never before
+    its first close)."""
     if day < int(days[0]):
         return None
-    return float(close[np.searchsorted(days, day, side="right") - 1])
+    return cx.obs(btc, BTC, int(np.searchsorted(days, day, side="right") - 1))
 
 
 def _figures(btc: pl.DataFrame, now: date, past: list[date]) -> tuple[dict, dict]:
     """Where bitcoin sits in the cycle, its returns by phase and since the halving against earlier cycles, its
     cycle high, and what the price history cannot give."""
-    days, close = ind.day_numbers(btc), btc["value"].to_numpy()
+    days = ind.day_numbers(btc)
     data = _cycle_position(now, past)
     unavailable: dict = {}
-    table, cycle_returns, current_phase_return = _phase_returns(days, close, past, data["phase"])
+    table, cycle_returns, current_phase_return = _phase_returns(btc, days, past, int(data["phase"]))
     data["phase_performance"] = table
     data["full_cycle_returns"] = cycle_returns
-    data["current_phase_return_to_date_pct"] = env.rnd(current_phase_return, 2)
+    data["current_phase_return_to_date_pct"] = current_phase_return
     if current_phase_return is None:
         unavailable["current_phase_return_to_date_pct"] = "the price history does not reach back to the phase start"
-    since, missing = _since_halving(days, close, past)
+    since, missing = _since_halving(btc, days, past)
     data.update(since)
     unavailable.update(missing)
-    data.update(_cycle_high(btc, close, past[-1]))
+    data.update(_cycle_high(btc, past[-1]))
+    covered = sum(1 for i, s in enumerate(past) if (past[i + 1] if i + 1 < len(past) else now) >= btc["date"][0])
     data["sample"] = {"history_start": btc["date"][0].isoformat(), "history_end": ind.iso_day(days[-1]),
-                      "completed_phases_observed": int(sum(r["cycles_observed"] for r in table)),
-                      "cycles_with_data": int(sum(1 for i, s in enumerate(past)
-                                                  if (past[i + 1] if i + 1 < len(past) else now) >= btc["date"][0]))}
+                      "completed_phases_observed": cx.count(sum(r["cycles_observed"] for r in table),
+                                                            "count of cycle phases the history covers whole"),
+                      "cycles_with_data": cx.count(covered, "count of halving cycles with closes in the history")}
     if data["return_since_halving_pct"] is not None and data["same_day_prior_cycles"]:
-        data["prior_cycles_compared"] = len(data["same_day_prior_cycles"])
+        data["prior_cycles_compared"] = cx.count(len(data["same_day_prior_cycles"]),
+                                                 "count of earlier cycles compared at the same day")
     return data, unavailable
 
 
@@ -94,33 +100,41 @@ def _cycle_position(now: date, past: list[date]) -> dict:
     pace = (last + (last - past[-2])) if len(past) >= 2 else None  # at the pace of the last full cycle
     since = (now - last).days
     phase = min(len(PHASES), since * len(PHASES) // EST_CYCLE_DAYS + 1)
+    calendar = cx.constant  # these figures come from the halving calendar and the as-of date, not the price
     return {
-        "last_halving": last.isoformat(), "blocks_per_halving": BLOCKS_PER_HALVING,
-        "last_halving_block_height": BLOCKS_PER_HALVING * len(past),
-        "days_since_halving": since,
+        "last_halving": last.isoformat(),
+        "blocks_per_halving": calendar(BLOCKS_PER_HALVING, "blocks between halvings (protocol constant)"),
+        "last_halving_block_height": calendar(BLOCKS_PER_HALVING * len(past), "block height of the last halving"),
+        "days_since_halving": calendar(since, "calendar days from the last halving to the as-of date"),
         "next_halving_estimate": next_est.isoformat(),
-        "next_halving_block_height": BLOCKS_PER_HALVING * (len(past) + 1),
-        "days_until_next_halving_estimate": max(0, (next_est - now).days),
+        "next_halving_block_height": calendar(BLOCKS_PER_HALVING * (len(past) + 1),
+                                              "block height of the next halving"),
+        "days_until_next_halving_estimate": calendar(max(0, (next_est - now).days), "calendar days from the as-of "
+                                                     "date to the estimated next halving (0 once passed)"),
         "next_halving_estimate_passed": now >= next_est,
         "next_halving_estimate_method": (f"estimate: {BLOCKS_PER_HALVING} blocks at the 10-minute target after "
                                          f"the last halving ({EST_CYCLE_DAYS} days); block times vary, so the "
                                          f"real date can differ by weeks"),
         "next_halving_at_last_cycle_pace": pace.isoformat() if pace else None,
-        "estimated_cycle_days": EST_CYCLE_DAYS,
-        "cycle_progress_pct": env.rnd(since / EST_CYCLE_DAYS * 100, 1),
-        "phase": phase, "phase_label": PHASES[phase - 1],
+        "estimated_cycle_days": calendar(EST_CYCLE_DAYS, "days of 210,000 blocks at the 10-minute target"),
+        "cycle_progress_pct": calendar(since / EST_CYCLE_DAYS * 100, "days_since_halving / estimated_cycle_days, "
+                                       "percent", 1),
+        "phase": calendar(phase, "quarter of the estimated cycle the as-of date falls in (1-4)"),
+        "phase_label": PHASES[phase - 1],
     }
 
 
-def _phase_returns(days: np.ndarray, close: np.ndarray, past: list[date],
+def _phase_returns(btc: pl.DataFrame, days: np.ndarray, past: list[date],
                    phase: int) -> tuple[list[dict], list[dict], float | None]:
     """Returns by phase of every cycle, each completed cycle's return, and the current phase's return to date.
 
     Each cycle is cut into four equal parts (completed cycles: their real length; the current one: the 10-minute
-    estimate). A phase counts only when the history covers it from start to end."""
-    price = partial(_close_on, days, close)
-    last_day = int(days[-1])
-    table = [{"phase": k + 1, "label": PHASES[k], "by_cycle": []} for k in range(len(PHASES))]
+    estimate). A phase counts only when the history covers it from start to end. Each return is the percent
+    change between its two named closes."""
+    price = partial(_close_on, btc, days)
+    last, last_day = cx.obs(btc, BTC), int(days[-1])
+    table = [{"phase": cx.constant(k + 1, "phase number (1-4)"), "label": PHASES[k], "by_cycle": []}
+             for k in range(len(PHASES))]
     cycle_returns, current_phase_return = [], None
     for i, start in enumerate(past):
         end = past[i + 1] if i + 1 < len(past) else start + timedelta(days=EST_CYCLE_DAYS)
@@ -133,64 +147,72 @@ def _phase_returns(days: np.ndarray, close: np.ndarray, past: list[date],
             if bounds[k + 1] <= last_day:
                 table[k]["by_cycle"].append({"cycle_start": start.isoformat(), "from": ind.iso_day(bounds[k]),
                                              "to": ind.iso_day(bounds[k + 1]),
-                                             "return_pct": env.rnd((price(bounds[k + 1]) / p0 - 1) * 100, 2)})
+                                             "return_pct": env.pct_change(price(bounds[k + 1]), p0, 2)})
             elif bounds[k] <= last_day and i == len(past) - 1 and k == phase - 1:
-                current_phase_return = (close[-1] / p0 - 1) * 100
+                current_phase_return = env.pct_change(last, p0, 2)
         p_start = price(_day(start))
         if i + 1 < len(past) and p_start is not None and _day(end) <= last_day:
-            cycle_returns.append({"cycle_start": start.isoformat(), "cycle_end": end.isoformat(), "days": length,
-                                  "return_pct": env.rnd((price(_day(end)) / p_start - 1) * 100, 2)})
+            cycle_returns.append({"cycle_start": start.isoformat(), "cycle_end": end.isoformat(),
+                                  "days": cx.constant(length, "calendar days between the two halvings"),
+                                  "return_pct": env.pct_change(price(_day(end)), p_start, 2)})
     for row in table:
         rets = [c["return_pct"] for c in row["by_cycle"]]
-        row.update({"cycles_observed": len(rets),
-                    "mean_return_pct": env.rnd(np.mean(rets), 2) if rets else None,
-                    "median_return_pct": env.rnd(np.median(rets), 2) if rets else None,
-                    "positive_cycles": int(sum(r > 0 for r in rets))})
+        row.update({"cycles_observed": cx.count(len(rets), "count of cycles whose phase the history covers whole"),
+                    "mean_return_pct": env.rnd(np.mean(rets), 2, "mean of the phase's return_pct by cycle")
+                    if rets else None,
+                    "median_return_pct": env.rnd(np.median(rets), 2, "median of the phase's return_pct by cycle")
+                    if rets else None,
+                    "positive_cycles": cx.count(sum(r > 0 for r in rets), "count of cycles with a positive phase "
+                                                                          "return")})
     return table, cycle_returns, current_phase_return
 
 
-def _since_halving(days: np.ndarray, close: np.ndarray, past: list[date]) -> tuple[dict, dict]:
+def _since_halving(btc: pl.DataFrame, days: np.ndarray, past: list[date]) -> tuple[dict, dict]:
     """The current cycle against earlier cycles at the same number of days after their halving."""
-    price = partial(_close_on, days, close)
+    price = partial(_close_on, btc, days)
     last = past[-1]
     span = int(days[-1]) - _day(last)
     p_last = price(_day(last))
-    out: dict = {"days_since_halving_at_last_close": span,
-                 "return_since_halving_pct": (env.rnd((close[-1] / p_last - 1) * 100, 2)
-                                              if p_last and span >= 0 else None)}
+    out: dict = {"days_since_halving_at_last_close": cx.count(span, "calendar days from the last halving to the "
+                                                                    "last close"),
+                 "return_since_halving_pct": (env.pct_change(cx.obs(btc, BTC), p_last, 2)
+                                              if p_last and p_last[2] and span >= 0 else None)}
     same = []
     for i, start in enumerate(past[:-1]):
         p0 = price(_day(start))
         if p0 is not None and span >= 0 and span <= (past[i + 1] - start).days:
             same.append({"cycle_start": start.isoformat(),
-                         "return_pct": env.rnd((price(_day(start) + span) / p0 - 1) * 100, 2)})
+                         "return_pct": env.pct_change(price(_day(start) + span), p0, 2)})
     out["same_day_prior_cycles"] = same
-    out["same_day_prior_cycles_mean_pct"] = env.rnd(np.mean([s["return_pct"] for s in same]), 2) if same else None
+    out["same_day_prior_cycles_mean_pct"] = env.rnd(np.mean([s["return_pct"] for s in same]), 2,
+                                                    "mean of the same_day_prior_cycles return_pct") if same else None
     unavailable = {}
     if p_last is None:
         unavailable["return_since_halving_pct"] = "the price history starts after the last halving"
     return out, unavailable
 
 
-def _cycle_high(btc: pl.DataFrame, close: np.ndarray, last: date) -> dict:
+def _cycle_high(btc: pl.DataFrame, last: date) -> dict:
     """The highest close since the last halving and the drawdown from it (nothing before the cycle's first close)."""
     cycle = btc.filter(pl.col("date") >= last)
     if not cycle.height:
         return {}
-    peak = int(np.argmax(cycle["value"].to_numpy()))
-    return {"cycle_high": env.rnd(cycle["value"][peak], 2), "cycle_high_date": cycle["date"][peak].isoformat(),
-            "drawdown_from_cycle_high_pct": env.rnd((close[-1] / cycle["value"][peak] - 1) * 100, 2)}
+    peak = cx.obs(cycle, BTC, int(np.argmax(cycle["value"].to_numpy())))
+    return {"cycle_high": cx.observed_level(peak, 2, "highest close since the last halving"),
+            "cycle_high_date": peak[1].isoformat(),
+            "drawdown_from_cycle_high_pct": env.pct_change(cx.obs(btc, BTC), peak, 2, op="percent change from the "
+                                                           "highest close since the last halving to the last close")}
 
 
 def _signals(data: dict, sources: dict) -> list[dict]:
-    phase = data["phase"]
+    phase = int(data["phase"])  # counts are published as floats: the texts quote the integers
     row = data["phase_performance"][phase - 1]
-    n, mean = row["cycles_observed"], row["mean_return_pct"]
+    n, mean, positive = int(row["cycles_observed"]), row["mean_return_pct"], int(row["positive_cycles"])
     if n >= 2 and mean is not None:
-        direction = ("bullish" if mean > 0 and row["positive_cycles"] == n else
-                     "bearish" if mean < 0 and row["positive_cycles"] == 0 else "neutral")
+        direction = ("bullish" if mean > 0 and positive == n else
+                     "bearish" if mean < 0 and positive == 0 else "neutral")
         reason = (f"phase {phase} of the halving cycle: across {n} covered cycles bitcoin's mean return in this phase "
-                  f"was {mean}% ({row['positive_cycles']} positive)")
+                  f"was {mean}% ({positive} positive)")
     else:
         direction = "neutral"
         reason = f"phase {phase} of the halving cycle, with only {n} covered cycles of this phase to compare"
@@ -199,7 +221,7 @@ def _signals(data: dict, sources: dict) -> list[dict]:
                           "low", reason)]
     if data["days_until_next_halving_estimate"] <= APPROACHING_DAYS and not data["next_halving_estimate_passed"]:
         signals.append(env.signal("halving_approaching", "neutral", env.degrade(0.5, sources, [BTC]), "medium",
-                                  f"next halving estimated in {data['days_until_next_halving_estimate']} days "
+                                  f"next halving estimated in {int(data['days_until_next_halving_estimate'])} days "
                                   f"({data['next_halving_estimate']}, an estimate)"))
     now_ret, prior = data["return_since_halving_pct"], [s["return_pct"] for s in data["same_day_prior_cycles"]]
     if now_ret is not None and prior:
@@ -214,12 +236,13 @@ def _signals(data: dict, sources: dict) -> list[dict]:
 
 
 def _summary(data: dict) -> str:
-    phase, since = data["phase"], data["days_since_halving"]
+    phase, since = int(data["phase"]), int(data["days_since_halving"])
+    until = int(data["days_until_next_halving_estimate"])
     row = data["phase_performance"][phase - 1]
-    n, mean = row["cycles_observed"], row["mean_return_pct"]
+    n, mean = int(row["cycles_observed"]), row["mean_return_pct"]
     summary = (f"The last bitcoin halving was on {data['last_halving']}, {since} days ago, which puts bitcoin "
                f"{data['cycle_progress_pct']}% through an estimated cycle, in its {PHASES[phase - 1]}. The next "
-               f"halving is estimated for {data['next_halving_estimate']} ({data['days_until_next_halving_estimate']} "
+               f"halving is estimated for {data['next_halving_estimate']} ({until} "
                f"days away), an estimate from {BLOCKS_PER_HALVING} blocks at about ten minutes each.")
     now_ret = data["return_since_halving_pct"]
     if now_ret is not None:
