@@ -45,16 +45,15 @@ def observed_level(o: Obs, digits: int, op: str):
 
 
 def count(n: int | None, op: str):
-    """An integer figure (a count of days or observations) carrying the current scope's series. It is
-    published as a float; texts quoting it format the integer itself."""
-    return None if n is None else env.rnd(int(n), 0, op)
+    """An integer figure (a count of days or observations) carrying the current scope's series."""
+    return None if n is None else env.count(n, op)
 
 
 def constant(value, op: str, digits: int = 0):
     """A stated parameter of the method (a window length, a confidence level) or a figure of the calendar
     alone (days since a halving): it rests on no observation, so it names no input."""
     with prov.about_inputs((), operation=op):
-        return env.rnd(value, digits)
+        return env.count(value) if isinstance(value, int) else env.rnd(value, digits)
 
 
 def horizon_changes(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", "1m", "3m", "6m", "1y"),
