@@ -58,14 +58,23 @@ def test_quickstart_path(service):
 def test_sigterm_stops_every_process(service):
     root = psutil.Process(service.process.pid)
     family = [root, *root.children(recursive=True)]
-    names = " ".join(" ".join(p.cmdline()) for p in family)
+    names = " ".join(" ".join(command_line(p)) for p in family)
     for part in ("redis-server", "gunicorn", "jobs.worker", "dagster-daemon", "dagster-webserver"):
         assert part in names, f"{part} not running under the supervisor"
     service.process.send_signal(signal.SIGTERM)
     assert service.process.wait(60) == 0
     time.sleep(0.5)
     alive = [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-    assert alive == [], [" ".join(p.cmdline()) for p in alive]
+    assert alive == [], [" ".join(command_line(p)) for p in alive]
+
+
+def command_line(process: psutil.Process) -> list[str]:
+    """A process's command line, or none for one that ended since it was listed (a materialization's
+    short-lived subprocess can finish between `children()` and this read)."""
+    try:
+        return process.cmdline()
+    except psutil.NoSuchProcess:
+        return []
 
 
 @pytest.mark.parametrize("after", ["redis-server", "marketintel.cli materialize"])

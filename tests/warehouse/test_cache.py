@@ -17,6 +17,8 @@ from warehouse.cache import AsyncServingCache, ServingCache
 PAYLOAD = {
     "module": "vix",
     "as_of": "2024-03-04",
+    "data_as_of": "2024-03-01",
+    "generated_at": "2024-03-04T21:05:00+00:00",
     "data": {"level": 14.2, "percentile_10y": 31.0, "change_1d": -0.4},
     "signals": {"direction": "bullish", "confidence": 0.6, "urgency": "low", "reason": "VIX below median"},
     "summary": "VIX at 14.2, 31st percentile of ten years.",
@@ -55,7 +57,8 @@ def test_publish_writes_every_format_and_meta(client):
         expected = {k: v for k, v in render(PAYLOAD, fmt).items() if k != "_meta"}
         assert orjson.loads(client.get(f"mi:module:vix:{fmt}")) == expected
     assert orjson.loads(client.get("mi:module:vix:meta")) == {
-        "module": "vix", "as_of": "2024-03-04", "published_at": 1700000000.5, "data_source": "sim", "simulated": True}
+        "module": "vix", "as_of": "2024-03-04", "data_as_of": "2024-03-01", "generated_at": "2024-03-04T21:05:00+00:00",
+        "published_at": 1700000000.5, "data_source": "sim", "simulated": True}
 
 
 def test_get_module_is_one_round_trip(redis_url):
@@ -121,11 +124,13 @@ def test_a_reader_never_sees_half_a_publish(redis_url):
 
 
 def test_pulse_round_trip_and_prefix_isolation(client):
-    ServingCache(client, prefix="t1").publish_pulse({"as_of": "2024-03-04", "regime": "calm", "_meta": {"x": 1}},
-                                                    "sim", True, 5.0)
+    pulse = {"as_of": "2024-03-04", "data_as_of": "2024-03-01", "generated_at": "2024-03-04T21:05:00+00:00",
+             "regime": "calm"}
+    ServingCache(client, prefix="t1").publish_pulse({**pulse, "_meta": {"x": 1}}, "sim", True, 5.0)
     body, meta = CacheReader(client, prefix="t1").get_pulse()
-    assert orjson.loads(body) == {"as_of": "2024-03-04", "regime": "calm"}
-    assert meta == {"as_of": "2024-03-04", "published_at": 5.0, "data_source": "sim", "simulated": True}
+    assert orjson.loads(body) == pulse
+    assert meta == {"as_of": "2024-03-04", "data_as_of": "2024-03-01", "generated_at": "2024-03-04T21:05:00+00:00",
+                    "published_at": 5.0, "data_source": "sim", "simulated": True}
     assert CacheReader(client).get_pulse() == (None, None)
 
 
