@@ -32,12 +32,6 @@ def parameter(value: float, what: str):
         return env.count(value) if isinstance(value, int) else env.rnd(value, 6)
 
 
-def count(n: int | None, what: str | None = None):
-    """An integer count as a figure of the current `prov.about` scope, `what` (or the scope's operation) its
-    operation."""
-    return env.count(n, what)
-
-
 def align(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]):
     """(common days, a's values, b's values) on the days both series have."""
     common, ia, ib = np.intersect1d(a[0], b[0], return_indices=True)

@@ -44,11 +44,6 @@ def observed_level(o: Obs, digits: int, op: str):
     return prov.observed(float(env.rnd(o[2], digits)), [(o[0], o[1])], "level", op, digits)
 
 
-def count(n: int | None, op: str):
-    """An integer figure (a count of days or observations) carrying the current scope's series."""
-    return None if n is None else env.count(n, op)
-
-
 def constant(value, op: str, digits: int = 0):
     """A stated parameter of the method (a window length, a confidence level) or a figure of the calendar
     alone (days since a halving): it rests on no observation, so it names no input."""
@@ -81,7 +76,7 @@ def exact_drawdown(frame: pl.DataFrame, series_id: str) -> dict:
     out["high"] = observed_level(peak, 2, "highest close in the history used")
     out["drawdown_from_high_pct"] = env.pct_change(obs(frame, series_id), peak, 2,
                                                    op="percent change from the highest close to the last close")
-    out["days_since_high"] = count(out["days_since_high"], "calendar days from the highest close to the last close")
+    out["days_since_high"] = env.count(out["days_since_high"], "calendar days from the highest close to the last close")
     out["max_drawdown_pct"] = env.rnd(out["max_drawdown_pct"], 2, "deepest fall below a running high, percent")
     return out
 

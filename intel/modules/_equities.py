@@ -64,11 +64,6 @@ def calendar_returns(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", 
     return out
 
 
-def count(n, op: str = "count of observations"):
-    """A whole number inside the current scope."""
-    return env.count(n, op)
-
-
 def whole(x) -> str:
     """A count for a sentence: '12', never '12.0' ('n/a' when missing)."""
     return "n/a" if x is None else str(int(x))

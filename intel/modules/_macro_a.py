@@ -27,11 +27,6 @@ def parameter(value: float, what: str):
         return env.count(value) if isinstance(value, int) else env.rnd(value, 6)
 
 
-def count(n: int | None, what: str = "count of observations"):
-    """An integer count as a figure of the current `prov.about` scope."""
-    return env.count(n, what)
-
-
 def month_obs(frames, sid: str, n: int) -> tuple | None:
     """(series, date, value) of the last observation in the calendar month n months before the series' last
     month, as month_grid has it (the last observation of a month wins); None when that month is absent."""

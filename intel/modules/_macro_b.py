@@ -119,11 +119,6 @@ def change_obs(a: Obs | None, b: Obs | None, kind: str, digits: int, op: str, sc
     return env.difference(a, b, digits, scale=100.0 if kind == "bp" else scale, op=op)
 
 
-def count(n: int | None, op: str = "count of observations"):
-    """An integer count as a figure of the current `prov.about` scope."""
-    return env.count(n, op)
-
-
 def retag(frames: Frames, value, series_ids, op: str | None = None):
     """A figure already rounded elsewhere (intel/regime.py and intel/pulse.py, shared with the pulse, round
     their own) filed under these series, unchanged in value; None stays None."""

@@ -86,11 +86,6 @@ def stated(value, digits: int = 6, op: str = STATED):
         return env.count(value) if isinstance(value, int) else env.rnd(value, digits)
 
 
-def count(n: int, op: str = "count of observations"):
-    """An integer figure of the current scope (so it names its series)."""
-    return env.count(n, op)
-
-
 def move_bp(x) -> str:
     """'up 12.5 bp' / 'down 3.0 bp' / 'unchanged' from a rounded figure that is also in data."""
     return move_word(x, " bp")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from intel import envelope as env
 from intel import provenance as prov
 
 # VIX states used by volatility_regime (and quoted by the others): the lower bound of each state
@@ -41,7 +42,7 @@ def counted(block, operation: str = "count of observations"):
     if isinstance(block, dict):
         return {k: counted(v, operation) for k, v in block.items()}
     if isinstance(block, int) and not isinstance(block, bool):
-        return prov.tag(block, operation)
+        return env.count(block, operation)
     return block
 
 

@@ -41,7 +41,7 @@ def driver_block(frames: Frames, sid: str, kind: str, unit: str) -> dict | None:
     # both series through their last common date: a later bitcoin close is not in these figures
     end = date.fromisoformat(ind.iso_day(days[-1]))
     with prov.about_inputs((prov.Input(BTC, through=end), prov.Input(sid, through=end))):
-        out: dict = {"common_observations": cx.count(len(b), f"count of {pair}"), "sample_start": ind.iso_day(days[0]),
+        out: dict = {"common_observations": env.count(len(b), f"count of {pair}"), "sample_start": ind.iso_day(days[0]),
                      "sample_end": ind.iso_day(days[-1])}
         for label, w in (("63d", SHORT), ("1y", LONG)):
             if len(b) < w:

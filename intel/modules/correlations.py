@@ -55,7 +55,7 @@ def _pair_stats(frames: Frames, a: str, b: str) -> tuple[dict | None, str | None
             "percentile_3y": env.rnd(ind.percentile_rank(history, now), 1,
                                      f"percentile rank of the {SHORT}-day {what} among its values over 3 years")
             if len(history) >= 252 else None,
-            "common_days": xa.count(len(x), f"count of common daily changes of {a} and {b} used")}, None
+            "common_days": env.count(len(x), f"count of common daily changes of {a} and {b} used")}, None
 
 
 def compute(frames: Frames) -> dict:
@@ -81,7 +81,7 @@ def compute(frames: Frames) -> dict:
             return {"pair": kv[0], "assets": kv[1]["assets"], "correlation_63d": env.rnd(kv[1]["correlation_63d"], 3)}
     based = [k for k, s in pairs.items() if s["baseline_1y"] is not None]
     with prov.about(frames, *ASSETS):  # which pairs compute depends on every series offered
-        computed = xa.count(len(pairs), f"count of asset pairs with a {SHORT}-day correlation")
+        computed = env.count(len(pairs), f"count of asset pairs with a {SHORT}-day correlation")
     with prov.about(frames, *xa.series_in(pairs), operation=f"mean absolute {SHORT}-day correlation over the pairs"):
         average_now = env.rnd(avg_now, 3)
     with prov.about(frames, *xa.series_in(based)):

@@ -12,7 +12,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, change_bp, change_of, count, move_bp, obs_days_before, stated
+from intel.modules._rates import DAYS, change_bp, change_of, move_bp, obs_days_before, stated
 from intel.registry import Module, register
 
 NAME = "credit_stress"
@@ -117,9 +117,9 @@ def compute(frames: Frames) -> dict:
                                            "change of the composite z-score over 4 weekly points"),
         }
     with prov.about(frames, *present):
-        data.update({"components_used": count(len(zs), "count of components standardised"),
+        data.update({"components_used": env.count(len(zs), "count of components standardised"),
                      "history_start": str(grid[valid][0]),
-                     "history_weeks": count(int(valid.sum()), "count of weeks with a composite")})
+                     "history_weeks": env.count(int(valid.sum()), "count of weeks with a composite")})
     data["components"] = components
 
     hy = frames.get("BAMLH0A0HYM2")
@@ -197,7 +197,7 @@ def _episodes(grid, panel, zs, now_z, history, now) -> tuple[dict, list]:
                          peak_levels={COMPONENTS[s][0]: env.rnd(panel[s][at], 4 if s in ("ANFCI", "STLFSI4") else 2,
                                                                 f"{s} as of the peak week")
                                       for s in zs if np.isfinite(panel[s][at])},
-                         components_compared=count(len(common), "count of components compared"),
+                         components_compared=env.count(len(common), "count of components compared"),
                          distance=env.rnd(distance, 2, "root-mean-square difference of today's component "
                                                        "z-scores and the peak week's"))
             if not entry["in_progress"]:  # an episode still under way trivially resembles today

@@ -62,7 +62,7 @@ def coin_block(frames: Frames, series_id: str) -> dict:
                                                           op="percent change from the highest close to the last close"),
                  "high": cx.observed_level(peak, 2, "highest close in the history used"),
                  "high_date": peak[1].isoformat(),
-                 "days_since_high": cx.count((frame["date"][-1] - peak[1]).days,
+                 "days_since_high": env.count((frame["date"][-1] - peak[1]).days,
                                              "calendar days from the highest close to the last close"),
                  # share of days with a shallower drawdown than today's (strictly: 0 at a new high, where
                  # every day ties at depth 0)
@@ -103,7 +103,7 @@ def coin_block(frames: Frames, series_id: str) -> dict:
              if out[k] is not None]
     out["risk_score"] = env.rnd(np.mean(parts), 1, "mean of the available percentiles: drawdown depth, 21-day "
                                                    "volatility vs 1 year and vs history") if parts else None
-    out["risk_score_components"] = cx.count(len(parts), "count of percentiles in the risk score")
+    out["risk_score_components"] = env.count(len(parts), "count of percentiles in the risk score")
     out["regime"] = regime_of(out["risk_score"], dd, out["vol_spike"])
     return out
 
@@ -131,7 +131,7 @@ def compute(frames: Frames) -> dict:
     with prov.about(frames, *INPUTS):
         data["crypto_risk_score"] = env.rnd(np.mean(scores), 1, "mean of the covered coins' risk scores") \
             if scores else None
-        data["coins_with_vol_spike"] = cx.count(sum(c["vol_spike"] for c in coins.values()),
+        data["coins_with_vol_spike"] = env.count(sum(c["vol_spike"] for c in coins.values()),
                                                 "count of coins with a 21-day volatility spike")
 
     regime, score = data["crypto_regime"], data["crypto_risk_score"]

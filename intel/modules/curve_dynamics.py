@@ -8,7 +8,7 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, YEAR_DAYS, in_window, index_days_ago, lagged_index
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, aligned, change_of, count, move_bp, obs_at, stated
+from intel.modules._rates import DAYS, aligned, change_of, move_bp, obs_at, stated
 from intel.registry import Module, register
 
 NAME = "curve_dynamics"
@@ -90,7 +90,7 @@ def _segment_history(dates: np.ndarray, ids: tuple[str, str], short: np.ndarray,
             str(n): env.rnd(c / len(regimes) * 100, 1, "percent of the past year's dates whose 1-month move had "
                                                        "this regime") for n, c in zip(names, counts)}
         same = regimes[::-1] == regimes[-1]
-        out["regime_1m_persistence_obs"] = count(int(len(same) if same.all() else np.argmin(same)),
+        out["regime_1m_persistence_obs"] = env.count(int(len(same) if same.all() else np.argmin(same)),
                                                  "count of latest consecutive dates with today's 1-month regime")
     return out
 

@@ -12,7 +12,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, last_crosses
-from intel.modules._equities import change_pct, count, level_of, on_or_before
+from intel.modules._equities import change_pct, level_of, on_or_before
 from intel.registry import Module, register
 
 NAME = "equity_bond_relative"
@@ -113,7 +113,7 @@ def compute(frames: Frames) -> dict:
                         "zscore": env.rnd(ind.zscore(window, series_gap[-1]), 2,
                                           "z-score of the yield gap proxy in its own daily history"),
                         "history_start": dates[-len(window)].isoformat(),
-                        "history_days": count(len(window), "common trading days in the gap's history")})
+                        "history_days": env.count(len(window), "common trading days in the gap's history")})
     else:
         unavailable["yield_gap_proxy"] = f"needs {YEAR + 1} common days, have {n}"
     yield_frame = frames.get(YIELD)
@@ -128,7 +128,7 @@ def compute(frames: Frames) -> dict:
                                                        "modified duration of a par 10-year bond at the yield")
     with common(EQUITY, YIELD):
         data.update({"relative_returns": rel, "relative_trend": trend, "yield_gap_proxy": gap,
-                     "common_days_used": count(n, "days with both an S&P 500 close and a 10-year yield")})
+                     "common_days_used": env.count(n, "days with both an S&P 500 close and a 10-year yield")})
     signals = _signals(data, sources)
     r3 = rel.get("3m", {})
     summary = (f"Over three months the S&P 500 returned {fig(r3.get('equity_return_pct'), '%')} against "

@@ -10,7 +10,7 @@ from intel import provenance as prov
 from intel.catalog import SECTOR_NAMES, SECTORS
 from intel.frames import Frames
 from intel.modules._common import TRADING_HORIZONS, fig
-from intel.modules._equities import at, change_pct, count
+from intel.modules._equities import at, change_pct
 from intel.registry import Module, register
 
 NAME = "equity_momentum"
@@ -84,7 +84,7 @@ def sectors_block(frames: Frames) -> tuple[dict, dict]:
     # a rank, the share and the median rest on every ranked sector's 12-1 momentum
     with prov.about(frames, *ranked):
         for rank, sid in enumerate(ranked, 1):
-            table[sid]["rank_12_1"] = count(rank, "rank by 12-1 momentum among the sectors (1 = strongest)")
+            table[sid]["rank_12_1"] = env.count(rank, "rank by 12-1 momentum among the sectors (1 = strongest)")
         out = {"by_sector": table, "ranked_12_1": ranked}
         if ranked:
             positive = sum(table[s]["momentum_12_1_pct"] > 0 for s in ranked)

@@ -84,11 +84,11 @@ def _figures(btc: pl.DataFrame, now: date, past: list[date]) -> tuple[dict, dict
     data.update(_cycle_high(btc, past[-1]))
     covered = sum(1 for i, s in enumerate(past) if (past[i + 1] if i + 1 < len(past) else now) >= btc["date"][0])
     data["sample"] = {"history_start": btc["date"][0].isoformat(), "history_end": ind.iso_day(days[-1]),
-                      "completed_phases_observed": cx.count(sum(r["cycles_observed"] for r in table),
+                      "completed_phases_observed": env.count(sum(r["cycles_observed"] for r in table),
                                                             "count of cycle phases the history covers whole"),
-                      "cycles_with_data": cx.count(covered, "count of halving cycles with closes in the history")}
+                      "cycles_with_data": env.count(covered, "count of halving cycles with closes in the history")}
     if data["return_since_halving_pct"] is not None and data["same_day_prior_cycles"]:
-        data["prior_cycles_compared"] = cx.count(len(data["same_day_prior_cycles"]),
+        data["prior_cycles_compared"] = env.count(len(data["same_day_prior_cycles"]),
                                                  "count of earlier cycles compared at the same day")
     return data, unavailable
 
@@ -157,12 +157,12 @@ def _phase_returns(btc: pl.DataFrame, days: np.ndarray, past: list[date],
                                   "return_pct": env.pct_change(price(_day(end)), p_start, 2)})
     for row in table:
         rets = [c["return_pct"] for c in row["by_cycle"]]
-        row.update({"cycles_observed": cx.count(len(rets), "count of cycles whose phase the history covers whole"),
+        row.update({"cycles_observed": env.count(len(rets), "count of cycles whose phase the history covers whole"),
                     "mean_return_pct": env.rnd(np.mean(rets), 2, "mean of the phase's return_pct by cycle")
                     if rets else None,
                     "median_return_pct": env.rnd(np.median(rets), 2, "median of the phase's return_pct by cycle")
                     if rets else None,
-                    "positive_cycles": cx.count(sum(r > 0 for r in rets), "count of cycles with a positive phase "
+                    "positive_cycles": env.count(sum(r > 0 for r in rets), "count of cycles with a positive phase "
                                                                           "return")})
     return table, cycle_returns, current_phase_return
 
@@ -173,7 +173,7 @@ def _since_halving(btc: pl.DataFrame, days: np.ndarray, past: list[date]) -> tup
     last = past[-1]
     span = int(days[-1]) - _day(last)
     p_last = price(_day(last))
-    out: dict = {"days_since_halving_at_last_close": cx.count(span, "calendar days from the last halving to the "
+    out: dict = {"days_since_halving_at_last_close": env.count(span, "calendar days from the last halving to the "
                                                                     "last close"),
                  "return_since_halving_pct": (env.pct_change(cx.obs(btc, BTC), p_last, 2)
                                               if p_last and p_last[2] and span >= 0 else None)}

@@ -89,9 +89,9 @@ def backtest(days, spx, st, z_eq, z_o) -> dict:
                 last = i
         done = [i for i in events if complete[i]]
         f = fwd[done]
-        out[kind] = {"events": xa.count(len(events), f"count of new {kind} one-month divergences "
+        out[kind] = {"events": env.count(len(events), f"count of new {kind} one-month divergences "
                                                      f"({DECLUSTER} or more trading days apart)"),
-                     "events_with_outcome": xa.count(len(done), f"count of those {kind} divergences followed by a "
+                     "events_with_outcome": env.count(len(done), f"count of those {kind} divergences followed by a "
                                                                 "full month"),
                      "forward_1m_return_avg_pct": env.rnd(f.mean(), 2, f"mean S&P 500 return over the month after "
                                                                        f"a {kind} divergence") if len(f) else None,
@@ -180,11 +180,11 @@ def compute(frames: Frames) -> dict:
             d["strength"] = env.rnd(d["strength"], 2)
     with prov.about(frames, *compared):
         # markets, not horizons: a pair diverging over one and three months counts once
-        counts = {kind: xa.count(len({d["pair"] for d in divergences if d["type"] == kind}),
+        counts = {kind: env.count(len({d["pair"] for d in divergences if d["type"] == kind}),
                                  f"count of markets diverging {kind}ly from equities")
                   for kind in ("bearish", "bullish")}
     with prov.about(frames, *INPUTS):  # which markets compare depends on every input
-        compared_count = xa.count(len(pairs), "count of markets compared with equities")
+        compared_count = env.count(len(pairs), "count of markets compared with equities")
     data.update({"pairs": pairs, "divergences": divergences, "bearish_count": counts["bearish"],
                  "bullish_count": counts["bullish"], "pairs_compared": compared_count})
     signals = _signals(data, sources)

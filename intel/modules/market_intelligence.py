@@ -10,7 +10,6 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._macro_b import (
     change_obs,
-    count,
     exact_or,
     fact_series,
     obs_days_before,
@@ -167,7 +166,7 @@ def compute(frames: Frames) -> dict:
     levels, moves = key_levels(frames)
     risks = top_risks(frames, regime["facts"], assets)
     with prov.about(frames, *risk_series(frames)):
-        risk_count = count(len(risks), "count of elevated risks (at most five)")
+        risk_count = env.count(len(risks), "count of elevated risks (at most five)")
     state, probs = regime["state"], regime["probabilities"]
     data = {"regime": {k: regime[k] for k in ("state", "probabilities", "rationale")},
             "asset_classes": assets, "key_levels": levels, "moves_1m": moves, "top_risks": risks,

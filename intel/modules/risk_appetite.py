@@ -112,7 +112,7 @@ def compute(frames: Frames) -> dict:
     comp_days = joined["date"].to_numpy()
     agree = [c for c in components.values() if np.sign(c["score"]) == np.sign(score)]
     with prov.about(frames, *INPUTS):  # which components compute depends on every input
-        used = xa.count(len(components), "count of components computed")
+        used = env.count(len(components), "count of components computed")
     with prov.about(frames, *dict.fromkeys(sid for name in components for sid in SERIES_OF[name])):
         data = {"score": env.rnd(score, 1, "mean of the component scores"), "regime": _regime(score),
                 "components_used": used,

@@ -42,11 +42,11 @@ def _figures(frames: Frames, start: int, unrate, ma3, low, sahm, fired) -> dict:
         "indicator_high_12m_pp": env.rnd(np.nanmax(sahm[-12:]), 2, "highest Sahm indicator of the last 12 months"),
         "last_trigger_month": month_label(start + last_trigger) if last_trigger is not None else None,
         # counts carry the series they were counted on
-        "months_since_last_trigger": macro.count(months - 1 - last_trigger, "months since the last trigger")
+        "months_since_last_trigger": env.count(months - 1 - last_trigger, "months since the last trigger")
         if last_trigger is not None else None,
-        "triggers_in_history": macro.count(len(fired), "count of upward crossings of the trigger"),
+        "triggers_in_history": env.count(len(fired), "count of upward crossings of the trigger"),
         "history_start": month_label(start),
-        "months_missing_last_15m": macro.count(int(np.count_nonzero(~np.isfinite(unrate[-15:]))),
+        "months_missing_last_15m": env.count(int(np.count_nonzero(~np.isfinite(unrate[-15:]))),
                                                "count of months absent from the last 15"),
     }
 

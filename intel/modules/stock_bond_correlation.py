@@ -60,7 +60,7 @@ def _figures(days, stock, bond_ret, dy, rolling, now: float) -> dict:
                                          f"percent of the past 252 days with a positive 63-day {PAIR}")
         if long else None,
         "sign_since": ind.iso_day(days[finite[flip]]) if flip is not None else None,
-        "sign_days": xa.count(int(len(hist) - flip), "trading days since the 63-day correlation took its sign")
+        "sign_days": env.count(int(len(hist) - flip), "trading days since the 63-day correlation took its sign")
         if flip is not None else None,
         "equity_beta_to_bonds_63d": env.rnd(beta, 2, "63-day beta of S&P 500 log returns to 10-year Treasury "
                                                      "total returns"),

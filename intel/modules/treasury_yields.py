@@ -9,7 +9,7 @@ from intel import provenance as prov
 from intel.catalog import TREASURY_TENORS
 from intel.frames import Frames
 from intel.modules._common import all_stale, fig, left_out_as_stale
-from intel.modules._rates import DAYS, TENOR_LABEL, change_bp, count, move_bp, obs_at, obs_level
+from intel.modules._rates import DAYS, TENOR_LABEL, change_bp, move_bp, obs_at, obs_level
 from intel.registry import Module, register
 
 NAME = "treasury_yields"
@@ -77,7 +77,7 @@ def compute(frames: Frames) -> dict:
         unavailable["curve_wide_moves"] = all_stale(old)
     # which tenors are fresh rests on every tenor's last date
     with prov.about(frames, *present):
-        data["tenors_used_in_averages"] = count(len(fresh), "count of tenors with current quotes")
+        data["tenors_used_in_averages"] = env.count(len(fresh), "count of tenors with current quotes")
     # the headline tenor: the first fresh one in order of importance, else the first present (dated as such)
     lead_id = next((s for s in LEAD_ORDER if TENOR_LABEL[s] in fresh), None) or \
         next(s for s in LEAD_ORDER if TENOR_LABEL[s] in tenors)
@@ -128,7 +128,7 @@ def compute(frames: Frames) -> dict:
     parts.append(left_out_as_stale(old, "the curve-wide moves").strip() if fresh
                  else "No curve-wide move is given: every tenor is stale.")
     with prov.about(frames, *present):
-        data["tenors_available"] = count(len(tenors), "count of tenors with observations")
+        data["tenors_available"] = env.count(len(tenors), "count of tenors with observations")
     return env.build(NAME, frames, data=data, signals=signals,
                      summary=" ".join(p for p in parts if p) + env.staleness_note(sources), sources=sources,
                      related_modules=env.related(
