@@ -44,13 +44,6 @@ def observed_level(o: Obs, digits: int, op: str):
     return prov.observed(float(env.rnd(o[2], digits)), [(o[0], o[1])], "level", op, digits)
 
 
-def constant(value, op: str, digits: int = 0):
-    """A stated parameter of the method (a window length, a confidence level) or a figure of the calendar
-    alone (days since a halving): it rests on no observation, so it names no input."""
-    with prov.about_inputs((), operation=op):
-        return env.count(value) if isinstance(value, int) else env.rnd(value, digits)
-
-
 def horizon_changes(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", "1m", "3m", "6m", "1y"),
                     ytd: bool = True) -> dict:
     """_common.horizon_returns in percent, each change from its two named closes: the last against the previous

@@ -13,7 +13,6 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
-from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import HORIZONS
 
@@ -25,6 +24,7 @@ PAIRS: dict[str, tuple[str, str, bool]] = {
 }
 BROAD = "DTWEXBGS"
 YEAR_OBS, MONTH_OBS = 252, 21  # FX trades on business days
+SETTING = "fixed threshold of the module (a setting, not data)"  # the operation of a threshold env.constant publishes
 
 
 def quote_of(series_id: str) -> str:
@@ -94,9 +94,3 @@ def observed_return(frames: Frames, series_id: str, n: int, skip: int = 0, op: s
 
 def _change(a, b, digits: int, op: str | None = None):
     return env.pct_change(a, b, digits, op) if b is not None else None
-
-
-def setting(value: float, what: str = "fixed threshold of the module (a setting, not data)"):
-    """A constant the module publishes beside its figures: it rests on no observation."""
-    with prov.about_inputs((), operation=what):
-        return prov.tag(value if isinstance(value, int) else float(value))

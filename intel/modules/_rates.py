@@ -80,12 +80,6 @@ def obs_level(o: Obs | None, digits: int = 2, op: str = "level"):
     return prov.observed(0.0 if value == 0 else value, [(o[0], o[1])], "level", op, digits)
 
 
-def stated(value, digits: int = 6, op: str = STATED):
-    """A constant of the method (a threshold, a shock size): it rests on no series at all."""
-    with prov.about_inputs((), operation=op):
-        return env.count(value) if isinstance(value, int) else env.rnd(value, digits)
-
-
 def move_bp(x) -> str:
     """'up 12.5 bp' / 'down 3.0 bp' / 'unchanged' from a rounded figure that is also in data."""
     return move_word(x, " bp")

@@ -10,6 +10,7 @@ from intel import provenance as prov
 # VIX states used by volatility_regime (and quoted by the others): the lower bound of each state
 VIX_STATES = ("low", "normal", "elevated", "crisis")
 VIX_BOUNDS = (15.0, 20.0, 30.0)  # low < 15 <= normal < 20 <= elevated < 30 <= crisis
+RULE_THRESHOLD = "fixed rule threshold (a constant of the method)"  # operation of an env.constant threshold
 
 
 def vix_state_codes(levels) -> np.ndarray:
@@ -27,13 +28,6 @@ def observed_level(obs: tuple, digits: int, operation: str):
     series_id, day, value = obs
     out = round(value, digits)
     return prov.observed(0.0 if out == 0 else out, [(series_id, day)], "level", operation, digits)
-
-
-def rule_constant(frames, value: float, operation: str = "fixed rule threshold (a constant of the method)"):
-    """A threshold the method fixes, published beside the figures: it rests on no series, so its provenance
-    names none (rather than falling back to every input the module read)."""
-    with prov.about(frames, operation=operation):
-        return prov.tag(value)
 
 
 def counted(block, operation: str = "count of observations"):

@@ -81,8 +81,8 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [BTC], need="all")
     env.require(frames, NAME, DRIVERS)
     sources = env.data_sources(frames, INPUTS)
-    data: dict = {"window_short_days": cx.constant(SHORT, "short window, in common trading days"),
-                  "window_long_days": cx.constant(LONG, "long window, in common trading days")}
+    data: dict = {"window_short_days": env.constant(SHORT, "short window, in common trading days"),
+                  "window_long_days": env.constant(LONG, "long window, in common trading days")}
     unavailable: dict = {}
     for sid, (label, kind, unit) in DRIVERS.items():
         frame = frames.get(sid)

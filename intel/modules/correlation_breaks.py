@@ -93,9 +93,9 @@ def compute(frames: Frames) -> dict:
     with prov.about(frames, *ASSETS):  # which pairs can be tested depends on every series offered
         checked = env.count(len(pairs), "count of asset pairs tested")
     with prov.about(frames, *tested):
-        data = {"z_threshold": xa.parameter(Z_BREAK, "|z| at which a pair counts as broken"),
-                "window_days": xa.parameter(SHORT, "correlation window in common trading days"),
-                "baseline_days": xa.parameter(BASE, "baseline window in common trading days"),
+        data = {"z_threshold": env.constant(Z_BREAK, "fixed parameter: |z| at which a pair counts as broken"),
+                "window_days": env.constant(SHORT, "fixed parameter: correlation window in common trading days"),
+                "baseline_days": env.constant(BASE, "fixed parameter: baseline window in common trading days"),
                 "pairs_checked": checked, "pairs_broken": env.count(len(breaks), "count of broken pairs"),
                 "share_broken_pct": env.rnd(len(breaks) / len(pairs) * 100, 1, "percent of tested pairs broken"),
                 "mean_abs_zscore": env.rnd(float(np.mean(zs)), 2, "mean |Fisher z-score| over the tested pairs"),

@@ -90,8 +90,8 @@ def compute(frames: Frames) -> dict:
         shift = env.rnd(avg_now_same - avg_base, 3, f"mean absolute {SHORT}-day correlation minus mean absolute "
                         "baseline, over the pairs with a baseline") if with_base else None
     data = {
-        "window_days": xa.parameter(SHORT, "correlation window in common trading days"),
-        "baseline_days": xa.parameter(BASE, "baseline window in common trading days"),
+        "window_days": env.constant(SHORT, "fixed parameter: correlation window in common trading days"),
+        "baseline_days": env.constant(BASE, "fixed parameter: baseline window in common trading days"),
         "pairs_computed": computed, "average_abs_correlation_63d": average_now,
         "average_abs_correlation_baseline_1y": average_base, "average_abs_correlation_shift": shift,
         "strongest_positive": brief(ranked[-1], "highest"), "strongest_negative": brief(ranked[0], "lowest"),

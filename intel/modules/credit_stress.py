@@ -12,7 +12,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, change_bp, change_of, move_bp, obs_days_before, stated
+from intel.modules._rates import DAYS, STATED, change_bp, change_of, move_bp, obs_days_before
 from intel.registry import Module, register
 
 NAME = "credit_stress"
@@ -148,7 +148,7 @@ def compute(frames: Frames) -> dict:
         data["episodes"], ranked = _episodes(grid, panel, zs, now_z, history, frames.now)
     data["resembles"] = [k for k, distance in ranked if distance <= RESEMBLES_DISTANCE]
     data["nearest_episode"] = ranked[0][0] if ranked else None
-    data["resemblance_threshold"] = stated(RESEMBLES_DISTANCE)
+    data["resemblance_threshold"] = env.constant(RESEMBLES_DISTANCE, STATED)
 
     signals = _signals(data, sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=_summary(data) + env.staleness_note(sources),
@@ -176,7 +176,7 @@ def _episodes(grid, panel, zs, now_z, history, now) -> tuple[dict, list]:
     out, ranked = {}, []
     first = grid[np.isfinite(history)][0]
     for key, (label, start, end) in EPISODES.items():
-        entry = {"label": label, "start_year": stated(start.year, 0, "year the episode's window starts (stated)"),
+        entry = {"label": label, "start_year": env.constant(start.year, "year the episode's window starts (stated)", 0),
                  "window": f"{start.isoformat()} to {end.isoformat()}"}
         inside = (grid >= _day(start)) & (grid <= _day(end)) & np.isfinite(history)
         if _day(start) > _day(now):

@@ -125,7 +125,7 @@ def compute(frames: Frames) -> dict:
     scores = [c["risk_score"] for c in coins.values() if c["risk_score"] is not None]
     data: dict = dict(coins)
     # a stated parameter of the VaR and shortfall figures
-    data["shortfall_confidence_level_pct"] = cx.constant(ES_LEVEL, "confidence level of the VaR and shortfall")
+    data["shortfall_confidence_level_pct"] = env.constant(ES_LEVEL, "confidence level of the VaR and shortfall")
     data["crypto_regime"] = coins[worst]["regime"] if worst else "insufficient_history"
     data["regime_driven_by"] = worst
     with prov.about(frames, *INPUTS):

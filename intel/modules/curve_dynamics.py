@@ -8,7 +8,7 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, YEAR_DAYS, in_window, index_days_ago, lagged_index
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, aligned, change_of, move_bp, obs_at, stated
+from intel.modules._rates import DAYS, STATED, aligned, change_of, move_bp, obs_at
 from intel.registry import Module, register
 
 NAME = "curve_dynamics"
@@ -102,7 +102,7 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INPUTS)  # never raises here (two are present): names the essential inputs
     sources = env.data_sources(frames, INPUTS)
     data: dict = {"yields_pct": {LABEL[s]: env.level(frames, s, 2) for s in present},
-                  "slope_threshold_bp": stated(SLOPE_THRESHOLD_BP), "segments": {}}
+                  "slope_threshold_bp": env.constant(SLOPE_THRESHOLD_BP, STATED), "segments": {}}
     for name, (short_id, long_id) in SEGMENTS.items():
         if name == "2s30s" and "DGS10" in present:
             continue

@@ -100,7 +100,7 @@ def _cycle_position(now: date, past: list[date]) -> dict:
     pace = (last + (last - past[-2])) if len(past) >= 2 else None  # at the pace of the last full cycle
     since = (now - last).days
     phase = min(len(PHASES), since * len(PHASES) // EST_CYCLE_DAYS + 1)
-    calendar = cx.constant  # these figures come from the halving calendar and the as-of date, not the price
+    calendar = env.constant  # these figures come from the halving calendar and the as-of date, not the price
     return {
         "last_halving": last.isoformat(),
         "blocks_per_halving": calendar(BLOCKS_PER_HALVING, "blocks between halvings (protocol constant)"),
@@ -133,7 +133,7 @@ def _phase_returns(btc: pl.DataFrame, days: np.ndarray, past: list[date],
     change between its two named closes."""
     price = partial(_close_on, btc, days)
     last, last_day = cx.obs(btc, BTC), int(days[-1])
-    table = [{"phase": cx.constant(k + 1, "phase number (1-4)"), "label": PHASES[k], "by_cycle": []}
+    table = [{"phase": env.constant(k + 1, "phase number (1-4)"), "label": PHASES[k], "by_cycle": []}
              for k in range(len(PHASES))]
     cycle_returns, current_phase_return = [], None
     for i, start in enumerate(past):
@@ -153,7 +153,7 @@ def _phase_returns(btc: pl.DataFrame, days: np.ndarray, past: list[date],
         p_start = price(_day(start))
         if i + 1 < len(past) and p_start is not None and _day(end) <= last_day:
             cycle_returns.append({"cycle_start": start.isoformat(), "cycle_end": end.isoformat(),
-                                  "days": cx.constant(length, "calendar days between the two halvings"),
+                                  "days": env.constant(length, "calendar days between the two halvings"),
                                   "return_pct": env.pct_change(price(_day(end)), p_start, 2)})
     for row in table:
         rets = [c["return_pct"] for c in row["by_cycle"]]

@@ -9,7 +9,6 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules import _cross_asset as xa
 from intel.modules._common import pct_word
 from intel.registry import Module, register
 
@@ -146,7 +145,8 @@ def compute(frames: Frames) -> dict:
     spx_days, spx_v = ind.day_numbers(spx), spx["value"].to_numpy()
     if not np.isfinite(eq_z["1m"][-1]):
         raise env.InsufficientData(f"{NAME}: the S&P 500 has less than a month of history")
-    data: dict = {"min_strength": xa.parameter(MIN_STRENGTH, "typical moves both sides need for a divergence"),
+    data: dict = {"min_strength": env.constant(MIN_STRENGTH,
+                                               "fixed parameter: typical moves both sides need for a divergence"),
                   "equities": {}}
     with prov.about(frames, LEAD):
         for h, d in HORIZONS.items():

@@ -9,7 +9,7 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import index_days_ago, value_days_ago
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, aligned, change_of, move_bp, obs_at, obs_level, stated
+from intel.modules._rates import DAYS, STATED, aligned, change_of, move_bp, obs_at, obs_level
 from intel.registry import Module, register
 
 NAME = "real_yields"
@@ -104,7 +104,7 @@ def compute(frames: Frames) -> dict:
         with prov.about(frames, "T10YIE", "T5YIE"):
             data["forward_5y5y"]["linear_approximation_pct"] = env.rnd(
                 2 * v["T10YIE"][-1] - v["T5YIE"][-1], 2, "2 x T10YIE - T5YIE on their last common date")
-        data["forward_5y5y"]["anchor_band_pct"] = [stated(b) for b in ANCHOR_BAND_PCT]
+        data["forward_5y5y"]["anchor_band_pct"] = [env.constant(b, STATED) for b in ANCHOR_BAND_PCT]
         lo, hi = ANCHOR_BAND_PCT
         level = data["forward_5y5y"]["breakeven_5y5y_pct"]
         data["forward_5y5y"]["anchoring"] = "above_band" if level > hi else "below_band" if level < lo else "anchored"

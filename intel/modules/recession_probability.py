@@ -120,8 +120,8 @@ def backtest(prob: np.ndarray, usrec: np.ndarray, lo: int, target: str = "at_hor
     # called inside a scope naming the model's series and USREC: counts and rates carry them
     count = env.count
     return {"sample_start": month_label(lo + first), "sample_end": month_label(lo + known_to),
-            "alarm_threshold_pct": macro.parameter(ALARM_PCT, "back-test alarm threshold, percent"),
-            "lead_window_months": macro.parameter(HORIZON_M, "months before a recession an alarm counts"),
+            "alarm_threshold_pct": env.constant(ALARM_PCT, "fixed parameter: back-test alarm threshold, percent"),
+            "lead_window_months": env.constant(HORIZON_M, "fixed parameter: months before a recession an alarm counts"),
             "scored_against": target,
             "recessions_in_sample": count(len(starts), "count of recession starts with a full lead window"),
             "recessions_called": count(len(leads), "count of recessions with an alarm in the 12 months before"),

@@ -32,7 +32,7 @@ def _figures(frames: Frames, start: int, unrate, ma3, low, sahm, fired) -> dict:
         "avg_3m_pct": env.rnd(ma3[-1], 2, "3-month average of the unemployment rate"),
         "low_of_avg_3m_prior_12m_pct": env.rnd(low[-1], 2, "lowest 3-month average of the previous 12 months"),
         "sahm_indicator_pp": env.rnd(value, 2, "3-month average minus its low of the previous 12 months"),
-        "trigger_pp": macro.parameter(TRIGGER, "the Sahm rule's trigger in pp"),
+        "trigger_pp": env.constant(TRIGGER, "fixed parameter: the Sahm rule's trigger in pp"),
         "distance_to_trigger_pp": env.rnd(TRIGGER - value, 2, "trigger minus the Sahm indicator"),
         "triggered": bool(value >= TRIGGER),
         "state": _state(value),

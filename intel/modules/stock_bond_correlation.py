@@ -34,7 +34,7 @@ MEANING = {"positive": "an inflation regime, where bonds fall with stocks and do
 
 def _figures(days, stock, bond_ret, dy, rolling, now: float) -> dict:
     """The payload's figures, all from SP500 and DGS10 on their common dates (called inside their scope)."""
-    data: dict = {"window_days": xa.parameter(63, "correlation window in trading days")}
+    data: dict = {"window_days": env.constant(63, "fixed parameter: correlation window in trading days")}
     for key, w in WINDOWS.items():
         data[f"correlation_{key}"] = env.rnd(corr.rolling_corr(stock, bond_ret, w)[-1], 3, f"{w}-day {PAIR}") \
             if len(stock) >= w else None
