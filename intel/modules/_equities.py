@@ -8,33 +8,10 @@ from datetime import date, timedelta
 import polars as pl
 
 from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
 from intel.modules._common import HORIZONS
 
 Obs = tuple[str, date, float]  # (series, date, value): an input of env.difference / ratio / pct_change
 WORDS = {"1w": "1-week", "1m": "1-month", "3m": "3-month", "6m": "6-month", "1y": "1-year"}
-
-
-def at(frame: pl.DataFrame, series_id: str, i: int) -> Obs | None:
-    """Observation i of the frame (-1 the last); None when the frame is too short."""
-    if (i < 0 and frame.height < -i) or (i >= 0 and frame.height <= i):
-        return None
-    return series_id, frame["date"][i], float(frame["value"][i])
-
-
-def on_or_before(frame: pl.DataFrame, series_id: str, day: date) -> Obs | None:
-    """The last observation dated on or before `day` (None when the frame starts later)."""
-    found = ind.value_on_or_before(frame, day)
-    return None if found is None else (series_id, found[0], found[1])
-
-
-def level_of(obs: Obs | None, digits: int = 2, op: str = "latest close"):
-    """An observation's value, rounded, attributed to it (a close at a date other than the series' last)."""
-    if obs is None:
-        return None
-    value = round(obs[2], digits)
-    return prov.observed(0.0 if value == 0 else value, [(obs[0], obs[1])], "level", op, digits)
 
 
 def change_pct(a: Obs | None, b: Obs | None, digits: int = 2, op: str | None = None):
@@ -47,18 +24,18 @@ def calendar_returns(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", 
     """The figures of _common.horizon_returns (same keys, same values) from named closes: 1d against the
     previous close, the others against the close on or before as many calendar days earlier. `price` names
     the observations in the operations ("adjusted close" for the sector ETFs)."""
-    last = at(frame, series_id, -1)
+    last = env.last_obs(frame, series_id)
     out = {}
     for h in horizons:
         if h == "1d":
-            out["change_1d_pct"] = change_pct(last, at(frame, series_id, -2), 2,
+            out["change_1d_pct"] = change_pct(last, env.nth_obs(frame, series_id, -2), 2,
                                               f"1-day return: percent change from the previous {price}")
         else:
-            base = on_or_before(frame, series_id, last[1] - timedelta(days=HORIZONS[h]))
+            base = env.obs_on_or_before(frame, series_id, last[1] - timedelta(days=HORIZONS[h]))
             out[f"change_{h}_pct"] = change_pct(last, base, 2, f"{WORDS[h]} return: percent change from the {price} "
                                                                f"on or before {HORIZONS[h]} calendar days earlier")
     if ytd:
-        base = on_or_before(frame, series_id, date(last[1].year - 1, 12, 31))
+        base = env.obs_on_or_before(frame, series_id, date(last[1].year - 1, 12, 31))
         out["change_ytd_pct"] = change_pct(last, base, 2, f"year-to-date return: percent change from the last "
                                                           f"{price} of the previous year")
     return out

@@ -22,14 +22,6 @@ def vix_state(level: float) -> str:
     return VIX_STATES[int(vix_state_codes([level])[0])]
 
 
-def observed_level(obs: tuple, digits: int, operation: str):
-    """One named observation (series, date, value) as a level figure: for a close on a date other than the
-    series' last (the last date two series share), which `envelope.level` does not take."""
-    series_id, day, value = obs
-    out = round(value, digits)
-    return prov.observed(0.0 if out == 0 else out, [(series_id, day)], "level", operation, digits)
-
-
 def counted(block, operation: str = "count of observations"):
     """`block` with each plain integer (a count a shared helper leaves unrounded) made a figure of the current
     scope, so it names the scope's series rather than falling back to every input of the module."""

@@ -67,8 +67,8 @@ def driver_block(frames: Frames, sid: str, kind: str, unit: str) -> dict | None:
                                                  if len(rc) >= SHORT + 21 else None)
     # the driver's own move over the last month (30 calendar days), to read a coupling through: from its two
     # named observations
-    last = cx.obs(frame, sid)
-    base = cx.obs_on_or_before(frame, sid, last[1] - timedelta(days=30))
+    last = env.last_obs(frame, sid)
+    base = env.obs_on_or_before(frame, sid, last[1] - timedelta(days=30))
     if kind == "log":
         out["driver_change_1m_pct"] = env.pct_change(last, base, 2) if base and base[2] != 0 else None
     else:

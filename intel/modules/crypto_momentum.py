@@ -37,9 +37,9 @@ def coin_block(frames: Frames, series_id: str) -> dict:
     scores, positive, counted = [], 0, 0
     horizon_scores = {}
     for h in HORIZONS:
-        base_obs = cx.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=h))
+        base_obs = env.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=h))
         base = base_obs[2] if base_obs else None
-        out[f"return_{h}d_pct"] = env.pct_change(cx.obs(frame, series_id), base_obs, 2) if base else None
+        out[f"return_{h}d_pct"] = env.pct_change(env.last_obs(frame, series_id), base_obs, 2) if base else None
         if base:
             counted += 1
             positive += last > base
@@ -55,8 +55,8 @@ def coin_block(frames: Frames, series_id: str) -> dict:
     out["horizons_available"] = env.count(counted, "count of horizons the history covers")
     out["momentum_score"] = env.rnd(np.mean(scores) / CAP * 100, 1, "mean of the vol-scaled horizon returns capped "
                                                                     "at +/-2, scaled to -100..+100") if scores else None
-    base_1y = cx.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=365))
-    base_1m = cx.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=30))
+    base_1y = env.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=365))
+    base_1m = env.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=30))
     out["momentum_12_1_pct"] = (env.pct_change(base_1m, base_1y, 2, op="percent change from the close a year "
                                                "before the last to the close a month before it")
                                 if base_1y and base_1m and base_1y[2] and base_1m[2] else None)

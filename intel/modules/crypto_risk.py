@@ -55,12 +55,12 @@ def coin_block(frames: Frames, series_id: str) -> dict:
     close = frame["value"].to_numpy()
     dd_path = ind.drawdown(close) * 100
     dd = float(dd_path[-1])
-    peak = cx.obs(frame, series_id, int(np.argmax(close)))
+    peak = env.nth_obs(frame, series_id, int(np.argmax(close)))
     out: dict = {"price_usd": env.level(frames, series_id, 2, op="latest close"),
                  "date": frame["date"][-1].isoformat(),
-                 "drawdown_from_high_pct": env.pct_change(cx.obs(frame, series_id), peak, 2,
+                 "drawdown_from_high_pct": env.pct_change(env.last_obs(frame, series_id), peak, 2,
                                                           op="percent change from the highest close to the last close"),
-                 "high": cx.observed_level(peak, 2, "highest close in the history used"),
+                 "high": env.observed_level(peak, 2, "highest close in the history used"),
                  "high_date": peak[1].isoformat(),
                  "days_since_high": env.count((frame["date"][-1] - peak[1]).days,
                                              "calendar days from the highest close to the last close"),

@@ -12,7 +12,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, last_crosses
-from intel.modules._equities import change_pct, level_of, on_or_before
+from intel.modules._equities import change_pct
 from intel.registry import Module, register
 
 NAME = "equity_bond_relative"
@@ -118,9 +118,10 @@ def compute(frames: Frames) -> dict:
         unavailable["yield_gap_proxy"] = f"needs {YEAR + 1} common days, have {n}"
     yield_frame = frames.get(YIELD)
     # the 1-month change runs on DGS10's own dates, from its last observation
-    base = on_or_before(yield_frame, YIELD, yield_frame["date"][-1] - timedelta(days=30))
-    data = {"date": dates[-1].isoformat(), "sp500": level_of(spx_at(-1), 2, "S&P 500 close on the last common day"),
-            "yield_10y_pct": level_of((YIELD, dates[-1], float(yld[-1])), 2, "DGS10 on the last common day"),
+    base = env.obs_on_or_before(yield_frame, YIELD, yield_frame["date"][-1] - timedelta(days=30))
+    data = {"date": dates[-1].isoformat(),
+            "sp500": env.observed_level(spx_at(-1), 2, "S&P 500 close on the last common day"),
+            "yield_10y_pct": env.observed_level((YIELD, dates[-1], float(yld[-1])), 2, "DGS10 on the last common day"),
             "yield_change_1m_bp": env.difference(env.last_obs(frames, YIELD), base, 1, op="change of DGS10 from "
                                                  "its value on or before 30 days earlier, bp") if base else None}
     with common(YIELD):

@@ -9,7 +9,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._equities import at, change_pct, level_of, whole
+from intel.modules._equities import change_pct, whole
 from intel.registry import Module, register
 
 NAME = "equity_drawdown"
@@ -95,13 +95,14 @@ def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
     ongoing = len(ep["end"]) and ep["end"][-1] == -1
     year = ind.window(frame, 365)
     # the drawdowns against one high are percent changes of two named closes (dd is close / high - 1)
-    last, high = at(frame, sid, -1), at(frame, sid, peak)
+    last, high = env.last_obs(frame, sid), env.nth_obs(frame, sid, peak)
     out = {"level": env.level(frames, sid, 2, op="latest close"), "date": dates[-1].isoformat(),
            "history_start": dates[0].isoformat(),
-           "high": level_of(high, 2, "highest close in the history used"), "high_date": dates[peak].isoformat(),
+           "high": env.observed_level(high, 2, "highest close in the history used"),
+           "high_date": dates[peak].isoformat(),
            "drawdown_from_high_pct": change_pct(last, high, 2, "percent change from the highest close to the latest"),
            "drawdown_from_52w_high_pct": change_pct(
-               last, at(year, sid, int(np.argmax(year["value"].to_numpy()))), 2,
+               last, env.nth_obs(year, sid, int(np.argmax(year["value"].to_numpy()))), 2,
                "percent change from the highest close of the past 52 weeks to the latest")}
     with prov.about(frames, sid):
         out.update({
@@ -119,10 +120,10 @@ def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
         s = int(ep["start"][-1])
         low = s + int(np.argmin(ep["dd"][s:]))
         # the episode's peak is the close before its first close underwater
-        trough = at(frame, sid, low)
+        trough = env.nth_obs(frame, sid, low)
         out["current_episode"] = {
-            "low_pct": change_pct(trough, at(frame, sid, s - 1), 2, "percent change from the episode's peak close "
-                                                                     "to its lowest close"),
+            "low_pct": change_pct(trough, env.nth_obs(frame, sid, s - 1), 2,
+                                  "percent change from the episode's peak close to its lowest close"),
             "low_date": dates[low].isoformat(),
             "rebound_from_low_pct": change_pct(last, trough, 2, "percent change from the episode's lowest close "
                                                                 "to the latest")}

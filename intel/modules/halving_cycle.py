@@ -63,7 +63,7 @@ def _close_on(btc: pl.DataFrame, days: np.ndarray, day: int) -> cx.Obs | None:
     its first close)."""
     if day < int(days[0]):
         return None
-    return cx.obs(btc, BTC, int(np.searchsorted(days, day, side="right") - 1))
+    return env.nth_obs(btc, BTC, int(np.searchsorted(days, day, side="right") - 1))
 
 
 def _figures(btc: pl.DataFrame, now: date, past: list[date]) -> tuple[dict, dict]:
@@ -132,7 +132,7 @@ def _phase_returns(btc: pl.DataFrame, days: np.ndarray, past: list[date],
     estimate). A phase counts only when the history covers it from start to end. Each return is the percent
     change between its two named closes."""
     price = partial(_close_on, btc, days)
-    last, last_day = cx.obs(btc, BTC), int(days[-1])
+    last, last_day = env.last_obs(btc, BTC), int(days[-1])
     table = [{"phase": env.constant(k + 1, "phase number (1-4)"), "label": PHASES[k], "by_cycle": []}
              for k in range(len(PHASES))]
     cycle_returns, current_phase_return = [], None
@@ -175,7 +175,7 @@ def _since_halving(btc: pl.DataFrame, days: np.ndarray, past: list[date]) -> tup
     p_last = price(_day(last))
     out: dict = {"days_since_halving_at_last_close": env.count(span, "calendar days from the last halving to the "
                                                                     "last close"),
-                 "return_since_halving_pct": (env.pct_change(cx.obs(btc, BTC), p_last, 2)
+                 "return_since_halving_pct": (env.pct_change(env.last_obs(btc, BTC), p_last, 2)
                                               if p_last and p_last[2] and span >= 0 else None)}
     same = []
     for i, start in enumerate(past[:-1]):
@@ -197,11 +197,12 @@ def _cycle_high(btc: pl.DataFrame, last: date) -> dict:
     cycle = btc.filter(pl.col("date") >= last)
     if not cycle.height:
         return {}
-    peak = cx.obs(cycle, BTC, int(np.argmax(cycle["value"].to_numpy())))
-    return {"cycle_high": cx.observed_level(peak, 2, "highest close since the last halving"),
+    peak = env.nth_obs(cycle, BTC, int(np.argmax(cycle["value"].to_numpy())))
+    return {"cycle_high": env.observed_level(peak, 2, "highest close since the last halving"),
             "cycle_high_date": peak[1].isoformat(),
-            "drawdown_from_cycle_high_pct": env.pct_change(cx.obs(btc, BTC), peak, 2, op="percent change from the "
-                                                           "highest close since the last halving to the last close")}
+            "drawdown_from_cycle_high_pct": env.pct_change(env.last_obs(btc, BTC), peak, 2,
+                                                           op="percent change from the highest close since the last "
+                                                              "halving to the last close")}
 
 
 def _signals(data: dict, sources: dict) -> list[dict]:

@@ -9,7 +9,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.catalog import SECTORS
 from intel.frames import Frames
-from intel.modules._equities import change_pct, level_of, on_or_before, whole
+from intel.modules._equities import change_pct, whole
 from intel.registry import Module, register
 
 NAME = "market_breadth"
@@ -101,10 +101,12 @@ def compute(frames: Frames) -> dict:
         frame = frames.get(sid)
         # a column carries its series' values forward, so its last cell, its 52-week high and low are each
         # an observation of that series: the one on or before the grid date where they sit
-        latest = on_or_before(frame, sid, _day(dates[-1]))
-        high = on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmax(window[:, j]))])) if full_year[j] else None
-        low = on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmin(window[:, j]))])) if full_year[j] else None
-        row = {"adj_close": level_of(latest, 2, "latest adjusted close (split- and dividend-adjusted)")}
+        latest = env.obs_on_or_before(frame, sid, _day(dates[-1]))
+        high = (env.obs_on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmax(window[:, j]))]))
+                if full_year[j] else None)
+        low = (env.obs_on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmin(window[:, j]))]))
+               if full_year[j] else None)
+        row = {"adj_close": env.observed_level(latest, 2, "latest adjusted close (split- and dividend-adjusted)")}
         with prov.about(frames, sid):
             row["distance_to_sma50_pct"] = env.rnd((last[j] / sma50[-1, j] - 1) * 100, 2)
             row["distance_to_sma200_pct"] = env.rnd((last[j] / sma200[-1, j] - 1) * 100, 2)

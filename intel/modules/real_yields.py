@@ -9,7 +9,7 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import index_days_ago, value_days_ago
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, STATED, aligned, change_of, move_bp, obs_at, obs_level
+from intel.modules._rates import DAYS, STATED, aligned, change_of, move_bp, obs_at
 from intel.registry import Module, register
 
 NAME = "real_yields"
@@ -36,7 +36,7 @@ def stats(frames: Frames, dates: np.ndarray, values: np.ndarray, label: str, ids
     out = {}
     if made is None:
         sid = ids[0]
-        out[f"{label}_pct"] = obs_level(obs_at(sid, dates, values, -1), 2)
+        out[f"{label}_pct"] = env.observed_level(obs_at(sid, dates, values, -1), 2)
         for h in ("1w", "1m", "3m"):
             base = obs_at(sid, dates, values, index_days_ago(dates, DAYS[h]))
             out[f"change_{h}_bp"] = change_of(obs_at(sid, dates, values, -1), base, 1, op=(
@@ -76,7 +76,7 @@ def compute(frames: Frames) -> dict:
                                2, 1.0)
         data["real_10y"] = stats(frames, dates, v["DGS10"] - v["T10YIE"], "real_10y", ("DGS10", "T10YIE"),
                                  made="DGS10 - T10YIE", level_figure=today)
-        data["real_10y"]["nominal_10y_pct"] = obs_level(obs_at("DGS10", dates, v["DGS10"], -1), 2,
+        data["real_10y"]["nominal_10y_pct"] = env.observed_level(obs_at("DGS10", dates, v["DGS10"], -1), 2,
                                                         "level on the last date shared with T10YIE")
         # split the nominal 10y move of the month into its real and breakeven parts
         i = index_days_ago(dates, 30)

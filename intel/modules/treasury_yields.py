@@ -9,7 +9,7 @@ from intel import provenance as prov
 from intel.catalog import TREASURY_TENORS
 from intel.frames import Frames
 from intel.modules._common import all_stale, fig, left_out_as_stale
-from intel.modules._rates import DAYS, TENOR_LABEL, change_bp, move_bp, obs_at, obs_level
+from intel.modules._rates import DAYS, TENOR_LABEL, change_bp, move_bp, obs_at
 from intel.registry import Module, register
 
 NAME = "treasury_yields"
@@ -35,8 +35,8 @@ def tenor_stats(frames: Frames, sid: str) -> dict:
         out.update({
             "percentile_10y": env.rnd(ind.percentile_rank(decade, level), 1,
                                       "percentile rank of the last yield within the past 10 years"),
-            "high_10y_pct": obs_level(high, 2, "highest yield of the past 10 years"),
-            "low_10y_pct": obs_level(low, 2, "lowest yield of the past 10 years"),
+            "high_10y_pct": env.observed_level(high, 2, "highest yield of the past 10 years"),
+            "low_10y_pct": env.observed_level(low, 2, "lowest yield of the past 10 years"),
             "history_years_used": env.rnd(ind.history_years(ind.day_numbers(frame)), 1,
                                           "years of history within the 10-year window"),
             "last_observation": frame["date"][-1].isoformat(),

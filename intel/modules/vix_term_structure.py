@@ -14,7 +14,7 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, YEAR_DAYS, day_numbers, in_window, iso_day
 from intel.modules._common import fig, move_word
-from intel.modules._volatility import RULE_THRESHOLD, observed_level, vix_state
+from intel.modules._volatility import RULE_THRESHOLD, vix_state
 from intel.registry import Module, register
 
 NAME = "vix_term_structure"
@@ -58,8 +58,8 @@ def _ratio_block(frames: Frames, vix, vix3m) -> dict | None:
     a, b = (VIX, day, float(spot[-1])), (VIX3M, day, float(three[-1]))
     with prov.about(frames, VIX, VIX3M, operation="VIX / VIX3M on their shared dates"):
         return {
-            "date": iso_day(common[-1]), "vix": observed_level(a, 2, "VIX on the last date shared with VIX3M"),
-            "vix3m": observed_level(b, 2, "VIX3M on the last date shared with VIX"),
+            "date": iso_day(common[-1]), "vix": env.observed_level(a, 2, "VIX on the last date shared with VIX3M"),
+            "vix3m": env.observed_level(b, 2, "VIX3M on the last date shared with VIX"),
             "ratio": env.ratio(a, b, 3, op="VIXCLS / VXVCLS on their last shared date"),
             "spread_pts": env.difference(b, a, 2, scale=1.0, op="VXVCLS - VIXCLS on their last shared date"),
             "state": curve_state(last),

@@ -9,7 +9,6 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import obs_on_or_before
 from intel.registry import Module, register
 
 NAME = "yield_curve"
@@ -70,8 +69,8 @@ def compute(frames: Frames) -> dict:
         month_ago = ind.value_days_before(spread, 30)
         # the slope today: both legs on their last common date
         day = spread["date"][-1]
-        data["slopes"][f"{name}_bp"] = env.difference(obs_on_or_before(frames, long, day),
-                                                      obs_on_or_before(frames, short, day), 1)
+        data["slopes"][f"{name}_bp"] = env.difference(env.obs_on_or_before(frames, long, day),
+                                                      env.obs_on_or_before(frames, short, day), 1)
         with prov.about(frames, short, long):
             data["slopes"][f"{name}_change_1m_bp"] = env.rnd(
                 spread["value"][-1] - month_ago, 1,
