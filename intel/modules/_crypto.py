@@ -6,7 +6,7 @@ annualised with 365 and windows count calendar days; against business-day series
 yields) levels are first joined on common dates and changes taken between those common dates."""
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 import numpy as np
 import polars as pl
@@ -15,7 +15,7 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import HORIZONS, drawdown_profile, fig, pct_word, trend_profile
+from intel.modules._common import drawdown_profile, fig, observed_horizon_returns, pct_word, trend_profile
 
 DAYS_PER_YEAR = 365
 COINS = {"CBBTCUSD": ("BTC", "bitcoin"), "CBETHUSD": ("ETH", "ether")}  # every coin the catalog carries
@@ -27,23 +27,6 @@ def vol_op(n: int, per_year: int = DAYS_PER_YEAR) -> str:
 
 
 # ---- named observations: the inputs of figures an agent can recompute ----
-
-
-def horizon_changes(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", "1m", "3m", "6m", "1y"),
-                    ytd: bool = True) -> dict:
-    """_common.horizon_returns in percent, each change from its two named closes: the last against the previous
-    one (1d), the one on or before the horizon's calendar start, or the last of the previous year (ytd)."""
-    last, out = env.last_obs(frame, series_id), {}
-    for h in horizons:
-        if h == "1d":
-            base = env.nth_obs(frame, series_id, -2) if frame.height >= 2 else None
-        else:
-            base = env.obs_on_or_before(frame, series_id, last[1] - timedelta(days=HORIZONS[h]))
-        out[f"change_{h}_pct"] = env.pct_change(last, base, 2) if base else None
-    if ytd:
-        base = env.obs_on_or_before(frame, series_id, date(last[1].year - 1, 12, 31))
-        out["change_ytd_pct"] = env.pct_change(last, base, 2) if base else None
-    return out
 
 
 def exact_drawdown(frame: pl.DataFrame, series_id: str) -> dict:
@@ -113,7 +96,7 @@ def coin_profile(frames: Frames, series_id: str) -> dict:
     close = frame["value"].to_numpy()
     with prov.about(frames, series_id):
         data = {"price_usd": env.level(frames, series_id, 2, op="latest close"), "date": frame["date"][-1].isoformat()}
-        data.update(horizon_changes(frame, series_id))
+        data.update(observed_horizon_returns(frame, series_id))
         data.update(trend_profile(frame))
         for n in (30, 90):
             data[f"realized_vol_{n}d_pct"] = env.rnd(ind.realized_vol(close, n, DAYS_PER_YEAR), 2, vol_op(n))

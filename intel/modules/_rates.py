@@ -54,11 +54,6 @@ def change_bp(frames: Frames, series_id: str, days: int | None, digits: int = 1,
     return env.difference(env.last_obs(frames, series_id), base, digits, 100.0, words)
 
 
-def change_of(last: Obs, base: Obs | None, digits: int = 1, scale: float = 100.0, op: str | None = None):
-    """`last` minus `base` (two observations of one series) times `scale`; None without a base."""
-    return None if base is None else env.difference(last, base, digits, scale, op)
-
-
 def move_bp(x) -> str:
     """'up 12.5 bp' / 'down 3.0 bp' / 'unchanged' from a rounded figure that is also in data."""
     return move_word(x, " bp")

@@ -12,7 +12,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, STATED, change_bp, change_of, move_bp
+from intel.modules._rates import DAYS, STATED, change_bp, move_bp
 from intel.registry import Module, register
 
 NAME = "credit_stress"
@@ -87,8 +87,8 @@ def compute(frames: Frames) -> dict:
                                   + " against the weekly history"),
                 "percentile": env.rnd(ind.percentile_rank(panel[sid], level), 1,
                                       "percentile rank of the last value in the weekly history"),
-                "change_4w": change_of(env.last_obs(frames, sid), env.obs_days_before(frames, sid, 28), digits, 1.0,
-                                       "change since the observation on or before 28 days earlier"),
+                "change_4w": env.difference(env.last_obs(frames, sid), env.obs_days_before(frames, sid, 28), digits,
+                                            1.0, "change since the observation on or before 28 days earlier"),
                 "last_observation": frame["date"][-1].isoformat()}
     for sid in INPUTS:
         if sid not in present:

@@ -12,7 +12,6 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, last_crosses
-from intel.modules._equities import change_pct
 from intel.registry import Module, register
 
 NAME = "equity_bond_relative"
@@ -69,7 +68,7 @@ def compute(frames: Frames) -> dict:
     for h, k in HORIZONS.items():
         if n > k:
             e, b = (spx[-1] / spx[-1 - k] - 1) * 100, (bond[-1] / bond[-1 - k] - 1) * 100
-            rel[h] = {"equity_return_pct": change_pct(spx_at(-1), spx_at(-1 - k), 2,
+            rel[h] = {"equity_return_pct": env.pct_change(spx_at(-1), spx_at(-1 - k), 2,
                                                       f"S&P 500 price return over {k} common trading days, percent")}
             with common(YIELD):
                 rel[h]["bond_return_pct"] = env.rnd(b, 2, f"10-year Treasury proxy return over {k} common trading "
@@ -105,7 +104,7 @@ def compute(frames: Frames) -> dict:
         with common(EQUITY, YIELD):
             gap.update({"value_pp": env.rnd(series_gap[-1], 2, "trailing 252-day S&P 500 price return minus the "
                                                                "10-year yield, percentage points"),
-                        "equity_return_1y_pct": change_pct(spx_at(-1), spx_at(-1 - YEAR), 2,
+                        "equity_return_1y_pct": env.pct_change(spx_at(-1), spx_at(-1 - YEAR), 2,
                                                            f"S&P 500 price return over {YEAR} common trading days, "
                                                            "percent"),
                         "percentile": env.rnd(ind.percentile_rank(window, series_gap[-1]), 1,

@@ -9,7 +9,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._equities import change_pct, whole
+from intel.modules._equities import whole
 from intel.registry import Module, register
 
 NAME = "equity_drawdown"
@@ -100,8 +100,9 @@ def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
            "history_start": dates[0].isoformat(),
            "high": env.observed_level(high, 2, "highest close in the history used"),
            "high_date": dates[peak].isoformat(),
-           "drawdown_from_high_pct": change_pct(last, high, 2, "percent change from the highest close to the latest"),
-           "drawdown_from_52w_high_pct": change_pct(
+           "drawdown_from_high_pct": env.pct_change(last, high, 2,
+                                                    "percent change from the highest close to the latest"),
+           "drawdown_from_52w_high_pct": env.pct_change(
                last, env.nth_obs(year, sid, int(np.argmax(year["value"].to_numpy()))), 2,
                "percent change from the highest close of the past 52 weeks to the latest")}
     with prov.about(frames, sid):
@@ -122,10 +123,10 @@ def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
         # the episode's peak is the close before its first close underwater
         trough = env.nth_obs(frame, sid, low)
         out["current_episode"] = {
-            "low_pct": change_pct(trough, env.nth_obs(frame, sid, s - 1), 2,
+            "low_pct": env.pct_change(trough, env.nth_obs(frame, sid, s - 1), 2,
                                   "percent change from the episode's peak close to its lowest close"),
             "low_date": dates[low].isoformat(),
-            "rebound_from_low_pct": change_pct(last, trough, 2, "percent change from the episode's lowest close "
+            "rebound_from_low_pct": env.pct_change(last, trough, 2, "percent change from the episode's lowest close "
                                                                 "to the latest")}
         with prov.about(frames, sid):
             out["recovery"] = recovery_block(close, days, ep, current)

@@ -8,7 +8,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import drawdown_profile, fig, pct_word, trend_profile
-from intel.modules._equities import calendar_returns, change_pct
+from intel.modules._equities import calendar_returns
 from intel.registry import Module, register
 
 NAME = "equity_indices"
@@ -30,7 +30,7 @@ def _index(frames: Frames, sid: str) -> dict:
     # the 1-year high is one close: published with its date, and the drawdown from it recomputable
     peak = env.nth_obs(year, sid, int(np.argmax(year["value"].to_numpy())))  # the first, as drawdown_profile
     out["high"] = env.observed_level(peak, 2, "highest close of the past year")
-    out["drawdown_from_high_pct"] = change_pct(env.last_obs(frame, sid), peak, 2,
+    out["drawdown_from_high_pct"] = env.pct_change(env.last_obs(frame, sid), peak, 2,
                                                "percent change from the 1-year high to the latest close")
     return out
 

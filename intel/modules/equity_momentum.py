@@ -10,7 +10,6 @@ from intel import provenance as prov
 from intel.catalog import SECTOR_NAMES, SECTORS
 from intel.frames import Frames
 from intel.modules._common import TRADING_HORIZONS, fig
-from intel.modules._equities import change_pct
 from intel.registry import Module, register
 
 NAME = "equity_momentum"
@@ -23,13 +22,13 @@ def momentum(frame, sid: str, price: str = "close") -> dict:
     """Returns over trading-day horizons, each the percent change between two named closes (as
     ind.return_pct computes it: the later close first); `price` names them in the operations."""
     last = env.last_obs(frame, sid)
-    out = {f"momentum_{h}_pct": change_pct(last, env.nth_obs(frame, sid, -1 - n), 2,
+    out = {f"momentum_{h}_pct": env.pct_change(last, env.nth_obs(frame, sid, -1 - n), 2,
                                            f"{n}-trading-day return: percent change from the {price} {n} trading "
                                            "days earlier")
            for h, n in TRADING_HORIZONS.items()}
-    out["momentum_12_1_pct"] = change_pct(env.nth_obs(frame, sid, -1 - MONTH), env.nth_obs(frame, sid, -1 - YEAR), 2,
-                                          f"12-1 momentum: percent change from the {price} {YEAR} trading days "
-                                          f"before the last to the {price} {MONTH} trading days before it")
+    out["momentum_12_1_pct"] = env.pct_change(env.nth_obs(frame, sid, -1 - MONTH), env.nth_obs(frame, sid, -1 - YEAR),
+                                              2, f"12-1 momentum: percent change from the {price} {YEAR} trading days "
+                                                 f"before the last to the {price} {MONTH} trading days before it")
     return out
 
 

@@ -9,7 +9,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.catalog import SECTORS
 from intel.frames import Frames
-from intel.modules._equities import change_pct, whole
+from intel.modules._equities import whole
 from intel.registry import Module, register
 
 NAME = "market_breadth"
@@ -110,9 +110,9 @@ def compute(frames: Frames) -> dict:
         with prov.about(frames, sid):
             row["distance_to_sma50_pct"] = env.rnd((last[j] / sma50[-1, j] - 1) * 100, 2)
             row["distance_to_sma200_pct"] = env.rnd((last[j] / sma200[-1, j] - 1) * 100, 2)
-        row["distance_from_52w_high_pct"] = change_pct(latest, high, 2, "percent change from the highest adjusted "
+        row["distance_from_52w_high_pct"] = env.pct_change(latest, high, 2, "percent change from the highest adjusted "
                                                                         "close of the last 252 to the latest")
-        row["distance_from_52w_low_pct"] = change_pct(latest, low, 2, "percent change from the lowest adjusted "
+        row["distance_from_52w_low_pct"] = env.pct_change(latest, low, 2, "percent change from the lowest adjusted "
                                                                       "close of the last 252 to the latest")
         row["above_sma50"] = bool(last[j] > sma50[-1, j]) if np.isfinite(sma50[-1, j]) else None
         row["above_sma200"] = bool(last[j] > sma200[-1, j]) if np.isfinite(sma200[-1, j]) else None

@@ -9,7 +9,7 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import index_days_ago, value_days_ago
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, STATED, aligned, change_of, move_bp, obs_at
+from intel.modules._rates import DAYS, STATED, aligned, move_bp, obs_at
 from intel.registry import Module, register
 
 NAME = "real_yields"
@@ -39,7 +39,7 @@ def stats(frames: Frames, dates: np.ndarray, values: np.ndarray, label: str, ids
         out[f"{label}_pct"] = env.observed_level(obs_at(sid, dates, values, -1), 2)
         for h in ("1w", "1m", "3m"):
             base = obs_at(sid, dates, values, index_days_ago(dates, DAYS[h]))
-            out[f"change_{h}_bp"] = change_of(obs_at(sid, dates, values, -1), base, 1, op=(
+            out[f"change_{h}_bp"] = env.difference(obs_at(sid, dates, values, -1), base, 1, op=(
                 f"change since the observation on or before {DAYS[h]} days earlier, bp"))
     with prov.about(frames, *ids):
         if made is not None:
@@ -84,7 +84,7 @@ def compute(frames: Frames) -> dict:
             nominal = (v["DGS10"][-1] - v["DGS10"][i]) * 100
             be_part = (v["T10YIE"][-1] - v["T10YIE"][i]) * 100
             op = "change since the common date on or before 30 days earlier, bp"
-            parts = {sid: change_of(obs_at(sid, dates, v[sid], -1), obs_at(sid, dates, v[sid], i), 1, op=op)
+            parts = {sid: env.difference(obs_at(sid, dates, v[sid], -1), obs_at(sid, dates, v[sid], i), 1, op=op)
                      for sid in ("DGS10", "T10YIE")}
             with prov.about(frames, "DGS10", "T10YIE"):
                 real_part = env.rnd(nominal - be_part, 1, "DGS10 change minus T10YIE change over the month, bp")

@@ -13,7 +13,7 @@ from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._equities import change_pct, whole
+from intel.modules._equities import whole
 from intel.registry import Module, register
 
 NAME = "seasonality"
@@ -134,9 +134,10 @@ def _compute(frames: Frames) -> dict:
     cur_key = np.datetime64(pos["session_date"], "M").astype(np.int64)
     prev_end = np.flatnonzero(month_key < cur_key)
     in_month = month_key == cur_key
-    pos["month_to_date_pct"] = (change_pct(env.last_obs(frame, SERIES), env.nth_obs(frame, SERIES, int(prev_end[-1])),
-                                           2, "month-to-date return: percent change from the last close of the "
-                                              "previous month") if in_month.any() and len(prev_end) else None)
+    prev_close = env.nth_obs(frame, SERIES, int(prev_end[-1])) if len(prev_end) else None
+    pos["month_to_date_pct"] = (env.pct_change(env.last_obs(frame, SERIES), prev_close, 2,
+                                               "month-to-date return: percent change from the last close of the "
+                                               "previous month") if in_month.any() and len(prev_end) else None)
     data = {"date": frame["date"][-1].isoformat(), "sample_start": str(dates[d_idx[0]]) if len(d_idx) else None,
             "years_of_history": env.rnd(len(close) / 252, 1, "closes in the history / 252"),
             "months_sampled": env.count(len(m_ret), "count of complete monthly returns in the sample"),
