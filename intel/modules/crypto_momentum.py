@@ -78,7 +78,7 @@ def coin_block(frames: Frames, series_id: str) -> dict:
     crossed = np.flatnonzero(np.isfinite(hist[1:]) & np.isfinite(hist[:-1]) & (np.sign(hist[1:]) != np.sign(hist[:-1])))
     out["macd_state"] = None if not np.isfinite(hist[-1]) else ("above_signal" if hist[-1] > 0 else "below_signal")
     out["days_since_macd_cross"] = env.count(len(hist) - 2 - crossed[-1] if len(crossed) else None,
-                                            "observations since the MACD histogram last changed sign")
+                                             "observations since the MACD histogram last changed sign")
     trend = trend_profile(frame)
     out.update({k: trend[k] for k in ("distance_to_sma50_pct", "distance_to_sma200_pct", "trend_state")})
     return out

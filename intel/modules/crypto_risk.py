@@ -63,7 +63,7 @@ def coin_block(frames: Frames, series_id: str) -> dict:
                  "high": env.observed_level(peak, 2, "highest close in the history used"),
                  "high_date": peak[1].isoformat(),
                  "days_since_high": env.count((frame["date"][-1] - peak[1]).days,
-                                             "calendar days from the highest close to the last close"),
+                                              "calendar days from the highest close to the last close"),
                  # share of days with a shallower drawdown than today's (strictly: 0 at a new high, where
                  # every day ties at depth 0)
                  "drawdown_depth_percentile": env.rnd(float(np.mean(dd_path > dd)) * 100, 1,
@@ -132,7 +132,7 @@ def compute(frames: Frames) -> dict:
         data["crypto_risk_score"] = env.rnd(np.mean(scores), 1, "mean of the covered coins' risk scores") \
             if scores else None
         data["coins_with_vol_spike"] = env.count(sum(c["vol_spike"] for c in coins.values()),
-                                                "count of coins with a 21-day volatility spike")
+                                                 "count of coins with a 21-day volatility spike")
 
     regime, score = data["crypto_regime"], data["crypto_risk_score"]
     direction, urgency = {"crisis": ("bearish", "critical"), "stressed": ("bearish", "high"),

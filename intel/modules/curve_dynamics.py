@@ -92,7 +92,7 @@ def _segment_history(dates: np.ndarray, ids: tuple[str, str], short: np.ndarray,
                                                        "this regime") for n, c in zip(names, counts)}
         same = regimes[::-1] == regimes[-1]
         out["regime_1m_persistence_obs"] = env.count(int(len(same) if same.all() else np.argmin(same)),
-                                                 "count of latest consecutive dates with today's 1-month regime")
+                                                     "count of latest consecutive dates with today's 1-month regime")
     return out
 
 

@@ -105,8 +105,8 @@ def compute(frames: Frames) -> dict:
             gap.update({"value_pp": env.rnd(series_gap[-1], 2, "trailing 252-day S&P 500 price return minus the "
                                                                "10-year yield, percentage points"),
                         "equity_return_1y_pct": env.pct_change(spx_at(-1), spx_at(-1 - YEAR), 2,
-                                                           f"S&P 500 price return over {YEAR} common trading days, "
-                                                           "percent"),
+                                                               f"S&P 500 price return over {YEAR} common trading days, "
+                                                               "percent"),
                         "percentile": env.rnd(ind.percentile_rank(window, series_gap[-1]), 1,
                                               "percentile rank of the yield gap proxy in its own daily history"),
                         "zscore": env.rnd(ind.zscore(window, series_gap[-1]), 2,

@@ -111,7 +111,7 @@ def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
             "trading_days_since_high": env.count(len(close) - 1 - peak, "closes since the highest close"),
             "max_drawdown_pct": env.rnd(ep["dd"].min() * 100, 2, "deepest drawdown in the history used, percent"),
             "episodes_in_history": env.count(len(ep["start"]) - (1 if ongoing else 0),
-                                         "count of completed drawdown episodes in the history used")})
+                                             "count of completed drawdown episodes in the history used")})
     # keys in their former order
     out = {k: out[k] for k in ("level", "date", "history_start", "high", "high_date", "drawdown_from_high_pct",
                                "days_since_high", "trading_days_since_high", "drawdown_from_52w_high_pct",
@@ -124,7 +124,7 @@ def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
         trough = env.nth_obs(frame, sid, low)
         out["current_episode"] = {
             "low_pct": env.pct_change(trough, env.nth_obs(frame, sid, s - 1), 2,
-                                  "percent change from the episode's peak close to its lowest close"),
+                                      "percent change from the episode's peak close to its lowest close"),
             "low_date": dates[low].isoformat(),
             "rebound_from_low_pct": env.pct_change(last, trough, 2, "percent change from the episode's lowest close "
                                                                 "to the latest")}

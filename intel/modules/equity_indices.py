@@ -31,7 +31,7 @@ def _index(frames: Frames, sid: str) -> dict:
     peak = env.nth_obs(year, sid, int(np.argmax(year["value"].to_numpy())))  # the first, as drawdown_profile
     out["high"] = env.observed_level(peak, 2, "highest close of the past year")
     out["drawdown_from_high_pct"] = env.pct_change(env.last_obs(frame, sid), peak, 2,
-                                               "percent change from the 1-year high to the latest close")
+                                                   "percent change from the 1-year high to the latest close")
     return out
 
 

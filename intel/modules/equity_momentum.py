@@ -23,8 +23,8 @@ def momentum(frame, sid: str, price: str = "close") -> dict:
     ind.return_pct computes it: the later close first); `price` names them in the operations."""
     last = env.last_obs(frame, sid)
     out = {f"momentum_{h}_pct": env.pct_change(last, env.nth_obs(frame, sid, -1 - n), 2,
-                                           f"{n}-trading-day return: percent change from the {price} {n} trading "
-                                           "days earlier")
+                                               f"{n}-trading-day return: percent change from the {price} {n} trading "
+                                               "days earlier")
            for h, n in TRADING_HORIZONS.items()}
     out["momentum_12_1_pct"] = env.pct_change(env.nth_obs(frame, sid, -1 - MONTH), env.nth_obs(frame, sid, -1 - YEAR),
                                               2, f"12-1 momentum: percent change from the {price} {YEAR} trading days "

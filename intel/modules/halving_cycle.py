@@ -85,11 +85,11 @@ def _figures(btc: pl.DataFrame, now: date, past: list[date]) -> tuple[dict, dict
     covered = sum(1 for i, s in enumerate(past) if (past[i + 1] if i + 1 < len(past) else now) >= btc["date"][0])
     data["sample"] = {"history_start": btc["date"][0].isoformat(), "history_end": ind.iso_day(days[-1]),
                       "completed_phases_observed": env.count(sum(r["cycles_observed"] for r in table),
-                                                            "count of cycle phases the history covers whole"),
+                                                             "count of cycle phases the history covers whole"),
                       "cycles_with_data": env.count(covered, "count of halving cycles with closes in the history")}
     if data["return_since_halving_pct"] is not None and data["same_day_prior_cycles"]:
         data["prior_cycles_compared"] = env.count(len(data["same_day_prior_cycles"]),
-                                                 "count of earlier cycles compared at the same day")
+                                                  "count of earlier cycles compared at the same day")
     return data, unavailable
 
 

@@ -181,7 +181,7 @@ def compute(frames: Frames) -> dict:
     with prov.about(frames, *compared):
         # markets, not horizons: a pair diverging over one and three months counts once
         counts = {kind: env.count(len({d["pair"] for d in divergences if d["type"] == kind}),
-                                 f"count of markets diverging {kind}ly from equities")
+                                  f"count of markets diverging {kind}ly from equities")
                   for kind in ("bearish", "bullish")}
     with prov.about(frames, *INPUTS):  # which markets compare depends on every input
         compared_count = env.count(len(pairs), "count of markets compared with equities")

@@ -77,7 +77,7 @@ def compute(frames: Frames) -> dict:
         data["real_10y"] = stats(frames, dates, v["DGS10"] - v["T10YIE"], "real_10y", ("DGS10", "T10YIE"),
                                  made="DGS10 - T10YIE", level_figure=today)
         data["real_10y"]["nominal_10y_pct"] = env.observed_level(obs_at("DGS10", dates, v["DGS10"], -1), 2,
-                                                        "level on the last date shared with T10YIE")
+                                                                 "level on the last date shared with T10YIE")
         # split the nominal 10y move of the month into its real and breakeven parts
         i = index_days_ago(dates, 30)
         if i is not None:

@@ -131,7 +131,7 @@ def compute(frames: Frames) -> dict:
                    if score_then is not None else None,
                    "gauges_used": env.count(len(gauges), "count of gauges with a year of history"),
                    "gauges_at_or_above_80th": env.count(sum(s >= 80 for s in scores),
-                                                    "count of gauges at or above the 80th risk percentile"),
+                                                        "count of gauges at or above the 80th risk percentile"),
                    "method": "equal-weight mean of the gauges' risk percentiles; levels: below 25 low, 25 moderate, "
                              "50 elevated, 75 high, 90 extreme"}
     data = {"overall": overall, "gauges": gauges}

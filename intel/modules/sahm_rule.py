@@ -47,7 +47,7 @@ def _figures(frames: Frames, start: int, unrate, ma3, low, sahm, fired) -> dict:
         "triggers_in_history": env.count(len(fired), "count of upward crossings of the trigger"),
         "history_start": month_label(start),
         "months_missing_last_15m": env.count(int(np.count_nonzero(~np.isfinite(unrate[-15:]))),
-                                               "count of months absent from the last 15"),
+                                             "count of months absent from the last 15"),
     }
 
 

@@ -38,7 +38,7 @@ def inversion(spread: pl.DataFrame) -> dict:
         start = ind.run_start(inverted)
         out["inverted_since"] = dates[start].isoformat()
         out["inversion_duration_days"] = env.count((dates[-1] - dates[start]).days,
-                                               "calendar days since the first inverted observation of the run")
+                                                   "calendar days since the first inverted observation of the run")
     elif inverted.any():
         last = int(np.flatnonzero(inverted)[-1])
         out["last_inversion_ended"] = dates[last + 1].isoformat()
