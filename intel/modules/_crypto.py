@@ -6,8 +6,6 @@ annualised with 365 and windows count calendar days; against business-day series
 yields) levels are first joined on common dates and changes taken between those common dates."""
 from __future__ import annotations
 
-from datetime import date
-
 import numpy as np
 import polars as pl
 
@@ -19,14 +17,13 @@ from intel.modules._common import drawdown_profile, fig, observed_horizon_return
 
 DAYS_PER_YEAR = 365
 COINS = {"CBBTCUSD": ("BTC", "bitcoin"), "CBETHUSD": ("ETH", "ether")}  # every coin the catalog carries
-Obs = tuple[str, date, float]  # (series, date, value): a named observation, as env.last_obs gives it
 
 
 def vol_op(n: int, per_year: int = DAYS_PER_YEAR) -> str:
     return f"annualized (x sqrt {per_year}) sample std of the last {n} daily log returns, percent"
 
 
-# ---- named observations: the inputs of figures an agent can recompute ----
+# ---- figures from named closes (env.nth_obs, env.observed_level), which an agent can recompute ----
 
 
 def exact_drawdown(frame: pl.DataFrame, series_id: str) -> dict:

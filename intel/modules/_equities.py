@@ -1,15 +1,12 @@
-"""Provenance helpers the equity modules share: figures made from named closes (levels, returns over
-calendar horizons or between two observations) that an agent can recompute, and counts kept inside a
-scope. Registers nothing (underscore file)."""
+"""Helpers the equity modules share: returns over calendar horizons from named closes (worded as returns of a
+price), and counts for sentences. Levels, single returns and counts come from intel/envelope.py. Registers
+nothing (underscore file)."""
 from __future__ import annotations
-
-from datetime import date
 
 import polars as pl
 
 from intel.modules._common import HORIZONS, observed_horizon_returns
 
-Obs = tuple[str, date, float]  # (series, date, value): an input of env.difference / ratio / pct_change
 WORDS = {"1w": "1-week", "1m": "1-month", "3m": "3-month", "6m": "6-month", "1y": "1-year"}
 
 

@@ -21,7 +21,7 @@ PAIRS: dict[str, tuple[str, str, bool]] = {
 }
 BROAD = "DTWEXBGS"
 YEAR_OBS, MONTH_OBS = 252, 21  # FX trades on business days
-SETTING = "fixed threshold of the module (a setting, not data)"  # the operation of a threshold env.constant publishes
+SETTING = "fixed threshold of the module (a setting, not data)"  # operation of a threshold (env.constant)
 
 
 def quote_of(series_id: str) -> str:
@@ -59,7 +59,7 @@ def standing(history: np.ndarray, value: float | None) -> tuple[float | None, fl
     return ind.percentile_of(history, value, 2), ind.zscore_of(history, value, 2)
 
 
-# ---- figures traced to named observations (the same values horizon_returns and return_pct give) ----
+# ---- a return traced to named observations (the value ind.return_pct gives) ----
 
 
 def observed_return(frames: Frames, series_id: str, n: int, skip: int = 0, op: str | None = None):

@@ -15,7 +15,7 @@ from intel.modules._common import HORIZONS, move_word
 # "DGS10" -> "10y", "DGS3MO" -> "3m": the labels the yield_curve module uses
 TENOR_LABEL = {sid: (sid[3:-2] + "m" if sid.endswith("MO") else sid[3:] + "y") for sid in TREASURY_TENORS}
 DAYS = {h: days for h, days in HORIZONS.items() if days}  # calendar days per horizon, 1w to 1y
-STATED = "stated parameter of the method (not computed from data)"
+STATED = "stated parameter of the method (not computed from data)"  # operation of a constant (env.constant)
 
 Obs = tuple[str, date, float]  # (series, date, value): one named observation
 

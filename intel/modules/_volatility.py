@@ -1,5 +1,6 @@
 """Helpers shared by the volatility modules (vix_term_structure, vol_of_vol, volatility_regime): the VIX
-states, and the provenance of the fixed rule thresholds they publish. Registers nothing (underscore file)."""
+states, the operation of the fixed rule thresholds they publish (through env.constant) and the provenance of
+the figures a shared helper leaves unnamed. Registers nothing (underscore file)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +11,7 @@ from intel import provenance as prov
 # VIX states used by volatility_regime (and quoted by the others): the lower bound of each state
 VIX_STATES = ("low", "normal", "elevated", "crisis")
 VIX_BOUNDS = (15.0, 20.0, 30.0)  # low < 15 <= normal < 20 <= elevated < 30 <= crisis
-RULE_THRESHOLD = "fixed rule threshold (a constant of the method)"  # operation of an env.constant threshold
+RULE_THRESHOLD = "fixed rule threshold (a constant of the method)"  # operation of a threshold (env.constant)
 
 
 def vix_state_codes(levels) -> np.ndarray:
