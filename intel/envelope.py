@@ -1,14 +1,19 @@
-"""The payload envelope every module returns (format `full`), built here so all modules agree."""
+"""The payload envelope every module returns (format `full`), built here so all modules agree, and the helpers
+that make a payload's figures with their provenance: `rnd` and `count` (figures of the current scope),
+`constant` (a figure resting on no observation), `level`, `difference`, `ratio`, `pct_change` and
+`observed_level` (figures of named observations), and `last_obs`, `nth_obs`, `obs_on_or_before` and
+`obs_days_before`, which name those observations."""
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import numpy as np
 import polars as pl
 
 from intel import catalog
+from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 
@@ -16,6 +21,7 @@ DIRECTIONS = ("bullish", "bearish", "neutral")
 URGENCIES = ("low", "medium", "high", "critical")
 # How old the last observation may be before a series counts as stale, by its publishing cadence.
 STALE_AFTER = {"daily": 5, "weekly": 14, "monthly": 70, "quarterly": 200}  # business days for daily
+Obs = tuple[str, date, float]  # (series, date, value): one named observation
 
 
 class InsufficientData(Exception):
@@ -39,6 +45,14 @@ def count(n, op: str | None = None):
     return None if n is None else prov.tag(int(n), op)
 
 
+def constant(value, op: str, digits: int = 6):
+    """A stated parameter of the method, or a number from the calendar and the clock: it rests on no
+    observation, so its provenance names no input (rather than every input the module read). A whole number
+    stays an int."""
+    with prov.about_inputs((), operation=op):
+        return count(value) if isinstance(value, int) else rnd(value, digits)
+
+
 def level(frames: Frames, series_id: str, digits: int = 2, scale: float = 1.0, op: str = "level"):
     """The series' last observation (times `scale`), rounded, attributed to that observation."""
     frame = frames.get(series_id)
@@ -50,7 +64,10 @@ def level(frames: Frames, series_id: str, digits: int = 2, scale: float = 1.0, o
 
 def difference(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 1, scale: float = 100.0,
                op: str | None = None):
-    """(a - b) * scale from two named observations (series, date, value): a spread in bp by default."""
+    """(a - b) * scale from two named observations (series, date, value): a spread in bp by default; None
+    when either is missing."""
+    if a is None or b is None:
+        return None
     value = (a[2] - b[2]) * scale
     words = op or f"{a[0]} - {b[0]}" + (" in bp" if scale == 100.0 else "")
     return prov.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "difference", words, digits, scale)
@@ -58,8 +75,8 @@ def difference(a: tuple[str, date, float], b: tuple[str, date, float], digits: i
 
 def ratio(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 2, scale: float = 1.0,
           op: str | None = None):
-    """a / b * scale from two named observations (series, date, value)."""
-    if b[2] == 0:
+    """a / b * scale from two named observations (series, date, value); None when either is missing."""
+    if a is None or b is None or b[2] == 0:
         return None
     value = a[2] / b[2] * scale
     return prov.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "ratio", op or f"{a[0]} / {b[0]}",
@@ -67,8 +84,9 @@ def ratio(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 
 
 
 def pct_change(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 2, op: str | None = None):
-    """(a / b - 1) * 100 from two named observations (series, date, value): the later one first."""
-    if b[2] == 0:
+    """(a / b - 1) * 100 from two named observations (series, date, value): the later one first; None when
+    either is missing."""
+    if a is None or b is None or b[2] == 0:
         return None
     value = (a[2] / b[2] - 1) * 100
     words = op or f"percent change of {a[0]} from {b[1].isoformat()} to {a[1].isoformat()}"
@@ -80,17 +98,50 @@ def _rounded(value: float, digits: int) -> float:
     return 0.0 if out == 0 else out
 
 
-def last_obs(frames: Frames, series_id: str) -> tuple[str, date, float] | None:
+def observed_level(obs: Obs | None, digits: int = 2, op: str = "level"):
+    """A named observation's value, rounded, attributed to it: for one other than the series' last (a high, a
+    close on the last date two series share), which `level` does not take. None without the observation."""
+    if obs is None:
+        return None
+    return prov.observed(_rounded(obs[2], digits), [(obs[0], obs[1])], "level", op, digits)
+
+
+# ---- named observations: the inputs of difference, ratio, pct_change and observed_level ----
+# `source` is the module's frames (the series is looked up) or a frame of the series itself (a window of its
+# history, a ticker's bars): helpers shared by both kinds of caller take either.
+
+def last_obs(source: Frames | pl.DataFrame, series_id: str) -> Obs | None:
     """(series, date, value) of the series' last observation: an input for `difference` and `ratio`."""
-    return nth_obs(frames, series_id, -1)
+    return nth_obs(source, series_id, -1)
 
 
-def nth_obs(frames: Frames, series_id: str, n: int) -> tuple[str, date, float] | None:
-    """(series, date, value) of observation n (-1 the last, -2 the one before), None when there is none."""
-    frame = frames.get(series_id)
-    if frame is None or frame.height < abs(n):
+def nth_obs(source: Frames | pl.DataFrame, series_id: str, n: int) -> Obs | None:
+    """(series, date, value) of observation n (-1 the last, -2 the one before, 0 the first), None when there is
+    none."""
+    frame = _frame_of(source, series_id)
+    if frame is None or not -frame.height <= n < frame.height:
         return None
     return series_id, frame["date"][n], float(frame["value"][n])
+
+
+def obs_on_or_before(source: Frames | pl.DataFrame, series_id: str, day: date) -> Obs | None:
+    """The series' last observation dated on or before `day`, None when its history starts later."""
+    frame = _frame_of(source, series_id)
+    found = None if frame is None else ind.value_on_or_before(frame, day)
+    return None if found is None else (series_id, found[0], found[1])
+
+
+def obs_days_before(source: Frames | pl.DataFrame, series_id: str, days: int) -> Obs | None:
+    """The observation on or before `days` calendar days before the series' last one (the base
+    ind.change_since takes), None when the history does not reach back that far."""
+    frame = _frame_of(source, series_id)
+    if frame is None:
+        return None
+    return obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=days))
+
+
+def _frame_of(source: Frames | pl.DataFrame, series_id: str) -> pl.DataFrame | None:
+    return source if isinstance(source, pl.DataFrame) else source.get(series_id)
 
 
 def cadence_of(frame: pl.DataFrame) -> str:

@@ -3,14 +3,15 @@ volatility profiles, state-history tables, ticker bars and the wording of summar
 payload shape live in intel/indicators.py. Registers nothing (underscore file)."""
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import numpy as np
 import polars as pl
 
 from intel import indicators as ind
 from intel import provenance as prov
-from intel.envelope import InsufficientData, rnd
+from intel.envelope import InsufficientData, last_obs, nth_obs, obs_on_or_before, pct_change, rnd
+from intel.frames import Frames
 
 # calendar days per horizon: lookups take the last observation on or before now minus this many days
 HORIZONS = {"1d": None, "1w": 7, "1m": 30, "3m": 91, "6m": 182, "1y": 365}
@@ -30,6 +31,22 @@ def horizon_returns(frame: pl.DataFrame, horizons=("1d", "1w", "1m", "3m", "6m",
         out[f"change_{h}_{unit}"] = rnd(change, digits)
     if ytd:
         out[f"change_ytd_{unit}"] = rnd(ind.ytd_change_pct(frame), digits) if kind == "pct" else None
+    return out
+
+
+def observed_horizon_returns(source: Frames | pl.DataFrame, series_id: str,
+                             horizons=("1d", "1w", "1m", "3m", "6m", "1y"), ytd: bool = True, words=None) -> dict:
+    """horizon_returns' percent changes, each a pct_change of two named observations an agent can recompute: the
+    last against the previous one (1d), the last on or before the horizon's calendar start, or the last of the
+    previous year (ytd). `words(h)` gives horizon h's operation ("ytd" too); by default pct_change words it."""
+    last, out = last_obs(source, series_id), {}
+    for h in horizons:
+        base = (nth_obs(source, series_id, -2) if h == "1d"
+                else obs_on_or_before(source, series_id, last[1] - timedelta(days=HORIZONS[h])))
+        out[f"change_{h}_pct"] = pct_change(last, base, 2, words(h) if words else None)
+    if ytd:
+        base = obs_on_or_before(source, series_id, date(last[1].year - 1, 12, 31))
+        out["change_ytd_pct"] = pct_change(last, base, 2, words("ytd") if words else None)
     return out
 
 

@@ -12,7 +12,6 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
-from intel import provenance as prov
 from intel.frames import Frames
 
 BOND_TENOR_YEARS = 10  # the bond leg is a constant-maturity 10-year par bond priced from DGS10
@@ -23,19 +22,6 @@ BOND_METHOD = ("The 10-year bond return is rebuilt from DGS10 as a constant-matu
                "coupons at the previous day's yield (about 8 years at a 4% yield).")
 HY_METHOD = (f"Credit is the high-yield excess return over Treasuries rebuilt from the HY OAS: the previous "
              f"spread as carry minus a spread duration of {HY_SPREAD_DURATION} years times the spread change.")
-
-
-def parameter(value: float, what: str):
-    """A fixed parameter of the method (a window, a threshold, a weight) published among the figures: it
-    rests on no observation, so its provenance names no input. A whole number stays one."""
-    with prov.about_inputs((), operation=f"fixed parameter: {what}"):
-        return env.count(value) if isinstance(value, int) else env.rnd(value, 6)
-
-
-def count(n: int | None, what: str | None = None):
-    """An integer count as a figure of the current `prov.about` scope, `what` (or the scope's operation) its
-    operation."""
-    return env.count(n, what)
 
 
 def align(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]):

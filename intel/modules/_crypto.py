@@ -6,8 +6,6 @@ annualised with 365 and windows count calendar days; against business-day series
 yields) levels are first joined on common dates and changes taken between those common dates."""
 from __future__ import annotations
 
-from datetime import date, timedelta
-
 import numpy as np
 import polars as pl
 
@@ -15,73 +13,28 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import HORIZONS, drawdown_profile, fig, pct_word, trend_profile
+from intel.modules._common import drawdown_profile, fig, observed_horizon_returns, pct_word, trend_profile
 
 DAYS_PER_YEAR = 365
 COINS = {"CBBTCUSD": ("BTC", "bitcoin"), "CBETHUSD": ("ETH", "ether")}  # every coin the catalog carries
-Obs = tuple[str, date, float]  # (series, date, value): a named observation, as env.last_obs gives it
 
 
 def vol_op(n: int, per_year: int = DAYS_PER_YEAR) -> str:
     return f"annualized (x sqrt {per_year}) sample std of the last {n} daily log returns, percent"
 
 
-# ---- named observations: the inputs of figures an agent can recompute ----
-
-def obs(frame: pl.DataFrame, series_id: str, i: int = -1) -> Obs:
-    """Observation i of a series' frame (-1 the last)."""
-    return series_id, frame["date"][i], float(frame["value"][i])
-
-
-def obs_on_or_before(frame: pl.DataFrame, series_id: str, day: date) -> Obs | None:
-    """The series' observation on or before a day (None before its history starts)."""
-    found = ind.value_on_or_before(frame, day)
-    return None if found is None else (series_id, found[0], found[1])
-
-
-def observed_level(o: Obs, digits: int, op: str):
-    """A named observation's value, rounded: a close other than the last (a high, a cycle's first close)."""
-    return prov.observed(float(env.rnd(o[2], digits)), [(o[0], o[1])], "level", op, digits)
-
-
-def count(n: int | None, op: str):
-    """An integer figure (a count of days or observations) carrying the current scope's series."""
-    return None if n is None else env.count(n, op)
-
-
-def constant(value, op: str, digits: int = 0):
-    """A stated parameter of the method (a window length, a confidence level) or a figure of the calendar
-    alone (days since a halving): it rests on no observation, so it names no input."""
-    with prov.about_inputs((), operation=op):
-        return env.count(value) if isinstance(value, int) else env.rnd(value, digits)
-
-
-def horizon_changes(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", "1m", "3m", "6m", "1y"),
-                    ytd: bool = True) -> dict:
-    """_common.horizon_returns in percent, each change from its two named closes: the last against the previous
-    one (1d), the one on or before the horizon's calendar start, or the last of the previous year (ytd)."""
-    last, out = obs(frame, series_id), {}
-    for h in horizons:
-        if h == "1d":
-            base = obs(frame, series_id, -2) if frame.height >= 2 else None
-        else:
-            base = obs_on_or_before(frame, series_id, last[1] - timedelta(days=HORIZONS[h]))
-        out[f"change_{h}_pct"] = env.pct_change(last, base, 2) if base else None
-    if ytd:
-        base = obs_on_or_before(frame, series_id, date(last[1].year - 1, 12, 31))
-        out["change_ytd_pct"] = env.pct_change(last, base, 2) if base else None
-    return out
+# ---- figures from named closes (env.nth_obs, env.observed_level), which an agent can recompute ----
 
 
 def exact_drawdown(frame: pl.DataFrame, series_id: str) -> dict:
     """_common.drawdown_profile with the high and the drawdown from it made from their named closes (call it
     inside a scope of the series: the days and the deepest drawdown rest on its history)."""
     out = drawdown_profile(frame)
-    peak = obs(frame, series_id, int(np.argmax(frame["value"].to_numpy())))
-    out["high"] = observed_level(peak, 2, "highest close in the history used")
-    out["drawdown_from_high_pct"] = env.pct_change(obs(frame, series_id), peak, 2,
+    peak = env.nth_obs(frame, series_id, int(np.argmax(frame["value"].to_numpy())))
+    out["high"] = env.observed_level(peak, 2, "highest close in the history used")
+    out["drawdown_from_high_pct"] = env.pct_change(env.last_obs(frame, series_id), peak, 2,
                                                    op="percent change from the highest close to the last close")
-    out["days_since_high"] = count(out["days_since_high"], "calendar days from the highest close to the last close")
+    out["days_since_high"] = env.count(out["days_since_high"], "calendar days from the highest close to the last close")
     out["max_drawdown_pct"] = env.rnd(out["max_drawdown_pct"], 2, "deepest fall below a running high, percent")
     return out
 
@@ -140,7 +93,7 @@ def coin_profile(frames: Frames, series_id: str) -> dict:
     close = frame["value"].to_numpy()
     with prov.about(frames, series_id):
         data = {"price_usd": env.level(frames, series_id, 2, op="latest close"), "date": frame["date"][-1].isoformat()}
-        data.update(horizon_changes(frame, series_id))
+        data.update(observed_horizon_returns(frame, series_id))
         data.update(trend_profile(frame))
         for n in (30, 90):
             data[f"realized_vol_{n}d_pct"] = env.rnd(ind.realized_vol(close, n, DAYS_PER_YEAR), 2, vol_op(n))

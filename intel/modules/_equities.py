@@ -1,72 +1,27 @@
-"""Provenance helpers the equity modules share: figures made from named closes (levels, returns over
-calendar horizons or between two observations) that an agent can recompute, and counts kept inside a
-scope. Registers nothing (underscore file)."""
+"""Helpers the equity modules share: returns over calendar horizons from named closes (worded as returns of a
+price), and counts for sentences. Levels, single returns and counts come from intel/envelope.py. Registers
+nothing (underscore file)."""
 from __future__ import annotations
-
-from datetime import date, timedelta
 
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
-from intel.modules._common import HORIZONS
+from intel.modules._common import HORIZONS, observed_horizon_returns
 
-Obs = tuple[str, date, float]  # (series, date, value): an input of env.difference / ratio / pct_change
 WORDS = {"1w": "1-week", "1m": "1-month", "3m": "3-month", "6m": "6-month", "1y": "1-year"}
-
-
-def at(frame: pl.DataFrame, series_id: str, i: int) -> Obs | None:
-    """Observation i of the frame (-1 the last); None when the frame is too short."""
-    if (i < 0 and frame.height < -i) or (i >= 0 and frame.height <= i):
-        return None
-    return series_id, frame["date"][i], float(frame["value"][i])
-
-
-def on_or_before(frame: pl.DataFrame, series_id: str, day: date) -> Obs | None:
-    """The last observation dated on or before `day` (None when the frame starts later)."""
-    found = ind.value_on_or_before(frame, day)
-    return None if found is None else (series_id, found[0], found[1])
-
-
-def level_of(obs: Obs | None, digits: int = 2, op: str = "latest close"):
-    """An observation's value, rounded, attributed to it (a close at a date other than the series' last)."""
-    if obs is None:
-        return None
-    value = round(obs[2], digits)
-    return prov.observed(0.0 if value == 0 else value, [(obs[0], obs[1])], "level", op, digits)
-
-
-def change_pct(a: Obs | None, b: Obs | None, digits: int = 2, op: str | None = None):
-    """(a / b - 1) * 100 of two named observations; None when either is missing."""
-    return None if a is None or b is None else env.pct_change(a, b, digits, op)
 
 
 def calendar_returns(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", "1m", "3m", "6m", "1y"),
                      ytd: bool = True, price: str = "close") -> dict:
-    """The figures of _common.horizon_returns (same keys, same values) from named closes: 1d against the
-    previous close, the others against the close on or before as many calendar days earlier. `price` names
-    the observations in the operations ("adjusted close" for the sector ETFs)."""
-    last = at(frame, series_id, -1)
-    out = {}
-    for h in horizons:
+    """_common.observed_horizon_returns (the keys and values of horizon_returns, from named closes) with each
+    operation worded as a return of the `price` ("adjusted close" for the sector ETFs)."""
+    def words(h: str) -> str:
         if h == "1d":
-            out["change_1d_pct"] = change_pct(last, at(frame, series_id, -2), 2,
-                                              f"1-day return: percent change from the previous {price}")
-        else:
-            base = on_or_before(frame, series_id, last[1] - timedelta(days=HORIZONS[h]))
-            out[f"change_{h}_pct"] = change_pct(last, base, 2, f"{WORDS[h]} return: percent change from the {price} "
-                                                               f"on or before {HORIZONS[h]} calendar days earlier")
-    if ytd:
-        base = on_or_before(frame, series_id, date(last[1].year - 1, 12, 31))
-        out["change_ytd_pct"] = change_pct(last, base, 2, f"year-to-date return: percent change from the last "
-                                                          f"{price} of the previous year")
-    return out
+            return f"1-day return: percent change from the previous {price}"
+        if h == "ytd":
+            return f"year-to-date return: percent change from the last {price} of the previous year"
+        return f"{WORDS[h]} return: percent change from the {price} on or before {HORIZONS[h]} calendar days earlier"
 
-
-def count(n, op: str = "count of observations"):
-    """A whole number inside the current scope."""
-    return env.count(n, op)
+    return observed_horizon_returns(frame, series_id, horizons, ytd, words)
 
 
 def whole(x) -> str:

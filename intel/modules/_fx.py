@@ -6,16 +6,12 @@ dollar) and the others as foreign units per US dollar (a rise is a stronger doll
 turned into one orientation: the dollar's own log return, positive when the dollar strengthens."""
 from __future__ import annotations
 
-from datetime import timedelta
-
 import numpy as np
 import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
-from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import HORIZONS
 
 # series: (market pair label, foreign currency, True when FRED quotes US dollars per foreign unit)
 PAIRS: dict[str, tuple[str, str, bool]] = {
@@ -25,6 +21,7 @@ PAIRS: dict[str, tuple[str, str, bool]] = {
 }
 BROAD = "DTWEXBGS"
 YEAR_OBS, MONTH_OBS = 252, 21  # FX trades on business days
+SETTING = "fixed threshold of the module (a setting, not data)"  # operation of a threshold (env.constant)
 
 
 def quote_of(series_id: str) -> str:
@@ -62,41 +59,11 @@ def standing(history: np.ndarray, value: float | None) -> tuple[float | None, fl
     return ind.percentile_of(history, value, 2), ind.zscore_of(history, value, 2)
 
 
-# ---- figures traced to named observations (the same values horizon_returns and return_pct give) ----
-
-def observed_returns(frames: Frames, series_id: str, horizons=("1d", "1w", "1m", "3m", "6m", "1y"),
-                     ytd: bool = True, digits: int = 2) -> dict:
-    """horizon_returns' percent changes, each a pct_change of the last observation and the one it is compared
-    with (the previous one for 1d, the last on or before the calendar date for the rest), so an agent can
-    recompute every change from two named quotes."""
-    frame = frames.get(series_id)
-    last = env.last_obs(frames, series_id)
-    out = {}
-    for h in horizons:
-        if h == "1d":
-            base = env.nth_obs(frames, series_id, -2)
-        else:
-            found = ind.value_on_or_before(frame, last[1] - timedelta(days=HORIZONS[h]))
-            base = (series_id, *found) if found else None
-        out[f"change_{h}_pct"] = _change(last, base, digits)
-    if ytd:
-        found = ind.value_on_or_before(frame, last[1].replace(month=1, day=1) - timedelta(days=1))
-        out["change_ytd_pct"] = _change(last, (series_id, *found) if found else None, digits)
-    return out
+# ---- a return traced to named observations (the value ind.return_pct gives) ----
 
 
 def observed_return(frames: Frames, series_id: str, n: int, skip: int = 0, op: str | None = None):
     """ind.return_pct of the series' values (n observations back, ending `skip` before the last) as a
     pct_change of the two named observations."""
     end, base = env.nth_obs(frames, series_id, -1 - skip), env.nth_obs(frames, series_id, -1 - n)
-    return _change(end, base, 2, op) if end and base and skip < n else None
-
-
-def _change(a, b, digits: int, op: str | None = None):
-    return env.pct_change(a, b, digits, op) if b is not None else None
-
-
-def setting(value: float, what: str = "fixed threshold of the module (a setting, not data)"):
-    """A constant the module publishes beside its figures: it rests on no observation."""
-    with prov.about_inputs((), operation=what):
-        return prov.tag(value if isinstance(value, int) else float(value))
+    return env.pct_change(end, base, 2, op) if end and base and skip < n else None

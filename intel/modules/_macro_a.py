@@ -20,18 +20,6 @@ SAHM_TRIGGER_PP = 0.5  # Sahm (2019): the 3-month average 0.50 pp above its low 
 CLAIMS_RISE_ALERT_PCT = 20.0  # 4-week claims 20% above their 52-week low: a classic late-cycle warning
 
 
-def parameter(value: float, what: str):
-    """A fixed parameter of the method (a trigger, a threshold) published among the figures: it rests on no
-    observation, so its provenance names no input. A whole number stays one."""
-    with prov.about_inputs((), operation=f"fixed parameter: {what}"):
-        return env.count(value) if isinstance(value, int) else env.rnd(value, 6)
-
-
-def count(n: int | None, what: str = "count of observations"):
-    """An integer count as a figure of the current `prov.about` scope."""
-    return env.count(n, what)
-
-
 def month_obs(frames, sid: str, n: int) -> tuple | None:
     """(series, date, value) of the last observation in the calendar month n months before the series' last
     month, as month_grid has it (the last observation of a month wins); None when that month is absent."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 
 import numpy as np
 import polars as pl
@@ -99,16 +99,6 @@ def month_obs(frames: Frames, series_id: str, m: Monthly, i: int = -1) -> Obs | 
     return series_id, frame["date"][row], float(frame["value"][row])
 
 
-def obs_days_before(frames: Frames, series_id: str, days: int) -> Obs | None:
-    """The observation on or before `days` calendar days before the series' last one (as ind.change_since
-    takes its base), None when the history does not reach back that far."""
-    frame = frames.get(series_id)
-    if frame is None:
-        return None
-    found = ind.value_on_or_before(frame, frame["date"][-1] - timedelta(days=days))
-    return None if found is None else (series_id, found[0], found[1])
-
-
 def change_obs(a: Obs | None, b: Obs | None, kind: str, digits: int, op: str, scale: float = 1.0):
     """A change between two named observations, as ind.change_since computes it: `pct` the percent change,
     `bp` the difference in basis points, `diff` the difference times `scale`; None without both."""
@@ -117,11 +107,6 @@ def change_obs(a: Obs | None, b: Obs | None, kind: str, digits: int, op: str, sc
     if kind == "pct":
         return env.pct_change(a, b, digits, op=op)
     return env.difference(a, b, digits, scale=100.0 if kind == "bp" else scale, op=op)
-
-
-def count(n: int | None, op: str = "count of observations"):
-    """An integer count as a figure of the current `prov.about` scope."""
-    return env.count(n, op)
 
 
 def retag(frames: Frames, value, series_ids, op: str | None = None):
@@ -179,7 +164,7 @@ def _exact_fact(frames: Frames, key: str):
     if key in changes:
         kind, days, op = changes[key]
         sid = fact_series(frames, key)[0]
-        return change_obs(last(sid), obs_days_before(frames, sid, days), kind, 2, op)
+        return change_obs(last(sid), env.obs_days_before(frames, sid, days), kind, 2, op)
     if key == "sp500_drawdown_1y_pct":
         year = ind.window(frames.get("SP500"), 365)
         top = int(np.argmax(year["value"].to_numpy()))

@@ -3,13 +3,11 @@ credit_stress, duration_risk): tenor labels, calendar horizons, series on common
 for exact figures and wording for summaries. Registers nothing (underscore file)."""
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 import numpy as np
 
 from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
 from intel.catalog import TREASURY_TENORS
 from intel.frames import Frames
 from intel.modules._common import HORIZONS, move_word
@@ -17,7 +15,7 @@ from intel.modules._common import HORIZONS, move_word
 # "DGS10" -> "10y", "DGS3MO" -> "3m": the labels the yield_curve module uses
 TENOR_LABEL = {sid: (sid[3:-2] + "m" if sid.endswith("MO") else sid[3:] + "y") for sid in TREASURY_TENORS}
 DAYS = {h: days for h, days in HORIZONS.items() if days}  # calendar days per horizon, 1w to 1y
-STATED = "stated parameter of the method (not computed from data)"
+STATED = "stated parameter of the method (not computed from data)"  # operation of a constant (env.constant)
 
 Obs = tuple[str, date, float]  # (series, date, value): one named observation
 
@@ -45,50 +43,15 @@ def obs_at(series_id: str, dates: np.ndarray, values: np.ndarray, i: int | None)
     return series_id, dates[i].astype("datetime64[D]").astype(object), float(values[i])
 
 
-def obs_on_or_before(frames: Frames, series_id: str, day: date) -> Obs | None:
-    """The series' last observation on or before `day`."""
-    found = ind.value_on_or_before(frames.get(series_id), day)
-    return None if found is None else (series_id, found[0], found[1])
-
-
-def obs_days_before(frames: Frames, series_id: str, days: int) -> Obs | None:
-    """The observation on or before `days` calendar days before the series' last one (as change_since takes)."""
-    return obs_on_or_before(frames, series_id, frames.last_date(series_id) - timedelta(days=days))
-
-
 def change_bp(frames: Frames, series_id: str, days: int | None, digits: int = 1, op: str | None = None):
     """Last observation minus the one `days` calendar days before (None: the previous one), in bp, as a
     difference of the two named observations; None when the history does not reach back."""
-    base = env.nth_obs(frames, series_id, -2) if days is None else obs_days_before(frames, series_id, days)
+    base = env.nth_obs(frames, series_id, -2) if days is None else env.obs_days_before(frames, series_id, days)
     if base is None:
         return None
     words = op or ("change from the previous observation, bp" if days is None
                    else f"change since the observation on or before {days} days earlier, bp")
     return env.difference(env.last_obs(frames, series_id), base, digits, 100.0, words)
-
-
-def change_of(last: Obs, base: Obs | None, digits: int = 1, scale: float = 100.0, op: str | None = None):
-    """`last` minus `base` (two observations of one series) times `scale`; None without a base."""
-    return None if base is None else env.difference(last, base, digits, scale, op)
-
-
-def obs_level(o: Obs | None, digits: int = 2, op: str = "level"):
-    """The value of one named observation (not necessarily the series' last), rounded."""
-    if o is None:
-        return None
-    value = round(o[2], digits)
-    return prov.observed(0.0 if value == 0 else value, [(o[0], o[1])], "level", op, digits)
-
-
-def stated(value, digits: int = 6, op: str = STATED):
-    """A constant of the method (a threshold, a shock size): it rests on no series at all."""
-    with prov.about_inputs((), operation=op):
-        return env.count(value) if isinstance(value, int) else env.rnd(value, digits)
-
-
-def count(n: int, op: str = "count of observations"):
-    """An integer figure of the current scope (so it names its series)."""
-    return env.count(n, op)
 
 
 def move_bp(x) -> str:

@@ -11,7 +11,6 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import asof, day_numbers
-from intel.modules._volatility import observed_level
 
 STATES = ("risk_on", "neutral", "risk_off", "crisis")  # as intel.regime, least to most stressed
 SPX, VIX, HY = "SP500", "VIXCLS", "BAMLH0A0HYM2"
@@ -187,9 +186,9 @@ def facts_today(frames: Frames, history: dict) -> dict:
         if not np.isfinite(value):
             out[key] = None
         elif key == "vix":
-            out[key] = observed_level(observation_asof(frames, VIX, day), 2, "VIX on the last classified day")
+            out[key] = env.observed_level(observation_asof(frames, VIX, day), 2, "VIX on the last classified day")
         elif key == "hy_oas_pct":
-            out[key] = observed_level(observation_asof(frames, HY, day), 2, "HY OAS on the last classified day")
+            out[key] = env.observed_level(observation_asof(frames, HY, day), 2, "HY OAS on the last classified day")
         elif key == "hy_oas_change_1m_bp":
             now = observation_asof(frames, HY, day)
             then = observation_asof(frames, HY, int(np.datetime64(now[1], "D").astype(np.int64)) - 30)

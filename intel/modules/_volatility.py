@@ -1,14 +1,17 @@
 """Helpers shared by the volatility modules (vix_term_structure, vol_of_vol, volatility_regime): the VIX
-states, and the provenance of the fixed rule thresholds they publish. Registers nothing (underscore file)."""
+states, the operation of the fixed rule thresholds they publish (through env.constant) and the provenance of
+the figures a shared helper leaves unnamed. Registers nothing (underscore file)."""
 from __future__ import annotations
 
 import numpy as np
 
+from intel import envelope as env
 from intel import provenance as prov
 
 # VIX states used by volatility_regime (and quoted by the others): the lower bound of each state
 VIX_STATES = ("low", "normal", "elevated", "crisis")
 VIX_BOUNDS = (15.0, 20.0, 30.0)  # low < 15 <= normal < 20 <= elevated < 30 <= crisis
+RULE_THRESHOLD = "fixed rule threshold (a constant of the method)"  # operation of a threshold (env.constant)
 
 
 def vix_state_codes(levels) -> np.ndarray:
@@ -20,28 +23,13 @@ def vix_state(level: float) -> str:
     return VIX_STATES[int(vix_state_codes([level])[0])]
 
 
-def observed_level(obs: tuple, digits: int, operation: str):
-    """One named observation (series, date, value) as a level figure: for a close on a date other than the
-    series' last (the last date two series share), which `envelope.level` does not take."""
-    series_id, day, value = obs
-    out = round(value, digits)
-    return prov.observed(0.0 if out == 0 else out, [(series_id, day)], "level", operation, digits)
-
-
-def rule_constant(frames, value: float, operation: str = "fixed rule threshold (a constant of the method)"):
-    """A threshold the method fixes, published beside the figures: it rests on no series, so its provenance
-    names none (rather than falling back to every input the module read)."""
-    with prov.about(frames, operation=operation):
-        return prov.tag(value)
-
-
 def counted(block, operation: str = "count of observations"):
     """`block` with each plain integer (a count a shared helper leaves unrounded) made a figure of the current
     scope, so it names the scope's series rather than falling back to every input of the module."""
     if isinstance(block, dict):
         return {k: counted(v, operation) for k, v in block.items()}
     if isinstance(block, int) and not isinstance(block, bool):
-        return prov.tag(block, operation)
+        return env.count(block, operation)
     return block
 
 

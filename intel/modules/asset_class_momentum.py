@@ -94,19 +94,19 @@ def compute(frames: Frames) -> dict:
     scored = [ASSETS[n][0] for n in ranked]
     with prov.about(frames, *scored, operation="rank by momentum score among the scored assets (1 = strongest)"):
         for rank, name in enumerate(ranked, 1):
-            assets[name]["rank"] = xa.count(rank)
+            assets[name]["rank"] = env.count(rank)
     longs = [n for n, s in assets.items() if s["ts_signal"] == "long"]
     shorts = [n for n, s in assets.items() if s["ts_signal"] == "short"]
     risk = [n for n in RISK_ASSETS if n in assets and assets[n]["ts_signal"] is not None]
     risk_long = [n for n in risk if assets[n]["ts_signal"] == "long"]
     everyone = [ASSETS[n][0] for n in assets]
     with prov.about(frames, *everyone):  # which assets count depends on each one's history
-        counts = {"assets_ranked": xa.count(len(ranked), "count of assets with a momentum score"),
-                  "ts_long_count": xa.count(len(longs), "count of assets with a positive 12-month return"),
-                  "ts_short_count": xa.count(len(shorts), "count of assets with a non-positive 12-month return")}
+        counts = {"assets_ranked": env.count(len(ranked), "count of assets with a momentum score"),
+                  "ts_long_count": env.count(len(longs), "count of assets with a positive 12-month return"),
+                  "ts_short_count": env.count(len(shorts), "count of assets with a non-positive 12-month return")}
     with prov.about(frames, *(ASSETS[n][0] for n in risk)):
-        risky = {"risk_assets_with_signal": xa.count(len(risk), "count of risk assets with a 12-month return"),
-                 "risk_assets_long_count": xa.count(len(risk_long), "count of risk assets with a positive "
+        risky = {"risk_assets_with_signal": env.count(len(risk), "count of risk assets with a 12-month return"),
+                 "risk_assets_long_count": env.count(len(risk_long), "count of risk assets with a positive "
                                                                     "12-month return")}
     with prov.about(frames, *scored, operation="leader's momentum score minus the laggard's"):
         spread = env.rnd(assets[ranked[0]]["momentum_score"] - assets[ranked[-1]]["momentum_score"], 3) \

@@ -46,7 +46,7 @@ def intraday_block(frames: Frames) -> tuple[dict | None, str | None]:
     with _candles(window):
         high = env.rnd(window["high"].max(), 2, "highest hourly high of the candles closed in the last 24h")
         low = env.rnd(window["low"].min(), 2, "lowest hourly low of the candles closed in the last 24h")
-        count = cx.count(window.height, "count of hourly candles closed in the last 24h")
+        count = env.count(window.height, "count of hourly candles closed in the last 24h")
     with _candles(spanned):
         vol = env.rnd(vol, 2, "annualized (x sqrt 24 x 365) sample std of the hourly log returns over 24h, percent")
     return {"last_close_usd": last_close, "last_close_ts": last_ts.isoformat(), "change_24h_pct": change,

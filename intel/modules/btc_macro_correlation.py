@@ -41,7 +41,7 @@ def driver_block(frames: Frames, sid: str, kind: str, unit: str) -> dict | None:
     # both series through their last common date: a later bitcoin close is not in these figures
     end = date.fromisoformat(ind.iso_day(days[-1]))
     with prov.about_inputs((prov.Input(BTC, through=end), prov.Input(sid, through=end))):
-        out: dict = {"common_observations": cx.count(len(b), f"count of {pair}"), "sample_start": ind.iso_day(days[0]),
+        out: dict = {"common_observations": env.count(len(b), f"count of {pair}"), "sample_start": ind.iso_day(days[0]),
                      "sample_end": ind.iso_day(days[-1])}
         for label, w in (("63d", SHORT), ("1y", LONG)):
             if len(b) < w:
@@ -67,8 +67,8 @@ def driver_block(frames: Frames, sid: str, kind: str, unit: str) -> dict | None:
                                                  if len(rc) >= SHORT + 21 else None)
     # the driver's own move over the last month (30 calendar days), to read a coupling through: from its two
     # named observations
-    last = cx.obs(frame, sid)
-    base = cx.obs_on_or_before(frame, sid, last[1] - timedelta(days=30))
+    last = env.last_obs(frame, sid)
+    base = env.obs_on_or_before(frame, sid, last[1] - timedelta(days=30))
     if kind == "log":
         out["driver_change_1m_pct"] = env.pct_change(last, base, 2) if base and base[2] != 0 else None
     else:
@@ -81,8 +81,8 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, [BTC], need="all")
     env.require(frames, NAME, DRIVERS)
     sources = env.data_sources(frames, INPUTS)
-    data: dict = {"window_short_days": cx.constant(SHORT, "short window, in common trading days"),
-                  "window_long_days": cx.constant(LONG, "long window, in common trading days")}
+    data: dict = {"window_short_days": env.constant(SHORT, "short window, in common trading days"),
+                  "window_long_days": env.constant(LONG, "long window, in common trading days")}
     unavailable: dict = {}
     for sid, (label, kind, unit) in DRIVERS.items():
         frame = frames.get(sid)

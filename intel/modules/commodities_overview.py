@@ -9,8 +9,7 @@ from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._commodities import observed_monthly_change, percentile_of_last, realized_vol_pct
-from intel.modules._common import pct_word
-from intel.modules._fx import observed_returns
+from intel.modules._common import observed_horizon_returns, pct_word
 from intel.registry import Module, register
 
 NAME = "commodities_overview"
@@ -43,7 +42,7 @@ def profile(frames: Frames, series_id: str) -> dict:
         momentum_3m, momentum_12m = out["change_3m_pct"], out["change_12m_pct"]
     else:
         horizons = ("1w", "1m", "3m", "6m", "1y") if kind == "daily" else ("1m", "3m", "6m", "1y")
-        out.update(observed_returns(frames, series_id, horizons, ytd=False))
+        out.update(observed_horizon_returns(frames, series_id, horizons, ytd=False))
         momentum_3m, momentum_12m = out["change_3m_pct"], out["change_1y_pct"]
     per_year = PER_YEAR[kind]
     with prov.about(frames, series_id):

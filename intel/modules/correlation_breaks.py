@@ -72,7 +72,7 @@ def _pair_breaks(frames: Frames, a: str, b: str) -> tuple[dict | None, str | Non
         start = ind.run_start(ok & (np.abs(z) >= Z_BREAK) & (np.sign(z) == sign))
         out.update({"direction": "correlation rose" if sign > 0 else "correlation fell",
                     "since": ind.iso_day(days[start]),
-                    "days_broken": xa.count(len(z) - start, "common trading days since the break began"),
+                    "days_broken": env.count(len(z) - start, "common trading days since the break began"),
                     # a run reaching back to the start of the kept history may be older still
                     "since_is_lower_bound": bool(start == int(np.argmax(ok)))})
     else:
@@ -91,12 +91,12 @@ def compute(frames: Frames) -> dict:
     breaks = _breaks(frames, pairs, tested)
     zs = [abs(s["zscore"]) for s in pairs.values()]
     with prov.about(frames, *ASSETS):  # which pairs can be tested depends on every series offered
-        checked = xa.count(len(pairs), "count of asset pairs tested")
+        checked = env.count(len(pairs), "count of asset pairs tested")
     with prov.about(frames, *tested):
-        data = {"z_threshold": xa.parameter(Z_BREAK, "|z| at which a pair counts as broken"),
-                "window_days": xa.parameter(SHORT, "correlation window in common trading days"),
-                "baseline_days": xa.parameter(BASE, "baseline window in common trading days"),
-                "pairs_checked": checked, "pairs_broken": xa.count(len(breaks), "count of broken pairs"),
+        data = {"z_threshold": env.constant(Z_BREAK, "fixed parameter: |z| at which a pair counts as broken"),
+                "window_days": env.constant(SHORT, "fixed parameter: correlation window in common trading days"),
+                "baseline_days": env.constant(BASE, "fixed parameter: baseline window in common trading days"),
+                "pairs_checked": checked, "pairs_broken": env.count(len(breaks), "count of broken pairs"),
                 "share_broken_pct": env.rnd(len(breaks) / len(pairs) * 100, 1, "percent of tested pairs broken"),
                 "mean_abs_zscore": env.rnd(float(np.mean(zs)), 2, "mean |Fisher z-score| over the tested pairs"),
                 "average_break_frequency_3y_pct": env.rnd(

@@ -55,7 +55,7 @@ def _pair_stats(frames: Frames, a: str, b: str) -> tuple[dict | None, str | None
             "percentile_3y": env.rnd(ind.percentile_rank(history, now), 1,
                                      f"percentile rank of the {SHORT}-day {what} among its values over 3 years")
             if len(history) >= 252 else None,
-            "common_days": xa.count(len(x), f"count of common daily changes of {a} and {b} used")}, None
+            "common_days": env.count(len(x), f"count of common daily changes of {a} and {b} used")}, None
 
 
 def compute(frames: Frames) -> dict:
@@ -81,7 +81,7 @@ def compute(frames: Frames) -> dict:
             return {"pair": kv[0], "assets": kv[1]["assets"], "correlation_63d": env.rnd(kv[1]["correlation_63d"], 3)}
     based = [k for k, s in pairs.items() if s["baseline_1y"] is not None]
     with prov.about(frames, *ASSETS):  # which pairs compute depends on every series offered
-        computed = xa.count(len(pairs), f"count of asset pairs with a {SHORT}-day correlation")
+        computed = env.count(len(pairs), f"count of asset pairs with a {SHORT}-day correlation")
     with prov.about(frames, *xa.series_in(pairs), operation=f"mean absolute {SHORT}-day correlation over the pairs"):
         average_now = env.rnd(avg_now, 3)
     with prov.about(frames, *xa.series_in(based)):
@@ -90,8 +90,8 @@ def compute(frames: Frames) -> dict:
         shift = env.rnd(avg_now_same - avg_base, 3, f"mean absolute {SHORT}-day correlation minus mean absolute "
                         "baseline, over the pairs with a baseline") if with_base else None
     data = {
-        "window_days": xa.parameter(SHORT, "correlation window in common trading days"),
-        "baseline_days": xa.parameter(BASE, "baseline window in common trading days"),
+        "window_days": env.constant(SHORT, "fixed parameter: correlation window in common trading days"),
+        "baseline_days": env.constant(BASE, "fixed parameter: baseline window in common trading days"),
         "pairs_computed": computed, "average_abs_correlation_63d": average_now,
         "average_abs_correlation_baseline_1y": average_base, "average_abs_correlation_shift": shift,
         "strongest_positive": brief(ranked[-1], "highest"), "strongest_negative": brief(ranked[0], "lowest"),

@@ -14,7 +14,7 @@ from intel.frames import Frames
 from intel.indicators import asof, day_numbers, iso_day, runs
 from intel.modules._common import fig
 from intel.modules._regime_history import HY, SPX, VIX, calendar, forward_min_return, rolling_z, values
-from intel.modules._volatility import rule_constant
+from intel.modules._volatility import RULE_THRESHOLD
 from intel.registry import Module, register
 
 NAME = "crash_risk"
@@ -162,9 +162,9 @@ def compute(frames: Frames) -> dict:
         "sector_distance_to_sma50_pct": distances,
         "curve_2s10s_bp": env.level(frames, CURVE, 0, scale=100.0, op="T10Y2Y in bp")
         if frames.get(CURVE) is not None else None,
-        "thresholds": {"warning": rule_constant(frames, WARN), "severe": rule_constant(frames, SEVERE),
-                       "crash_fall_pct": rule_constant(frames, CRASH_PCT),
-                       "crash_window_sessions": rule_constant(frames, CRASH_SESSIONS)},
+        "thresholds": {"warning": env.constant(WARN, RULE_THRESHOLD), "severe": env.constant(SEVERE, RULE_THRESHOLD),
+                       "crash_fall_pct": env.constant(CRASH_PCT, RULE_THRESHOLD),
+                       "crash_window_sessions": env.constant(CRASH_SESSIONS, RULE_THRESHOLD)},
         "history_start": iso_day(grid[np.isfinite(hist)][0]) if len(finite) else None,
     }
     unavailable = {k: "input missing or too short" for k in COMPONENTS if k not in now}

@@ -12,7 +12,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, change_bp, change_of, count, move_bp, obs_days_before, stated
+from intel.modules._rates import DAYS, STATED, change_bp, move_bp
 from intel.registry import Module, register
 
 NAME = "credit_stress"
@@ -87,8 +87,8 @@ def compute(frames: Frames) -> dict:
                                   + " against the weekly history"),
                 "percentile": env.rnd(ind.percentile_rank(panel[sid], level), 1,
                                       "percentile rank of the last value in the weekly history"),
-                "change_4w": change_of(env.last_obs(frames, sid), obs_days_before(frames, sid, 28), digits, 1.0,
-                                       "change since the observation on or before 28 days earlier"),
+                "change_4w": env.difference(env.last_obs(frames, sid), env.obs_days_before(frames, sid, 28), digits,
+                                            1.0, "change since the observation on or before 28 days earlier"),
                 "last_observation": frame["date"][-1].isoformat()}
     for sid in INPUTS:
         if sid not in present:
@@ -117,9 +117,9 @@ def compute(frames: Frames) -> dict:
                                            "change of the composite z-score over 4 weekly points"),
         }
     with prov.about(frames, *present):
-        data.update({"components_used": count(len(zs), "count of components standardised"),
+        data.update({"components_used": env.count(len(zs), "count of components standardised"),
                      "history_start": str(grid[valid][0]),
-                     "history_weeks": count(int(valid.sum()), "count of weeks with a composite")})
+                     "history_weeks": env.count(int(valid.sum()), "count of weeks with a composite")})
     data["components"] = components
 
     hy = frames.get("BAMLH0A0HYM2")
@@ -148,7 +148,7 @@ def compute(frames: Frames) -> dict:
         data["episodes"], ranked = _episodes(grid, panel, zs, now_z, history, frames.now)
     data["resembles"] = [k for k, distance in ranked if distance <= RESEMBLES_DISTANCE]
     data["nearest_episode"] = ranked[0][0] if ranked else None
-    data["resemblance_threshold"] = stated(RESEMBLES_DISTANCE)
+    data["resemblance_threshold"] = env.constant(RESEMBLES_DISTANCE, STATED)
 
     signals = _signals(data, sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=_summary(data) + env.staleness_note(sources),
@@ -176,7 +176,7 @@ def _episodes(grid, panel, zs, now_z, history, now) -> tuple[dict, list]:
     out, ranked = {}, []
     first = grid[np.isfinite(history)][0]
     for key, (label, start, end) in EPISODES.items():
-        entry = {"label": label, "start_year": stated(start.year, 0, "year the episode's window starts (stated)"),
+        entry = {"label": label, "start_year": env.constant(start.year, "year the episode's window starts (stated)", 0),
                  "window": f"{start.isoformat()} to {end.isoformat()}"}
         inside = (grid >= _day(start)) & (grid <= _day(end)) & np.isfinite(history)
         if _day(start) > _day(now):
@@ -197,7 +197,7 @@ def _episodes(grid, panel, zs, now_z, history, now) -> tuple[dict, list]:
                          peak_levels={COMPONENTS[s][0]: env.rnd(panel[s][at], 4 if s in ("ANFCI", "STLFSI4") else 2,
                                                                 f"{s} as of the peak week")
                                       for s in zs if np.isfinite(panel[s][at])},
-                         components_compared=count(len(common), "count of components compared"),
+                         components_compared=env.count(len(common), "count of components compared"),
                          distance=env.rnd(distance, 2, "root-mean-square difference of today's component "
                                                        "z-scores and the peak week's"))
             if not entry["in_progress"]:  # an episode still under way trivially resembles today

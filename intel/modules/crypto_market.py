@@ -67,7 +67,7 @@ def compute(frames: Frames) -> dict:
     sources = env.data_sources(frames, INPUTS)
     coins, unavailable = cx.covered_coins(frames, coin_block, missing_key="coins.{}")
     with prov.about(frames, *INPUTS):
-        data: dict = {"coins_covered": ", ".join(coins), "coins_count": cx.count(len(coins), "count of covered coins"),
+        data: dict = {"coins_covered": ", ".join(coins), "coins_count": env.count(len(coins), "count of covered coins"),
                       "coins": coins}
     if len(coins) == 2:
         data["cross"] = cross_block(frames, coins)
@@ -79,9 +79,9 @@ def compute(frames: Frames) -> dict:
     down = [s for s, c in coins.items() if c["trend_state"] == "downtrend"]
     above = [s for s, c in coins.items() if (c["distance_to_sma200_pct"] or 0) > 0]
     with prov.about(frames, *INPUTS):
-        data.update({"coins_in_uptrend": cx.count(len(up), "count of covered coins in uptrend"),
-                     "coins_in_downtrend": cx.count(len(down), "count of covered coins in downtrend"),
-                     "coins_above_sma200": cx.count(len(above), "count of covered coins above their 200-day average")})
+        data.update({"coins_in_uptrend": env.count(len(up), "count of covered coins in uptrend"),
+                     "coins_in_downtrend": env.count(len(down), "count of covered coins in downtrend"),
+                     "coins_above_sma200": env.count(len(above), "count of covered coins above their 200-day average")})
     leaders = {h: max((s for s in coins if coins[s][f"change_{h}_pct"] is not None),
                       key=lambda s: coins[s][f"change_{h}_pct"], default=None) for h in ("1m", "1y")}
     data.update({f"leader_{h}": v for h, v in leaders.items()})

@@ -37,9 +37,9 @@ def coin_block(frames: Frames, series_id: str) -> dict:
     scores, positive, counted = [], 0, 0
     horizon_scores = {}
     for h in HORIZONS:
-        base_obs = cx.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=h))
+        base_obs = env.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=h))
         base = base_obs[2] if base_obs else None
-        out[f"return_{h}d_pct"] = env.pct_change(cx.obs(frame, series_id), base_obs, 2) if base else None
+        out[f"return_{h}d_pct"] = env.pct_change(env.last_obs(frame, series_id), base_obs, 2) if base else None
         if base:
             counted += 1
             positive += last > base
@@ -51,12 +51,12 @@ def coin_block(frames: Frames, series_id: str) -> dict:
             if t is not None and np.isfinite(t):
                 scores.append(float(np.clip(t, -CAP, CAP)))
     out["vol_scaled_return_by_horizon"] = horizon_scores
-    out["positive_horizons"] = cx.count(positive, "count of horizons with a positive return")
-    out["horizons_available"] = cx.count(counted, "count of horizons the history covers")
+    out["positive_horizons"] = env.count(positive, "count of horizons with a positive return")
+    out["horizons_available"] = env.count(counted, "count of horizons the history covers")
     out["momentum_score"] = env.rnd(np.mean(scores) / CAP * 100, 1, "mean of the vol-scaled horizon returns capped "
                                                                     "at +/-2, scaled to -100..+100") if scores else None
-    base_1y = cx.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=365))
-    base_1m = cx.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=30))
+    base_1y = env.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=365))
+    base_1m = env.obs_on_or_before(frame, series_id, frame["date"][-1] - timedelta(days=30))
     out["momentum_12_1_pct"] = (env.pct_change(base_1m, base_1y, 2, op="percent change from the close a year "
                                                "before the last to the close a month before it")
                                 if base_1y and base_1m and base_1y[2] and base_1m[2] else None)
@@ -77,8 +77,8 @@ def coin_block(frames: Frames, series_id: str) -> dict:
                                                                            "last close, percent")
     crossed = np.flatnonzero(np.isfinite(hist[1:]) & np.isfinite(hist[:-1]) & (np.sign(hist[1:]) != np.sign(hist[:-1])))
     out["macd_state"] = None if not np.isfinite(hist[-1]) else ("above_signal" if hist[-1] > 0 else "below_signal")
-    out["days_since_macd_cross"] = cx.count(len(hist) - 2 - crossed[-1] if len(crossed) else None,
-                                            "observations since the MACD histogram last changed sign")
+    out["days_since_macd_cross"] = env.count(len(hist) - 2 - crossed[-1] if len(crossed) else None,
+                                             "observations since the MACD histogram last changed sign")
     trend = trend_profile(frame)
     out.update({k: trend[k] for k in ("distance_to_sma50_pct", "distance_to_sma200_pct", "trend_state")})
     return out
@@ -94,7 +94,7 @@ def compute(frames: Frames) -> dict:
     with prov.about(frames, *INPUTS):
         data["combined_momentum_score"] = env.rnd(np.mean(scores), 1, "mean of the covered coins' momentum scores") \
             if scores else None
-        data["coins_scored"] = cx.count(len(scores), "count of coins with a momentum score")
+        data["coins_scored"] = env.count(len(scores), "count of coins with a momentum score")
 
     signals = []
     for symbol, c in coins.items():

@@ -55,15 +55,15 @@ def coin_block(frames: Frames, series_id: str) -> dict:
     close = frame["value"].to_numpy()
     dd_path = ind.drawdown(close) * 100
     dd = float(dd_path[-1])
-    peak = cx.obs(frame, series_id, int(np.argmax(close)))
+    peak = env.nth_obs(frame, series_id, int(np.argmax(close)))
     out: dict = {"price_usd": env.level(frames, series_id, 2, op="latest close"),
                  "date": frame["date"][-1].isoformat(),
-                 "drawdown_from_high_pct": env.pct_change(cx.obs(frame, series_id), peak, 2,
+                 "drawdown_from_high_pct": env.pct_change(env.last_obs(frame, series_id), peak, 2,
                                                           op="percent change from the highest close to the last close"),
-                 "high": cx.observed_level(peak, 2, "highest close in the history used"),
+                 "high": env.observed_level(peak, 2, "highest close in the history used"),
                  "high_date": peak[1].isoformat(),
-                 "days_since_high": cx.count((frame["date"][-1] - peak[1]).days,
-                                             "calendar days from the highest close to the last close"),
+                 "days_since_high": env.count((frame["date"][-1] - peak[1]).days,
+                                              "calendar days from the highest close to the last close"),
                  # share of days with a shallower drawdown than today's (strictly: 0 at a new high, where
                  # every day ties at depth 0)
                  "drawdown_depth_percentile": env.rnd(float(np.mean(dd_path > dd)) * 100, 1,
@@ -103,7 +103,7 @@ def coin_block(frames: Frames, series_id: str) -> dict:
              if out[k] is not None]
     out["risk_score"] = env.rnd(np.mean(parts), 1, "mean of the available percentiles: drawdown depth, 21-day "
                                                    "volatility vs 1 year and vs history") if parts else None
-    out["risk_score_components"] = cx.count(len(parts), "count of percentiles in the risk score")
+    out["risk_score_components"] = env.count(len(parts), "count of percentiles in the risk score")
     out["regime"] = regime_of(out["risk_score"], dd, out["vol_spike"])
     return out
 
@@ -125,14 +125,14 @@ def compute(frames: Frames) -> dict:
     scores = [c["risk_score"] for c in coins.values() if c["risk_score"] is not None]
     data: dict = dict(coins)
     # a stated parameter of the VaR and shortfall figures
-    data["shortfall_confidence_level_pct"] = cx.constant(ES_LEVEL, "confidence level of the VaR and shortfall")
+    data["shortfall_confidence_level_pct"] = env.constant(ES_LEVEL, "confidence level of the VaR and shortfall")
     data["crypto_regime"] = coins[worst]["regime"] if worst else "insufficient_history"
     data["regime_driven_by"] = worst
     with prov.about(frames, *INPUTS):
         data["crypto_risk_score"] = env.rnd(np.mean(scores), 1, "mean of the covered coins' risk scores") \
             if scores else None
-        data["coins_with_vol_spike"] = cx.count(sum(c["vol_spike"] for c in coins.values()),
-                                                "count of coins with a 21-day volatility spike")
+        data["coins_with_vol_spike"] = env.count(sum(c["vol_spike"] for c in coins.values()),
+                                                 "count of coins with a 21-day volatility spike")
 
     regime, score = data["crypto_regime"], data["crypto_risk_score"]
     direction, urgency = {"crisis": ("bearish", "critical"), "stressed": ("bearish", "high"),

@@ -49,7 +49,7 @@ def _btc_figures(data: dict, unavailable: dict, rets: np.ndarray, days: np.ndarr
     if v30 is not None and len(cone_hist) >= MIN_CONE:
         # vol_cone's keys name a quantile, not of what: each figure says so
         cone = {k: env.rnd(v, 2, _cone_op(k)) for k, v in vol_cone(cone_hist).items()}
-        cone.update({"observations": cx.count(len(cone_hist), "count of rolling 30-day volatility values ranked"),
+        cone.update({"observations": env.count(len(cone_hist), "count of rolling 30-day volatility values ranked"),
                      "since": ind.iso_day(days[np.flatnonzero(np.isfinite(paths[CONE_WINDOW]))[0]])})
         pct = ind.percentile_rank(cone_hist, paths[CONE_WINDOW][-1])
         data["vol_cone_30d"] = cone
@@ -105,7 +105,7 @@ def compute(frames: Frames) -> dict:
                     "ratio_percentile_history": env.rnd(ind.percentile_rank(hist, hist[-1]), 1,
                                                         "percentile rank of the BTC/S&P 500 volatility ratio over "
                                                         "the common dates") if len(hist) >= MIN_CONE else None,
-                    "observations": cx.count(len(hist), "count of common dates with both volatilities")}
+                    "observations": env.count(len(hist), "count of common dates with both volatilities")}
             data["btc_vs_spx"] = ratio_block
     if ratio_block is None:
         unavailable["btc_vs_spx"] = f"{SPX} missing" if spx is None else "too few common BTC and S&P 500 dates"

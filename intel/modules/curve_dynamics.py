@@ -8,7 +8,7 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, YEAR_DAYS, in_window, index_days_ago, lagged_index
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, aligned, change_of, count, move_bp, obs_at, stated
+from intel.modules._rates import DAYS, STATED, aligned, move_bp, obs_at
 from intel.registry import Module, register
 
 NAME = "curve_dynamics"
@@ -67,8 +67,9 @@ def _segment_history(dates: np.ndarray, ids: tuple[str, str], short: np.ndarray,
         ds, dl = (short[-1] - short[i]) * 100, (long[-1] - long[i]) * 100
         op = f"change since the common date on or before {DAYS[h]} days earlier, bp"
         out["horizons"][h] = {
-            "short_change_bp": change_of(obs_at(short_id, dates, short, -1), obs_at(short_id, dates, short, i), op=op),
-            "long_change_bp": change_of(obs_at(long_id, dates, long, -1), obs_at(long_id, dates, long, i), op=op),
+            "short_change_bp": env.difference(obs_at(short_id, dates, short, -1), obs_at(short_id, dates, short, i),
+                                              op=op),
+            "long_change_bp": env.difference(obs_at(long_id, dates, long, -1), obs_at(long_id, dates, long, i), op=op),
             "slope_change_bp": env.rnd(dl - ds, 1, f"{long_id} change minus {short_id} change over {h}, bp"),
             "regime": str(classify(ds, dl))}
     # history of the same 30-calendar-day changes, to judge today's move and how common each regime was
@@ -90,8 +91,8 @@ def _segment_history(dates: np.ndarray, ids: tuple[str, str], short: np.ndarray,
             str(n): env.rnd(c / len(regimes) * 100, 1, "percent of the past year's dates whose 1-month move had "
                                                        "this regime") for n, c in zip(names, counts)}
         same = regimes[::-1] == regimes[-1]
-        out["regime_1m_persistence_obs"] = count(int(len(same) if same.all() else np.argmin(same)),
-                                                 "count of latest consecutive dates with today's 1-month regime")
+        out["regime_1m_persistence_obs"] = env.count(int(len(same) if same.all() else np.argmin(same)),
+                                                     "count of latest consecutive dates with today's 1-month regime")
     return out
 
 
@@ -102,7 +103,7 @@ def compute(frames: Frames) -> dict:
     env.require(frames, NAME, INPUTS)  # never raises here (two are present): names the essential inputs
     sources = env.data_sources(frames, INPUTS)
     data: dict = {"yields_pct": {LABEL[s]: env.level(frames, s, 2) for s in present},
-                  "slope_threshold_bp": stated(SLOPE_THRESHOLD_BP), "segments": {}}
+                  "slope_threshold_bp": env.constant(SLOPE_THRESHOLD_BP, STATED), "segments": {}}
     for name, (short_id, long_id) in SEGMENTS.items():
         if name == "2s30s" and "DGS10" in present:
             continue

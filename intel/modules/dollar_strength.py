@@ -10,8 +10,8 @@ from intel import provenance as prov
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, day_numbers, in_window
-from intel.modules._common import fig, pct_word, trend_profile
-from intel.modules._fx import BROAD, MONTH_OBS, YEAR_OBS, observed_return, observed_returns, setting, standing
+from intel.modules._common import fig, observed_horizon_returns, pct_word, trend_profile
+from intel.modules._fx import BROAD, MONTH_OBS, SETTING, YEAR_OBS, observed_return, standing
 from intel.registry import Module, register
 
 NAME = "dollar_strength"
@@ -49,7 +49,7 @@ def compute(frames: Frames) -> dict:
         data = {
             "level": env.level(frames, BROAD, 2), "date": frame["date"][-1].isoformat(),
             "quote": "broad trade-weighted index, a rise is a stronger dollar",
-            **observed_returns(frames, BROAD, ("1d", "1w", "1m", "3m", "6m", "1y")),
+            **observed_horizon_returns(frames, BROAD, ("1d", "1w", "1m", "3m", "6m", "1y")),
             "trend": trend_profile(frame, 50, 200),
             "momentum": momentum(frames, values),
             "realized_vol_21d_pct": env.rnd(ind.realized_vol(values, MONTH_OBS, YEAR_OBS), 2),
@@ -58,7 +58,7 @@ def compute(frames: Frames) -> dict:
             "percentile_10y": env.rnd(pct_10y, 1), "zscore_10y": env.rnd(z_10y, 2),
             "high_10y": env.rnd(decade.max(), 2), "low_10y": env.rnd(decade.min(), 2),
             "history_years_used": env.rnd(history_years, 1),
-            "trend_band_pct": setting(TREND_BAND_PCT),
+            "trend_band_pct": env.constant(TREND_BAND_PCT, SETTING),
         }
     unavailable = {}
     if data["trend"]["sma_200"] is None:

@@ -11,7 +11,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, change_bp, move_bp, stated
+from intel.modules._rates import DAYS, STATED, change_bp, move_bp
 from intel.registry import Module, register
 
 NAME = "duration_risk"
@@ -79,14 +79,14 @@ def _risk(frame, years: int, out: dict, coupon) -> dict:
                        "two_sigma_1m_up": SIGMAS * sigma * math.sqrt(21),
                        "two_sigma_1m_down": -SIGMAS * sigma * math.sqrt(21)})
     out["par_bond"] = {
-        "maturity_years": stated(years), "coupon_pct": coupon,
+        "maturity_years": env.constant(years, STATED), "coupon_pct": coupon,
         "modified_duration": env.rnd(duration, 2, "modified duration of a par bond at the last yield"),
         "convexity": env.rnd(convexity, 1, "convexity of a par bond at the last yield"),
         "dv01_per_100_face": env.rnd(duration * 1e-4 * 100, 4, "price change per 100 face for 1 bp"),
         # the rise in yield over a year that one year of coupon income just offsets
         "carry_breakeven_rise_1y_bp": env.rnd(level * 100 / duration, 1, "yield rise one year of coupon offsets, "
                                               "bp") if duration > 0 else None,
-        "shocks": {k: {"shock_bp": stated(bp, 1) if k in ("plus_100bp", "minus_100bp") else
+        "shocks": {k: {"shock_bp": env.constant(bp, STATED, 1) if k in ("plus_100bp", "minus_100bp") else
                        env.rnd(bp, 1, f"{SIGMAS} x the 63-day sigma" + (" x sqrt(21)" if "1m" in k else "")),
                        "pnl_pct": env.rnd((price(bp / 1e4) - 1) * 100, 2, "percent price change of the par bond "
                                           "repriced at the shocked yield")}
@@ -98,7 +98,7 @@ def _risk(frame, years: int, out: dict, coupon) -> dict:
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, TENORS)
     sources = env.data_sources(frames, TENORS)
-    data: dict = {"shock_size_bp": stated(SHOCK_BP), "sigma_multiple": stated(SIGMAS)}
+    data: dict = {"shock_size_bp": env.constant(SHOCK_BP, STATED), "sigma_multiple": env.constant(SIGMAS, STATED)}
     unavailable = {}
     for sid, (label, years) in TENORS.items():
         frame = frames.get(sid)

@@ -11,7 +11,6 @@ from intel import econ_calendar as cal
 from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules import _macro_a as macro
 from intel.registry import Module, register
 
 NAME = "economic_calendar"
@@ -35,13 +34,6 @@ def _level(obs: tuple[str, date, float] | None, digits: int, op: str):
         return None
     value = env.rnd(obs[2], digits)
     return None if value is None else prov.observed(value, [obs[:2]], "level", op, digits)
-
-
-def _calendar(n: int, what: str):
-    """A number from the release calendar and the clock (a count of events, days to a date): it rests on no
-    series, so its provenance names no input."""
-    with prov.about_inputs((), operation=what):
-        return env.count(n)
 
 
 def snapshot(frames: Frames, series_id: str) -> dict:
@@ -111,7 +103,7 @@ def compute(frames: Frames) -> dict:
     upcoming = []
     for e in cal.upcoming(now, WINDOW_DAYS, SERIES):
         row = _base(e)
-        row["days_until"] = _calendar((date.fromisoformat(e["date"]) - now).days, "days from today to the release")
+        row["days_until"] = env.constant((date.fromisoformat(e["date"]) - now).days, "days from today to the release")
         row["last_values"] = values_of(e)
         upcoming.append(row)
 
@@ -120,7 +112,7 @@ def compute(frames: Frames) -> dict:
         if not set(e["series_ids"]) & set(SERIES):
             continue
         row = _base(e)
-        row["days_ago"] = _calendar((now - date.fromisoformat(e["date"])).days, "days since the release")
+        row["days_ago"] = env.constant((now - date.fromisoformat(e["date"])).days, "days since the release")
         if e["observation_date"] is not None:
             prints = {sid: printed(frames.get(sid), e["observation_date"], sid) for sid in e["series_ids"]}
             row["printed"] = prints
@@ -131,16 +123,16 @@ def compute(frames: Frames) -> dict:
         recent.append(row)
 
     fomc = cal.next_fomc(now)
-    data = {"window_days": macro.parameter(WINDOW_DAYS, "days ahead the calendar covers"),
+    data = {"window_days": env.constant(WINDOW_DAYS, "fixed parameter: days ahead the calendar covers"),
             "window_end": (now + timedelta(days=WINDOW_DAYS)).isoformat(),
-            "past_days": macro.parameter(PAST_DAYS, "days back the recent releases cover"),
-            "upcoming_count": _calendar(len(upcoming), "count of calendar events in the window"),
-            "upcoming_high_importance_count": _calendar(sum(r["importance"] == "high" for r in upcoming),
-                                                        "count of high-importance calendar events in the window"),
+            "past_days": env.constant(PAST_DAYS, "fixed parameter: days back the recent releases cover"),
+            "upcoming_count": env.constant(len(upcoming), "count of calendar events in the window"),
+            "upcoming_high_importance_count": env.constant(sum(r["importance"] == "high" for r in upcoming),
+                                                           "count of high-importance calendar events in the window"),
             "upcoming": upcoming, "recent": recent, "series": series}
     if fomc is not None:
         days = (date.fromisoformat(fomc["date"]) - now).days
-        data["next_fomc"] = {**_base(fomc), "days_until": _calendar(days, "days from today to the FOMC decision"),
+        data["next_fomc"] = {**_base(fomc), "days_until": env.constant(days, "days from today to the FOMC decision"),
                              "fed_funds": values_of(fomc)["FEDFUNDS"] if "FEDFUNDS" in SERIES else None}
     else:
         covered = f"{cal.FOMC_COVERAGE[0].year}-{cal.FOMC_COVERAGE[1].year}"

@@ -11,7 +11,7 @@ from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth
-from intel.modules._macro_b import change_obs, count, month_obs, monthly, winsorized
+from intel.modules._macro_b import change_obs, month_obs, monthly, winsorized
 from intel.registry import Module, register
 
 NAME = "economic_surprise"
@@ -91,7 +91,7 @@ def surprise_stats(frames: Frames, series_id: str) -> dict | None:
                 "oriented_zscore": env.rnd(sign * z_all[-1], 2, "surprise z-score, oriented" + orient),
                 "oriented_zscore_avg_3m": env.rnd(sign * recent.mean() if len(recent) else None, 2,
                                                   "mean oriented surprise z-score of the last three months' releases"),
-                "past_surprises_used": count(len(past), "count of past surprises used")}
+                "past_surprises_used": env.count(len(past), "count of past surprises used")}
 
 
 def _mean(values) -> float | None:
@@ -107,7 +107,7 @@ def _indices(frames: Frames, releases: dict, growth_z: list, infl_z: list) -> di
     mean_of = "mean of the oriented surprise z-scores"
     with prov.about(frames, *scored("oriented_zscore"), operation=f"{mean_of} of all series"):
         out = {"surprise_index": env.rnd(_mean(growth_z + infl_z), 2)}
-        series_in_index = count(len(scored("oriented_zscore")), "count of series with a standardized surprise")
+        series_in_index = env.count(len(scored("oriented_zscore")), "count of series with a standardized surprise")
     with prov.about(frames, *scored("oriented_zscore", "growth"), operation=f"{mean_of} of the growth series"):
         out["growth_surprise_index"] = env.rnd(_mean(growth_z), 2)
     with prov.about(frames, *scored("oriented_zscore", "inflation"), operation=f"{mean_of} of CPI"):

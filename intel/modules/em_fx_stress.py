@@ -11,7 +11,7 @@ from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, asof, day_numbers, in_window, iso_day, rolling_std
 from intel.modules._common import all_stale, fig, left_out_as_stale
-from intel.modules._fx import BROAD, MONTH_OBS, annualised_pct, lagged_change, setting, standing
+from intel.modules._fx import BROAD, MONTH_OBS, SETTING, annualised_pct, lagged_change, standing
 from intel.registry import Module, register
 
 NAME = "em_fx_stress"
@@ -81,7 +81,7 @@ def compute(frames: Frames) -> dict:
                                                                 "history"),
                                 "percentile_10y": env.rnd(pct, 1, "percentile rank of the component within its "
                                                                   "10-year history"),
-                                "weight": setting(0.0, "weight in the score (zero: left out of it)")}
+                                "weight": env.constant(0.0, "weight in the score (zero: left out of it)")}
         if sid in stale:  # its block keeps its last values, but it stays out of today's score
             old[name.replace("_", " ")] = components[name]["last_observation"]
             continue
@@ -101,7 +101,8 @@ def compute(frames: Frames) -> dict:
     else:
         unavailable["stress_score"] = all_stale(old) if not fresh else \
             "no component with a current quote has a z-score (flat history)"
-    data["thresholds_z"] = {"elevated": setting(ELEVATED), "severe": setting(SEVERE), "extreme": setting(EXTREME)}
+    data["thresholds_z"] = {"elevated": env.constant(ELEVATED, SETTING), "severe": env.constant(SEVERE, SETTING),
+                            "extreme": env.constant(EXTREME, SETTING)}
     data["quote"] = "USDMXN and USDCNY are pesos and yuan per dollar: a rise is a weaker EM currency"
 
     signals = []

@@ -12,7 +12,6 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, last_crosses
-from intel.modules._equities import change_pct, count, level_of, on_or_before
 from intel.registry import Module, register
 
 NAME = "equity_bond_relative"
@@ -69,7 +68,7 @@ def compute(frames: Frames) -> dict:
     for h, k in HORIZONS.items():
         if n > k:
             e, b = (spx[-1] / spx[-1 - k] - 1) * 100, (bond[-1] / bond[-1 - k] - 1) * 100
-            rel[h] = {"equity_return_pct": change_pct(spx_at(-1), spx_at(-1 - k), 2,
+            rel[h] = {"equity_return_pct": env.pct_change(spx_at(-1), spx_at(-1 - k), 2,
                                                       f"S&P 500 price return over {k} common trading days, percent")}
             with common(YIELD):
                 rel[h]["bond_return_pct"] = env.rnd(b, 2, f"10-year Treasury proxy return over {k} common trading "
@@ -105,22 +104,23 @@ def compute(frames: Frames) -> dict:
         with common(EQUITY, YIELD):
             gap.update({"value_pp": env.rnd(series_gap[-1], 2, "trailing 252-day S&P 500 price return minus the "
                                                                "10-year yield, percentage points"),
-                        "equity_return_1y_pct": change_pct(spx_at(-1), spx_at(-1 - YEAR), 2,
-                                                           f"S&P 500 price return over {YEAR} common trading days, "
-                                                           "percent"),
+                        "equity_return_1y_pct": env.pct_change(spx_at(-1), spx_at(-1 - YEAR), 2,
+                                                               f"S&P 500 price return over {YEAR} common trading days, "
+                                                               "percent"),
                         "percentile": env.rnd(ind.percentile_rank(window, series_gap[-1]), 1,
                                               "percentile rank of the yield gap proxy in its own daily history"),
                         "zscore": env.rnd(ind.zscore(window, series_gap[-1]), 2,
                                           "z-score of the yield gap proxy in its own daily history"),
                         "history_start": dates[-len(window)].isoformat(),
-                        "history_days": count(len(window), "common trading days in the gap's history")})
+                        "history_days": env.count(len(window), "common trading days in the gap's history")})
     else:
         unavailable["yield_gap_proxy"] = f"needs {YEAR + 1} common days, have {n}"
     yield_frame = frames.get(YIELD)
     # the 1-month change runs on DGS10's own dates, from its last observation
-    base = on_or_before(yield_frame, YIELD, yield_frame["date"][-1] - timedelta(days=30))
-    data = {"date": dates[-1].isoformat(), "sp500": level_of(spx_at(-1), 2, "S&P 500 close on the last common day"),
-            "yield_10y_pct": level_of((YIELD, dates[-1], float(yld[-1])), 2, "DGS10 on the last common day"),
+    base = env.obs_on_or_before(yield_frame, YIELD, yield_frame["date"][-1] - timedelta(days=30))
+    data = {"date": dates[-1].isoformat(),
+            "sp500": env.observed_level(spx_at(-1), 2, "S&P 500 close on the last common day"),
+            "yield_10y_pct": env.observed_level((YIELD, dates[-1], float(yld[-1])), 2, "DGS10 on the last common day"),
             "yield_change_1m_bp": env.difference(env.last_obs(frames, YIELD), base, 1, op="change of DGS10 from "
                                                  "its value on or before 30 days earlier, bp") if base else None}
     with common(YIELD):
@@ -128,7 +128,7 @@ def compute(frames: Frames) -> dict:
                                                        "modified duration of a par 10-year bond at the yield")
     with common(EQUITY, YIELD):
         data.update({"relative_returns": rel, "relative_trend": trend, "yield_gap_proxy": gap,
-                     "common_days_used": count(n, "days with both an S&P 500 close and a 10-year yield")})
+                     "common_days_used": env.count(n, "days with both an S&P 500 close and a 10-year yield")})
     signals = _signals(data, sources)
     r3 = rel.get("3m", {})
     summary = (f"Over three months the S&P 500 returned {fig(r3.get('equity_return_pct'), '%')} against "

@@ -9,7 +9,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._equities import at, change_pct, count, level_of, whole
+from intel.modules._equities import whole
 from intel.registry import Module, register
 
 NAME = "equity_drawdown"
@@ -42,7 +42,7 @@ def _stats(days: np.ndarray, prefix: str, what: str) -> dict:
         return {f"{prefix}_median": None, f"{prefix}_mean": None, f"{prefix}_max": None}
     return {f"{prefix}_median": env.rnd(np.median(days), 1, f"median of the {what}"),
             f"{prefix}_mean": env.rnd(days.mean(), 1, f"mean of the {what}"),
-            f"{prefix}_max": count(days.max(), f"maximum of the {what}")}
+            f"{prefix}_max": env.count(days.max(), f"maximum of the {what}")}
 
 
 def recovery_block(close: np.ndarray, days: np.ndarray, ep: dict, current: float) -> dict:
@@ -56,7 +56,7 @@ def recovery_block(close: np.ndarray, days: np.ndarray, ep: dict, current: float
     recov = end[reached]
     past = "of the past recovered drawdowns that reached today's depth"
     out = {"reached_this_depth": {
-        "episodes": count(reached.sum(), f"count {past}"),
+        "episodes": env.count(reached.sum(), f"count {past}"),
         **_stats(recov - cross, "trading_days_to_recovery",
                  f"trading days from first reaching today's depth to the new high, {past}"),
         "calendar_days_to_recovery_median": env.rnd(np.median(days[recov] - days[cross]), 1,
@@ -75,7 +75,7 @@ def recovery_block(close: np.ndarray, days: np.ndarray, ep: dict, current: float
     out["similar_trough_depth"] = {
         "trough_band_pct": [env.rnd(current * BAND_HIGH * 100, 2, "deep end of the band: 3/2 of today's drawdown"),
                             env.rnd(current * BAND_LOW * 100, 2, "shallow end of the band: 2/3 of today's drawdown")],
-        "episodes": count(len(idx), f"count {similar_past}"),
+        "episodes": env.count(len(idx), f"count {similar_past}"),
         **_stats(troughs - peaks, "trading_days_peak_to_trough", f"trading days from peak to trough, {similar_past}"),
         **_stats(end[idx] - troughs, "trading_days_trough_to_recovery",
                  f"trading days from trough to the new high, {similar_past}"),
@@ -95,21 +95,23 @@ def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
     ongoing = len(ep["end"]) and ep["end"][-1] == -1
     year = ind.window(frame, 365)
     # the drawdowns against one high are percent changes of two named closes (dd is close / high - 1)
-    last, high = at(frame, sid, -1), at(frame, sid, peak)
+    last, high = env.last_obs(frame, sid), env.nth_obs(frame, sid, peak)
     out = {"level": env.level(frames, sid, 2, op="latest close"), "date": dates[-1].isoformat(),
            "history_start": dates[0].isoformat(),
-           "high": level_of(high, 2, "highest close in the history used"), "high_date": dates[peak].isoformat(),
-           "drawdown_from_high_pct": change_pct(last, high, 2, "percent change from the highest close to the latest"),
-           "drawdown_from_52w_high_pct": change_pct(
-               last, at(year, sid, int(np.argmax(year["value"].to_numpy()))), 2,
+           "high": env.observed_level(high, 2, "highest close in the history used"),
+           "high_date": dates[peak].isoformat(),
+           "drawdown_from_high_pct": env.pct_change(last, high, 2,
+                                                    "percent change from the highest close to the latest"),
+           "drawdown_from_52w_high_pct": env.pct_change(
+               last, env.nth_obs(year, sid, int(np.argmax(year["value"].to_numpy()))), 2,
                "percent change from the highest close of the past 52 weeks to the latest")}
     with prov.about(frames, sid):
         out.update({
-            "days_since_high": count(days[-1] - days[peak], "calendar days since the highest close"),
-            "trading_days_since_high": count(len(close) - 1 - peak, "closes since the highest close"),
+            "days_since_high": env.count(days[-1] - days[peak], "calendar days since the highest close"),
+            "trading_days_since_high": env.count(len(close) - 1 - peak, "closes since the highest close"),
             "max_drawdown_pct": env.rnd(ep["dd"].min() * 100, 2, "deepest drawdown in the history used, percent"),
-            "episodes_in_history": count(len(ep["start"]) - (1 if ongoing else 0),
-                                         "count of completed drawdown episodes in the history used")})
+            "episodes_in_history": env.count(len(ep["start"]) - (1 if ongoing else 0),
+                                             "count of completed drawdown episodes in the history used")})
     # keys in their former order
     out = {k: out[k] for k in ("level", "date", "history_start", "high", "high_date", "drawdown_from_high_pct",
                                "days_since_high", "trading_days_since_high", "drawdown_from_52w_high_pct",
@@ -119,12 +121,12 @@ def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
         s = int(ep["start"][-1])
         low = s + int(np.argmin(ep["dd"][s:]))
         # the episode's peak is the close before its first close underwater
-        trough = at(frame, sid, low)
+        trough = env.nth_obs(frame, sid, low)
         out["current_episode"] = {
-            "low_pct": change_pct(trough, at(frame, sid, s - 1), 2, "percent change from the episode's peak close "
-                                                                     "to its lowest close"),
+            "low_pct": env.pct_change(trough, env.nth_obs(frame, sid, s - 1), 2,
+                                      "percent change from the episode's peak close to its lowest close"),
             "low_date": dates[low].isoformat(),
-            "rebound_from_low_pct": change_pct(last, trough, 2, "percent change from the episode's lowest close "
+            "rebound_from_low_pct": env.pct_change(last, trough, 2, "percent change from the episode's lowest close "
                                                                 "to the latest")}
         with prov.about(frames, sid):
             out["recovery"] = recovery_block(close, days, ep, current)

@@ -8,7 +8,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import drawdown_profile, fig, pct_word, trend_profile
-from intel.modules._equities import at, calendar_returns, change_pct, count, level_of
+from intel.modules._equities import calendar_returns
 from intel.registry import Module, register
 
 NAME = "equity_indices"
@@ -25,13 +25,13 @@ def _index(frames: Frames, sid: str) -> dict:
         out.update(trend_profile(frame))
         out.update(drawdown_profile(year))
         out["max_drawdown_pct"] = env.rnd(out["max_drawdown_pct"], 2, "deepest drawdown within the past year")
-        out["days_since_high"] = count(out["days_since_high"], "calendar days since the 1-year high")
+        out["days_since_high"] = env.count(out["days_since_high"], "calendar days since the 1-year high")
         out["realized_vol_21d_pct"] = env.rnd(ind.realized_vol(frame["value"].to_numpy(), 21), 2)
     # the 1-year high is one close: published with its date, and the drawdown from it recomputable
-    peak = at(year, sid, int(np.argmax(year["value"].to_numpy())))  # the first, as drawdown_profile
-    out["high"] = level_of(peak, 2, "highest close of the past year")
-    out["drawdown_from_high_pct"] = change_pct(at(frame, sid, -1), peak, 2,
-                                               "percent change from the 1-year high to the latest close")
+    peak = env.nth_obs(year, sid, int(np.argmax(year["value"].to_numpy())))  # the first, as drawdown_profile
+    out["high"] = env.observed_level(peak, 2, "highest close of the past year")
+    out["drawdown_from_high_pct"] = env.pct_change(env.last_obs(frame, sid), peak, 2,
+                                                   "percent change from the 1-year high to the latest close")
     return out
 
 

@@ -10,7 +10,6 @@ from intel import provenance as prov
 from intel.catalog import SECTOR_NAMES, SECTORS
 from intel.frames import Frames
 from intel.modules._common import TRADING_HORIZONS, fig
-from intel.modules._equities import at, change_pct, count
 from intel.registry import Module, register
 
 NAME = "equity_momentum"
@@ -22,14 +21,14 @@ YEAR, MONTH, ADX_N = 252, 21, 14
 def momentum(frame, sid: str, price: str = "close") -> dict:
     """Returns over trading-day horizons, each the percent change between two named closes (as
     ind.return_pct computes it: the later close first); `price` names them in the operations."""
-    last = at(frame, sid, -1)
-    out = {f"momentum_{h}_pct": change_pct(last, at(frame, sid, -1 - n), 2,
-                                           f"{n}-trading-day return: percent change from the {price} {n} trading "
-                                           "days earlier")
+    last = env.last_obs(frame, sid)
+    out = {f"momentum_{h}_pct": env.pct_change(last, env.nth_obs(frame, sid, -1 - n), 2,
+                                               f"{n}-trading-day return: percent change from the {price} {n} trading "
+                                               "days earlier")
            for h, n in TRADING_HORIZONS.items()}
-    out["momentum_12_1_pct"] = change_pct(at(frame, sid, -1 - MONTH), at(frame, sid, -1 - YEAR), 2,
-                                          f"12-1 momentum: percent change from the {price} {YEAR} trading days "
-                                          f"before the last to the {price} {MONTH} trading days before it")
+    out["momentum_12_1_pct"] = env.pct_change(env.nth_obs(frame, sid, -1 - MONTH), env.nth_obs(frame, sid, -1 - YEAR),
+                                              2, f"12-1 momentum: percent change from the {price} {YEAR} trading days "
+                                                 f"before the last to the {price} {MONTH} trading days before it")
     return out
 
 
@@ -84,7 +83,7 @@ def sectors_block(frames: Frames) -> tuple[dict, dict]:
     # a rank, the share and the median rest on every ranked sector's 12-1 momentum
     with prov.about(frames, *ranked):
         for rank, sid in enumerate(ranked, 1):
-            table[sid]["rank_12_1"] = count(rank, "rank by 12-1 momentum among the sectors (1 = strongest)")
+            table[sid]["rank_12_1"] = env.count(rank, "rank by 12-1 momentum among the sectors (1 = strongest)")
         out = {"by_sector": table, "ranked_12_1": ranked}
         if ranked:
             positive = sum(table[s]["momentum_12_1_pct"] > 0 for s in ranked)

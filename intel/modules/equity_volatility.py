@@ -8,7 +8,6 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, vol_cone, vol_regime
-from intel.modules._equities import count
 from intel.registry import Module, register
 
 NAME = "equity_volatility"
@@ -33,7 +32,7 @@ def cone(history: np.ndarray, current: float, n: int) -> dict:
     return {**vol_cone(history),
             "percentile": env.rnd(ind.percentile_rank(history, current), 1,
                                   f"percentile rank of the current {n}-day realized volatility in its cone"),
-            "observations": count(len(history), f"count of rolling {n}-day volatility values in the cone")}
+            "observations": env.count(len(history), f"count of rolling {n}-day volatility values in the cone")}
 
 
 def compute(frames: Frames) -> dict:

@@ -31,7 +31,7 @@ def ratio_block(frames: Frames) -> tuple[dict | None, str | None]:
     year = ind.window(ratio, 365)["value"].to_numpy()
     out = {"eth_btc_ratio": cx.last_ratio(ratio, ETH, BTC, 6, "ETH/BTC price ratio on the last common date"),
            "date": ratio["date"][-1].isoformat(),
-           "co_window_days": cx.constant(CO_WINDOW, "window of the correlation, beta and volatility ratio, in "
+           "co_window_days": env.constant(CO_WINDOW, "window of the correlation, beta and volatility ratio, in "
                                                     "daily returns")}
     # every other figure rests on both coins' closes over a stretch of common dates
     with prov.about(frames, ETH, BTC):

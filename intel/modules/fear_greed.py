@@ -145,7 +145,7 @@ def compute(frames: Frames) -> dict:
         raise env.InsufficientData(f"{NAME}: no component has {MIN_HISTORY} readings")
     score = float(np.mean([c["score"] for c in components.values()]))
     with prov.about(frames, *INPUTS):  # which components compute depends on every input
-        used = xa.count(len(components), "count of components computed")
+        used = env.count(len(components), "count of components computed")
     with prov.about(frames, *dict.fromkeys(sid for name in components for sid in SERIES_OF[name])):
         data = {"score": env.rnd(score, 1, "mean of the component scores"), "label": label_of(score),
                 "components_used": used, "components": components}

@@ -5,7 +5,7 @@ from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, change_bp, move_bp, stated
+from intel.modules._rates import DAYS, STATED, change_bp, move_bp
 from intel.registry import Module, register
 
 NAME = "fed_policy"
@@ -97,7 +97,7 @@ def compute(frames: Frames) -> dict:
         path[label]["priced"] = "cuts" if spread <= -STEP_BP / 2 else "hikes" if spread >= STEP_BP / 2 else "no_change"
     if path:
         data["implied_path"] = path
-        data["move_size_bp"] = stated(STEP_BP)  # the size of one policy move
+        data["move_size_bp"] = env.constant(STEP_BP, STATED)  # the size of one policy move
 
     core, jobs = frames.get("CPILFESL"), frames.get("UNRATE")
     pair = month_pair(core, "CPILFESL", 12) if core is not None else None
@@ -123,8 +123,10 @@ def compute(frames: Frames) -> dict:
                                            "FEDFUNDS - core CPI year on year (rounded)"),
             "stance": "restrictive" if gap > STANCE_BAND_BP else "accommodative" if gap < -STANCE_BAND_BP
             else "near_rule",
-            "parameters": {"neutral_real_rate_pct": stated(RSTAR_PCT), "inflation_target_pct": stated(TARGET_PCT),
-                           "natural_unemployment_pct": stated(NATURAL_U_PCT), "okun_coefficient": stated(OKUN)}}
+            "parameters": {"neutral_real_rate_pct": env.constant(RSTAR_PCT, STATED),
+                           "inflation_target_pct": env.constant(TARGET_PCT, STATED),
+                           "natural_unemployment_pct": env.constant(NATURAL_U_PCT, STATED),
+                           "okun_coefficient": env.constant(OKUN, STATED)}}
     else:
         why = "CPILFESL missing" if core is None else "UNRATE missing" if jobs is None else \
             "core CPI history shorter than a year"

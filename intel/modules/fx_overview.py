@@ -9,8 +9,7 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import HORIZONS, pct_word
-from intel.modules._fx import observed_returns
+from intel.modules._common import HORIZONS, observed_horizon_returns, pct_word
 from intel.registry import Module, register
 
 NAME = "fx_overview"
@@ -32,7 +31,7 @@ def compute(frames: Frames) -> dict:
         if frame is None:
             continue
         row = {"level": env.level(frames, sid, 4), "date": frame["date"][-1].isoformat(), "stale": sid in stale}
-        row.update(observed_returns(frames, sid, ("1d", "1w", "1m", "3m", "1y"), ytd=False))
+        row.update(observed_horizon_returns(frames, sid, ("1d", "1w", "1m", "3m", "1y"), ytd=False))
         row["usd_change_1m_pct"] = usd_change_1m(frames, sid, pair, usd_is_quote)
         pairs[pair] = row
         if row["usd_change_1m_pct"] is not None and sid not in stale:
@@ -42,7 +41,7 @@ def compute(frames: Frames) -> dict:
     if broad is not None:
         data["broad_dollar"] = {"level": env.level(frames, BROAD, 2), "date": broad["date"][-1].isoformat(),
                                 "stale": BROAD in stale,
-                                **observed_returns(frames, BROAD, ("1d", "1w", "1m", "3m", "1y"))}
+                                **observed_horizon_returns(frames, BROAD, ("1d", "1w", "1m", "3m", "1y"))}
     with prov.about(frames, *(sid for sid, (pair, _) in PAIRS.items() if pair in usd_moves)):
         data["usd_vs_fresh_pairs_avg_change_1m_pct"] = env.rnd(
             np.mean(list(usd_moves.values())), 2, "mean of the dollar's 1-month percent changes against the pairs "

@@ -10,7 +10,7 @@ from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, in_window, iso_day, rolling_std
 from intel.modules._common import fig
-from intel.modules._fx import BROAD, MONTH_OBS, PAIRS, annualised_pct, quote_of, setting, standing, usd_log_returns
+from intel.modules._fx import BROAD, MONTH_OBS, PAIRS, SETTING, annualised_pct, quote_of, standing, usd_log_returns
 from intel.registry import Module, register
 
 NAME = "fx_volatility"
@@ -82,7 +82,8 @@ def compute(frames: Frames) -> dict:
         "least_volatile_pair": min(vols, key=vols.get) if vols else None,
         "highest_percentile_pair": max(pcts, key=pcts.get) if pcts else None,
         "pairs_with_rising_vol": sorted(k for k, v in pairs.items() if (v["vol_ratio_10d_to_63d"] or 0) > 1.25),
-        "thresholds": {"high_percentile": setting(HIGH_PCT), "low_percentile": setting(LOW_PCT)},
+        "thresholds": {"high_percentile": env.constant(HIGH_PCT, SETTING),
+                       "low_percentile": env.constant(LOW_PCT, SETTING)},
     }
     # a maximum rests on every pair it was chosen among, not only the winner
     if data["most_volatile_pair"]:

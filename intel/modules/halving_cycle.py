@@ -63,7 +63,7 @@ def _close_on(btc: pl.DataFrame, days: np.ndarray, day: int) -> cx.Obs | None:
     its first close)."""
     if day < int(days[0]):
         return None
-    return cx.obs(btc, BTC, int(np.searchsorted(days, day, side="right") - 1))
+    return env.nth_obs(btc, BTC, int(np.searchsorted(days, day, side="right") - 1))
 
 
 def _figures(btc: pl.DataFrame, now: date, past: list[date]) -> tuple[dict, dict]:
@@ -84,12 +84,12 @@ def _figures(btc: pl.DataFrame, now: date, past: list[date]) -> tuple[dict, dict
     data.update(_cycle_high(btc, past[-1]))
     covered = sum(1 for i, s in enumerate(past) if (past[i + 1] if i + 1 < len(past) else now) >= btc["date"][0])
     data["sample"] = {"history_start": btc["date"][0].isoformat(), "history_end": ind.iso_day(days[-1]),
-                      "completed_phases_observed": cx.count(sum(r["cycles_observed"] for r in table),
-                                                            "count of cycle phases the history covers whole"),
-                      "cycles_with_data": cx.count(covered, "count of halving cycles with closes in the history")}
+                      "completed_phases_observed": env.count(sum(r["cycles_observed"] for r in table),
+                                                             "count of cycle phases the history covers whole"),
+                      "cycles_with_data": env.count(covered, "count of halving cycles with closes in the history")}
     if data["return_since_halving_pct"] is not None and data["same_day_prior_cycles"]:
-        data["prior_cycles_compared"] = cx.count(len(data["same_day_prior_cycles"]),
-                                                 "count of earlier cycles compared at the same day")
+        data["prior_cycles_compared"] = env.count(len(data["same_day_prior_cycles"]),
+                                                  "count of earlier cycles compared at the same day")
     return data, unavailable
 
 
@@ -100,7 +100,7 @@ def _cycle_position(now: date, past: list[date]) -> dict:
     pace = (last + (last - past[-2])) if len(past) >= 2 else None  # at the pace of the last full cycle
     since = (now - last).days
     phase = min(len(PHASES), since * len(PHASES) // EST_CYCLE_DAYS + 1)
-    calendar = cx.constant  # these figures come from the halving calendar and the as-of date, not the price
+    calendar = env.constant  # these figures come from the halving calendar and the as-of date, not the price
     return {
         "last_halving": last.isoformat(),
         "blocks_per_halving": calendar(BLOCKS_PER_HALVING, "blocks between halvings (protocol constant)"),
@@ -132,8 +132,8 @@ def _phase_returns(btc: pl.DataFrame, days: np.ndarray, past: list[date],
     estimate). A phase counts only when the history covers it from start to end. Each return is the percent
     change between its two named closes."""
     price = partial(_close_on, btc, days)
-    last, last_day = cx.obs(btc, BTC), int(days[-1])
-    table = [{"phase": cx.constant(k + 1, "phase number (1-4)"), "label": PHASES[k], "by_cycle": []}
+    last, last_day = env.last_obs(btc, BTC), int(days[-1])
+    table = [{"phase": env.constant(k + 1, "phase number (1-4)"), "label": PHASES[k], "by_cycle": []}
              for k in range(len(PHASES))]
     cycle_returns, current_phase_return = [], None
     for i, start in enumerate(past):
@@ -153,16 +153,16 @@ def _phase_returns(btc: pl.DataFrame, days: np.ndarray, past: list[date],
         p_start = price(_day(start))
         if i + 1 < len(past) and p_start is not None and _day(end) <= last_day:
             cycle_returns.append({"cycle_start": start.isoformat(), "cycle_end": end.isoformat(),
-                                  "days": cx.constant(length, "calendar days between the two halvings"),
+                                  "days": env.constant(length, "calendar days between the two halvings"),
                                   "return_pct": env.pct_change(price(_day(end)), p_start, 2)})
     for row in table:
         rets = [c["return_pct"] for c in row["by_cycle"]]
-        row.update({"cycles_observed": cx.count(len(rets), "count of cycles whose phase the history covers whole"),
+        row.update({"cycles_observed": env.count(len(rets), "count of cycles whose phase the history covers whole"),
                     "mean_return_pct": env.rnd(np.mean(rets), 2, "mean of the phase's return_pct by cycle")
                     if rets else None,
                     "median_return_pct": env.rnd(np.median(rets), 2, "median of the phase's return_pct by cycle")
                     if rets else None,
-                    "positive_cycles": cx.count(sum(r > 0 for r in rets), "count of cycles with a positive phase "
+                    "positive_cycles": env.count(sum(r > 0 for r in rets), "count of cycles with a positive phase "
                                                                           "return")})
     return table, cycle_returns, current_phase_return
 
@@ -173,9 +173,9 @@ def _since_halving(btc: pl.DataFrame, days: np.ndarray, past: list[date]) -> tup
     last = past[-1]
     span = int(days[-1]) - _day(last)
     p_last = price(_day(last))
-    out: dict = {"days_since_halving_at_last_close": cx.count(span, "calendar days from the last halving to the "
+    out: dict = {"days_since_halving_at_last_close": env.count(span, "calendar days from the last halving to the "
                                                                     "last close"),
-                 "return_since_halving_pct": (env.pct_change(cx.obs(btc, BTC), p_last, 2)
+                 "return_since_halving_pct": (env.pct_change(env.last_obs(btc, BTC), p_last, 2)
                                               if p_last and p_last[2] and span >= 0 else None)}
     same = []
     for i, start in enumerate(past[:-1]):
@@ -197,11 +197,12 @@ def _cycle_high(btc: pl.DataFrame, last: date) -> dict:
     cycle = btc.filter(pl.col("date") >= last)
     if not cycle.height:
         return {}
-    peak = cx.obs(cycle, BTC, int(np.argmax(cycle["value"].to_numpy())))
-    return {"cycle_high": cx.observed_level(peak, 2, "highest close since the last halving"),
+    peak = env.nth_obs(cycle, BTC, int(np.argmax(cycle["value"].to_numpy())))
+    return {"cycle_high": env.observed_level(peak, 2, "highest close since the last halving"),
             "cycle_high_date": peak[1].isoformat(),
-            "drawdown_from_cycle_high_pct": env.pct_change(cx.obs(btc, BTC), peak, 2, op="percent change from the "
-                                                           "highest close since the last halving to the last close")}
+            "drawdown_from_cycle_high_pct": env.pct_change(env.last_obs(btc, BTC), peak, 2,
+                                                           op="percent change from the highest close since the last "
+                                                              "halving to the last close")}
 
 
 def _signals(data: dict, sources: dict) -> list[dict]:

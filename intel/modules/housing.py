@@ -10,7 +10,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth, signed
-from intel.modules._macro_b import Monthly, asof_values, change_obs, month_obs, monthly, obs_days_before
+from intel.modules._macro_b import Monthly, asof_values, change_obs, month_obs, monthly
 from intel.registry import Module, register
 
 NAME = "housing"
@@ -59,9 +59,9 @@ def mortgage(frames: Frames) -> dict:
     last = env.last_obs(frames, sid)
     with prov.about(frames, sid):
         return {"as_of": frame["date"][-1].isoformat(), "level_pct": env.level(frames, sid, 2),
-                "change_1m_bp": change_obs(last, obs_days_before(frames, sid, 30), "bp", 0,
+                "change_1m_bp": change_obs(last, env.obs_days_before(frames, sid, 30), "bp", 0,
                                            "change since the rate 30 days earlier, in bp"),
-                "change_1y_bp": change_obs(last, obs_days_before(frames, sid, 364), "bp", 0,
+                "change_1y_bp": change_obs(last, env.obs_days_before(frames, sid, 364), "bp", 0,
                                            "change since the rate 52 weeks earlier, in bp"),
                 "high_1y_pct": env.rnd(year.max(), 2, "highest rate of the past year"),
                 "low_1y_pct": env.rnd(year.min(), 2, "lowest rate of the past year"),

@@ -9,7 +9,6 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules import _cross_asset as xa
 from intel.modules._common import pct_word
 from intel.registry import Module, register
 
@@ -89,9 +88,9 @@ def backtest(days, spx, st, z_eq, z_o) -> dict:
                 last = i
         done = [i for i in events if complete[i]]
         f = fwd[done]
-        out[kind] = {"events": xa.count(len(events), f"count of new {kind} one-month divergences "
+        out[kind] = {"events": env.count(len(events), f"count of new {kind} one-month divergences "
                                                      f"({DECLUSTER} or more trading days apart)"),
-                     "events_with_outcome": xa.count(len(done), f"count of those {kind} divergences followed by a "
+                     "events_with_outcome": env.count(len(done), f"count of those {kind} divergences followed by a "
                                                                 "full month"),
                      "forward_1m_return_avg_pct": env.rnd(f.mean(), 2, f"mean S&P 500 return over the month after "
                                                                        f"a {kind} divergence") if len(f) else None,
@@ -146,7 +145,8 @@ def compute(frames: Frames) -> dict:
     spx_days, spx_v = ind.day_numbers(spx), spx["value"].to_numpy()
     if not np.isfinite(eq_z["1m"][-1]):
         raise env.InsufficientData(f"{NAME}: the S&P 500 has less than a month of history")
-    data: dict = {"min_strength": xa.parameter(MIN_STRENGTH, "typical moves both sides need for a divergence"),
+    data: dict = {"min_strength": env.constant(MIN_STRENGTH,
+                                               "fixed parameter: typical moves both sides need for a divergence"),
                   "equities": {}}
     with prov.about(frames, LEAD):
         for h, d in HORIZONS.items():
@@ -180,11 +180,11 @@ def compute(frames: Frames) -> dict:
             d["strength"] = env.rnd(d["strength"], 2)
     with prov.about(frames, *compared):
         # markets, not horizons: a pair diverging over one and three months counts once
-        counts = {kind: xa.count(len({d["pair"] for d in divergences if d["type"] == kind}),
-                                 f"count of markets diverging {kind}ly from equities")
+        counts = {kind: env.count(len({d["pair"] for d in divergences if d["type"] == kind}),
+                                  f"count of markets diverging {kind}ly from equities")
                   for kind in ("bearish", "bullish")}
     with prov.about(frames, *INPUTS):  # which markets compare depends on every input
-        compared_count = xa.count(len(pairs), "count of markets compared with equities")
+        compared_count = env.count(len(pairs), "count of markets compared with equities")
     data.update({"pairs": pairs, "divergences": divergences, "bearish_count": counts["bearish"],
                  "bullish_count": counts["bullish"], "pairs_compared": compared_count})
     signals = _signals(data, sources)

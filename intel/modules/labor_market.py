@@ -93,8 +93,8 @@ def compute(frames: Frames) -> dict:
     share = len(weakening) / len(checks) if checks else None
     state = None if share is None else "weakening" if share >= 0.5 else "softening" if weakening else "solid"
     with prov.about(frames, *(CHECKED[k] for k in checks)):
-        data["conditions"] = {"checks_available": macro.count(len(checks), "count of checks with their input"),
-                              "checks_deteriorating": macro.count(len(weakening), "count of checks deteriorating"),
+        data["conditions"] = {"checks_available": env.count(len(checks), "count of checks with their input"),
+                              "checks_deteriorating": env.count(len(weakening), "count of checks deteriorating"),
                               "deteriorating": weakening, "deteriorating_share_pct": env.rnd(
                                   None if share is None else share * 100, 1, "percent of checks deteriorating"),
                               "state": state}

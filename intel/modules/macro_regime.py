@@ -10,7 +10,7 @@ from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import growth, signed
-from intel.modules._macro_b import Monthly, aligned, count, logistic, monthly, winsorized
+from intel.modules._macro_b import Monthly, aligned, logistic, monthly, winsorized
 from intel.registry import Module, register
 
 NAME = "macro_regime"
@@ -140,8 +140,8 @@ def compute(frames: Frames) -> dict:
         probabilities = {q: env.rnd(probs[q], 3) for q in QUADRANTS}
     # the run and the 10-year counts read every month's quadrant, so every component's history
     with prov.about(frames, *ids["growth"], *ids["inflation"]):
-        months_in_regime = count(run, "count of months in the current quadrant")
-        months_by_regime = {q: count(states.count(q), "count of months in the quadrant over ten years")
+        months_in_regime = env.count(run, "count of months in the current quadrant")
+        months_by_regime = {q: env.count(states.count(q), "count of months in the quadrant over ten years")
                             for q in QUADRANTS}
     data = {"period": grid.period(t), "regime": state, "probabilities": probabilities,
             "growth": axis_block("growth", g_path, g), "inflation": axis_block("inflation", i_path, i),

@@ -9,7 +9,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.catalog import SECTORS
 from intel.frames import Frames
-from intel.modules._equities import change_pct, count, level_of, on_or_before, whole
+from intel.modules._equities import whole
 from intel.registry import Module, register
 
 NAME = "market_breadth"
@@ -101,16 +101,18 @@ def compute(frames: Frames) -> dict:
         frame = frames.get(sid)
         # a column carries its series' values forward, so its last cell, its 52-week high and low are each
         # an observation of that series: the one on or before the grid date where they sit
-        latest = on_or_before(frame, sid, _day(dates[-1]))
-        high = on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmax(window[:, j]))])) if full_year[j] else None
-        low = on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmin(window[:, j]))])) if full_year[j] else None
-        row = {"adj_close": level_of(latest, 2, "latest adjusted close (split- and dividend-adjusted)")}
+        latest = env.obs_on_or_before(frame, sid, _day(dates[-1]))
+        high = (env.obs_on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmax(window[:, j]))]))
+                if full_year[j] else None)
+        low = (env.obs_on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmin(window[:, j]))]))
+               if full_year[j] else None)
+        row = {"adj_close": env.observed_level(latest, 2, "latest adjusted close (split- and dividend-adjusted)")}
         with prov.about(frames, sid):
             row["distance_to_sma50_pct"] = env.rnd((last[j] / sma50[-1, j] - 1) * 100, 2)
             row["distance_to_sma200_pct"] = env.rnd((last[j] / sma200[-1, j] - 1) * 100, 2)
-        row["distance_from_52w_high_pct"] = change_pct(latest, high, 2, "percent change from the highest adjusted "
+        row["distance_from_52w_high_pct"] = env.pct_change(latest, high, 2, "percent change from the highest adjusted "
                                                                         "close of the last 252 to the latest")
-        row["distance_from_52w_low_pct"] = change_pct(latest, low, 2, "percent change from the lowest adjusted "
+        row["distance_from_52w_low_pct"] = env.pct_change(latest, low, 2, "percent change from the lowest adjusted "
                                                                       "close of the last 252 to the latest")
         row["above_sma50"] = bool(last[j] > sma50[-1, j]) if np.isfinite(sma50[-1, j]) else None
         row["above_sma200"] = bool(last[j] > sma200[-1, j]) if np.isfinite(sma200[-1, j]) else None
@@ -136,7 +138,7 @@ def compute(frames: Frames) -> dict:
     # every breadth figure reads all the sectors present
     with prov.about(frames, *present):
         data = {
-            "date": str(dates[-1]), "sectors_covered": count(len(present), "count of sector ETFs with data"),
+            "date": str(dates[-1]), "sectors_covered": env.count(len(present), "count of sector ETFs with data"),
             "share_above_sma50_pct": env.rnd(share50[-1], 1, "percent of sectors whose adjusted close is above "
                                                              "its 50-day average"),
             "share_above_sma200_pct": env.rnd(share200[-1], 1, "percent of sectors whose adjusted close is above "
@@ -153,17 +155,17 @@ def compute(frames: Frames) -> dict:
             "share_above_sma50_percentile_10y": env.rnd(ind.percentile_rank(decade, share50[-1]), 1,
                                                         "percentile rank of the share above the 50-day average "
                                                         "within up to ten years") if np.isfinite(share50[-1]) else None,
-            "new_52w_highs": count(new_high.sum(), "count of sectors at a 52-week high adjusted close"),
-            "new_52w_lows": count(new_low.sum(), "count of sectors at a 52-week low adjusted close"),
-            "net_new_highs": count(new_high.sum() - new_low.sum(), "sectors at 52-week highs minus those at lows"),
-            "advancing_today": count((change[-1] > 0).sum(), "count of sectors up on the last day"),
-            "declining_today": count((change[-1] < 0).sum(), "count of sectors down on the last day"),
+            "new_52w_highs": env.count(new_high.sum(), "count of sectors at a 52-week high adjusted close"),
+            "new_52w_lows": env.count(new_low.sum(), "count of sectors at a 52-week low adjusted close"),
+            "net_new_highs": env.count(new_high.sum() - new_low.sum(), "sectors at 52-week highs minus those at lows"),
+            "advancing_today": env.count((change[-1] > 0).sum(), "count of sectors up on the last day"),
+            "declining_today": env.count((change[-1] < 0).sum(), "count of sectors down on the last day"),
             "advance_share_ema10_pct": env.rnd(adv_ema[-1] * 100, 1, "10-day EMA of the percent of sectors "
                                                                      "advancing"),
             "thrusts": {"zweig_last_date": z_date, "zweig_active": z_active,
-                        "zweig_count": count(len(zweig), "count of Zweig thrusts in the history"),
+                        "zweig_count": env.count(len(zweig), "count of Zweig thrusts in the history"),
                         "washout_recovery_last_date": w_date, "washout_recovery_active": w_active,
-                        "washout_recovery_count": count(len(wash), "count of washout-recovery thrusts in the "
+                        "washout_recovery_count": env.count(len(wash), "count of washout-recovery thrusts in the "
                                                                    "history"),
                         "history_start": str(dates[0]), "rules": THRUST_RULES},
             "sectors": sectors,

@@ -10,10 +10,8 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._macro_b import (
     change_obs,
-    count,
     exact_or,
     fact_series,
-    obs_days_before,
     retag,
     scoring_series,
     traced_regime,
@@ -39,7 +37,7 @@ def key_levels(frames: Frames) -> tuple[dict, dict]:
         levels[key] = env.level(frames, sid, 2)
         op = "percent change" if kind == "pct" else "change" + (" in bp" if kind == "bp" else "")
         moves[f"{key.removesuffix('_pct')}_change_1m_{UNIT[kind]}"] = change_obs(
-            env.last_obs(frames, sid), obs_days_before(frames, sid, 30), kind, 2, f"{op} since 30 days earlier")
+            env.last_obs(frames, sid), env.obs_days_before(frames, sid, 30), kind, 2, f"{op} since 30 days earlier")
     return levels, moves
 
 
@@ -54,7 +52,7 @@ def _exact_asset_figures(frames: Frames, name: str, ids: tuple[str, ...]) -> dic
     """The key figures of an asset class that are levels, changes or drawdowns of named observations."""
     sid = ids[0]
     last = env.last_obs(frames, sid)
-    change = lambda days, kind, what: change_obs(last, obs_days_before(frames, sid, days), kind, 2, what)  # noqa: E731
+    change = lambda days, kind, what: change_obs(last, env.obs_days_before(frames, sid, days), kind, 2, what)  # noqa: E731
     out = {"change_1m_pct": change(30, "pct", "percent change since 30 days earlier")}
     if name in ("equities", "crypto"):
         year = ind.window(frames.get(sid), 365)
@@ -167,7 +165,7 @@ def compute(frames: Frames) -> dict:
     levels, moves = key_levels(frames)
     risks = top_risks(frames, regime["facts"], assets)
     with prov.about(frames, *risk_series(frames)):
-        risk_count = count(len(risks), "count of elevated risks (at most five)")
+        risk_count = env.count(len(risks), "count of elevated risks (at most five)")
     state, probs = regime["state"], regime["probabilities"]
     data = {"regime": {k: regime[k] for k in ("state", "probabilities", "rationale")},
             "asset_classes": assets, "key_levels": levels, "moves_1m": moves, "top_risks": risks,

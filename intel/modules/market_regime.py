@@ -4,7 +4,7 @@ from __future__ import annotations
 from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._macro_b import count, scoring_series, traced_regime
+from intel.modules._macro_b import scoring_series, traced_regime
 from intel.regime import METHODOLOGY, REGIME_INPUTS
 from intel.registry import Module, register
 
@@ -23,7 +23,7 @@ def compute(frames: Frames) -> dict:
     # which facts fired and the margin read every scored fact
     with prov.about(frames, *scoring_series(frames, result["facts"])):
         margin = env.rnd(probs[state] - probs[runner_up], 3, "probability of the state minus the runner-up's")
-        facts_used = count(len(result["rationale"]), "count of rules that fired")
+        facts_used = env.count(len(result["rationale"]), "count of rules that fired")
     data = {"state": state, "probabilities": probs, "scores": result["scores"],
             "margin_over_runner_up": margin, "runner_up": runner_up,
             "rationale": result["rationale"], "drivers": result["drivers"], "facts_used": facts_used,

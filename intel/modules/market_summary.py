@@ -11,7 +11,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import HORIZONS
-from intel.modules._macro_b import change_obs, count, retag
+from intel.modules._macro_b import change_obs, retag
 from intel.registry import Module, register
 
 NAME = "market_summary"
@@ -136,7 +136,7 @@ def compute(frames: Frames) -> dict:
     with prov.about(frames, *(table[k]["series"] for k in toned)):
         tone = env.rnd(np.mean(tone_parts), 2, "mean of the risk-signed 1-month moves in standard deviations") \
             if tone_parts else None
-        tone_inputs = count(len(tone_parts), "count of risk assets in the tone")
+        tone_inputs = env.count(len(tone_parts), "count of risk assets in the tone")
     data = {"assets": table, "biggest_movers": movers, "notable_records": records,
             "risk_tone_1m_sd": tone, "risk_tone_inputs": tone_inputs}
 

@@ -8,8 +8,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._commodities import percentile_of_last, realized_vol_pct, rolling_vol_pct
-from intel.modules._common import fig, pct_word, trend_profile
-from intel.modules._fx import observed_returns
+from intel.modules._common import fig, observed_horizon_returns, pct_word, trend_profile
 from intel.registry import Module, register
 
 NAME = "oil"
@@ -26,7 +25,7 @@ def benchmark(frames: Frames, series_id: str) -> dict:
     close = frame["value"].to_numpy()
     year = ind.window(frame, 365)["value"].to_numpy()
     out = {"price_usd_per_barrel": env.level(frames, series_id, 2), "date": frame["date"][-1].isoformat()}
-    out.update(observed_returns(frames, series_id))
+    out.update(observed_horizon_returns(frames, series_id))
     with prov.about(frames, series_id):
         out.update(trend_profile(frame))
         out["high_1y"] = env.rnd(year.max(), 2, "highest close of the past year")

@@ -118,8 +118,9 @@ def compute(frames: Frames) -> dict:
         equity_vol = env.rnd(vol_s, 2, "annualized volatility of daily SP500 returns over the past year, percent")
     with prov.about(frames, *INPUTS):
         data = {
-            "weights": {"equities_pct": xa.parameter(W_EQ * 100, "equity weight, percent"),
-                        "bonds_pct": xa.parameter(W_BOND * 100, "bond weight, percent"), "rebalancing": "daily"},
+            "weights": {"equities_pct": env.constant(W_EQ * 100, "fixed parameter: equity weight, percent"),
+                        "bonds_pct": env.constant(W_BOND * 100, "fixed parameter: bond weight, percent"),
+                        "rebalancing": "daily"},
             "bond_leg": bond_leg, "portfolio": _returns(days, port, PORTFOLIO), "equities": equities, "bonds": bonds,
             "risk": _risk(days, port, rp, vol_p, equity_vol, bond_vol),
             "diversification": _diversification(rs, rb, cov, var_p, (vol_p, vol_s, vol_b)),
@@ -149,7 +150,7 @@ def compute(frames: Frames) -> dict:
     if unavailable:
         summary += f" Not enough history for: {', '.join(unavailable)}."
     summary += env.staleness_note(sources)
-    data["window_days"] = xa.parameter(63, "short correlation and volatility window in trading days")
+    data["window_days"] = env.constant(63, "fixed parameter: short correlation and volatility window in trading days")
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
                          ("stock_bond_correlation", "the correlation regime that drives diversification"),

@@ -9,7 +9,7 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import index_days_ago, value_days_ago
 from intel.modules._common import fig
-from intel.modules._rates import DAYS, aligned, change_of, move_bp, obs_at, obs_level, stated
+from intel.modules._rates import DAYS, STATED, aligned, move_bp, obs_at
 from intel.registry import Module, register
 
 NAME = "real_yields"
@@ -36,10 +36,10 @@ def stats(frames: Frames, dates: np.ndarray, values: np.ndarray, label: str, ids
     out = {}
     if made is None:
         sid = ids[0]
-        out[f"{label}_pct"] = obs_level(obs_at(sid, dates, values, -1), 2)
+        out[f"{label}_pct"] = env.observed_level(obs_at(sid, dates, values, -1), 2)
         for h in ("1w", "1m", "3m"):
             base = obs_at(sid, dates, values, index_days_ago(dates, DAYS[h]))
-            out[f"change_{h}_bp"] = change_of(obs_at(sid, dates, values, -1), base, 1, op=(
+            out[f"change_{h}_bp"] = env.difference(obs_at(sid, dates, values, -1), base, 1, op=(
                 f"change since the observation on or before {DAYS[h]} days earlier, bp"))
     with prov.about(frames, *ids):
         if made is not None:
@@ -76,15 +76,15 @@ def compute(frames: Frames) -> dict:
                                2, 1.0)
         data["real_10y"] = stats(frames, dates, v["DGS10"] - v["T10YIE"], "real_10y", ("DGS10", "T10YIE"),
                                  made="DGS10 - T10YIE", level_figure=today)
-        data["real_10y"]["nominal_10y_pct"] = obs_level(obs_at("DGS10", dates, v["DGS10"], -1), 2,
-                                                        "level on the last date shared with T10YIE")
+        data["real_10y"]["nominal_10y_pct"] = env.observed_level(obs_at("DGS10", dates, v["DGS10"], -1), 2,
+                                                                 "level on the last date shared with T10YIE")
         # split the nominal 10y move of the month into its real and breakeven parts
         i = index_days_ago(dates, 30)
         if i is not None:
             nominal = (v["DGS10"][-1] - v["DGS10"][i]) * 100
             be_part = (v["T10YIE"][-1] - v["T10YIE"][i]) * 100
             op = "change since the common date on or before 30 days earlier, bp"
-            parts = {sid: change_of(obs_at(sid, dates, v[sid], -1), obs_at(sid, dates, v[sid], i), 1, op=op)
+            parts = {sid: env.difference(obs_at(sid, dates, v[sid], -1), obs_at(sid, dates, v[sid], i), 1, op=op)
                      for sid in ("DGS10", "T10YIE")}
             with prov.about(frames, "DGS10", "T10YIE"):
                 real_part = env.rnd(nominal - be_part, 1, "DGS10 change minus T10YIE change over the month, bp")
@@ -104,7 +104,7 @@ def compute(frames: Frames) -> dict:
         with prov.about(frames, "T10YIE", "T5YIE"):
             data["forward_5y5y"]["linear_approximation_pct"] = env.rnd(
                 2 * v["T10YIE"][-1] - v["T5YIE"][-1], 2, "2 x T10YIE - T5YIE on their last common date")
-        data["forward_5y5y"]["anchor_band_pct"] = [stated(b) for b in ANCHOR_BAND_PCT]
+        data["forward_5y5y"]["anchor_band_pct"] = [env.constant(b, STATED) for b in ANCHOR_BAND_PCT]
         lo, hi = ANCHOR_BAND_PCT
         level = data["forward_5y5y"]["breakeven_5y5y_pct"]
         data["forward_5y5y"]["anchoring"] = "above_band" if level > hi else "below_band" if level < lo else "anchored"

@@ -118,10 +118,10 @@ def backtest(prob: np.ndarray, usrec: np.ndarray, lo: int, target: str = "at_hor
     brier = float(np.mean((prob[scored] - outcome[scored]) ** 2)) if scored.any() else None
     accuracy = float(np.mean(alarm[scored] == (outcome[scored] == 1)) * 100) if scored.any() else None
     # called inside a scope naming the model's series and USREC: counts and rates carry them
-    count = macro.count
+    count = env.count
     return {"sample_start": month_label(lo + first), "sample_end": month_label(lo + known_to),
-            "alarm_threshold_pct": macro.parameter(ALARM_PCT, "back-test alarm threshold, percent"),
-            "lead_window_months": macro.parameter(HORIZON_M, "months before a recession an alarm counts"),
+            "alarm_threshold_pct": env.constant(ALARM_PCT, "fixed parameter: back-test alarm threshold, percent"),
+            "lead_window_months": env.constant(HORIZON_M, "fixed parameter: months before a recession an alarm counts"),
             "scored_against": target,
             "recessions_in_sample": count(len(starts), "count of recession starts with a full lead window"),
             "recessions_called": count(len(leads), "count of recessions with an alarm in the 12 months before"),
@@ -174,7 +174,7 @@ def compute(frames: Frames) -> dict:
                 data["yield_curve_model"] = {
                     "spread_month": month_label(month),
                     "spread_10y_3m_month_avg_pp": env.rnd(spread[-1], 3, "monthly mean of DGS10 - DGS3MO, pp"),
-                    "days_in_average": macro.count(int(monthly["count"][-1]), "count of days in the monthly mean"),
+                    "days_in_average": env.count(int(monthly["count"][-1]), "count of days in the monthly mean"),
                     "spread_latest_pp": env.difference(*legs, 2, scale=1.0,
                                                        op="DGS10 - DGS3MO at their last common date, pp"),
                     "spread_latest_date": day.isoformat(),

@@ -112,7 +112,7 @@ def compute(frames: Frames) -> dict:
     comp_days = joined["date"].to_numpy()
     agree = [c for c in components.values() if np.sign(c["score"]) == np.sign(score)]
     with prov.about(frames, *INPUTS):  # which components compute depends on every input
-        used = xa.count(len(components), "count of components computed")
+        used = env.count(len(components), "count of components computed")
     with prov.about(frames, *dict.fromkeys(sid for name in components for sid in SERIES_OF[name])):
         data = {"score": env.rnd(score, 1, "mean of the component scores"), "regime": _regime(score),
                 "components_used": used,
@@ -128,7 +128,7 @@ def compute(frames: Frames) -> dict:
         data["percentile_3y"] = env.rnd(ind.percentile_rank(composite, score), 1, "percentile rank of the score "
                                         "among the composite's values over up to 3 years") \
             if len(composite) >= MIN_HISTORY else None
-    data["window_days"] = xa.parameter(H, "one-month move in trading days")
+    data["window_days"] = env.constant(H, "fixed parameter: one-month move in trading days")
     signals = [_signal(data, sources)]
     ranked = sorted(components.items(), key=lambda kv: kv[1]["score"])
     summary = (f"Risk appetite scores {data['score']} ({data['regime']}; the scale runs from full risk-off to full "

@@ -8,7 +8,7 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._macro_b import count, exact_or
+from intel.modules._macro_b import exact_or
 from intel.registry import Module, register
 
 NAME = "risk_dashboard"
@@ -93,7 +93,7 @@ def component(frames: Frames, sid: str, dates: np.ndarray, values: np.ndarray, s
                                                                                                   "earlier")),
                 "risk_percentile_1m_ago": env.rnd(risk(month_ago), 1, "mid-rank percentile of the reading 30 days "
                                                                       "earlier, against the same history"),
-                "history_start": str(dates[0]), "observations": count(len(values))}
+                "history_start": str(dates[0]), "observations": env.count(len(values), "count of observations")}
 
 
 def compute(frames: Frames) -> dict:
@@ -129,9 +129,9 @@ def compute(frames: Frames) -> dict:
                    "risk_score_1m_ago": env.rnd(score_then, 1),
                    "change_1m_pts": env.rnd(score - score_then, 1, "change of the risk score over 30 days")
                    if score_then is not None else None,
-                   "gauges_used": count(len(gauges), "count of gauges with a year of history"),
-                   "gauges_at_or_above_80th": count(sum(s >= 80 for s in scores),
-                                                    "count of gauges at or above the 80th risk percentile"),
+                   "gauges_used": env.count(len(gauges), "count of gauges with a year of history"),
+                   "gauges_at_or_above_80th": env.count(sum(s >= 80 for s in scores),
+                                                        "count of gauges at or above the 80th risk percentile"),
                    "method": "equal-weight mean of the gauges' risk percentiles; levels: below 25 low, 25 moderate, "
                              "50 elevated, 75 high, 90 extreme"}
     data = {"overall": overall, "gauges": gauges}

@@ -10,7 +10,7 @@ from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, day_numbers, in_window, iso_day
 from intel.modules._common import all_stale, fig, left_out_as_stale
-from intel.modules._fx import MONTH_OBS, PAIRS, setting, standing, usd_log_returns
+from intel.modules._fx import MONTH_OBS, PAIRS, SETTING, standing, usd_log_returns
 from intel.registry import Module, register
 
 NAME = "safe_havens"
@@ -85,7 +85,7 @@ def compute(frames: Frames) -> dict:
     with prov.about(frames, *scored):
         score_z = env.rnd(score, 2, "mean of the havens' 1-month move z-scores")
     data: dict = {"haven_demand_score_z": score_z, "haven_demand_state": _demand_state(score),
-                  "havens": havens, "risk_off_quantile_pct": setting(RISK_OFF_PCT)}
+                  "havens": havens, "risk_off_quantile_pct": env.constant(RISK_OFF_PCT, SETTING)}
     if spx_days is not None and len(spx_rets) >= MIN_DAYS:
         figures, missing = _risk_off_today(frames, spx, spx_rets, havens, stale)
         data.update(figures)

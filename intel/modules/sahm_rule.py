@@ -32,7 +32,7 @@ def _figures(frames: Frames, start: int, unrate, ma3, low, sahm, fired) -> dict:
         "avg_3m_pct": env.rnd(ma3[-1], 2, "3-month average of the unemployment rate"),
         "low_of_avg_3m_prior_12m_pct": env.rnd(low[-1], 2, "lowest 3-month average of the previous 12 months"),
         "sahm_indicator_pp": env.rnd(value, 2, "3-month average minus its low of the previous 12 months"),
-        "trigger_pp": macro.parameter(TRIGGER, "the Sahm rule's trigger in pp"),
+        "trigger_pp": env.constant(TRIGGER, "fixed parameter: the Sahm rule's trigger in pp"),
         "distance_to_trigger_pp": env.rnd(TRIGGER - value, 2, "trigger minus the Sahm indicator"),
         "triggered": bool(value >= TRIGGER),
         "state": _state(value),
@@ -42,12 +42,12 @@ def _figures(frames: Frames, start: int, unrate, ma3, low, sahm, fired) -> dict:
         "indicator_high_12m_pp": env.rnd(np.nanmax(sahm[-12:]), 2, "highest Sahm indicator of the last 12 months"),
         "last_trigger_month": month_label(start + last_trigger) if last_trigger is not None else None,
         # counts carry the series they were counted on
-        "months_since_last_trigger": macro.count(months - 1 - last_trigger, "months since the last trigger")
+        "months_since_last_trigger": env.count(months - 1 - last_trigger, "months since the last trigger")
         if last_trigger is not None else None,
-        "triggers_in_history": macro.count(len(fired), "count of upward crossings of the trigger"),
+        "triggers_in_history": env.count(len(fired), "count of upward crossings of the trigger"),
         "history_start": month_label(start),
-        "months_missing_last_15m": macro.count(int(np.count_nonzero(~np.isfinite(unrate[-15:]))),
-                                               "count of months absent from the last 15"),
+        "months_missing_last_15m": env.count(int(np.count_nonzero(~np.isfinite(unrate[-15:]))),
+                                             "count of months absent from the last 15"),
     }
 
 

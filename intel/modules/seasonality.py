@@ -13,7 +13,7 @@ from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._equities import at, change_pct, count, whole
+from intel.modules._equities import whole
 from intel.registry import Module, register
 
 NAME = "seasonality"
@@ -37,12 +37,12 @@ def _stats(x: np.ndarray, digits: int, what: str) -> dict:
     n = len(x)
     if n == 0:
         return {"mean_return_pct": None, "median_return_pct": None, "hit_rate_pct": None,
-                "n": count(0, f"count of {what}"), "t_stat": None}
+                "n": env.count(0, f"count of {what}"), "t_stat": None}
     sd = float(np.std(x, ddof=1)) if n > 1 else 0.0
     return {"mean_return_pct": env.rnd(np.mean(x), digits, f"mean of {what}, percent"),
             "median_return_pct": env.rnd(np.median(x), digits, f"median of {what}, percent"),
             "hit_rate_pct": env.rnd(np.count_nonzero(x > 0) / n * 100, 1, f"percent of {what} above zero"),
-            "n": count(n, f"count of {what}"),
+            "n": env.count(n, f"count of {what}"),
             "t_stat": env.rnd(np.mean(x) / (sd / math.sqrt(n)), 2, f"t-statistic of the mean of {what}")
             if sd > 0 else None}
 
@@ -98,7 +98,7 @@ def _compute(frames: Frames) -> dict:
                 for m in range(12)}
     means = {k: v["mean_return_pct"] for k, v in by_month.items() if v["mean_return_pct"] is not None}
     for rank, k in enumerate(sorted(means, key=lambda k: -means[k]), 1):
-        by_month[k]["rank_by_mean"] = count(rank, "rank of the calendar month by mean return (1 = best)")
+        by_month[k]["rank_by_mean"] = env.count(rank, "rank of the calendar month by mean return (1 = best)")
 
     # daily returns, skipping the first (possibly partial) month so turn-of-month days are real ones
     d_ret = (close[1:] / close[:-1] - 1) * 100
@@ -129,17 +129,19 @@ def _compute(frames: Frames) -> dict:
 
     # where today sits in the weekday calendar rests on the date alone, no series
     with prov.about_inputs(()):
-        pos = {k: count(v, POSITION_WORDS[k]) if k in POSITION_WORDS else v for k, v in _position(frames.now).items()}
+        pos = {k: env.count(v, POSITION_WORDS[k]) if k in POSITION_WORDS else v
+               for k, v in _position(frames.now).items()}
     cur_key = np.datetime64(pos["session_date"], "M").astype(np.int64)
     prev_end = np.flatnonzero(month_key < cur_key)
     in_month = month_key == cur_key
-    pos["month_to_date_pct"] = (change_pct(at(frame, SERIES, -1), at(frame, SERIES, int(prev_end[-1])), 2,
-                                           "month-to-date return: percent change from the last close of the "
-                                           "previous month") if in_month.any() and len(prev_end) else None)
+    prev_close = env.nth_obs(frame, SERIES, int(prev_end[-1])) if len(prev_end) else None
+    pos["month_to_date_pct"] = (env.pct_change(env.last_obs(frame, SERIES), prev_close, 2,
+                                               "month-to-date return: percent change from the last close of the "
+                                               "previous month") if in_month.any() and len(prev_end) else None)
     data = {"date": frame["date"][-1].isoformat(), "sample_start": str(dates[d_idx[0]]) if len(d_idx) else None,
             "years_of_history": env.rnd(len(close) / 252, 1, "closes in the history / 252"),
-            "months_sampled": count(len(m_ret), "count of complete monthly returns in the sample"),
-            "days_sampled": count(len(d_ret), "count of daily returns in the sample"),
+            "months_sampled": env.count(len(m_ret), "count of complete monthly returns in the sample"),
+            "days_sampled": env.count(len(d_ret), "count of daily returns in the sample"),
             "by_month": by_month, "by_weekday": by_weekday,
             "turn_of_month": turn, "today": pos,
             "current_month": by_month[pos["month"]], "current_weekday": by_weekday[pos["weekday"]]}

@@ -13,7 +13,7 @@ from intel.catalog import CYCLICAL_SECTORS, DEFENSIVE_SECTORS, SECTOR_NAMES, SEC
 from intel.frames import Frames
 from intel.modules._common import HORIZONS as DAYS  # calendar days per horizon
 from intel.modules._common import signed
-from intel.modules._equities import calendar_returns, count, whole
+from intel.modules._equities import calendar_returns, whole
 from intel.registry import Module, register
 
 NAME = "sector_rotation"
@@ -112,7 +112,7 @@ def compute(frames: Frames) -> dict:
     # a rank rests on every ranked sector's score (and so on the index when scores are relative)
     with _upto(frames, (*ranking, INDEX), common_end or last_sector):
         for rank, sid in enumerate(ranking, 1):
-            sectors[sid]["rank"] = count(rank, "rank by leadership score among the sectors (1 = strongest)")
+            sectors[sid]["rank"] = env.count(rank, "rank by leadership score among the sectors (1 = strongest)")
     if index is None:
         unavailable["relative_strength"] = "SP500 missing: sectors ranked on their own returns, not against the index"
 
@@ -157,11 +157,11 @@ def compute(frames: Frames) -> dict:
             "rotation_phase": {"phase": phase, "rule": PHASE_RULE}}
     # which sectors are present and ranked depends on their histories' lengths, not on their values
     with _upto(frames, present, last_sector):
-        data["sectors_ranked"] = count(len(ranking), "count of sectors with a leadership score")
-        data["sectors_covered"] = count(len(present), "count of sector ETFs with data")
+        data["sectors_ranked"] = env.count(len(ranking), "count of sectors with a leadership score")
+        data["sectors_covered"] = env.count(len(present), "count of sector ETFs with data")
     if index is not None:
         with _upto(frames, (*present, INDEX), common_end):
-            data["sectors_outperforming_3m"] = count(len(outperforming), "count of sectors whose 3-month return "
+            data["sectors_outperforming_3m"] = env.count(len(outperforming), "count of sectors whose 3-month return "
                                                                          "beat the S&P 500's")
             data["share_outperforming_3m_pct"] = env.rnd(len(outperforming) / len(present) * 100, 1,
                                                          "percent of the sectors whose 3-month return beat the "

@@ -14,7 +14,6 @@ from intel.frames import Frames
 from intel.indicators import asof, day_numbers, iso_day
 from intel.modules._common import fig
 from intel.modules._regime_history import HY, SPX, VIX, forward_return, rolling_z, values
-from intel.modules._volatility import rule_constant
 from intel.registry import Module, register
 
 NAME = "signal_composite"
@@ -159,8 +158,8 @@ def compute(frames: Frames) -> dict:
         data["sp500_up_share_21d_pct"] = env.rnd((fwd[np.isfinite(fwd)] > 0).mean() * 100, 1, "percent of past "
                                                  "days followed by a higher S&P 500 close 21 sessions later") \
             if np.isfinite(fwd).any() else None
-    data["horizon_sessions"] = rule_constant(frames, HORIZON, "sessions ahead the hit rates test (fixed)")
-    data["call_threshold"] = rule_constant(frames, CALL, "|composite| at which it makes a call (fixed)")
+    data["horizon_sessions"] = env.constant(HORIZON, "sessions ahead the hit rates test (fixed)")
+    data["call_threshold"] = env.constant(CALL, "|composite| at which it makes a call (fixed)")
     best = {k: v["hit_rate_pct"] for k, v in strategies.items() if v["hit_rate_pct"] is not None}
     if best:
         data["best_strategy"] = max(best, key=best.get)

@@ -34,7 +34,7 @@ MEANING = {"positive": "an inflation regime, where bonds fall with stocks and do
 
 def _figures(days, stock, bond_ret, dy, rolling, now: float) -> dict:
     """The payload's figures, all from SP500 and DGS10 on their common dates (called inside their scope)."""
-    data: dict = {"window_days": xa.parameter(63, "correlation window in trading days")}
+    data: dict = {"window_days": env.constant(63, "fixed parameter: correlation window in trading days")}
     for key, w in WINDOWS.items():
         data[f"correlation_{key}"] = env.rnd(corr.rolling_corr(stock, bond_ret, w)[-1], 3, f"{w}-day {PAIR}") \
             if len(stock) >= w else None
@@ -60,7 +60,7 @@ def _figures(days, stock, bond_ret, dy, rolling, now: float) -> dict:
                                          f"percent of the past 252 days with a positive 63-day {PAIR}")
         if long else None,
         "sign_since": ind.iso_day(days[finite[flip]]) if flip is not None else None,
-        "sign_days": xa.count(int(len(hist) - flip), "trading days since the 63-day correlation took its sign")
+        "sign_days": env.count(int(len(hist) - flip), "trading days since the 63-day correlation took its sign")
         if flip is not None else None,
         "equity_beta_to_bonds_63d": env.rnd(beta, 2, "63-day beta of S&P 500 log returns to 10-year Treasury "
                                                      "total returns"),

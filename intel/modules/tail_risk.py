@@ -23,7 +23,6 @@ from intel.indicators import (
     rolling_std,
 )
 from intel.modules._common import fig
-from intel.modules._volatility import rule_constant
 from intel.registry import Module, register
 
 NAME = "tail_risk"
@@ -125,7 +124,7 @@ def _loss(x) -> str:
 
 
 def _parameters(frames: Frames) -> dict:
-    return {k: rule_constant(frames, v, "parameter fixed by the method") for k, v in (
+    return {k: env.constant(v, "parameter fixed by the method") for k, v in (
         ("tail_share_es_95_pct", 5.0), ("tail_share_es_99_pct", 1.0), ("jump_sigmas", JUMP_SIGMA),
         ("jump_sigma_window_sessions", SIGMA_WINDOW), ("normal_jump_rate_pct", NORMAL_JUMP_PCT))}
 

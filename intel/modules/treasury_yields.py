@@ -9,7 +9,7 @@ from intel import provenance as prov
 from intel.catalog import TREASURY_TENORS
 from intel.frames import Frames
 from intel.modules._common import all_stale, fig, left_out_as_stale
-from intel.modules._rates import DAYS, TENOR_LABEL, change_bp, count, move_bp, obs_at, obs_level
+from intel.modules._rates import DAYS, TENOR_LABEL, change_bp, move_bp, obs_at
 from intel.registry import Module, register
 
 NAME = "treasury_yields"
@@ -35,8 +35,8 @@ def tenor_stats(frames: Frames, sid: str) -> dict:
         out.update({
             "percentile_10y": env.rnd(ind.percentile_rank(decade, level), 1,
                                       "percentile rank of the last yield within the past 10 years"),
-            "high_10y_pct": obs_level(high, 2, "highest yield of the past 10 years"),
-            "low_10y_pct": obs_level(low, 2, "lowest yield of the past 10 years"),
+            "high_10y_pct": env.observed_level(high, 2, "highest yield of the past 10 years"),
+            "low_10y_pct": env.observed_level(low, 2, "lowest yield of the past 10 years"),
             "history_years_used": env.rnd(ind.history_years(ind.day_numbers(frame)), 1,
                                           "years of history within the 10-year window"),
             "last_observation": frame["date"][-1].isoformat(),
@@ -77,7 +77,7 @@ def compute(frames: Frames) -> dict:
         unavailable["curve_wide_moves"] = all_stale(old)
     # which tenors are fresh rests on every tenor's last date
     with prov.about(frames, *present):
-        data["tenors_used_in_averages"] = count(len(fresh), "count of tenors with current quotes")
+        data["tenors_used_in_averages"] = env.count(len(fresh), "count of tenors with current quotes")
     # the headline tenor: the first fresh one in order of importance, else the first present (dated as such)
     lead_id = next((s for s in LEAD_ORDER if TENOR_LABEL[s] in fresh), None) or \
         next(s for s in LEAD_ORDER if TENOR_LABEL[s] in tenors)
@@ -128,7 +128,7 @@ def compute(frames: Frames) -> dict:
     parts.append(left_out_as_stale(old, "the curve-wide moves").strip() if fresh
                  else "No curve-wide move is given: every tenor is stale.")
     with prov.about(frames, *present):
-        data["tenors_available"] = count(len(tenors), "count of tenors with observations")
+        data["tenors_available"] = env.count(len(tenors), "count of tenors with observations")
     return env.build(NAME, frames, data=data, signals=signals,
                      summary=" ".join(p for p in parts if p) + env.staleness_note(sources), sources=sources,
                      related_modules=env.related(

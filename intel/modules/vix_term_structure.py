@@ -14,7 +14,7 @@ from intel import provenance as prov
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, YEAR_DAYS, day_numbers, in_window, iso_day
 from intel.modules._common import fig, move_word
-from intel.modules._volatility import observed_level, rule_constant, vix_state
+from intel.modules._volatility import RULE_THRESHOLD, vix_state
 from intel.registry import Module, register
 
 NAME = "vix_term_structure"
@@ -58,8 +58,8 @@ def _ratio_block(frames: Frames, vix, vix3m) -> dict | None:
     a, b = (VIX, day, float(spot[-1])), (VIX3M, day, float(three[-1]))
     with prov.about(frames, VIX, VIX3M, operation="VIX / VIX3M on their shared dates"):
         return {
-            "date": iso_day(common[-1]), "vix": observed_level(a, 2, "VIX on the last date shared with VIX3M"),
-            "vix3m": observed_level(b, 2, "VIX3M on the last date shared with VIX"),
+            "date": iso_day(common[-1]), "vix": env.observed_level(a, 2, "VIX on the last date shared with VIX3M"),
+            "vix3m": env.observed_level(b, 2, "VIX3M on the last date shared with VIX"),
             "ratio": env.ratio(a, b, 3, op="VIXCLS / VXVCLS on their last shared date"),
             "spread_pts": env.difference(b, a, 2, scale=1.0, op="VXVCLS - VIXCLS on their last shared date"),
             "state": curve_state(last),
@@ -93,8 +93,8 @@ def compute(frames: Frames) -> dict:
         data = {"vix_level": env.level(frames, VIX, 2), "vix_date": vix["date"][-1].isoformat(),
                 "vix_state": vix_state(level), "vix_mean_1y": env.rnd(year.mean(), 2, "mean of VIX over the past year"),
                 "vix_to_mean_1y": env.rnd(level / year.mean(), 3, "VIX over its 1-year mean"),
-                "bands": {"steep_contango_below": rule_constant(frames, STEEP_CONTANGO),
-                          "backwardation_at_or_above": rule_constant(frames, BACKWARDATION)}}
+                "bands": {"steep_contango_below": env.constant(STEEP_CONTANGO, RULE_THRESHOLD),
+                          "backwardation_at_or_above": env.constant(BACKWARDATION, RULE_THRESHOLD)}}
     block = _ratio_block(frames, vix, vix3m) if vix3m is not None else None
     unavailable = None
     if block is None:
@@ -104,7 +104,7 @@ def compute(frames: Frames) -> dict:
         inverted = level / year.mean() >= VIX_ONLY_INVERSION_MULTIPLE
         data["inferred_from_vix_only"] = {
             "likely_state": "backwardation_likely" if inverted else "contango_likely",
-            "rule_vix_to_mean_1y_at_or_above": rule_constant(frames, VIX_ONLY_INVERSION_MULTIPLE)}
+            "rule_vix_to_mean_1y_at_or_above": env.constant(VIX_ONLY_INVERSION_MULTIPLE, RULE_THRESHOLD)}
         # essential-missing penalty plus a further cut: this is an inference, not a measurement
         confidence = env.degrade(0.5, sources, essential=[VIX, VIX3M]) * 0.7
         direction = "bearish" if inverted else "neutral"

@@ -20,7 +20,7 @@ from intel.indicators import (
     rolling_std,
 )
 from intel.modules._common import fig
-from intel.modules._volatility import rule_constant, vix_state
+from intel.modules._volatility import vix_state
 from intel.registry import Module, register
 
 NAME = "vol_of_vol"
@@ -91,7 +91,7 @@ def compute(frames: Frames) -> dict:
                 else "steady"
     pct = data["percentile_21d_10y"]
     data["regime"] = regime_of(pct)
-    data["regime_bounds_percentile"] = {name: rule_constant(frames, low, "regime bound: a 10-year percentile "
+    data["regime_bounds_percentile"] = {name: env.constant(low, "regime bound: a 10-year percentile "
                                                                        "fixed by the method")
                                         for name, low in REGIMES}
 

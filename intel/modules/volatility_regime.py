@@ -18,7 +18,6 @@ from intel.modules._volatility import (
     VIX_STATES,
     counted,
     named,
-    rule_constant,
     vix_state_codes,
 )
 from intel.registry import Module, register
@@ -103,7 +102,7 @@ def compute(frames: Frames) -> dict:
                 "observations": env.count(n21, "count of past days in this state with a state 21 sessions on")}
         data = {
             "vix": env.level(frames, VIX, 2), "date": iso_day(days[-1]), "state": state,
-            "thresholds": {k: rule_constant(frames, b, "VIX state bound fixed by the method")
+            "thresholds": {k: env.constant(b, "VIX state bound fixed by the method")
                            for k, b in zip(("low_below", "normal_below", "elevated_below"), VIX_BOUNDS, strict=True)},
             "share_of_time_pct": {s: env.rnd((codes == k).mean() * 100, 1, "percent of VIX closes in this state")
                                   for k, s in enumerate(VIX_STATES)},

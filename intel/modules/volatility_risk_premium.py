@@ -24,7 +24,6 @@ from intel.indicators import (
     rolling_std,
 )
 from intel.modules._common import fig
-from intel.modules._volatility import observed_level
 from intel.registry import Module, register
 
 NAME = "volatility_risk_premium"
@@ -69,7 +68,7 @@ def _forward(frames: Frames, days, done, implied, forward_rv) -> dict:
     with prov.about(frames, VIX, SPX):
         return {
             "last_complete_date": iso_day(days[last]),
-            "vix_then": observed_level(_obs(VIX, days[last], implied[last]), 2, "VIX on the last complete date"),
+            "vix_then": env.observed_level(_obs(VIX, days[last], implied[last]), 2, "VIX on the last complete date"),
             "realized_vol_next_21d_pct": realized,
             "vrp_21d_pts": env.rnd(implied[last] - forward_rv[last], 2,
                                    "VIX minus the realized S&P 500 volatility of the next 21 sessions, vol points"),
@@ -114,7 +113,7 @@ def compute(frames: Frames) -> dict:
                     "realized_vol_63d_pct": env.rnd(rv63, 2, "annualized sd of the last 63 S&P 500 daily log "
                                                              "returns, percent")}
     with prov.about(frames, VIX, SPX, operation="VIX minus 21-day realized S&P 500 volatility, vol points"):
-        data = {"date": iso_day(days[-1]), "vix": observed_level(_obs(VIX, days[-1], now_vix), 2, "VIX on the "
+        data = {"date": iso_day(days[-1]), "vix": env.observed_level(_obs(VIX, days[-1], now_vix), 2, "VIX on the "
                                                                  "premium's date (last shared with the S&P 500)"),
                 **realized, "trailing": _trailing(vrp, days, now_vrp, now_vix, now_rv, rv63)}
     done = np.isfinite(forward_rv) & decade

@@ -9,7 +9,6 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._rates import count, obs_on_or_before
 from intel.registry import Module, register
 
 NAME = "yield_curve"
@@ -33,13 +32,13 @@ def inversion(spread: pl.DataFrame) -> dict:
     dates, values = spread["date"], spread["value"].to_numpy()
     inverted = values < 0
     out = {"inverted": bool(inverted[-1]), "inverted_since": None,
-           "inversion_duration_days": count(0, "calendar days of the current inversion (none)"),
+           "inversion_duration_days": env.count(0, "calendar days of the current inversion (none)"),
            "last_inversion_ended": None}
     if inverted[-1]:
         start = ind.run_start(inverted)
         out["inverted_since"] = dates[start].isoformat()
-        out["inversion_duration_days"] = count((dates[-1] - dates[start]).days,
-                                               "calendar days since the first inverted observation of the run")
+        out["inversion_duration_days"] = env.count((dates[-1] - dates[start]).days,
+                                                   "calendar days since the first inverted observation of the run")
     elif inverted.any():
         last = int(np.flatnonzero(inverted)[-1])
         out["last_inversion_ended"] = dates[last + 1].isoformat()
@@ -70,8 +69,8 @@ def compute(frames: Frames) -> dict:
         month_ago = ind.value_days_before(spread, 30)
         # the slope today: both legs on their last common date
         day = spread["date"][-1]
-        data["slopes"][f"{name}_bp"] = env.difference(obs_on_or_before(frames, long, day),
-                                                      obs_on_or_before(frames, short, day), 1)
+        data["slopes"][f"{name}_bp"] = env.difference(env.obs_on_or_before(frames, long, day),
+                                                      env.obs_on_or_before(frames, short, day), 1)
         with prov.about(frames, short, long):
             data["slopes"][f"{name}_change_1m_bp"] = env.rnd(
                 spread["value"][-1] - month_ago, 1,
