@@ -41,13 +41,13 @@ PROMISES = (
     "inputs the figures rest on (a close dated the day before `as_of` says so here; each input's own last date is "
     "`data_sources.series[].last_observation`); and `generated_at`, the clock's time when the figures were "
     "computed. In the `full` and `agent` formats, `provenance` maps every number in `data` (the pulse: in "
-    "`regime`, `signals`, `correlation_alerts` and `composite_score`) by its dotted path to `inputs` (each a "
-    "`series` with the exact `dates` used, or `through` the last date of the stretch used), the `operation` in a "
-    "few words and an `attribution`: `observation` (a level, difference, ratio or percent change of the named "
-    "observations, recomputable as `recompute` says: `kind`, `scale`, `decimals`), `series` (computed from those "
-    "series' history), `module` (from the module's inputs as a whole) or `none` (a stated parameter of the "
-    "method, or a count from the calendar, resting on no observation). A price is `close` only when it traded; "
-    "an adjusted one is `adj_close` with its `adjustment` named.",
+    "`regime`, `signals`, `correlation_alerts` and `composite_score`) by its dotted path to its `operation` in a "
+    "few words, `observations` (series to the exact dates used) and `through` (series to the last date of the "
+    "stretch of history used). A figure made from named observations alone has `recompute`: `kind` (level, "
+    "difference, ratio or pct_change of those values in the order listed), times `scale` (1 when absent), rounded "
+    "to `decimals`. `scope: module` marks a figure resting on the module's inputs as a whole; an entry naming no "
+    "input is a stated parameter of the method or a count from the calendar, resting on no observation. A price "
+    "is `close` only when it traded; an adjusted one is `adj_close` with its `adjustment` named.",
 )
 
 DESCRIPTION = f"""Market intelligence for AI agents: structured JSON on equities, rates and credit, macro,

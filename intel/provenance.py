@@ -1,14 +1,16 @@
 """Provenance: for every figure in a payload's `data`, the observations behind it and the operation.
 
-A figure is attributed at one of three depths, named in its entry's `attribution`:
-- `observation`: a level, difference, ratio or percent change of named observations (series and date), made
-  by `envelope.level`, `difference`, `ratio`, `pct_change` or `observed`; `recompute` says how: `kind` over the
-  inputs' values in the order listed (each series' dates in the order listed), times `scale`, rounded to
-  `decimals`. An agent can recompute it from the named observations.
-- `series`: rounded inside `about(frames, *series)`: those series, through their last observation.
-- `module`: rounded outside any scope: every input the module read, through its last observation.
-- `none`: rests on no observation (a stated parameter of the method, or a count from the calendar and
-  the clock), made in a scope that names no series.
+Each entry has the `operation` and says how precisely the figure is attributed by which key it carries:
+- `observations` (series -> the exact dates used) with `recompute`: a level, difference, ratio or percent change of
+  named observations, made by `envelope.level`, `difference`, `ratio`, `pct_change` or `observed`. `recompute`
+  says how: `kind` over the observations' values in the order listed (each series' dates in the order listed),
+  times `scale` (1 when absent), rounded to `decimals`; an agent can recompute the figure from them.
+- `through` (series -> the last date of the stretch used), or `observations` without `recompute` (the exact
+  dates, for a figure no recompute kind expresses): rounded inside `about(frames, *series)` or
+  `about_inputs(...)`; with `scope: module` when rounded outside any scope (every input the module read).
+- neither: rests on no observation (a stated parameter of the method, or a count from the calendar and the
+  clock), made in a scope that names no series.
+Entries are kept short because they ride on every full response.
 The operation comes from the helper that made the figure or, failing that, from the figure's key
 (`percentile_1y` -> "percentile rank over 1 year"). Figures carry their source as a `Figure` (a float) from the
 rounding to the envelope, where `attach` swaps each for a plain float and files its entry by path.
@@ -35,11 +37,6 @@ class Input:
     dates: tuple[date, ...] = ()
     through: date | None = None
 
-    def as_json(self) -> dict:
-        if self.dates:
-            return {"series": self.series, "dates": [d.isoformat() for d in self.dates]}
-        return {"series": self.series, "through": self.through.isoformat() if self.through else None}
-
 
 @dataclass(frozen=True)
 class Source:
@@ -52,11 +49,23 @@ class Source:
     decimals: int | None = None
 
     def as_json(self, key: str) -> dict:
-        out = {"inputs": [i.as_json() for i in self.inputs],
-               "operation": self.operation or operation_for(key),
-               "attribution": self.attribution if self.inputs else "none"}
+        """The entry filed under the figure's path, kept short (it rides on every full response): the
+        operation; exact figures' `observations` (series -> dates used) and `recompute`; otherwise `through`
+        (series -> the last date of the stretch used), with `scope: module` for a number outside any scope;
+        neither for a figure that rests on no observation."""
+        out = {"operation": self.operation or operation_for(key)}
+        dated = {i.series: [d.isoformat() for d in i.dates] for i in self.inputs if i.dates}
+        spans = {i.series: i.through.isoformat() for i in self.inputs if not i.dates and i.through}
+        if dated:
+            out["observations"] = dated
+        if spans:
+            out["through"] = spans
         if self.kind:
-            out["recompute"] = {"kind": self.kind, "scale": self.scale, "decimals": self.decimals}
+            out["recompute"] = {"kind": self.kind, "decimals": self.decimals}
+            if self.scale != 1.0:
+                out["recompute"]["scale"] = int(self.scale) if self.scale == int(self.scale) else self.scale
+        if self.attribution == "module":
+            out["scope"] = "module"
         return out
 
 

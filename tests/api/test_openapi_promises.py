@@ -116,10 +116,9 @@ def dated_and_traced(template: str, body: dict, where) -> None:
     numbers = {k for k, v in flatten(data).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     assert numbers == set(body["provenance"]), where
     for entry in body["provenance"].values():
-        assert entry["operation"], where
-        assert entry["attribution"] in ("observation", "series", "module", "none"), where
-        assert bool(entry["inputs"]) == (entry["attribution"] != "none"), where
-        assert ("recompute" in entry) == (entry["attribution"] == "observation"), where
+        assert entry["operation"] and set(entry) <= {"operation", "observations", "recompute", "through", "scope"}
+        assert "recompute" not in entry or ("observations" in entry and "through" not in entry), where
+        assert entry.get("scope", "module") == "module" and ("scope" not in entry or "through" in entry), where
 
 
 def keeps_the_promises(responses) -> set[int]:

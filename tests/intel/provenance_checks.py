@@ -47,6 +47,26 @@ def replay_inputs(module: Module, now: date) -> tuple[Frames, pl.DataFrame | Non
     return frames, bars
 
 
+def expanded(provenance: dict) -> dict:
+    """The compact entries spelled out, for reading in tests: `inputs` as a list of {series, dates} (exact
+    observations) or {series, through}, `attribution` (observation, series, module or none) and `recompute`
+    with its scale (1 when the entry leaves it out)."""
+    out = {}
+    for path, entry in provenance.items():
+        inputs = [{"series": s, "dates": d} for s, d in entry.get("observations", {}).items()]
+        inputs += [{"series": s, "through": d} for s, d in entry.get("through", {}).items()]
+        if "recompute" in entry:
+            attribution = "observation"
+        elif inputs:
+            attribution = "module" if entry.get("scope") == "module" else "series"
+        else:
+            attribution = "none"
+        out[path] = {"inputs": inputs, "operation": entry["operation"], "attribution": attribution}
+        if "recompute" in entry:
+            out[path]["recompute"] = {"scale": 1, **entry["recompute"]}
+    return out
+
+
 def compute(module: Module, frames: Frames, bars: pl.DataFrame | None) -> dict | None:
     try:
         return module.compute(frames, bars, TICKER) if module.takes_ticker else module.compute(frames)
@@ -69,7 +89,7 @@ def recompute_errors(payload: dict) -> list[str]:
     """Observation-attributed figures whose recomputation from the CSVs differs from the published value."""
     errors = []
     figures = figure_paths(payload)
-    for path, entry in payload["provenance"].items():
+    for path, entry in expanded(payload["provenance"]).items():
         spec = entry.get("recompute")
         if not spec:
             continue
@@ -101,7 +121,7 @@ def precision_errors(payload: dict) -> list[str]:
     """Levels published with more decimals than their source writes (a price in cents shown to 4 places)."""
     errors = []
     figures = figure_paths(payload)
-    for path, entry in payload["provenance"].items():
+    for path, entry in expanded(payload["provenance"]).items():
         spec = entry.get("recompute")
         if not spec or spec["kind"] != "level" or spec["scale"] != 1.0:
             continue
@@ -139,7 +159,7 @@ def sign_word_errors(payload: dict) -> list[str]:
 
 def dates_named(payload: dict) -> list[date]:
     out = []
-    for entry in payload["provenance"].values():
+    for entry in expanded(payload["provenance"]).values():
         for item in entry["inputs"]:
             out += [date.fromisoformat(d) for d in item.get("dates", [])]
             if item.get("through"):
@@ -156,7 +176,7 @@ def _noisy(frame: pl.DataFrame) -> pl.DataFrame:
 
 def undeclared_dependencies(module: Module, frames: Frames, bars: pl.DataFrame | None, payload: dict) -> list[str]:
     """`path <- series` for each figure that moves when a series its provenance does not name is perturbed."""
-    named = {path: {i["series"] for i in entry["inputs"]} for path, entry in payload["provenance"].items()}
+    named = {path: {i["series"] for i in entry["inputs"]} for path, entry in expanded(payload["provenance"]).items()}
     base = figure_paths(payload)
     found = []
     candidates = [s for s in module.inputs if frames.get(s) is not None] + ([TICKER] if bars is not None else [])
@@ -183,6 +203,6 @@ def _same(a: float, b: float) -> bool:
 
 def attribution_counts(payload: dict) -> dict[str, int]:
     counts = {"observation": 0, "series": 0, "module": 0, "none": 0}
-    for entry in payload["provenance"].values():
+    for entry in expanded(payload["provenance"]).values():
         counts[entry["attribution"]] += 1
     return counts

@@ -40,8 +40,7 @@ def test_a_figure_rounded_in_a_scope_names_its_series_and_the_operation_from_its
     payload = build(data)
     assert payload["data"] == {"percentile_1y": 63.5, "custom": 2.0}
     entry = payload["provenance"]["percentile_1y"]
-    assert entry == {"inputs": [{"series": "DGS10", "through": "2024-03-07"}],
-                     "operation": "percentile rank over 1 year", "attribution": "series"}
+    assert entry == {"operation": "percentile rank over 1 year", "through": {"DGS10": "2024-03-07"}}
     assert payload["provenance"]["custom"]["operation"] == "my operation"
 
 
@@ -49,8 +48,7 @@ def test_a_number_outside_any_scope_rests_on_every_declared_input():
     payload = build({"nested": [{"z": 1.5}], "label": "text", "flag": True})
     assert set(payload["provenance"]) == {"nested.0.z"}
     entry = payload["provenance"]["nested.0.z"]
-    assert entry["attribution"] == "module" and [i["series"] for i in entry["inputs"]] == ["DGS10", "DGS2",
-                                                                                              "CPIAUCSL"]
+    assert entry["scope"] == "module" and list(entry["through"]) == ["DGS10", "DGS2", "CPIAUCSL"]
 
 
 def test_exact_figures_say_how_to_recompute_them():
@@ -59,12 +57,12 @@ def test_exact_figures_say_how_to_recompute_them():
                      "ratio": env.ratio(a, b, 3), "move_pct": env.pct_change(a, env.nth_obs(FRAMES, "DGS10", -2))})
     p = payload["provenance"]
     assert payload["data"]["slope_bp"] == -42.0
-    assert p["slope_bp"]["inputs"] == [{"series": "DGS10", "dates": ["2024-03-07"]},
-                                       {"series": "DGS2", "dates": ["2024-03-07"]}]
-    assert p["slope_bp"]["recompute"] == {"kind": "difference", "scale": 100.0, "decimals": 1}
-    assert p["level"]["recompute"]["kind"] == "level" and p["ratio"]["recompute"]["kind"] == "ratio"
+    assert p["slope_bp"] == {"operation": "DGS10 - DGS2 in bp",
+                             "observations": {"DGS10": ["2024-03-07"], "DGS2": ["2024-03-07"]},
+                             "recompute": {"kind": "difference", "decimals": 1, "scale": 100}}
+    assert p["level"]["recompute"] == {"kind": "level", "decimals": 2} and p["ratio"]["recompute"]["kind"] == "ratio"
     assert payload["data"]["move_pct"] == round((4.09 / 4.1 - 1) * 100, 2)
-    assert p["move_pct"]["inputs"] == [{"series": "DGS10", "dates": ["2024-03-07", "2024-03-06"]}]
+    assert p["move_pct"]["observations"] == {"DGS10": ["2024-03-07", "2024-03-06"]}
 
 
 def test_counts_stay_whole_numbers_and_the_payload_holds_no_tagged_value():
@@ -74,6 +72,12 @@ def test_counts_stay_whole_numbers_and_the_payload_holds_no_tagged_value():
     payload = env.build("test", FRAMES, data=data, signals=signals, summary="", sources=SOURCES, related_modules=[])
     assert type(payload["data"]["observations"]) is int and type(payload["signals"][0]["confidence"]) is float
     assert orjson.loads(orjson.dumps(payload))["data"]["observations"] == 12
+
+
+def test_a_figure_resting_on_no_observation_names_none():
+    payload = build({"window_days": env.constant(63, "fixed parameter: window")})
+    assert payload["data"]["window_days"] == 63 and type(payload["data"]["window_days"]) is int
+    assert payload["provenance"]["window_days"] == {"operation": "fixed parameter: window"}
 
 
 def test_scopes_nest_and_end():

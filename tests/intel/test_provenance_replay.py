@@ -15,6 +15,7 @@ from tests.history import history_dir
 from tests.intel.provenance_checks import (
     compute,
     dates_named,
+    expanded,
     figure_paths,
     precision_errors,
     provider,
@@ -48,16 +49,16 @@ def _history():
 def test_every_figure_is_traced_to_observations_on_or_before_the_clock(day):
     faults = []
     for name, (_, _, _, payload) in replayed(day).items():
-        paths, traced = set(figure_paths(payload)), set(payload["provenance"])
+        paths, traced = set(figure_paths(payload)), set(expanded(payload["provenance"]))
         if paths != traced:
             faults.append(f"{name}: untraced {sorted(paths - traced)[:5]}, stray {sorted(traced - paths)[:5]}")
         late = [d for d in dates_named(payload) if d > day]
         if late:
             faults.append(f"{name}: names observations after the clock: {late[:3]}")
-        module_wide = [p for p, e in payload["provenance"].items() if e["attribution"] == "module"]
+        module_wide = [p for p, e in expanded(payload["provenance"]).items() if e["attribution"] == "module"]
         if module_wide:
             faults.append(f"{name}: attributed only to the module's whole input list: {module_wide[:5]}")
-        vague = [p for p, e in payload["provenance"].items() if not e["operation"]]
+        vague = [p for p, e in expanded(payload["provenance"]).items() if not e["operation"]]
         if vague:
             faults.append(f"{name}: no operation for {vague[:5]}")
     assert not faults, "\n".join(faults)
@@ -68,7 +69,7 @@ def test_exact_figures_recompute_from_the_history_files(day):
     faults = []
     exact = 0
     for name, (_, _, _, payload) in replayed(day).items():
-        exact += sum(1 for e in payload["provenance"].values() if e["attribution"] == "observation")
+        exact += sum(1 for e in expanded(payload["provenance"]).values() if e["attribution"] == "observation")
         faults += [f"{name}: {e}" for e in recompute_errors(payload)]
     assert not faults, "\n".join(faults)
     assert exact >= 100, f"only {exact} figures are traced to named observations at {day}"
@@ -115,9 +116,9 @@ def test_the_pulse_is_traced_and_recomputes():
     pulse = replay_pulse(date(2022, 6, 17))
     figures = figure_paths({"data": {k: pulse[k] for k in ("regime", "signals", "correlation_alerts",
                                                            "composite_score")}})
-    assert set(figures) == set(pulse["provenance"])
+    assert set(figures) == set(expanded(pulse["provenance"]))
     assert pulse["data_as_of"] == "2022-06-16" and pulse["as_of"] == "2022-06-17"
-    slope = pulse["provenance"]["signals.bonds.key_figures.slope_2s10s_bp"]
+    slope = expanded(pulse["provenance"])["signals.bonds.key_figures.slope_2s10s_bp"]
     assert [i["series"] for i in slope["inputs"]] == ["DGS10", "DGS2"] and slope["attribution"] == "observation"
     assert not recompute_errors({"data": {k: pulse[k] for k in ("signals",)}, "provenance": {
         k: v for k, v in pulse["provenance"].items() if k.startswith("signals.")}})
@@ -128,10 +129,10 @@ def test_the_issue_examples():
     vix = replayed(date(2008, 10, 10))["vix"][3]
     assert vix["as_of"] == "2008-10-10" and vix["data_as_of"] == "2008-10-09"
     assert vix["data"]["level"] == 63.92
-    assert vix["provenance"]["level"]["inputs"] == [{"series": "VIXCLS", "dates": ["2008-10-09"]}]
+    assert expanded(vix["provenance"])["level"]["inputs"] == [{"series": "VIXCLS", "dates": ["2008-10-09"]}]
     credit = replayed(date(2008, 10, 10))["credit_spreads"][3]
     assert credit["data_as_of"] == "2008-10-09"
-    assert credit["provenance"]["high_yield.oas_bp"]["inputs"][0]["series"] == "BAMLH0A0HYM2"
+    assert expanded(credit["provenance"])["high_yield.oas_bp"]["inputs"][0]["series"] == "BAMLH0A0HYM2"
     ta = replayed(date(2022, 6, 17))["technical_analysis"][3]
     assert "close" not in ta["data"] and ta["data"]["adjustment"] == "split- and dividend-adjusted"
     assert ta["data"]["adj_close"] == round(ta["data"]["adj_close"], 2)

@@ -6,6 +6,7 @@ from builders import check_payload, make_frames, month_starts, series, weekly
 
 from intel.envelope import InsufficientData
 from intel.modules import economic_calendar as mod
+from tests.intel.provenance_checks import expanded
 
 NOW = date(2026, 11, 20)  # a Friday
 
@@ -121,7 +122,7 @@ def test_no_data_at_all_raises_but_one_series_is_enough():
 
 def test_provenance_names_each_observation_and_no_series_for_calendar_numbers():
     payload = build()
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     assert prov["series.PAYEMS.last"]["inputs"] == [{"series": "PAYEMS", "dates": ["2026-10-01"]}]
     change = prov["series.PAYEMS.change"]
     assert change["attribution"] == "observation" and change["recompute"]["kind"] == "difference"

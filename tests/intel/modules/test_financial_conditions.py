@@ -5,6 +5,7 @@ import pytest
 from builders import check_payload, make_frames, series, weekly
 
 from intel.modules import financial_conditions as fc
+from tests.intel.provenance_checks import expanded
 
 NOW = date(2024, 6, 28)  # a Friday
 
@@ -85,7 +86,7 @@ def test_stale_and_short_history():
 
 
 def test_provenance_names_each_index_and_both_for_the_composite():
-    prov = fc.compute(make_frames(_paths("calm"), now=NOW))["provenance"]
+    prov = expanded(fc.compute(make_frames(_paths("calm"), now=NOW))["provenance"])
     change = prov["anfci.change_1m"]
     # weekly on Fridays: the value on or before 30 days earlier is 5 weeks back
     assert change["attribution"] == "observation" and change["recompute"]["kind"] == "difference"

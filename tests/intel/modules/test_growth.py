@@ -6,6 +6,7 @@ import pytest
 from builders import check_payload, compounded, make_frames, month_starts, series
 
 from intel.modules import growth
+from tests.intel.provenance_checks import expanded
 
 NOW = date(2024, 6, 28)
 N = 130
@@ -120,7 +121,7 @@ def test_stale_cfnai_named():
 
 
 def test_provenance_names_components_and_gdp():
-    prov = growth.compute(make_frames(_parts(), now=NOW))["provenance"]
+    prov = expanded(growth.compute(make_frames(_parts(), now=NOW))["provenance"])
     yoy = prov["industrial_production.yoy_pct"]
     assert yoy["attribution"] == "observation" and yoy["recompute"]["kind"] == "pct_change"
     assert yoy["inputs"] == [{"series": "INDPRO", "dates": ["2024-05-01", "2023-05-01"]}]

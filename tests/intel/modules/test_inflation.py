@@ -4,6 +4,7 @@ import pytest
 from builders import check_payload, make_frames, month_starts, series
 
 from intel.modules import inflation
+from tests.intel.provenance_checks import expanded
 
 
 def _index(n, r1, r2, last_k=3):
@@ -50,7 +51,7 @@ def test_missing_month_gives_none_not_a_shifted_month():
 def test_provenance_names_the_index_observations():
     dates = month_starts(30)
     frames = make_frames({"CPILFESL": series(dates, _index(30, 0.002, 0.005))}, now=date(2024, 6, 20))
-    prov = inflation.compute(frames)["provenance"]
+    prov = expanded(inflation.compute(frames)["provenance"])
     yoy = prov["core_cpi.yoy_pct"]
     assert yoy["attribution"] == "observation" and yoy["recompute"]["kind"] == "pct_change"
     assert yoy["inputs"] == [{"series": "CPILFESL", "dates": ["2024-05-01", "2023-05-01"]}]

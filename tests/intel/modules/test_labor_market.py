@@ -6,6 +6,7 @@ import pytest
 from builders import check_payload, make_frames, month_starts, series, weekly
 
 from intel.modules import labor_market
+from tests.intel.provenance_checks import expanded
 
 NOW = date(2024, 6, 28)
 
@@ -104,7 +105,7 @@ def test_short_history_gives_none_not_a_crash():
 
 
 def test_provenance_names_each_series_and_the_checks_inputs():
-    prov = labor_market.compute(make_frames(_market(weak=True), now=NOW))["provenance"]
+    prov = expanded(labor_market.compute(make_frames(_market(weak=True), now=NOW))["provenance"])
     change = prov["unemployment.change_12m_pp"]
     assert change["attribution"] == "observation" and change["recompute"]["kind"] == "difference"
     assert change["inputs"] == [{"series": "UNRATE", "dates": ["2024-05-01", "2023-05-01"]}]

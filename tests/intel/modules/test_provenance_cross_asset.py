@@ -13,6 +13,7 @@ from intel.formats import flatten
 from intel.frames import Frames
 from intel.providers.sim import SimProvider
 from intel.registry import modules
+from tests.intel.provenance_checks import expanded
 
 AS_OF = date(2026, 11, 20)
 CROSS_ASSET = ("stock_bond_correlation", "correlations", "correlation_breaks", "asset_class_momentum",
@@ -28,7 +29,7 @@ def payload_and_frames(name: str) -> tuple[dict, Frames]:
 
 
 def entry(name: str, path: str) -> dict:
-    return payload_and_frames(name)[0]["provenance"][path]
+    return expanded(payload_and_frames(name)[0]["provenance"])[path]
 
 
 def series_of(item: dict) -> set[str]:
@@ -49,9 +50,9 @@ def test_every_figure_names_its_series_and_observations_recompute(name):
     payload, frames = payload_and_frames(name)
     figures = {k: v for k, v in flatten(payload["data"]).items()
                if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    assert set(payload["provenance"]) == set(figures)
-    assert not [p for p, e in payload["provenance"].items() if e["attribution"] == "module"]
-    for path, item in payload["provenance"].items():
+    assert set(expanded(payload["provenance"])) == set(figures)
+    assert not [p for p, e in expanded(payload["provenance"]).items() if e["attribution"] == "module"]
+    for path, item in expanded(payload["provenance"]).items():
         spec = item.get("recompute")
         if not spec:
             continue

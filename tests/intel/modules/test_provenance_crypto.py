@@ -19,6 +19,7 @@ from intel.modules import (
     ethereum,
     halving_cycle,
 )
+from tests.intel.provenance_checks import expanded
 
 BTC, ETH = "CBBTCUSD", "CBETHUSD"
 DAYS = cdays(900)
@@ -48,14 +49,14 @@ def iso(d: date) -> str:
                                     btc_macro_correlation, crypto_risk, halving_cycle])
 def test_no_figure_falls_back_to_the_module_inputs(module):
     payload = module.compute(make_frames(market()))
-    fallback = [k for k, v in payload["provenance"].items() if v["attribution"] == "module"]
+    fallback = [k for k, v in expanded(payload["provenance"]).items() if v["attribution"] == "module"]
     assert not fallback
 
 
 def test_bitcoin_price_returns_and_drawdown_name_their_closes():
     frames = make_frames(market())
     payload = bitcoin.compute(frames)
-    prov, data = payload["provenance"], payload["data"]
+    prov, data = expanded(payload["provenance"]), payload["data"]
     assert prov["price_usd"]["attribution"] == "observation" and named(prov["price_usd"]) == {BTC: [iso(NOW)]}
     assert prov["price_usd"]["recompute"] == {"kind": "level", "scale": 1.0, "decimals": 2}
     month = prov["change_1m_pct"]
@@ -73,7 +74,7 @@ def test_bitcoin_price_returns_and_drawdown_name_their_closes():
 def test_bitcoin_intraday_figures_name_the_candle_series_and_days():
     closes = [60000.0 + 10 * k for k in range(49)]
     frames, ts = hourly_frames(closes)
-    prov = bitcoin.compute(frames)["provenance"]
+    prov = expanded(bitcoin.compute(frames)["provenance"])
     assert prov["intraday.last_close_usd"]["inputs"] == [{"series": BTC, "dates": [iso(ts[-1].date())]}]
     days = sorted({iso(t.date()) for t in (ts[-25], ts[-1])})
     assert prov["intraday.change_24h_pct"]["inputs"] == [{"series": BTC, "dates": days}]
@@ -82,7 +83,7 @@ def test_bitcoin_intraday_figures_name_the_candle_series_and_days():
 
 
 def test_ethereum_ratio_names_both_closes_of_the_last_common_date():
-    prov = ethereum.compute(make_frames(market()))["provenance"]
+    prov = expanded(ethereum.compute(make_frames(market()))["provenance"])
     ratio = prov["eth_btc.eth_btc_ratio"]
     assert ratio["attribution"] == "observation" and named(ratio) == {ETH: [iso(NOW)], BTC: [iso(NOW)]}
     assert ratio["recompute"]["kind"] == "ratio"
@@ -92,7 +93,7 @@ def test_ethereum_ratio_names_both_closes_of_the_last_common_date():
 
 
 def test_crypto_market_coin_figures_name_their_coin_and_cross_figures_both():
-    prov = crypto_market.compute(make_frames(market()))["provenance"]
+    prov = expanded(crypto_market.compute(make_frames(market()))["provenance"])
     assert set(named(prov["coins.ETH.distance_to_sma200_pct"])) == {ETH}
     assert set(named(prov["coins.BTC.position_in_1y_range_pct"])) == {BTC}
     assert named(prov["cross.eth_btc_price_ratio"]) == {ETH: [iso(NOW)], BTC: [iso(NOW)]}
@@ -101,7 +102,7 @@ def test_crypto_market_coin_figures_name_their_coin_and_cross_figures_both():
 
 
 def test_crypto_volatility_spx_leg_names_the_sp500_only():
-    prov = crypto_volatility.compute(make_frames(market()))["provenance"]
+    prov = expanded(crypto_volatility.compute(make_frames(market()))["provenance"])
     assert set(named(prov["btc_vs_spx.spx_realized_vol_21d_pct"])) == {"SP500"}
     assert set(named(prov["btc_vs_spx.btc_spx_vol_ratio"])) == {BTC, "SP500"}
     assert set(named(prov["vol_cone_30d.p50_pct"])) == {BTC}
@@ -109,7 +110,7 @@ def test_crypto_volatility_spx_leg_names_the_sp500_only():
 
 
 def test_crypto_momentum_12_1_is_the_change_between_two_named_closes():
-    prov = crypto_momentum.compute(make_frames(market()))["provenance"]
+    prov = expanded(crypto_momentum.compute(make_frames(market()))["provenance"])
     entry = prov["ETH.momentum_12_1_pct"]
     assert entry["attribution"] == "observation"
     assert named(entry) == {ETH: [iso(NOW - timedelta(days=30)), iso(NOW - timedelta(days=365))]}
@@ -119,7 +120,7 @@ def test_crypto_momentum_12_1_is_the_change_between_two_named_closes():
 
 def test_btc_macro_correlation_names_bitcoin_and_the_driver_through_their_last_common_date():
     payload = btc_macro_correlation.compute(make_frames(market()))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     end = payload["data"]["DGS10"]["sample_end"]
     assert named(prov["DGS10.correlation_63d"]) == {BTC: [end], "DGS10": [end]}
     move = prov["DGS10.driver_change_1m_bp"]
@@ -134,7 +135,7 @@ def test_crypto_risk_high_and_shortfall_provenance_and_new_high_wording():
     rising = {BTC: series(DAYS, np.linspace(20000, 60000, len(DAYS))),
               ETH: series(DAYS, random_walk(len(DAYS), 2000, 0.04, 2))}
     payload = crypto_risk.compute(make_frames(rising))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     assert named(prov["BTC.high"]) == {BTC: [iso(NOW)]} and prov["BTC.high"]["attribution"] == "observation"
     assert "expected shortfall" in prov["BTC.expected_shortfall_95_1d_pct"]["operation"]
     assert prov["shortfall_confidence_level_pct"]["inputs"] == []
@@ -148,7 +149,7 @@ def test_halving_cycle_returns_name_the_halving_day_close_and_calendar_figures_n
     dates = [date(2014, 12, 1) + timedelta(days=k) for k in range((now - date(2014, 12, 1)).days + 1)]
     payload = halving_cycle.compute(make_frames({BTC: series(dates, 300 * np.exp(0.001 * np.arange(len(dates))))},
                                                 now=now))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     assert named(prov["return_since_halving_pct"]) == {BTC: [iso(now), "2024-04-20"]}
     assert prov["return_since_halving_pct"]["attribution"] == "observation"
     assert prov["days_since_halving"]["inputs"] == [] and "as-of date" in prov["days_since_halving"]["operation"]

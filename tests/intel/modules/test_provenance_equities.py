@@ -13,11 +13,12 @@ from intel.modules import (
     seasonality,
     sector_rotation,
 )
+from tests.intel.provenance_checks import expanded
 
 
 def _inputs(payload: dict, path: str) -> dict:
     """series -> its dates (or its `through` date) in the figure's provenance."""
-    return {i["series"]: i.get("dates") or i.get("through") for i in payload["provenance"][path]["inputs"]}
+    return {i["series"]: i.get("dates") or i.get("through") for i in expanded(payload["provenance"])[path]["inputs"]}
 
 
 def _trend(n: int, drift: float, start: float = 100.0) -> np.ndarray:
@@ -28,7 +29,7 @@ def test_equity_indices_levels_and_returns_name_their_closes():
     dates = bdays(600)
     payload = equity_indices.compute(make_frames({"SP500": series(dates, _trend(600, 0.001, 3000)),
                                                   "NASDAQCOM": series(dates, _trend(600, 0.001, 9000))}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     last, prev = dates[-1].isoformat(), dates[-2].isoformat()
     assert _inputs(payload, "SP500.level") == {"SP500": [last]}
     assert prov["SP500.level"]["attribution"] == "observation"
@@ -44,7 +45,7 @@ def test_equity_indices_levels_and_returns_name_their_closes():
 def test_equity_volatility_cone_rests_on_the_index():
     dates = bdays(700)
     payload = equity_volatility.compute(make_frames({"SP500": series(dates, _trend(700, 0.0005, 3000))}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     assert _inputs(payload, "level") == {"SP500": [dates[-1].isoformat()]}
     assert _inputs(payload, "vol_cone.21d.p50_pct") == {"SP500": dates[-1].isoformat()}
     assert "21-day volatility cone" in prov["vol_cone.21d.p50_pct"]["operation"]
@@ -56,7 +57,7 @@ def test_equity_momentum_12_1_names_its_two_closes_and_ranks_name_every_sector()
     dates = bdays(400)
     parts = {sid: series(dates, _trend(400, 0.0005 * (i - 5), 50)) for i, sid in enumerate(SECTORS)}
     payload = equity_momentum.compute(make_frames({"SP500": series(dates, _trend(400, 0.001, 3000)), **parts}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     # 12-1: from the close 252 closes before the last to the close 21 before it
     assert _inputs(payload, "SP500.momentum_12_1_pct") == {"SP500": [dates[-22].isoformat(), dates[-253].isoformat()]}
     assert prov["SP500.momentum_12_1_pct"]["recompute"] == {"kind": "pct_change", "scale": 100.0, "decimals": 2}
@@ -71,7 +72,7 @@ def test_equity_bond_relative_figures_rest_on_the_common_days():
     payload = equity_bond_relative.compute(make_frames({
         "SP500": series(dates[:-1], _trend(399, 0.0005, 3000)),
         "DGS10": series(dates, 4 + 0.5 * np.sin(np.arange(400) / 40))}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     common, last = dates[-2].isoformat(), dates[-1].isoformat()
     assert _inputs(payload, "sp500") == {"SP500": [common]}
     assert _inputs(payload, "yield_10y_pct") == {"DGS10": [common]}
@@ -87,7 +88,7 @@ def test_equity_drawdown_names_the_high_and_the_latest_close():
     dates = bdays(500)
     close = np.concatenate([np.linspace(100, 150, 300), np.linspace(150, 120, 200)])
     payload = equity_drawdown.compute(make_frames({"SP500": series(dates, close)}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     high, last = dates[299].isoformat(), dates[-1].isoformat()
     assert _inputs(payload, "SP500.high") == {"SP500": [high]}
     assert _inputs(payload, "SP500.drawdown_from_high_pct") == {"SP500": [last, high]}
@@ -101,7 +102,7 @@ def test_equity_drawdown_names_the_high_and_the_latest_close():
 def test_seasonality_statistics_rest_on_the_index_and_today_on_the_date_alone():
     dates = bdays(800)
     payload = seasonality.compute(make_frames({"SP500": series(dates, _trend(800, 0.0004, 3000))}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     assert _inputs(payload, "by_month.jan.mean_return_pct") == {"SP500": dates[-1].isoformat()}
     assert prov["by_month.jan.t_stat"]["operation"] == "t-statistic of the mean of January monthly returns"
     # the weekday-calendar position reads no series
@@ -114,7 +115,7 @@ def test_sector_rotation_publishes_adjusted_closes_and_relative_figures_name_the
     dates = bdays(300)
     parts = {sid: series(dates, _trend(300, 0.0004 * (i - 5), 50)) for i, sid in enumerate(SECTORS)}
     payload = sector_rotation.compute(make_frames({"SP500": series(dates, _trend(300, 0.0003, 3000)), **parts}))
-    prov, row = payload["provenance"], payload["data"]["sectors"]["XLK"]
+    prov, row = expanded(payload["provenance"]), payload["data"]["sectors"]["XLK"]
     # the sector histories are adjusted prices: no `close` key
     assert "close" not in row and row["adj_close"] == round(parts["XLK"]["value"][-1], 2)
     assert _inputs(payload, "sectors.XLK.adj_close") == {"XLK": [dates[-1].isoformat()]}
@@ -131,7 +132,7 @@ def test_market_breadth_adjusted_closes_and_shares_name_their_sectors():
     dates = bdays(300)
     parts = {sid: series(dates, _trend(300, 0.0004 * (i - 5), 50)) for i, sid in enumerate(SECTORS)}
     payload = market_breadth.compute(make_frames(parts))
-    prov, row = payload["provenance"], payload["data"]["sectors"]["XLE"]
+    prov, row = expanded(payload["provenance"]), payload["data"]["sectors"]["XLE"]
     assert "close" not in row and row["adj_close"] == round(parts["XLE"]["value"][-1], 2)
     assert _inputs(payload, "sectors.XLE.adj_close") == {"XLE": [dates[-1].isoformat()]}
     high = _inputs(payload, "sectors.XLE.distance_from_52w_high_pct")["XLE"]

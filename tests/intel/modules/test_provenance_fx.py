@@ -15,6 +15,7 @@ from intel.modules import (
     oil,
     safe_havens,
 )
+from tests.intel.provenance_checks import expanded
 
 N = 900
 DATES = bdays(N)
@@ -34,8 +35,8 @@ def _fx_parts():
 
 
 def _no_fallback(payload):
-    assert payload["provenance"], "a payload with figures has provenance"
-    fallback = [k for k, v in payload["provenance"].items() if v["attribution"] == "module"]
+    assert expanded(payload["provenance"]), "a payload with figures has provenance"
+    fallback = [k for k, v in expanded(payload["provenance"]).items() if v["attribution"] == "module"]
     assert not fallback, f"figures attributed to the whole module: {fallback}"
 
 
@@ -46,7 +47,7 @@ def _named(entry):
 def test_dollar_strength_level_and_changes_name_their_observations():
     parts = _fx_parts()
     payload = dollar_strength.compute(make_frames({"DTWEXBGS": parts["DTWEXBGS"]}))
-    prov, last = payload["provenance"], DATES[-1].isoformat()
+    prov, last = expanded(payload["provenance"]), DATES[-1].isoformat()
     assert prov["level"]["inputs"] == [{"series": "DTWEXBGS", "dates": [last]}]
     assert prov["level"]["attribution"] == "observation"
     change = prov["change_1d_pct"]
@@ -63,7 +64,7 @@ def test_dollar_strength_level_and_changes_name_their_observations():
 def test_fx_overview_dollar_move_is_the_exact_inverse_of_named_quotes():
     parts = _fx_parts()
     payload = fx_overview.compute(make_frames({k: parts[k] for k in ("DEXUSEU", "DEXJPUS", "DTWEXBGS")}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     eur = prov["pairs.EURUSD.usd_change_1m_pct"]
     assert eur["attribution"] == "observation" and eur["recompute"]["kind"] == "pct_change"
     then, last = eur["inputs"][0]["dates"]
@@ -82,7 +83,7 @@ def test_fx_overview_says_flat_for_a_zero_move():
 
 def test_fx_carry_rate_leg_and_spot_returns_name_their_observations():
     payload = fx_carry.compute(make_frames(_fx_parts()))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     spread = prov["us_leg.bill_minus_fed_funds_bp"]
     assert spread["attribution"] == "observation" and spread["operation"] == "DGS3MO - FEDFUNDS in bp"
     assert _named(spread) == {"DGS3MO", "FEDFUNDS"}
@@ -96,7 +97,7 @@ def test_fx_carry_rate_leg_and_spot_returns_name_their_observations():
 def test_fx_volatility_maximum_names_every_pair_it_was_taken_among():
     parts = _fx_parts()
     payload = fx_volatility.compute(make_frames({k: parts[k] for k in ("DEXUSEU", "DEXJPUS", "DEXMXUS")}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     assert _named(prov["most_volatile_vol_21d_pct"]) == {"DEXUSEU", "DEXJPUS", "DEXMXUS"}
     assert _named(prov["pairs.USDJPY.realized_vol_21d_pct"]) == {"DEXJPUS"}
     _no_fallback(payload)
@@ -105,7 +106,7 @@ def test_fx_volatility_maximum_names_every_pair_it_was_taken_among():
 def test_em_fx_stress_score_rests_on_its_components():
     parts = _fx_parts()
     payload = em_fx_stress.compute(make_frames({k: parts[k] for k in ("DEXMXUS", "DEXCHUS", "DTWEXBGS")}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     assert _named(prov["stress_score_z"]) == {"DEXMXUS", "DEXCHUS", "DTWEXBGS"}
     assert "z-scores" in prov["stress_score_z"]["operation"]
     assert _named(prov["components.cny_move_1m.zscore_10y"]) == {"DEXCHUS"}
@@ -115,7 +116,7 @@ def test_em_fx_stress_score_rests_on_its_components():
 def test_safe_havens_treasury_move_is_a_difference_of_named_yields():
     parts = _fx_parts()
     payload = safe_havens.compute(make_frames({k: parts[k] for k in ("DEXJPUS", "DEXSZUS", "DGS10", "SP500")}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     move = prov["havens.ust10y.haven_move_1m_bp"]
     assert move["recompute"] == {"kind": "difference", "scale": 100.0, "decimals": 2}
     assert move["inputs"][0]["dates"] == [DATES[-22].isoformat(), DATES[-1].isoformat()]
@@ -129,7 +130,7 @@ def test_oil_spread_names_both_closes_of_the_last_common_day():
     # Brent misses the last day: the spread is taken on the last day both printed
     payload = oil.compute(make_frames({"DCOILWTICO": series(DATES, wti),
                                        "DCOILBRENTEU": series(DATES[:-1], brent[:-1])}))
-    level = payload["provenance"]["spread_brent_wti.level_usd"]
+    level = expanded(payload["provenance"])["spread_brent_wti.level_usd"]
     day = DATES[-2].isoformat()
     assert level["attribution"] == "observation"
     assert level["inputs"] == [{"series": "DCOILBRENTEU", "dates": [day]}, {"series": "DCOILWTICO", "dates": [day]}]
@@ -142,12 +143,12 @@ def test_monthly_commodity_changes_name_the_matched_months():
     copper = random_walk(30, 9000, 0.04, 3)
     payload = copper_gold_ratio.compute(make_frames({"PCOPPUSDM": series(months, copper),
                                                      "DGS10": _fx_parts()["DGS10"]}))
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     assert prov["copper.change_3m_pct"]["inputs"][0]["dates"] == [months[-1].isoformat(), months[-4].isoformat()]
     assert _named(prov["ten_year.beta_60m_bp_per_pct"]) == {"PCOPPUSDM", "DGS10"}
     _no_fallback(payload)
     overview = commodities_overview.compute(make_frames({"PCOPPUSDM": series(months, copper),
                                                          "DCOILWTICO": _daily(4, 80, 0.02)}))
-    assert overview["provenance"]["copper.change_12m_pct"]["attribution"] == "observation"
-    assert _named(overview["provenance"]["average_momentum_3m_pct"]) == {"PCOPPUSDM", "DCOILWTICO"}
+    assert expanded(overview["provenance"])["copper.change_12m_pct"]["attribution"] == "observation"
+    assert _named(expanded(overview["provenance"])["average_momentum_3m_pct"]) == {"PCOPPUSDM", "DCOILWTICO"}
     _no_fallback(overview)

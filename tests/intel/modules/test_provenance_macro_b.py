@@ -9,6 +9,7 @@ import pytest
 from intel.frames import Frames
 from intel.providers.sim import SimProvider
 from intel.registry import modules
+from tests.intel.provenance_checks import expanded
 
 NOW = date(2026, 11, 20)
 MODULES = ("economic_surprise", "consumer", "macro_regime", "housing", "liquidity", "market_regime",
@@ -23,7 +24,7 @@ def payload(name: str) -> dict:
 
 
 def entry(name: str, path: str) -> dict:
-    return payload(name)["provenance"][path]
+    return expanded(payload(name)["provenance"])[path]
 
 
 def series_of(e: dict) -> list[str]:
@@ -36,7 +37,7 @@ def last_date(name: str, series_id: str) -> str:
 
 @pytest.mark.parametrize("name", MODULES)
 def test_no_figure_rests_on_the_whole_module(name):
-    assert [p for p, e in payload(name)["provenance"].items() if e["attribution"] == "module"] == []
+    assert [p for p, e in expanded(payload(name)["provenance"]).items() if e["attribution"] == "module"] == []
 
 
 def test_latest_changes_and_levels_name_their_observations():

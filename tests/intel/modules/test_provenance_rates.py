@@ -16,6 +16,7 @@ from intel.modules import (
     treasury_yields,
     yield_curve,
 )
+from tests.intel.provenance_checks import expanded
 
 
 def _walks(ids, n=900, seed=1, start=3.0):
@@ -26,8 +27,8 @@ def _walks(ids, n=900, seed=1, start=3.0):
 
 
 def _no_module_fallback(payload):
-    assert payload["provenance"], "no figure filed"
-    fallback = [p for p, e in payload["provenance"].items() if e["attribution"] == "module"]
+    assert expanded(payload["provenance"]), "no figure filed"
+    fallback = [p for p, e in expanded(payload["provenance"]).items() if e["attribution"] == "module"]
     assert not fallback, fallback
 
 
@@ -42,7 +43,7 @@ def test_treasury_yields_levels_and_changes_name_their_observations():
     parts = _walks(TREASURY_TENORS)
     payload = treasury_yields.compute(make_frames(parts))
     _no_module_fallback(payload)
-    prov, dates = payload["provenance"], parts["DGS10"]["date"]
+    prov, dates = expanded(payload["provenance"]), parts["DGS10"]["date"]
     level = prov["tenors.10y.yield_pct"]
     assert level["attribution"] == "observation" and _one(level, "DGS10") == [NOW.isoformat()]
     day = prov["tenors.10y.change_1d_bp"]
@@ -66,11 +67,11 @@ def test_yield_curve_slope_names_both_legs_and_a_zero_slope_is_flat():
              "DGS3MO": series(dates, [4.1] * 300), "DGS5": series(dates, [4.2] * 300)}
     payload = yield_curve.compute(make_frames(parts))
     _no_module_fallback(payload)
-    slope = payload["provenance"]["slopes.2s10s_bp"]
+    slope = expanded(payload["provenance"])["slopes.2s10s_bp"]
     assert slope["attribution"] == "observation" and slope["operation"] == "DGS10 - DGS2 in bp"
     assert [i["series"] for i in slope["inputs"]] == ["DGS10", "DGS2"]
     assert _one(slope, "DGS10") == _one(slope, "DGS2") == [NOW.isoformat()]
-    butterfly = payload["provenance"]["slopes.butterfly_2s5s10s_bp"]
+    butterfly = expanded(payload["provenance"])["slopes.butterfly_2s5s10s_bp"]
     assert {i["series"] for i in butterfly["inputs"]} == {"DGS2", "DGS5", "DGS10"}
     assert payload["data"]["slopes"]["2s10s_bp"] == 0.0
     assert "2s10s is flat" in payload["summary"] and "2s10s is positive" not in payload["summary"]
@@ -80,7 +81,7 @@ def test_credit_spreads_gap_and_levels_name_their_observations():
     parts = _walks(("BAMLC0A0CM", "BAMLH0A0HYM2"), n=600)
     payload = credit_spreads.compute(make_frames(parts))
     _no_module_fallback(payload)
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     gap = prov["hy_ig_gap_bp"]
     assert gap["attribution"] == "observation" and [i["series"] for i in gap["inputs"]] == ["BAMLH0A0HYM2",
                                                                                             "BAMLC0A0CM"]
@@ -94,7 +95,7 @@ def test_real_yields_real_rate_is_a_difference_and_the_forward_names_both_breake
     parts = _walks(("DGS10", "T10YIE", "T5YIE"), n=600, start=2.0)
     payload = real_yields.compute(make_frames(parts))
     _no_module_fallback(payload)
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     real = prov["real_10y.real_10y_pct"]
     assert real["attribution"] == "observation" and real["operation"] == "DGS10 - T10YIE"
     assert real["recompute"] == {"kind": "difference", "scale": 1.0, "decimals": 2}
@@ -110,7 +111,7 @@ def test_duration_risk_volatility_is_scoped_and_shock_sizes_are_stated():
     parts = _walks(("DGS10", "DGS30"), n=600)
     payload = duration_risk.compute(make_frames(parts))
     _no_module_fallback(payload)
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     vol = prov["10y.realized_vol_21d_bp_per_day"]
     assert vol["attribution"] == "series" and vol["inputs"] == [{"series": "DGS10", "through": NOW.isoformat()}]
     assert "21 daily changes" in vol["operation"]
@@ -123,7 +124,7 @@ def test_curve_dynamics_leg_changes_name_the_common_dates():
     parts = _walks(("DGS2", "DGS10", "DGS30"), n=600)
     payload = curve_dynamics.compute(make_frames(parts))
     _no_module_fallback(payload)
-    prov, dates = payload["provenance"], parts["DGS2"]["date"]
+    prov, dates = expanded(payload["provenance"]), parts["DGS2"]["date"]
     base = max(d for d in dates if d <= NOW - timedelta(days=30)).isoformat()
     short = prov["segments.2s10s.horizons.1m.short_change_bp"]
     assert short["attribution"] == "observation" and _one(short, "DGS2") == [NOW.isoformat(), base]
@@ -141,7 +142,7 @@ def test_fed_policy_path_and_rule_name_their_inputs():
              "DGS3MO": series(ddates, np.full(300, 5.38))}
     payload = fed_policy.compute(make_frames(parts))
     _no_module_fallback(payload)
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     spread = prov["implied_path.2y.minus_funds_bp"]
     assert spread["attribution"] == "observation" and spread["operation"] == "DGS2 - FEDFUNDS in bp"
     assert _one(spread, "DGS2") == [NOW.isoformat()] and _one(spread, "FEDFUNDS") == [mdates[-1].isoformat()]
@@ -165,7 +166,7 @@ def test_credit_stress_composite_names_its_components_and_levels_their_observati
              "STLFSI4": series(fridays, np.round(np.cumsum(rng.normal(0, 0.1, len(fridays))), 4))}
     payload = credit_stress.compute(make_frames(parts))
     _no_module_fallback(payload)
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     composite = prov["composite_zscore"]
     assert {i["series"] for i in composite["inputs"]} == set(parts) and "z-scores" in composite["operation"]
     level = prov["components.anfci.level"]

@@ -14,7 +14,7 @@ from builders import bdays, make_frames, series
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/intel: the shared provenance checks
 
-from provenance_checks import attribution_counts, sign_word_errors, undeclared_dependencies  # noqa: E402
+from provenance_checks import attribution_counts, expanded, sign_word_errors, undeclared_dependencies  # noqa: E402
 
 from intel.frames import Frames  # noqa: E402
 from intel.modules import vix_term_structure, vol_of_vol  # noqa: E402
@@ -36,7 +36,7 @@ def sim_payload(name: str):
 
 def entry(payload: dict, path: str) -> tuple[dict, dict]:
     """(provenance entry, {series: dates or through}) of one figure."""
-    found = payload["provenance"][path]
+    found = expanded(payload["provenance"])[path]
     return found, {i["series"]: i.get("dates", i.get("through")) for i in found["inputs"]}
 
 
@@ -44,7 +44,7 @@ def entry(payload: dict, path: str) -> tuple[dict, dict]:
 def test_every_figure_names_its_series_and_no_other_moves_it(name):
     module, frames, payload = sim_payload(name)
     assert attribution_counts(payload)["module"] == 0, [
-        k for k, v in payload["provenance"].items() if v["attribution"] == "module"]
+        k for k, v in expanded(payload["provenance"]).items() if v["attribution"] == "module"]
     assert undeclared_dependencies(module, frames, None, payload) == []
     assert sign_word_errors(payload) == []
 

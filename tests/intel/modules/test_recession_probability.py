@@ -11,6 +11,7 @@ from intel.frames import Frames
 from intel.modules import recession_probability as rp
 from intel.providers.replay import ReplayProvider
 from tests.history import history_dir
+from tests.intel.provenance_checks import expanded
 
 PHI = NormalDist().cdf
 
@@ -249,7 +250,7 @@ def test_backtest_sees_a_recession_only_once_nber_could_have_announced_it(tmp_pa
 
 def test_provenance_names_the_spread_legs_and_the_backtest_inputs():
     parts, _ = _backtest_market()
-    prov = rp.compute(make_frames(parts, now=date(2011, 12, 30)))["provenance"]
+    prov = expanded(rp.compute(make_frames(parts, now=date(2011, 12, 30)))["provenance"])
     latest = prov["yield_curve_model.spread_latest_pp"]
     assert latest["attribution"] == "observation" and latest["recompute"]["kind"] == "difference"
     assert latest["inputs"] == [{"series": "DGS10", "dates": ["2011-12-30"]},

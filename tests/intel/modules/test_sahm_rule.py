@@ -7,6 +7,7 @@ from builders import check_payload, make_frames, month_starts, series
 
 from intel.envelope import InsufficientData
 from intel.modules import sahm_rule
+from tests.intel.provenance_checks import expanded
 
 NOW = date(2024, 6, 20)
 
@@ -113,7 +114,7 @@ def test_short_or_absent_history_raises_insufficient_data():
 
 def test_provenance_names_unrate_and_the_operations():
     payload = _payload([3.5] * 14 + [3.7, 3.9, 4.2])
-    prov = payload["provenance"]
+    prov = expanded(payload["provenance"])
     assert prov["unemployment_rate_pct"]["attribution"] == "observation"
     assert prov["unemployment_rate_pct"]["inputs"] == [{"series": "UNRATE", "dates": ["2024-05-01"]}]
     sahm = prov["sahm_indicator_pp"]
