@@ -5,10 +5,22 @@ from __future__ import annotations
 import falcon.testing
 
 from charging.prices import module_price
+from intel.formats import flatten
 from intel.registry import modules
 from tests.api.agent_helpers import auth, fund, register
 
 FORMATS = ("full", "compact", "prompt", "agent")
+
+
+def dated_and_traced(name: str, body: dict, source: str, takes_ticker: bool) -> None:
+    """The three dates, a provenance entry for every number in `data`, and a ticker's price named for what it
+    is (the replay history's XLK closes are adjusted for splits and dividends; the sim's bars traded)."""
+    assert body["data_as_of"] <= body["as_of"] and body["generated_at"], (name, body["as_of"])
+    numbers = {k for k, v in flatten(body["data"]).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    assert numbers == set(body["provenance"]), (name, sorted(numbers ^ set(body["provenance"]))[:5])
+    if takes_ticker:
+        adjusted = source == "replay"
+        assert ("adj_close" in body["data"]) is adjusted and ("close" in body["data"]) is not adjusted, name
 
 
 def query_every_module_in_every_format(settings) -> dict[str, set[str]]:
@@ -34,5 +46,6 @@ def query_every_module_in_every_format(settings) -> dict[str, set[str]]:
             assert body["_meta"]["simulated"] is (settings.source == "sim"), (name, body["_meta"])
             if fmt == "full":
                 assert body["module"] == name and body["data"] and body["summary"]
+                dated_and_traced(name, body, settings.source, module.takes_ticker)
             answered.setdefault(name, set()).add(fmt)
     return answered
