@@ -18,6 +18,8 @@ from intel.envelope import (
     difference,
     last_obs,
     level,
+    obs_days_before,
+    pct_change,
     rnd,
     series_status,
 )
@@ -35,6 +37,10 @@ COMPOSITE_METHOD = ("100 x the weighted mean of risk-oriented scores in -1..+1: 
                     "P(risk_on) - P(risk_off) - P(crisis) 0.1; weights of missing parts are redistributed.")
 
 
+VS_SMA200 = "percent distance from the 200-observation average"
+REALIZED_21D = "annualized realized volatility of 21 daily log returns, percent"
+
+
 def _clip(x: float) -> float:
     return float(max(-1.0, min(1.0, x)))
 
@@ -47,30 +53,49 @@ def _trend(frame, sma_days: int = 200) -> dict:
             "drawdown_1y_pct": float(ind.drawdown(ind.window(frame, 365)["value"])[-1] * 100)}
 
 
-def _finish(frames: Frames, ids: tuple[str, ...], score: float, direction_of: str, figures: dict,
+def _finish(frames: Frames, ids: tuple[str, ...], name: str, score: float, direction_of: str, figures: dict,
             cross: str) -> dict:
-    """`figures` maps a key to a traced figure (a level or spread) or to (value, the series it rests on)."""
+    """An asset class's signal; its score and confidence rest on its lead series, `ids[0]` (`figures` come
+    traced)."""
     direction = "bullish" if score > 0.15 else "bearish" if score < -0.15 else "neutral"
     sources = data_sources(frames, ids)
     confidence = degrade(0.4 + 0.5 * abs(score), sources, essential=ids[:1])
-    key_figures = {}
-    for key, figure in figures.items():
-        if isinstance(figure, tuple):
-            value, series = figure
-            with prov.about(frames, *series):
-                figure = rnd(value, 2)
-        key_figures[key] = figure
-    with prov.about(frames, *ids, operation="score from -1 (risk-off) to +1 (risk-on); see methodology"):
-        score_figure = rnd(score, 3)
-    with prov.about(frames, *ids, operation="confidence, lowered for stale or missing inputs"):
-        confidence_figure = rnd(confidence, 2)
-    return {"direction": direction, "confidence": confidence_figure, "score": score_figure,
-            "direction_of": direction_of, "key_figures": key_figures, "cross_market": cross}
+    with prov.about(frames, ids[0]):
+        return {"direction": direction, "confidence": rnd(confidence, 2, "confidence of the score"),
+                "score": rnd(score, 3, f"{name} score, -1..+1 (see methodology)"),
+                "direction_of": direction_of, "key_figures": figures, "cross_market": cross}
 
 
 def _unavailable(what: str) -> dict:
-    return {"direction": "neutral", "confidence": 0.0, "score": None, "key_figures": {},
+    with prov.about_inputs((), operation="no observations: no confidence"):
+        confidence = rnd(0.0)
+    return {"direction": "neutral", "confidence": confidence, "score": None, "key_figures": {},
             "cross_market": f"{what} unavailable: no observations yet", "unavailable": True}
+
+
+def _scoped(frames: Frames, value, series_id: str, op: str | None = None):
+    """A key figure computed from the series' history (not from named observations alone)."""
+    with prov.about(frames, series_id):
+        return rnd(value, 2, op)
+
+
+def _change(frames: Frames, series_id: str, days: int, kind: str, value):
+    """A key figure that is the series' change since `days` earlier (`value` as ind.change_since computed it,
+    or 0.0 for none) from the two named observations; the value itself when there is no earlier one."""
+    last, base = last_obs(frames, series_id), obs_days_before(frames, series_id, days)
+    if kind == "pct":
+        exact = pct_change(last, base, 2, f"percent change since {days} days earlier")
+    else:
+        exact = difference(last, base, 2, op=f"change since {days} days earlier, in bp")
+    return exact if exact is not None else _scoped(frames, value, series_id)
+
+
+def _drawdown(frames: Frames, series_id: str):
+    """Percent below the highest close of the past year, from those two named observations."""
+    year = ind.window(frames.get(series_id), 365)
+    top = int(np.argmax(year["value"].to_numpy()))
+    return pct_change(last_obs(frames, series_id), (series_id, year["date"][top], float(year["value"][top])), 2,
+                      "percent below the highest close of the past year")
 
 
 def _fmt(x, digits=1):
@@ -98,10 +123,10 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
         credit = "no credit data" if hy_1m is None else (
             f"HY spread {_move(hy_1m, 'widened', 'narrowed', 0)} bp over 1m: credit "
             + ("confirms" if (hy_1m <= 0) == (score >= 0) else "diverges"))
-        out["equities"] = _finish(frames, (eq_id, "BAMLH0A0HYM2"), score, f"{eq_id} price", {
-            "level": level(frames, eq_id, 2), "change_1m_pct": (t["change_1m_pct"], (eq_id,)),
-            "vs_sma200_pct": (t["vs_sma200_pct"], (eq_id,)), "drawdown_1y_pct": (t["drawdown_1y_pct"], (eq_id,))},
-            f"{eq_id} {_move(t['change_1m_pct'])}% over 1m; {credit}")
+        out["equities"] = _finish(frames, (eq_id, "BAMLH0A0HYM2"), "equities", score, f"{eq_id} price", {
+            "level": level(frames, eq_id, 2), "change_1m_pct": _change(frames, eq_id, 30, "pct", t["change_1m_pct"]),
+            "vs_sma200_pct": _scoped(frames, t["vs_sma200_pct"], eq_id, VS_SMA200),
+            "drawdown_1y_pct": _drawdown(frames, eq_id)}, f"{eq_id} {_move(t['change_1m_pct'])}% over 1m; {credit}")
     ten = frames.get("DGS10")
     if ten is None:
         out["bonds"] = _unavailable("Treasury yields")
@@ -113,9 +138,10 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
         cross = "no equity data" if eq_move is None else (
             f"10y yield {_move(change, digits=0)} bp while equities {_move(eq_move)}%: "
             + ("stocks and bonds moving together" if change * eq_move < 0 else "stocks and bonds diverging"))
-        out["bonds"] = _finish(frames, ("DGS10", "DGS2"), _clip(-change / 30),
+        out["bonds"] = _finish(frames, ("DGS10", "DGS2"), "bonds", _clip(-change / 30),
                                "Treasury prices (falling yields = bullish)",
-                               {"yield_10y_pct": level(frames, "DGS10", 2), "change_1m_bp": (change, ("DGS10",)),
+                               {"yield_10y_pct": level(frames, "DGS10", 2),
+                                "change_1m_bp": _change(frames, "DGS10", 30, "bp", change),
                                 "slope_2s10s_bp": None if slope is None else difference(
                                     last_obs(frames, "DGS10"), last_obs(frames, "DGS2"), 2)}, cross)
     btc = frames.get("CBBTCUSD")
@@ -128,10 +154,11 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
         nq = ind.change_since(nasdaq, 30, "pct") if nasdaq is not None else None
         cross = ("no Nasdaq data" if nq is None
                  else f"bitcoin {_move(t['change_1m_pct'])}% vs Nasdaq {_move(nq)}% over 1m")
-        out["crypto"] = _finish(frames, ("CBBTCUSD",), score, "bitcoin price", {
-            "btc_usd": level(frames, "CBBTCUSD", 2), "change_1m_pct": (t["change_1m_pct"], ("CBBTCUSD",)),
-            "vs_sma200_pct": (t["vs_sma200_pct"], ("CBBTCUSD",)),
-            "drawdown_1y_pct": (t["drawdown_1y_pct"], ("CBBTCUSD",))}, cross)
+        out["crypto"] = _finish(frames, ("CBBTCUSD",), "crypto", score, "bitcoin price", {
+            "btc_usd": level(frames, "CBBTCUSD", 2),
+            "change_1m_pct": _change(frames, "CBBTCUSD", 30, "pct", t["change_1m_pct"]),
+            "vs_sma200_pct": _scoped(frames, t["vs_sma200_pct"], "CBBTCUSD", VS_SMA200),
+            "drawdown_1y_pct": _drawdown(frames, "CBBTCUSD")}, cross)
     vix = frames.get("VIXCLS")
     if vix is None:
         out["volatility"] = _unavailable("VIX")
@@ -143,11 +170,15 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
         cross = "no equity data for realized volatility" if realized is None else (
             f"VIX {_fmt(level_value)} vs 21-day realized S&P volatility {_fmt(realized)}%: implied "
             + ("above" if level_value > realized else "below") + " realized")
-        out["volatility"] = _finish(frames, ("VIXCLS", eq_id), _clip(np.mean([(20 - level_value) / 10, -week / 25])),
+        out["volatility"] = _finish(frames, ("VIXCLS", eq_id), "volatility",
+                                    _clip(np.mean([(20 - level_value) / 10, -week / 25])),
                                     "risk assets (calm or falling VIX = bullish)",
-                                    {"vix": level_figure, "percentile_1y": (pct, ("VIXCLS",)),
-                                     "change_1w_pct": (week, ("VIXCLS",)),
-                                     "sp500_realized_vol_21d_pct": (realized, (eq_id,))}, cross)
+                                    {"vix": level_figure,
+                                     "percentile_1y": _scoped(frames, pct, "VIXCLS", "percentile rank within the "
+                                                                                     "past year"),
+                                     "change_1w_pct": _change(frames, "VIXCLS", 7, "pct", week),
+                                     "sp500_realized_vol_21d_pct": _scoped(frames, realized, eq_id, REALIZED_21D)},
+                                    cross)
     out["fx"] = _fx_signal(frames)
     return out
 
@@ -177,13 +208,15 @@ def _fx_signal(frames: Frames) -> dict:
         f"dollar {_move(change)}% with the 10y yield {_move(rates, digits=0)} bp over 1m: "
         + ("rate-driven" if change * rates > 0 else "not following rates"))
     ids = ("DTWEXBGS",) if usd is not None else ("DEXUSEU",)
-    figures = {"dollar_change_1m_pct": (change, ids)}
+    figures = {"dollar_change_1m_pct": _change(frames, "DTWEXBGS", 30, "pct", change) if usd is not None
+               else _scoped(frames, change, "DEXUSEU", "percent change of the dollar over 30 days (inverse of "
+                                                       "EUR/USD's)")}
     if usd is not None:
         figures["broad_dollar_index"] = level(frames, "DTWEXBGS", 2)
     eur_status = series_status(frames, "DEXUSEU")
     if eur is not None and (usd is None or not eur_status["stale"]):  # a stale quote adds nothing here
         figures["eurusd"] = level(frames, "DEXUSEU", 4)
-    return _finish(frames, ids, _clip(change / 2), "US dollar", figures, cross)
+    return _finish(frames, ids, "fx", _clip(change / 2), "US dollar", figures, cross)
 
 
 def composite_score(signals: dict, probabilities: dict, credit: float | None) -> float | None:

@@ -2,15 +2,11 @@
 levels and moves, top risks and the composite score."""
 from __future__ import annotations
 
-import numpy as np
-
 from intel import envelope as env
-from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._macro_b import (
     change_obs,
-    exact_or,
     fact_series,
     retag,
     scoring_series,
@@ -46,66 +42,6 @@ def asset_series(frames: Frames) -> dict[str, tuple[str, ...]]:
     eq_id = "SP500" if frames.get("SP500") is not None else "NASDAQCOM"
     return {"equities": (eq_id,), "bonds": ("DGS10",), "crypto": ("CBBTCUSD",), "volatility": ("VIXCLS",),
             "fx": ("DTWEXBGS",) if frames.get("DTWEXBGS") is not None else ("DEXUSEU",)}
-
-
-def _exact_asset_figures(frames: Frames, name: str, ids: tuple[str, ...]) -> dict:
-    """The key figures of an asset class that are levels, changes or drawdowns of named observations."""
-    sid = ids[0]
-    last = env.last_obs(frames, sid)
-    change = lambda days, kind, what: change_obs(last, env.obs_days_before(frames, sid, days), kind, 2, what)  # noqa: E731
-    out = {"change_1m_pct": change(30, "pct", "percent change since 30 days earlier")}
-    if name in ("equities", "crypto"):
-        year = ind.window(frames.get(sid), 365)
-        top = int(np.argmax(year["value"].to_numpy()))
-        out.update({"level" if name == "equities" else "btc_usd": env.level(frames, sid, 2),
-                    "drawdown_1y_pct": env.pct_change(last, (sid, year["date"][top], float(year["value"][top])), 2,
-                                                      "percent below the highest close of the past year")})
-    elif name == "bonds":
-        two = env.last_obs(frames, "DGS2")
-        out = {"yield_10y_pct": env.level(frames, sid, 2), "change_1m_bp": change(30, "bp", "change since 30 days "
-                                                                                          "earlier, in bp"),
-               "slope_2s10s_bp": env.difference(last, two, 2) if two else None}
-    elif name == "volatility":
-        out = {"vix": env.level(frames, sid, 2), "change_1w_pct": change(7, "pct", "percent change since 7 days "
-                                                                                  "earlier")}
-    elif name == "fx":
-        out = {"dollar_change_1m_pct": change(30, "pct", "percent change since 30 days earlier")
-               if sid == "DTWEXBGS" else None,
-               "broad_dollar_index": env.level(frames, "DTWEXBGS", 2) if sid == "DTWEXBGS" else None,
-               "eurusd": env.level(frames, "DEXUSEU", 4) if frames.get("DEXUSEU") is not None else None}
-    return out
-
-
-# key figures resting on another series than their asset class's own
-FIGURE_SERIES = {"slope_2s10s_bp": ("DGS10", "DGS2"), "eurusd": ("DEXUSEU",)}
-
-
-def traced_assets(frames: Frames, assets: dict) -> dict:
-    """intel/pulse.py's asset signals (shared with the pulse, so wrapped here) with each figure filed under
-    the series it rests on: named observations where a figure is a level or change of them."""
-    out = {}
-    for name, signal in assets.items():
-        if signal.get("unavailable"):
-            with prov.about_inputs((), operation="no observations: no confidence"):
-                out[name] = {**signal, "confidence": prov.tag(float(signal["confidence"]))}
-            continue
-        ids = asset_series(frames)[name]
-        eq_id = asset_series(frames)["equities"]
-        exact = _exact_asset_figures(frames, name, ids)
-        figures = {}
-        for key, value in signal["key_figures"].items():
-            behind = eq_id if key == "sp500_realized_vol_21d_pct" else FIGURE_SERIES.get(key, ids)
-            figures[key] = exact_or(exact.get(key), value, retag(frames, value, behind, FIGURE_OPS.get(key)))
-        out[name] = {**signal, "confidence": retag(frames, signal["confidence"], ids, "confidence of the score"),
-                     "score": retag(frames, signal["score"], ids, f"{name} score, -1..+1 (see methodology)"),
-                     "key_figures": figures}
-    return out
-
-
-FIGURE_OPS = {"vs_sma200_pct": "percent distance from the 200-observation average",
-              "percentile_1y": "percentile rank within the past year",
-              "sp500_realized_vol_21d_pct": "annualized realized volatility of 21 daily log returns, percent",
-              "dollar_change_1m_pct": "percent change of the dollar over 30 days (inverse of EUR/USD's)"}
 
 
 def top_risks(frames: Frames, facts: dict, signals: dict) -> list[dict]:
@@ -161,7 +97,6 @@ def compute(frames: Frames) -> dict:
     behind = [*dict.fromkeys([*scored, "BAMLH0A0HYM2", *scoring_series(frames, regime["facts"])])]
     with prov.about(frames, *behind, operation="100 x weighted mean of risk-oriented scores (see methodology)"):
         score = composite_score(assets, regime["probabilities"], credit_score(frames))
-    assets = traced_assets(frames, assets)
     levels, moves = key_levels(frames)
     risks = top_risks(frames, regime["facts"], assets)
     with prov.about(frames, *risk_series(frames)):
