@@ -36,8 +36,7 @@ def rnd(value, digits: int = 2, op: str | None = None):
     value = float(value)
     if not math.isfinite(value):
         return None
-    out = round(value, digits)
-    return prov.tag(0.0 if out == 0 else out, op)  # no "-0.0" in text
+    return prov.tag(_rounded(value, digits), op)
 
 
 def count(n, op: str | None = None):
@@ -95,7 +94,7 @@ def pct_change(a: tuple[str, date, float], b: tuple[str, date, float], digits: i
 
 def _rounded(value: float, digits: int) -> float:
     out = round(value, digits)
-    return 0.0 if out == 0 else out
+    return 0.0 if out == 0 else out  # no "-0.0" in text
 
 
 def observed_level(obs: Obs | None, digits: int = 2, op: str = "level"):

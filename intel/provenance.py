@@ -24,7 +24,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
 
-ATTRIBUTIONS = ("observation", "series", "module", "none")
 KINDS = ("level", "difference", "ratio", "pct_change")
 
 
@@ -129,11 +128,8 @@ def through(frames, series_ids: Iterable[str]) -> tuple[Input, ...]:
 @contextmanager
 def about(frames, *series_ids: str, operation: str | None = None) -> Iterator[None]:
     """Figures rounded inside rest on these series (through their last observation)."""
-    token = _scope.set(Source(through(frames, series_ids), operation))
-    try:
+    with about_inputs(through(frames, series_ids), operation):
         yield
-    finally:
-        _scope.reset(token)
 
 
 @contextmanager

@@ -238,11 +238,6 @@ def closed_at(data: dict, ticker: str) -> str:
     return f"{ticker} closed at {data['close']} on {data['date']}"
 
 
-def price_of(data: dict) -> float:
-    """The last price whichever key carries it (`close` or `adj_close`)."""
-    return data["adj_close"] if "adj_close" in data else data["close"]
-
-
 # ---- wording for summaries: every figure quoted is a value in data ----
 
 def fig(x, unit: str = "") -> str:
