@@ -1,8 +1,8 @@
 """The payload envelope every module returns (format `full`), built here so all modules agree, and the helpers
 that make a payload's figures with their provenance: `rnd` and `count` (figures of the current scope),
-`constant` (a figure resting on no observation), `level`, `difference`, `ratio`, `pct_change` and
-`observed_level` (figures of named observations), and `last_obs`, `nth_obs`, `obs_on_or_before` and
-`obs_days_before`, which name those observations."""
+`constant` (a figure resting on no observation), `level`, `difference`, `ratio`, `pct_change`, `change_obs`
+and `observed_level` (figures of named observations), `retag` and `exact_or` (for figures another helper
+rounded), and `last_obs`, `nth_obs`, `obs_on_or_before` and `obs_days_before`, which name observations."""
 from __future__ import annotations
 
 import math
@@ -90,6 +90,31 @@ def pct_change(a: tuple[str, date, float], b: tuple[str, date, float], digits: i
     value = (a[2] / b[2] - 1) * 100
     words = op or f"percent change of {a[0]} from {b[1].isoformat()} to {a[1].isoformat()}"
     return prov.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "pct_change", words, digits, 100.0)
+
+
+def change_obs(a: Obs | None, b: Obs | None, kind: str, digits: int, op: str, scale: float = 1.0):
+    """A change between two named observations, as ind.change_since computes it: `pct` the percent change,
+    `bp` the difference in basis points, `diff` the difference times `scale`; None without both."""
+    if a is None or b is None:
+        return None
+    if kind == "pct":
+        return pct_change(a, b, digits, op=op)
+    return difference(a, b, digits, scale=100.0 if kind == "bp" else scale, op=op)
+
+
+def retag(frames: Frames, value, series_ids, op: str | None = None):
+    """A figure already rounded by a helper that files none (intel/regime.py's classifier) filed under these
+    series, unchanged in value; None stays None."""
+    if value is None or isinstance(value, bool):
+        return value
+    with prov.about(frames, *series_ids):
+        return prov.tag(float(value), op)
+
+
+def exact_or(figure, value, fallback):
+    """The figure made from named observations when it reproduces the published value, else `fallback`
+    (the same value resting on its series): a shared helper's formula may differ in the last bit."""
+    return figure if figure is not None and value is not None and float(figure) == float(value) else fallback
 
 
 def _rounded(value: float, digits: int) -> float:

@@ -24,7 +24,7 @@ from intel.envelope import (
     series_status,
 )
 from intel.frames import Frames
-from intel.regime import REGIME_INPUTS, classify, risk_balance
+from intel.regime import REGIME_INPUTS, risk_balance, traced_classify
 
 ASSET_INPUTS = {"equities": ("SP500", "NASDAQCOM", "BAMLH0A0HYM2"), "bonds": ("DGS10", "DGS2"),
                 "crypto": ("CBBTCUSD",), "volatility": ("VIXCLS", "SP500"), "fx": ("DTWEXBGS", "DEXUSEU")}
@@ -236,8 +236,7 @@ def teaser(name: str, state: str) -> str:
 
 
 def compute_pulse(frames: Frames, premium_modules: list[tuple[str, int]]) -> dict:
-    with prov.about(frames, *REGIME_INPUTS, operation="regime probability (softmax of the rule scores)"):
-        regime = classify(frames)
+    regime = traced_classify(frames)
     signals = asset_signals(frames)
     with prov.about(frames, *PULSE_INPUTS, operation="composite score (see composite_method)"):
         composite = composite_score(signals, regime["probabilities"], credit_score(frames))

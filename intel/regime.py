@@ -1,4 +1,5 @@
-"""The cross-asset regime classifier shared by market_regime, market_intelligence and the pulse.
+"""The cross-asset regime classifier shared by market_regime, market_intelligence and the pulse,
+with each figure's provenance (`traced_classify`).
 
 Transparent scored rules: each available fact (equity trend and drawdown, VIX level and percentile,
 high-yield spread level and change, the 2s10s curve, the dollar) adds points to one of four states;
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from intel import envelope as env
 from intel import indicators as ind
 from intel.envelope import rnd, series_status
 from intel.frames import Frames
@@ -144,3 +146,82 @@ def softmax(scores: dict[str, float]) -> dict[str, float]:
 def risk_balance(probabilities: dict[str, float]) -> float:
     """-1..+1: P(risk_on) minus P(risk_off) minus P(crisis), used by the composite score."""
     return max(-1.0, min(1.0, probabilities["risk_on"] - probabilities["risk_off"] - probabilities["crisis"]))
+
+
+# ---- provenance: each figure of the regime filed under the series it rests on ----
+
+CONTEXT_FACTS = ("yield_10y_change_1m_bp", "yield_2y_change_1m_bp")  # shown to readers; no rule scores them
+FACT_SERIES = {"sp500_vs_sma200_pct": ("SP500",), "sp500_drawdown_1y_pct": ("SP500",), "vix": ("VIXCLS",),
+               "vix_percentile_1y": ("VIXCLS",), "hy_oas_pct": ("BAMLH0A0HYM2",),
+               "hy_oas_change_1m_bp": ("BAMLH0A0HYM2",), "yield_10y_change_1m_bp": ("DGS10",),
+               "yield_2y_change_1m_bp": ("DGS2",), "dollar_change_3m_pct": ("DTWEXBGS",)}
+
+
+def fact_series(frames: Frames, key: str) -> tuple[str, ...]:
+    if key == "curve_2s10s_bp":  # T10Y2Y itself, or DGS10 - DGS2 when it is absent (regime.curve_2s10s_bp)
+        return ("T10Y2Y",) if frames.get("T10Y2Y") is not None else ("DGS10", "DGS2")
+    return FACT_SERIES[key]
+
+
+def scoring_series(frames: Frames, facts: dict) -> list[str]:
+    """The series behind the facts the rules score: every state score and probability rests on them."""
+    out: dict[str, None] = {}
+    for key in facts:
+        if key not in CONTEXT_FACTS:
+            out.update(dict.fromkeys(fact_series(frames, key)))
+    return list(out)
+
+
+def _exact_fact(frames: Frames, key: str):
+    """The fact as named observations, where it is a level, a change or a drawdown of them."""
+    last = lambda sid: env.last_obs(frames, sid)  # noqa: E731
+    if key in ("vix", "hy_oas_pct"):
+        return env.level(frames, fact_series(frames, key)[0], 2)
+    if key == "curve_2s10s_bp":
+        if frames.get("T10Y2Y") is not None:
+            return env.level(frames, "T10Y2Y", 2, scale=100.0, op="T10Y2Y in bp")
+        return env.difference(last("DGS10"), last("DGS2"), 2)
+    changes = {"hy_oas_change_1m_bp": ("bp", 30, "change since 30 days earlier, in bp"),
+               "yield_10y_change_1m_bp": ("bp", 30, "change since 30 days earlier, in bp"),
+               "yield_2y_change_1m_bp": ("bp", 30, "change since 30 days earlier, in bp"),
+               "dollar_change_3m_pct": ("pct", 91, "percent change since 91 days earlier")}
+    if key in changes:
+        kind, days, op = changes[key]
+        sid = fact_series(frames, key)[0]
+        return env.change_obs(last(sid), env.obs_days_before(frames, sid, days), kind, 2, op)
+    if key == "sp500_drawdown_1y_pct":
+        year = ind.window(frames.get("SP500"), 365)
+        top = int(np.argmax(year["value"].to_numpy()))
+        return env.pct_change(last("SP500"), ("SP500", year["date"][top], float(year["value"][top])), 2,
+                              "percent below the highest close of the past year")
+    return None
+
+
+FACT_OPS = {"sp500_vs_sma200_pct": "percent distance from the 200-observation average",
+            "vix_percentile_1y": "percentile rank within the past year"}
+
+
+def traced_fact(frames: Frames, key: str, value):
+    return env.exact_or(_exact_fact(frames, key), value, env.retag(frames, value, fact_series(frames, key),
+                                                            FACT_OPS.get(key)))
+
+
+def traced_classify(frames: Frames) -> dict:
+    """`classify` with each fact filed under its own series (named observations where exact), and the
+    state scores, probabilities and ranked drivers under every scored series."""
+    facts = regime_facts(frames)
+    result = classify(frames, facts)
+    scored = scoring_series(frames, facts)
+    return {**result,
+            "probabilities": {s: env.retag(frames, p, scored, "softmax of the state scores")
+                              for s, p in result["probabilities"].items()},
+            "scores": {s: env.retag(frames, v, scored, "sum of the points of the rules that fired for the state")
+                       for s, v in result["scores"].items()},
+            "facts": {k: traced_fact(frames, k, v) for k, v in result["facts"].items()},
+            # a driver's place in the list is its rank by points, which reads every scored fact: its figures
+            # rest on all of them (facts.<fact> names the fact's own observations)
+            "drivers": [{**d, "value": env.retag(frames, d["value"], scored, f"value of the fact ranked {i + 1} by "
+                                                                          f"rule points (see facts.{d['fact']})"),
+                         "points": env.retag(frames, d["points"], scored, f"points of the fact ranked {i + 1} (half "
+                                                                      "when stale)")}
+                        for i, d in enumerate(result["drivers"])]}

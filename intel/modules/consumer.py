@@ -8,7 +8,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth, signed
-from intel.modules._macro_b import Monthly, aligned, change_obs, month_obs, monthly, trim_to_last_finite
+from intel.modules._macro_b import Monthly, aligned, month_obs, monthly, trim_to_last_finite
 from intel.registry import Module, register
 
 NAME = "consumer"
@@ -27,9 +27,9 @@ def _survey(frames: Frames, sid: str, m: Monthly, level_unit: str, unit: str) ->
     last = month_obs(frames, sid, m)
     with prov.about(frames, sid):
         return {"period": m.period(), f"level_{level_unit}": env.level(frames, sid, 2),
-                f"change_1m_{unit}": change_obs(last, month_obs(frames, sid, m, -2), "diff", 2,
+                f"change_1m_{unit}": env.change_obs(last, month_obs(frames, sid, m, -2), "diff", 2,
                                                 "change from the previous month"),
-                f"change_12m_{unit}": change_obs(last, month_obs(frames, sid, m, -13), "diff", 2,
+                f"change_12m_{unit}": env.change_obs(last, month_obs(frames, sid, m, -13), "diff", 2,
                                                  "change from the same month a year earlier"),
                 "avg_3m": env.rnd(np.nanmean(v[-3:]), 2, "mean of the last three months"),
                 "mean_10y": env.rnd(finite.mean() if len(finite) >= 12 else None, 2, "mean of the last ten years"),
@@ -65,9 +65,9 @@ def _trend(pct) -> str | None:
 def retail(frames: Frames, rsxfs: Monthly, cpi: Monthly | None) -> tuple[dict, dict]:
     last = month_obs(frames, "RSXFS", rsxfs)
     with prov.about(frames, "RSXFS"):
-        exact = (change_obs(last, month_obs(frames, "RSXFS", rsxfs, -2), "pct", 2,
+        exact = (env.change_obs(last, month_obs(frames, "RSXFS", rsxfs, -2), "pct", 2,
                             "percent change from the previous month"),
-                 change_obs(last, month_obs(frames, "RSXFS", rsxfs, -13), "pct", 2,
+                 env.change_obs(last, month_obs(frames, "RSXFS", rsxfs, -13), "pct", 2,
                             "percent change from the same month a year earlier"))
         out = {"period": rsxfs.period(), "level_bn": env.level(frames, "RSXFS", 1, scale=1 / 1000,
                                                                 op="latest value, in billions"),
@@ -108,7 +108,7 @@ def compute(frames: Frames) -> dict:
         data["inflation_expectations_1y"] = exp = _survey(frames, "MICH", mich, "pct", "pp")
         cpi_yoy = growth(cpi.values, 12)[-1] if cpi is not None else np.nan
         yoy_op = "percent change from the same month a year earlier"
-        exp["cpi_yoy_pct"] = change_obs(month_obs(frames, "CPIAUCSL", cpi), month_obs(frames, "CPIAUCSL", cpi, -13),
+        exp["cpi_yoy_pct"] = env.change_obs(month_obs(frames, "CPIAUCSL", cpi), month_obs(frames, "CPIAUCSL", cpi, -13),
                                         "pct", 2, yoy_op) if cpi is not None else None
         with prov.about(frames, "MICH", "CPIAUCSL", operation="expected inflation minus CPI year-over-year"):
             exp["gap_to_cpi_yoy_pp"] = env.rnd(mich.at() - cpi_yoy, 2)

@@ -11,7 +11,7 @@ from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth
-from intel.modules._macro_b import change_obs, month_obs, monthly, winsorized
+from intel.modules._macro_b import month_obs, monthly, winsorized
 from intel.registry import Module, register
 
 NAME = "economic_surprise"
@@ -57,7 +57,7 @@ def _actual(series_id: str, last: tuple, cadence: str):
     what = "month" if cadence == "monthly" else "week"
     op = (f"percent change from the previous {what}" if kind == "pct" else
           f"change from the previous {what}" + (", in thousands" if scale != 1.0 else ""))
-    return change_obs(*last, kind, 2, op, scale)
+    return env.change_obs(*last, kind, 2, op, scale)
 
 
 def surprise_stats(frames: Frames, series_id: str) -> dict | None:

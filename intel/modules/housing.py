@@ -10,7 +10,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth, signed
-from intel.modules._macro_b import Monthly, asof_values, change_obs, month_obs, monthly
+from intel.modules._macro_b import Monthly, asof_values, month_obs, monthly
 from intel.registry import Module, register
 
 NAME = "housing"
@@ -40,9 +40,9 @@ def activity(frames: Frames, sid: str, m: Monthly) -> dict:
     last = month_obs(frames, sid, m)
     with prov.about(frames, sid):
         return {"period": m.period(), "level_thousands_saar": env.level(frames, sid, 0),
-                "mom_pct": change_obs(last, month_obs(frames, sid, m, -2), "pct", 2,
+                "mom_pct": env.change_obs(last, month_obs(frames, sid, m, -2), "pct", 2,
                                       "percent change from the previous month"),
-                "yoy_pct": change_obs(last, month_obs(frames, sid, m, -13), "pct", 2, YOY),
+                "yoy_pct": env.change_obs(last, month_obs(frames, sid, m, -13), "pct", 2, YOY),
                 "avg_3m_thousands_saar": env.rnd(avg[-1], 1, "mean of the last three months"),
                 # the 3-month average against the same three months a year earlier (monthly data are noisy)
                 "avg_3m_yoy_pct": env.rnd(growth(avg, 12)[-1], 2, "3-month mean against the same three months a "
@@ -59,9 +59,9 @@ def mortgage(frames: Frames) -> dict:
     last = env.last_obs(frames, sid)
     with prov.about(frames, sid):
         return {"as_of": frame["date"][-1].isoformat(), "level_pct": env.level(frames, sid, 2),
-                "change_1m_bp": change_obs(last, env.obs_days_before(frames, sid, 30), "bp", 0,
+                "change_1m_bp": env.change_obs(last, env.obs_days_before(frames, sid, 30), "bp", 0,
                                            "change since the rate 30 days earlier, in bp"),
-                "change_1y_bp": change_obs(last, env.obs_days_before(frames, sid, 364), "bp", 0,
+                "change_1y_bp": env.change_obs(last, env.obs_days_before(frames, sid, 364), "bp", 0,
                                            "change since the rate 52 weeks earlier, in bp"),
                 "high_1y_pct": env.rnd(year.max(), 2, "highest rate of the past year"),
                 "low_1y_pct": env.rnd(year.min(), 2, "lowest rate of the past year"),
@@ -75,8 +75,8 @@ def prices(frames: Frames, m: Monthly) -> dict:
     at = lambda i: month_obs(frames, sid, m, i)  # noqa: E731
     with prov.about(frames, sid):
         return {"period": m.period(), "index_level": env.level(frames, sid, 2),
-                "yoy_pct": change_obs(at(-1), at(-13), "pct", 2, YOY),
-                "yoy_3m_ago_pct": change_obs(at(-4), at(-16), "pct", 2, "year-over-year change three months "
+                "yoy_pct": env.change_obs(at(-1), at(-13), "pct", 2, YOY),
+                "yoy_3m_ago_pct": env.change_obs(at(-4), at(-16), "pct", 2, "year-over-year change three months "
                                                                           "earlier, percent"),
                 "yoy_change_3m_pp": env.rnd(yoy[-1] - yoy[-4] if len(yoy) >= 4 else None, 2,
                                             "change of the year-over-year rate over three months")}
@@ -99,7 +99,7 @@ def affordability(frames: Frames, hpi: Monthly | None) -> tuple[dict, dict]:
     both = ("MORTGAGE30US", "CSUSHPINSA")
     if np.isfinite(price_yoy) and base is not None:
         change = ((1 + price_yoy / 100) * now_pay / float(payment(base)) - 1) * 100
-        out["price_effect_1y_pct"] = change_obs(month_obs(frames, "CSUSHPINSA", hpi),
+        out["price_effect_1y_pct"] = env.change_obs(month_obs(frames, "CSUSHPINSA", hpi),
                                                 month_obs(frames, "CSUSHPINSA", hpi, -13), "pct", 2, YOY)
         with prov.about(frames, *both, operation="percent change of the payment on the same home over a year"):
             out["payment_change_1y_pct"] = env.rnd(change, 2)

@@ -9,7 +9,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth, move_word, signed
-from intel.modules._macro_b import asof_values, change_obs, month_obs, monthly
+from intel.modules._macro_b import asof_values, month_obs, monthly
 from intel.registry import Module, register
 
 NAME = "liquidity"
@@ -22,7 +22,7 @@ IMPULSE_13W_PCT = 1.0
 
 def _change_bn(frames: Frames, sid: str, days: int, scale: float = 1.0):
     """The change since the observation `days` calendar days before the last, in billions, from those two."""
-    return change_obs(env.last_obs(frames, sid), env.obs_days_before(frames, sid, days), "diff", 1,
+    return env.change_obs(env.last_obs(frames, sid), env.obs_days_before(frames, sid, days), "diff", 1,
                       f"change since the value {days} days earlier" + (", in billions" if scale != 1.0 else ""),
                       scale)
 
@@ -39,7 +39,7 @@ def balance_sheet(frames: Frames) -> dict:
                 "change_4w_bn": _change_bn(frames, "WALCL", 28, WALCL_TO_BN),
                 "change_13w_bn": _change_bn(frames, "WALCL", 91, WALCL_TO_BN),
                 "change_52w_bn": _change_bn(frames, "WALCL", 364, WALCL_TO_BN),
-                "change_52w_pct": change_obs(last, env.obs_days_before(frames, "WALCL", 364), "pct", 2,
+                "change_52w_pct": env.change_obs(last, env.obs_days_before(frames, "WALCL", 364), "pct", 2,
                                              "percent change since the value 364 days earlier"),
                 "peak_bn": prov.observed(env.rnd(values[peak], 1), [top[:2]], "level",
                                          "highest value in the window, in billions", 1, WALCL_TO_BN),
@@ -95,12 +95,13 @@ def m2_monthly(frames: Frames) -> dict:
     at = lambda i: month_obs(frames, "M2SL", m, i)  # noqa: E731
     with prov.about(frames, "M2SL"):
         return {"period": m.period(), "level_bn": env.level(frames, "M2SL", 1),
-                "yoy_pct": change_obs(at(-1), at(-13), "pct", 2, "percent change from the same month a year earlier"),
+                "yoy_pct": env.change_obs(at(-1), at(-13), "pct", 2,
+                                          "percent change from the same month a year earlier"),
                 "annualized_3m_pct": env.rnd(growth(m.values, 3, annualize=True)[-1], 2,
                                              "3-month growth, annualized, percent"),
                 "annualized_6m_pct": env.rnd(growth(m.values, 6, annualize=True)[-1], 2,
                                              "6-month growth, annualized, percent"),
-                "yoy_12m_ago_pct": change_obs(at(-13), at(-25), "pct", 2, "year-over-year change a year earlier, "
+                "yoy_12m_ago_pct": env.change_obs(at(-13), at(-25), "pct", 2, "year-over-year change a year earlier, "
                                                                           "percent")}
 
 
@@ -108,8 +109,8 @@ def m2_weekly(frames: Frames) -> dict:
     # not seasonally adjusted: only the year-on-year comparison (same week a year earlier) is meaningful
     frame = frames.get("WM2NS")
     return {"week_of": frame["date"][-1].isoformat(), "level_bn": env.level(frames, "WM2NS", 1),
-            "yoy_pct": change_obs(env.last_obs(frames, "WM2NS"), env.obs_days_before(frames, "WM2NS", 364), "pct", 2,
-                                  "percent change since the week 364 days earlier")}
+            "yoy_pct": env.change_obs(env.last_obs(frames, "WM2NS"), env.obs_days_before(frames, "WM2NS", 364),
+                                      "pct", 2, "percent change since the week 364 days earlier")}
 
 
 def compute(frames: Frames) -> dict:
@@ -161,7 +162,7 @@ def _figures(frames: Frames) -> tuple[dict, dict]:
         unavailable["m2_growth_yoy_pct"] = "no M2 series with a year of history"
     # the impulse the signal reads is net liquidity's 13-week change, else the balance sheet's
     if (net or {}).get("change_13w_pct") is None and walcl is not None:
-        data["fed_balance_sheet"]["change_13w_pct"] = change_obs(
+        data["fed_balance_sheet"]["change_13w_pct"] = env.change_obs(
             env.last_obs(frames, "WALCL"), env.obs_days_before(frames, "WALCL", 91), "pct", 2,
             "percent change since the value 91 days earlier")
     return data, unavailable

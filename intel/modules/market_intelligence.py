@@ -5,15 +5,9 @@ from __future__ import annotations
 from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._macro_b import (
-    change_obs,
-    fact_series,
-    retag,
-    scoring_series,
-    traced_regime,
-)
 from intel.pulse import COMPOSITE_METHOD, PULSE_INPUTS, asset_signals, composite_score, credit_score
 from intel.regime import METHODOLOGY as REGIME_METHOD
+from intel.regime import fact_series, scoring_series, traced_classify
 from intel.registry import Module, register
 
 NAME = "market_intelligence"
@@ -32,7 +26,7 @@ def key_levels(frames: Frames) -> tuple[dict, dict]:
             continue
         levels[key] = env.level(frames, sid, 2)
         op = "percent change" if kind == "pct" else "change" + (" in bp" if kind == "bp" else "")
-        moves[f"{key.removesuffix('_pct')}_change_1m_{UNIT[kind]}"] = change_obs(
+        moves[f"{key.removesuffix('_pct')}_change_1m_{UNIT[kind]}"] = env.change_obs(
             env.last_obs(frames, sid), env.obs_days_before(frames, sid, 30), kind, 2, f"{op} since 30 days earlier")
     return levels, moves
 
@@ -75,7 +69,7 @@ def top_risks(frames: Frames, facts: dict, signals: dict) -> list[dict]:
     ranked = sorted(risks, key=lambda r: -r["severity"])[:5]
     # a risk's place in the list (and whether it makes the top five) reads every risk's severity
     every = risk_series(frames)
-    return [{**r, "severity": retag(frames, r["severity"], every, f"severity of the risk ranked {i + 1}, 0.05..1")}
+    return [{**r, "severity": env.retag(frames, r["severity"], every, f"severity of the risk ranked {i + 1}, 0.05..1")}
             for i, r in enumerate(ranked)]
 
 
@@ -89,7 +83,7 @@ def risk_series(frames: Frames) -> list[str]:
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ["SP500", "NASDAQCOM", "VIXCLS", "DGS10", "BAMLH0A0HYM2", "CBBTCUSD"])
     sources = env.data_sources(frames, INPUTS)
-    regime = traced_regime(frames)
+    regime = traced_classify(frames)
     assets = asset_signals(frames)
     # the composite reads the asset scores but the bonds', the credit score (the HY spread) and the regime's
     # probabilities

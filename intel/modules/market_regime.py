@@ -4,8 +4,7 @@ from __future__ import annotations
 from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._macro_b import scoring_series, traced_regime
-from intel.regime import METHODOLOGY, REGIME_INPUTS
+from intel.regime import METHODOLOGY, REGIME_INPUTS, scoring_series, traced_classify
 from intel.registry import Module, register
 
 NAME = "market_regime"
@@ -16,7 +15,7 @@ URGENCY = {"risk_on": "low", "neutral": "low", "risk_off": "medium", "crisis": "
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, ["SP500", "VIXCLS", "BAMLH0A0HYM2"])
     sources = env.data_sources(frames, REGIME_INPUTS)
-    result = traced_regime(frames)
+    result = traced_classify(frames)
     state, probs = result["state"], result["probabilities"]
     ranked = sorted(probs, key=probs.get, reverse=True)
     runner_up = ranked[1]

@@ -11,7 +11,6 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import HORIZONS
-from intel.modules._macro_b import change_obs, retag
 from intel.registry import Module, register
 
 NAME = "market_summary"
@@ -70,7 +69,7 @@ def _row(frames: Frames, sid: str, kind: str) -> dict:
         change, n_obs, then = (None, 0, None) if base is None or base < frame["date"][0] else \
             _change(frame, base, kind)
         what = ("percent change" if kind == "pct" else "change in bp") + f" since {since[h]}"
-        out[f"change_{h}_{unit}"] = change_obs(last, (sid, *then) if then else None, kind, 2, what)
+        out[f"change_{h}_{unit}"] = env.change_obs(last, (sid, *then) if then else None, kind, 2, what)
         # a move in standard deviations: the change over the daily std scaled by the square root of days
         z = change / (std * np.sqrt(n_obs)) if change is not None and std and n_obs else None
         if h in ("1d", "1w", "1m"):
@@ -118,16 +117,16 @@ def compute(frames: Frames) -> dict:
                         key=lambda k: -abs(table[k][f"move_{h}_sd"]))
         # a mover's place reads every asset's move: its figures rest on all the ranked series
         every = [table[k]["series"] for k in ranked]
-        movers[h] = [{"asset": k, f"move_{h}_sd": retag(frames, table[k][f"move_{h}_sd"], every,
+        movers[h] = [{"asset": k, f"move_{h}_sd": env.retag(frames, table[k][f"move_{h}_sd"], every,
                                                          f"move in standard deviations of the asset ranked {i + 1}"),
-                      f"change_{h}_{unit[k]}": retag(frames, table[k][f"change_{h}_{unit[k]}"], every,
+                      f"change_{h}_{unit[k]}": env.retag(frames, table[k][f"change_{h}_{unit[k]}"], every,
                                                      f"change of the asset ranked {i + 1} by its move")}
                      for i, k in enumerate(ranked[:3])]
     # a record's place in the list reads the records of the assets listed before it
     records, before = [], []
     for k in table:
         before.append(table[k]["series"])
-        records += [{"asset": k, "record": r, "level": retag(frames, table[k]["level"], before,
+        records += [{"asset": k, "record": r, "level": env.retag(frames, table[k]["level"], before,
                                                              "latest value of the asset holding the record")}
                     for r in table[k]["records"]]
     # risk tone: the mean of the 1-month moves in standard deviations, signed so that risk-on is positive

@@ -8,7 +8,6 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._macro_b import exact_or
 from intel.registry import Module, register
 
 NAME = "risk_dashboard"
@@ -85,11 +84,11 @@ def component(frames: Frames, sid: str, dates: np.ndarray, values: np.ndarray, s
     risk = lambda v: None if v is None else risk_rank(sign * values, sign * v)  # noqa: E731
     exact_now, exact_then = _exact_levels(frames, sid, dates, values, ago)
     with prov.about(frames, sid):
-        return {"series": sid, "level": exact_or(exact_now, env.rnd(level, 2), env.rnd(level, 2)),
+        return {"series": sid, "level": env.exact_or(exact_now, env.rnd(level, 2), env.rnd(level, 2)),
                 "percentile": env.rnd(ind.percentile_rank(values, level), 1, "percentile rank within up to ten "
                                                                              "years (share at or below)"),
                 "risk_percentile": env.rnd(risk(level), 1, "mid-rank percentile of the risk-oriented reading"),
-                "level_1m_ago": exact_or(exact_then, env.rnd(month_ago, 2), env.rnd(month_ago, 2, "value 30 days "
+                "level_1m_ago": env.exact_or(exact_then, env.rnd(month_ago, 2), env.rnd(month_ago, 2, "value 30 days "
                                                                                                   "earlier")),
                 "risk_percentile_1m_ago": env.rnd(risk(month_ago), 1, "mid-rank percentile of the reading 30 days "
                                                                       "earlier, against the same history"),
