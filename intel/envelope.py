@@ -103,8 +103,8 @@ def change_obs(a: Obs | None, b: Obs | None, kind: str, digits: int, op: str, sc
 
 
 def retag(frames: Frames, value, series_ids, op: str | None = None):
-    """A figure already rounded by a helper that files none (intel/regime.py's classifier) filed under these
-    series, unchanged in value; None stays None."""
+    """A figure already rounded by a helper that files none (the regime classifier, a ranking) filed under
+    these series, unchanged in value; None stays None."""
     if value is None or isinstance(value, bool):
         return value
     with prov.about(frames, *series_ids):
