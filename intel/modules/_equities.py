@@ -24,6 +24,3 @@ def calendar_returns(frame: pl.DataFrame, series_id: str, horizons=("1d", "1w", 
     return observed_horizon_returns(frame, series_id, horizons, ytd, words)
 
 
-def whole(x) -> str:
-    """A count for a sentence: '12', never '12.0' ('n/a' when missing)."""
-    return "n/a" if x is None else str(int(x))

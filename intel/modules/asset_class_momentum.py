@@ -146,7 +146,7 @@ def compute(frames: Frames) -> dict:
 
 
 def _signals(data: dict, sources: dict) -> list[dict]:
-    n, k = int(data["risk_assets_with_signal"]), int(data["risk_assets_long_count"])
+    n, k = data["risk_assets_with_signal"], data["risk_assets_long_count"]
     out = []
     if n:
         share = k / n

@@ -158,7 +158,7 @@ def _breaks(frames: Frames, pairs: dict, tested: tuple[str, ...]) -> list[dict]:
 
 
 def _stability_signal(data: dict, sources: dict) -> dict:
-    share, broken, checked = data["share_broken_pct"], int(data["pairs_broken"]), int(data["pairs_checked"])
+    share, broken, checked = data["share_broken_pct"], data["pairs_broken"], data["pairs_checked"]
     usual = data["average_break_frequency_3y_pct"]
     # breaks happen all the time with fat-tailed returns: only a cluster well above the usual rate counts
     if share >= 40 or (broken >= 3 and share >= 2 * usual):

@@ -202,8 +202,8 @@ def compute(frames: Frames) -> dict:
         summary += (f" Back-test since {record['sample_start']} over {record['tested_days']} days: warnings were "
                     f"followed by an S&P 500 fall of {abs(CRASH_PCT):g}% or more within three months "
                     f"{fig(record['hit_rate_pct'])}% of the time (false alarms {fig(record['false_alarm_rate_pct'])}%, "
-                    f"base rate {record['base_rate_pct']}%), and {int(record['crash_episodes_warned'])} of "
-                    f"{int(record['crash_episodes'])} crash episodes had a warning.")
+                    f"base rate {record['base_rate_pct']}%), and {record['crash_episodes_warned']} of "
+                    f"{record['crash_episodes']} crash episodes had a warning.")
     if unavailable:
         summary += " Not available: " + ", ".join(sorted(unavailable)).replace("_", " ") + "."
     return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),

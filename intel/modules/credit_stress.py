@@ -240,7 +240,7 @@ def _signals(data: dict, sources: dict) -> list[dict]:
 
 
 def _summary(data: dict) -> str:
-    parts = [f"The credit stress regime is {data['regime']}: the composite z-score of {int(data['components_used'])} "
+    parts = [f"The credit stress regime is {data['regime']}: the composite z-score of {data['components_used']} "
              f"components is {data['composite_zscore']}, a stress score (percentile) of "
              f"{fig(data['stress_score_0_100'])} in its weekly history since {data['history_start']}."]
     m = data.get("spread_momentum")

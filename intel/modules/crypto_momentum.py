@@ -109,8 +109,8 @@ def compute(frames: Frames) -> dict:
             consistency = agree if score > 0 else 1 - agree  # horizons pointing the same way as the score
             conf = env.degrade(0.35 + min(0.3, abs(score) / 200) + 0.25 * consistency, sources, [sid])
             signals.append(env.signal(f"{symbol.lower()}_momentum", direction, conf, urgency,
-                                      f"{symbol} momentum score {score}, {int(c['positive_horizons'])} of "
-                                      f"{int(c['horizons_available'])} horizons positive, "
+                                      f"{symbol} momentum score {score}, {c['positive_horizons']} of "
+                                      f"{c['horizons_available']} horizons positive, "
                                       f"{cx.trend_word(c['trend_state'])}"))
         rsi = c["rsi_14d"]
         if rsi is not None and (rsi >= 75 or rsi <= 25):
@@ -124,11 +124,11 @@ def compute(frames: Frames) -> dict:
             signals.append(env.signal(f"{symbol.lower()}_macd_cross", "bullish" if up else "bearish",
                                       env.degrade(0.4, sources, [sid]), "medium",
                                       f"{symbol} MACD crossed {'above' if up else 'below'} its signal line "
-                                      f"{int(c['days_since_macd_cross'])} days ago"))
+                                      f"{c['days_since_macd_cross']} days ago"))
 
     parts = [f"{s}: momentum score {fig(c['momentum_score'])}, 30-day return {fig(c['return_30d_pct'], '%')}, "
-             f"1-year return {fig(c['return_365d_pct'], '%')}, {int(c['positive_horizons'])} of "
-             f"{int(c['horizons_available'])} "
+             f"1-year return {fig(c['return_365d_pct'], '%')}, {c['positive_horizons']} of "
+             f"{c['horizons_available']} "
              f"horizons positive, RSI {fig(c['rsi_14d'])}, {cx.trend_word(c['trend_state'])}" for s, c in coins.items()]
     summary = "Crypto momentum. " + "; ".join(parts) + "."
     if data["combined_momentum_score"] is not None:

@@ -176,21 +176,21 @@ def _release_signal(upcoming: list[dict], series: dict, sources: dict) -> dict:
     confidence = env.degrade(confidence, sources, essential=ids)
     return env.signal("release_risk", "neutral", confidence, _urgency(first["days_until"]),
                       f"{first['event']} for {first['reference_period']} on {first['date']} "
-                      f"({first['date_basis']}), {first['days_until']:.0f} days away")
+                      f"({first['date_basis']}), {first['days_until']} days away")
 
 
 def _fomc_signal(fomc: dict, sources: dict) -> dict:
     confidence = DATE_CONFIDENCE[cal.PUBLISHED] * (0.8 if fomc["status"] == "tentative" else 1.0)
     return env.signal("fomc_proximity", "neutral", env.degrade(confidence, sources, essential=["FEDFUNDS"]),
                       _urgency(fomc["days_until"]),
-                      f"FOMC decision on {fomc['date']} ({fomc['status']}), {fomc['days_until']:.0f} days away")
+                      f"FOMC decision on {fomc['date']} ({fomc['status']}), {fomc['days_until']} days away")
 
 
 def _summary(data: dict, has_fomc: bool) -> str:
     up = data["upcoming"]
     high = [r for r in up if r["importance"] == "high" and r["event"] != "FOMC rate decision"]
-    parts = [f"{data['upcoming_count']:.0f} events are on the calendar from today through {data['window_end']}, "
-             f"{data['upcoming_high_importance_count']:.0f} of high importance"]
+    parts = [f"{data['upcoming_count']} events are on the calendar from today through {data['window_end']}, "
+             f"{data['upcoming_high_importance_count']} of high importance"]
     if high:
         parts[0] += ": " + "; ".join(f"{r['event']} for {r['reference_period']} on {r['date']} "
                                      f"({r['date_basis']})" for r in high[:5])
@@ -198,7 +198,7 @@ def _summary(data: dict, has_fomc: bool) -> str:
     if has_fomc:
         f = data["next_fomc"]
         text += (f" The next FOMC decision is on {f['date']} ({f['date_basis']}, {f['status']}), "
-                 f"{f['days_until']:.0f} days away.")
+                 f"{f['days_until']} days away.")
     else:
         text += " The next FOMC date is not known here (the stored Federal Reserve calendar does not cover today)."
     prints = []
@@ -208,9 +208,9 @@ def _summary(data: dict, has_fomc: bool) -> str:
                 prior = f", prior {p['prior_value']}" if p["prior_value"] is not None else ""
                 prints.append(f"{sid} for {r['reference_period']} printed {p['value']}{prior}")
     if prints:
-        text += f" Printed in the past {data['past_days']:.0f} days: " + "; ".join(prints) + "."
+        text += f" Printed in the past {data['past_days']} days: " + "; ".join(prints) + "."
     elif data["recent"]:
-        text += f" The releases of the past {data['past_days']:.0f} days are not in the warehouse yet."
+        text += f" The releases of the past {data['past_days']} days are not in the warehouse yet."
     return text
 
 

@@ -161,7 +161,7 @@ def compute(frames: Frames) -> dict:
     if data["surprise_index"] is not None:
         sentences.append(f"The surprise index stands at {data['surprise_index']} (growth {fig(g)}, inflation "
                          f"{fig(i)}; positive means stronger growth or hotter inflation than trend) across "
-                         f"{int(data['series_in_index'])} series.")
+                         f"{data['series_in_index']} series.")
     else:
         sentences.append("No release has enough history yet to standardize its surprise.")
     if scored:

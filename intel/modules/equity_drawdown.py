@@ -9,7 +9,6 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._equities import whole
 from intel.registry import Module, register
 
 NAME = "equity_drawdown"
@@ -167,21 +166,21 @@ def compute(frames: Frames) -> dict:
         signals.append(env.signal(f"{sid.lower()}_drawdown", direction,
                                   env.degrade(confidence, sources, essential=[sid]), urgency,
                                   f"{label} {_below(dd, d['days_since_high'])} its high of {d['high_date']}, "
-                                  f"{whole(d['days_since_high'])} days ago"))
+                                  f"{fig(d['days_since_high'])} days ago"))
         text = (f"The {label} is {_below(dd, d['days_since_high'])} its high of {d['high']} set on {d['high_date']} "
-                f"({whole(d['days_since_high'])} calendar days ago); the deepest drawdown since "
+                f"({fig(d['days_since_high'])} calendar days ago); the deepest drawdown since "
                 f"{d['history_start']} was {d['max_drawdown_pct']}%.")
         if "recovery" in d and not n:
-            text += (f" None of the {whole(d['episodes_in_history'])} earlier drawdowns in that history reached "
+            text += (f" None of the {fig(d['episodes_in_history'])} earlier drawdowns in that history reached "
                      f"this depth, so it offers no recovery time for it.")
         elif "recovery" in d:
             sim = d["recovery"]["similar_trough_depth"]
-            text += (f" Of the {whole(d['episodes_in_history'])} earlier drawdowns in that history, {whole(n)} "
+            text += (f" Of the {fig(d['episodes_in_history'])} earlier drawdowns in that history, {fig(n)} "
                      f"reached this depth; from that point they took a median of "
                      f"{fig(reach['trading_days_to_recovery_median'])} trading days (longest "
-                     f"{whole(reach['trading_days_to_recovery_max'])}) to regain their high, and their median "
+                     f"{fig(reach['trading_days_to_recovery_max'])}) to regain their high, and their median "
                      f"trough was {fig(reach['trough_pct_median'], '%')}." +
-                     (f" {whole(sim['episodes'])} past drawdowns bottomed at a similar depth; their median "
+                     (f" {fig(sim['episodes'])} past drawdowns bottomed at a similar depth; their median "
                       f"peak-to-recovery took {sim['trading_days_peak_to_recovery_median']} trading days."
                       if sim["episodes"] else " None bottomed at a similar depth."))
         else:

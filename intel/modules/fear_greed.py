@@ -201,7 +201,7 @@ def _signal(data: dict, sources: dict) -> dict:
                              essential=("SP500", "VIXCLS", "BAMLH0A0HYM2"))
     more = (" (greed stretched: watch for complacency)" if urgency == "medium" and direction == "bullish" else "")
     return env.signal("sentiment", direction, confidence, urgency,
-                      f"fear & greed at {score}: {label} across {int(data['components_used'])} components{more}")
+                      f"fear & greed at {score}: {label} across {data['components_used']} components{more}")
 
 
 register(Module(name=NAME, category="cross_asset", tier="S", inputs=INPUTS,

@@ -72,7 +72,7 @@ def _figures(btc: pl.DataFrame, now: date, past: list[date]) -> tuple[dict, dict
     days = ind.day_numbers(btc)
     data = _cycle_position(now, past)
     unavailable: dict = {}
-    table, cycle_returns, current_phase_return = _phase_returns(btc, days, past, int(data["phase"]))
+    table, cycle_returns, current_phase_return = _phase_returns(btc, days, past, data["phase"])
     data["phase_performance"] = table
     data["full_cycle_returns"] = cycle_returns
     data["current_phase_return_to_date_pct"] = current_phase_return
@@ -206,7 +206,7 @@ def _cycle_high(btc: pl.DataFrame, last: date) -> dict:
 
 
 def _signals(data: dict, sources: dict) -> list[dict]:
-    phase = int(data["phase"])  # counts are published as floats: the texts quote the integers
+    phase = data["phase"]
     row = data["phase_performance"][phase - 1]
     n, mean, positive = int(row["cycles_observed"]), row["mean_return_pct"], int(row["positive_cycles"])
     if n >= 2 and mean is not None:
@@ -222,7 +222,7 @@ def _signals(data: dict, sources: dict) -> list[dict]:
                           "low", reason)]
     if data["days_until_next_halving_estimate"] <= APPROACHING_DAYS and not data["next_halving_estimate_passed"]:
         signals.append(env.signal("halving_approaching", "neutral", env.degrade(0.5, sources, [BTC]), "medium",
-                                  f"next halving estimated in {int(data['days_until_next_halving_estimate'])} days "
+                                  f"next halving estimated in {data['days_until_next_halving_estimate']} days "
                                   f"({data['next_halving_estimate']}, an estimate)"))
     now_ret, prior = data["return_since_halving_pct"], [s["return_pct"] for s in data["same_day_prior_cycles"]]
     if now_ret is not None and prior:
@@ -237,8 +237,8 @@ def _signals(data: dict, sources: dict) -> list[dict]:
 
 
 def _summary(data: dict) -> str:
-    phase, since = int(data["phase"]), int(data["days_since_halving"])
-    until = int(data["days_until_next_halving_estimate"])
+    phase, since = data["phase"], data["days_since_halving"]
+    until = data["days_until_next_halving_estimate"]
     row = data["phase_performance"][phase - 1]
     n, mean = int(row["cycles_observed"]), row["mean_return_pct"]
     summary = (f"The last bitcoin halving was on {data['last_halving']}, {since} days ago, which puts bitcoin "

@@ -190,7 +190,7 @@ def compute(frames: Frames) -> dict:
     signals = _signals(data, sources)
     if divergences:
         top = divergences[0]
-        bear, bull = int(data["bearish_count"]), int(data["bullish_count"])
+        bear, bull = data["bearish_count"], data["bullish_count"]
         summary = (f"Of {len(pairs)} {_markets(len(pairs))} compared with equities, {bear} "
                    f"{_diverge(bear)} bearishly and {bull} bullishly. The strongest: "
                    f"{top['description']} over {'one month' if top['horizon'] == '1m' else 'three months'} "
@@ -237,8 +237,8 @@ def _diverge(n: int) -> str:
 
 
 def _signals(data: dict, sources: dict) -> list[dict]:
-    bear, bull, divs = int(data["bearish_count"]), int(data["bullish_count"]), data["divergences"]
-    n = int(data["pairs_compared"])
+    bear, bull, divs = data["bearish_count"], data["bullish_count"], data["divergences"]
+    n = data["pairs_compared"]
     # a verdict needs two diverging markets, or half of those compared when few are available
     if bear > bull and (bear >= 2 or bear / n >= 0.5):
         direction, urgency = "bearish", "high" if bear >= 3 else "medium"

@@ -9,7 +9,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.catalog import SECTORS
 from intel.frames import Frames
-from intel.modules._equities import whole
+from intel.modules._common import fig
 from intel.registry import Module, register
 
 NAME = "market_breadth"
@@ -201,10 +201,10 @@ def _day(value: np.datetime64):
 
 def _summary(d: dict) -> str:
     s50, s200 = d["share_above_sma50_pct"], d["share_above_sma200_pct"]
-    text = (f"Of {whole(d['sectors_covered'])} sector ETFs, {s50 if s50 is not None else 'n/a'}% close above "
+    text = (f"Of {fig(d['sectors_covered'])} sector ETFs, {s50 if s50 is not None else 'n/a'}% close above "
             f"their 50-day average and {s200 if s200 is not None else 'n/a'}% above their 200-day average; "
-            f"{whole(d['new_52w_highs'])} sit at 52-week highs and {whole(d['new_52w_lows'])} at 52-week lows. "
-            f"{whole(d['advancing_today'])} advanced on the day, and the 10-day average advance share is "
+            f"{fig(d['new_52w_highs'])} sit at 52-week highs and {fig(d['new_52w_lows'])} at 52-week lows. "
+            f"{fig(d['advancing_today'])} advanced on the day, and the 10-day average advance share is "
             f"{d['advance_share_ema10_pct']}%.")
     t = d["thrusts"]
     if t["zweig_active"] or t["washout_recovery_active"]:
@@ -231,7 +231,7 @@ def _signals(d: dict, sources: dict) -> list[dict]:
         conf = env.degrade((0.4 + abs(lead - 50) / 125) * (1.0 if s200 is not None else 0.8), sources)
         basis = "200-day" if s200 is not None else "50-day"
         out.append(env.signal("breadth_state", direction, conf, urgency,
-                              f"{lead}% of sectors above their {basis} average, {whole(lows)} at 52-week lows"))
+                              f"{lead}% of sectors above their {basis} average, {fig(lows)} at 52-week lows"))
     t = d["thrusts"]
     if t["zweig_active"] or t["washout_recovery_active"]:
         out.append(env.signal("breadth_thrust", "bullish", env.degrade(0.6, sources), "medium",

@@ -338,12 +338,12 @@ def _summary(data: dict, curve_too_old: bool = False) -> str:
     b = data["backtest"].get("yield_curve_model")
     if b:
         parts.append(f"Back-test from {b['sample_start']} to {b['sample_end']}: the probit at "
-                     f"{b['alarm_threshold_pct']:.0f}% called {b['recessions_called']:.0f} of "
-                     f"{b['recessions_in_sample']:.0f} recessions with {b['false_alarms']:.0f} false alarms.")
+                     f"{b['alarm_threshold_pct']:.0f}% called {b['recessions_called']} of "
+                     f"{b['recessions_in_sample']} recessions with {b['false_alarms']} false alarms.")
     b = data["backtest"].get("combined_rule")
     if b:
-        parts.append(f"The combined rule called {b['recessions_called']:.0f} of {b['recessions_in_sample']:.0f} "
-                     f"with {b['false_alarms']:.0f} false alarms.")
+        parts.append(f"The combined rule called {b['recessions_called']} of {b['recessions_in_sample']} "
+                     f"with {b['false_alarms']} false alarms.")
     return " ".join(parts)
 
 

@@ -13,7 +13,6 @@ from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._equities import whole
 from intel.registry import Module, register
 
 NAME = "seasonality"
@@ -149,18 +148,18 @@ def _compute(frames: Frames) -> dict:
     cm, cw = data["current_month"], data["current_weekday"]
     month_name = calendar.month_name[MONTHS.index(pos["month"]) + 1]
     summary = (f"Since {data['sample_start']}, {month_name} has averaged {fig(cm['mean_return_pct'], '%')} for the "
-               f"S&P 500 with a hit rate of {fig(cm['hit_rate_pct'], '%')} over {whole(cm['n'])} years (t-stat "
+               f"S&P 500 with a hit rate of {fig(cm['hit_rate_pct'], '%')} over {fig(cm['n'])} years (t-stat "
                f"{cm['t_stat'] if cm['t_stat'] is not None else 'n/a'}"
-               + (f", rank {whole(cm['rank_by_mean'])} of the calendar months by mean)" if "rank_by_mean" in cm
+               + (f", rank {fig(cm['rank_by_mean'])} of the calendar months by mean)" if "rank_by_mean" in cm
                   else ")")
                + f"; the month to date is {fig(pos['month_to_date_pct'], '%')}. "
                f"{pos['weekday'].capitalize()}s have averaged {fig(cw['mean_return_pct'], '%')} "
-               f"({fig(cw['hit_rate_pct'], '%')} up, {whole(cw['n'])} sessions). "
+               f"({fig(cw['hit_rate_pct'], '%')} up, {fig(cw['n'])} sessions). "
                f"Turn-of-month days averaged {fig(tom_stats['mean_return_pct'], '%')} against "
                f"{fig(other_stats['mean_return_pct'], '%')} on other days; today is business day "
-               f"{whole(pos['business_day_of_month'])} of the month, "
+               f"{fig(pos['business_day_of_month'])} of the month, "
                + ("inside the turn-of-month window." if pos["in_turn_of_month_window"] else
-                  f"{whole(pos['business_days_to_turn_of_month'])} business days before the turn-of-month window.")
+                  f"{fig(pos['business_days_to_turn_of_month'])} business days before the turn-of-month window.")
                + " Seasonal averages are weak evidence: most t-stats are small." + env.staleness_note(sources))
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
                      related_modules=env.related(
@@ -185,7 +184,7 @@ def _signals(d: dict, sources: dict) -> list[dict]:
     conf = min(0.55, 0.2 + abs(t) * 0.08) * min(1.0, cm["n"] / 15)
     out.append(env.signal("month_seasonality", direction, env.degrade(conf, sources, [SERIES]), "low",
                           f"{pos['month']}: mean {fig(cm['mean_return_pct'], '%')}, hit rate "
-                          f"{fig(cm['hit_rate_pct'], '%')} over {whole(cm['n'])} years"))
+                          f"{fig(cm['hit_rate_pct'], '%')} over {fig(cm['n'])} years"))
     tom, other = turn["turn_of_month_days"], turn["other_days"]
     diff = turn["difference_bp_per_day"]
     near = pos["business_days_to_turn_of_month"] <= 2

@@ -12,8 +12,8 @@ from intel import provenance as prov
 from intel.catalog import CYCLICAL_SECTORS, DEFENSIVE_SECTORS, SECTOR_NAMES, SECTORS
 from intel.frames import Frames
 from intel.modules._common import HORIZONS as DAYS  # calendar days per horizon
-from intel.modules._common import signed
-from intel.modules._equities import calendar_returns, whole
+from intel.modules._common import fig, signed
+from intel.modules._equities import calendar_returns
 from intel.registry import Module, register
 
 NAME = "sector_rotation"
@@ -175,7 +175,7 @@ def compute(frames: Frames) -> dict:
                f"(change over the past month {signed(spread['spread_change_1m_pp'], ' pp')}), so the rotation "
                f"phase is {phase or 'undetermined'}.")
     if index is not None:
-        summary += (f" {whole(data['sectors_outperforming_3m'])} of {whole(data['sectors_covered'])} sectors beat "
+        summary += (f" {fig(data['sectors_outperforming_3m'])} of {fig(data['sectors_covered'])} sectors beat "
                     "the index over three months.")
     summary += env.staleness_note(sources)
     return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
@@ -213,7 +213,7 @@ def _signals(data: dict, sources: dict, has_index: bool) -> list[dict]:
         direction = "bullish" if share >= 55 else "bearish" if share <= 27 else "neutral"
         out.append(env.signal("leadership_breadth", direction,
                               env.degrade(0.35 + abs(share - 50) / 200, sources, essential=("SP500",)), "low",
-                              f"{whole(data['sectors_outperforming_3m'])} sectors ({share}%) beat the S&P 500 "
+                              f"{fig(data['sectors_outperforming_3m'])} sectors ({share}%) beat the S&P 500 "
                               "over three months"))
     if not out:
         top = data["leaders"][0]
