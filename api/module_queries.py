@@ -69,17 +69,20 @@ class ModuleQueries:
             # one round trip: the key check, the rate window, the free-allowance count, the cached rendering,
             # its meta and the previous snapshot (and, for a free query served as cached, its record)
             counter = self.charging.allowance.counter(attempt)
-            record = self.usage.free_record(attempt, (seen, SEEN_TTL_S) if fmt == "full" else None) \
-                if as_cached else None
+            record = self.usage.free_record(attempt) if as_cached else None
+            # the last seen payload travels back only where it is read: the agent format's deltas, or a ticker
+            # module's payload computed after the trip; else the trip only says whether it is this one
+            seen_read = fmt == "agent" or module.takes_ticker
+            reads = [self.serving.module_key(module.name, cached_fmt), self.serving.module_key(module.name, "meta")]
             taken = await self.s.one_trip.run(
-                [self.serving.module_key(module.name, cached_fmt), self.serving.module_key(module.name, "meta"), seen],
-                key_check=key_check, window=window, counter=counter, record=record)
+                reads + [seen] if seen_read else reads, key_check=key_check, window=window, counter=counter,
+                record=record, seen=(seen, SEEN_TTL_S) if cached_fmt == "full" else None)
             if taken.code == KEY_CHANGED:
                 raise KeyChanged(taken.entry)
             if taken.code == LIMITED:
                 raise await self.budgets.refused(payer, window)
             self.charging.allowance.counted(attempt, taken.count)
-            payload_json, published, seen_before = taken.reads
+            payload_json, published, seen_before = taken.reads if seen_read else (*taken.reads, None)
             if module.takes_ticker:
                 payload_json, published = await self.tickers.payload_json(module, ticker), None
                 cached_fmt = "full"
@@ -101,7 +104,8 @@ class ModuleQueries:
             if taken.recorded:
                 return Served(body, attempt, taken.gate_taken)
             async with self.s.redis.pipeline(transaction=False) as pipe:
-                if cached_fmt == "full" and seen_before != payload_json:  # unchanged: nothing to write
+                seen_is_payload = seen_before == payload_json if seen_read else taken.seen_is_first
+                if cached_fmt == "full" and not seen_is_payload:  # unchanged: nothing to write
                     pipe.set(seen, payload_json, ex=SEEN_TTL_S)
                 self.usage.add_event(pipe, attempt, charge)
                 gate_taken = (await pipe.execute())[-1]

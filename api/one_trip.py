@@ -6,11 +6,12 @@ In order, stopping at the first that fails, so that nothing is counted for a req
   2. the rate window: `limits`' own moving-window script (read from the installed package, so the algorithm
      and the list it keeps are the library's, and `get_window_stats` reads them for Retry-After);
   3. the counter: INCR and EXPIRE (the free allowance's count of attempts);
-  4. the reads: GET of each key asked for;
+  4. the reads: GET of each key asked for, and whether the caller's last seen payload (a key given apart) is
+     the first read: the answer says so without carrying a second copy of the payload back;
   5. optionally, the record of a query the counter shows free and whose first read (its payload) is there:
-     the usage event, the drain gate, and the payload as the caller's last seen one. The caller asks for it
-     only where nothing can fail between this trip and the answer (no rendering left), so a free query of a
-     cached module is one round trip in all.
+     the usage event, the drain gate, and the payload as the caller's last seen one (written only when it
+     differs). The caller asks for it only where nothing can fail between this trip and the answer (no
+     rendering left), so a free query of a cached module is one round trip in all.
 """
 from __future__ import annotations
 
@@ -42,12 +43,12 @@ if KEYS[3] ~= '' then
   count = redis.call('INCR', KEYS[3])
   redis.call('EXPIRE', KEYS[3], ARGV[6])
 end
-local reply = {{{OK}, count, 0, 0}}
-for i = 7, #KEYS do reply[i - 2] = redis.call('GET', KEYS[i]) end  -- a missing key reads false: no hole
-if ARGV[7] ~= '' and count <= tonumber(ARGV[7]) and reply[5] then
-  if KEYS[6] ~= '' and redis.call('GET', KEYS[6]) ~= reply[5] then
-    redis.call('SET', KEYS[6], reply[5], 'EX', ARGV[8])
-  end
+local reply = {{{OK}, count, 0, 0, 0}}
+for i = 7, #KEYS do reply[i - 1] = redis.call('GET', KEYS[i]) end  -- a missing key reads false: no hole
+local first = reply[6]
+if KEYS[6] ~= '' and first and redis.call('GET', KEYS[6]) == first then reply[5] = 1 end
+if ARGV[7] ~= '' and count <= tonumber(ARGV[7]) and first then
+  if KEYS[6] ~= '' and reply[5] == 0 then redis.call('SET', KEYS[6], first, 'EX', ARGV[8]) end
   redis.call('XADD', KEYS[4], '*', unpack(ARGV, 10))
   reply[3] = 1
   if redis.call('SET', KEYS[5], 1, 'NX', 'EX', ARGV[9]) then reply[4] = 1 end
@@ -74,7 +75,6 @@ class FreeRecord:
     stream: str
     event: dict  # the usage event's fields
     gate: tuple[str, int]  # the drain gate's key and TTL
-    seen: tuple[str, int] | None  # where to keep the payload as the caller's last seen one, and its TTL
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,7 @@ class Outcome:
     entry: bytes | None = None  # the directory entry found instead (KEY_CHANGED)
     recorded: bool = False  # step 5 ran
     gate_taken: bool = False  # ... and took the drain gate
+    seen_is_first: bool = False  # the caller's last seen payload is the first read (both there)
 
 
 class OneTrip:
@@ -92,11 +93,13 @@ class OneTrip:
         self.script = redis.register_script(_script())
 
     async def run(self, reads: list[str], key_check: tuple[str, bytes] | None = None, window: Window | None = None,
-                  counter: tuple[str, int] | None = None, record: FreeRecord | None = None) -> Outcome:
+                  counter: tuple[str, int] | None = None, record: FreeRecord | None = None,
+                  seen: tuple[str, int] | None = None) -> Outcome:
         """`key_check` (directory key, entry expected), `window`, `counter` (key, TTL seconds), `record` (needs
-        `counter`): each optional."""
+        `counter`), `seen` (the caller's last seen payload: key and TTL; compared with the first read, and
+        where a recorded query keeps it): each optional."""
         item = window.item if window else None
-        seen = record.seen if record and record.seen else (NONE, 0)
+        seen = seen or (NONE, 0)
         keys = [key_check[0] if key_check else NONE, window.key if window else NONE, counter[0] if counter else NONE,
                 record.stream if record else NONE, record.gate[0] if record else NONE, seen[0], *reads]
         args = [key_check[1] if key_check else NONE, time.time(), item.amount if item else 0,
@@ -109,5 +112,5 @@ class OneTrip:
             return Outcome(KEY_CHANGED, entry=reply[1])
         if reply[0] == LIMITED:
             return Outcome(LIMITED)
-        return Outcome(OK, int(reply[1]) if counter else None, tuple(reply[4:]), recorded=bool(reply[2]),
-                       gate_taken=bool(reply[3]))
+        return Outcome(OK, int(reply[1]) if counter else None, tuple(reply[5:]), recorded=bool(reply[2]),
+                       gate_taken=bool(reply[3]), seen_is_first=bool(reply[4]))

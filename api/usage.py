@@ -27,10 +27,10 @@ class UsageRecorder:
                 "free": int(charged_sats == 0), "agent_pk": agent_pk if agent_pk is not None else "",
                 "client": attempt.payer.caller_id, "ts": time.time()}
 
-    def free_record(self, attempt: Attempt, seen: tuple[str, int] | None) -> FreeRecord:
+    def free_record(self, attempt: Attempt) -> FreeRecord:
         """The same event and gate, written by the query's one round trip when the query is free."""
         return FreeRecord(attempt.item.free_per_day, keys.USAGE_STREAM, self.event(attempt, 0),
-                          (keys.USAGE_DRAIN_GATE, GATE_TTL_S), seen)
+                          (keys.USAGE_DRAIN_GATE, GATE_TTL_S))
 
     def add_event(self, pipe, attempt: Attempt, charge: Charge) -> None:
         """Queue the event and a try at the drain gate on `pipe` (its results: xadd id, gate taken)."""

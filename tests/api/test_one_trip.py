@@ -66,3 +66,31 @@ def test_a_window_found_full_refuses_without_a_round_trip_until_it_frees(client,
     assert calls("evalsha") + calls("evalsha_ro") + calls("lrange") == before  # no script, no window read
     time.sleep(1.1)  # the oldest entry leaves the window
     assert client.simulate_get("/api/v1/intelligence/bitcoin", headers=auth(key)).status_code == 200
+
+
+def test_the_trip_says_whether_the_last_seen_payload_is_the_first_read_without_carrying_it(settings):
+    """The caller's last seen payload is compared in Redis: the reply holds only the reads asked for, and a
+    recorded query writes the snapshot only when it differs."""
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from api.one_trip import FreeRecord, OneTrip
+
+    async def trips() -> list:
+        r = aioredis.Redis.from_url(settings.effective_redis_url)
+        trip = OneTrip(r)
+        await r.set("t:payload", b"new")
+        await r.set("t:seen", b"old")
+        record = FreeRecord(5, "t:stream", {"k": "v"}, ("t:gate", 60))
+        out = [await trip.run(["t:payload"], seen=("t:seen", 60)),  # not recorded: compared only
+               await trip.run(["t:payload"], counter=("t:count", 60), record=record, seen=("t:seen", 60)),
+               await trip.run(["t:payload"], seen=("t:seen", 60)),
+               await r.get("t:seen"), await r.ttl("t:seen")]
+        await r.aclose()
+        return out
+
+    before, recorded, after, seen, ttl = asyncio.run(trips())
+    assert before.reads == (b"new",) and before.seen_is_first is False
+    assert recorded.recorded and recorded.seen_is_first is False and seen == b"new" and 0 < ttl <= 60
+    assert after.reads == (b"new",) and after.seen_is_first is True
