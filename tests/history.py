@@ -1,16 +1,30 @@
-"""Where the real market history lives for tests (`../shared/data/history` from the project root)."""
+"""Where the real market history lives for tests (`../shared/data/history` from the project root).
+
+Away from it (a clone without `../shared`) these tests skip saying why; under CI (`CI=true`) its absence is a
+failure: they are the only tests that check, on real data, that modules use nothing dated after the clock, so
+a CI run that skipped them would pass without having checked it."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HISTORY_DIR = (ROOT / ".." / "shared" / "data" / "history").resolve()
+SHARED = (ROOT / ".." / "shared").resolve()
+HISTORY_DIR = SHARED / "data" / "history"
+
+
+def required(path: Path, what: str) -> Path:
+    """`path`, or skip the calling test saying why (fail under CI=true)."""
+    if not path.exists():
+        message = f"{what} absent at {path}"
+        if os.environ.get("CI", "").lower() in ("true", "1"):
+            pytest.fail(f"{message}: CI runs beside ../shared and must not skip the tests that read it")
+        pytest.skip(message)
+    return path
 
 
 def history_dir() -> Path:
-    """The real history folder, or skip the calling test saying why."""
-    if not HISTORY_DIR.is_dir():
-        pytest.skip(f"real history folder absent at {HISTORY_DIR}")
-    return HISTORY_DIR
+    """The real history folder, or skip the calling test saying why (fail under CI=true)."""
+    return required(HISTORY_DIR, "real history folder")

@@ -13,3 +13,19 @@ def test_throwaway_postgres_answers(pg_url):
     with engine.connect() as conn:
         assert conn.execute(sa.text("select 1 + 1")).scalar() == 2
     engine.dispose()
+
+
+def test_shared_data_absent_skips_away_from_ci_and_fails_under_ci(tmp_path, monkeypatch):
+    import pytest
+
+    from tests.history import required
+
+    absent = tmp_path / "history"
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="absent"):
+        required(absent, "real history folder")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="must not skip"):
+        required(absent, "real history folder")
+    absent.mkdir()
+    assert required(absent, "real history folder") == absent

@@ -4,13 +4,11 @@ from __future__ import annotations
 import re
 from datetime import date
 
-import pytest
-
 from intel import catalog
 from intel.catalog import CATALOG, SECTORS, TREASURY_TENORS
-from tests.history import HISTORY_DIR, history_dir
+from tests.history import SHARED, history_dir, required
 
-MODULES_MD = HISTORY_DIR.parent.parent / "spec" / "modules.md"
+MODULES_MD = SHARED / "spec" / "modules.md"
 # words in the inputs column that are not series ids
 NOT_SERIES = {"FOMC", "FRED", "OHLCV", "VIX3M"}
 
@@ -38,9 +36,7 @@ def test_catalog_covers_every_history_file():
 
 
 def test_catalog_covers_every_series_the_module_spec_names():
-    if not MODULES_MD.is_file():
-        pytest.skip(f"module spec absent at {MODULES_MD}")
-    named = spec_series_ids(MODULES_MD.read_text())
+    named = spec_series_ids(required(MODULES_MD, "module spec").read_text())
     assert {"VXVCLS", "DGS1MO", "DGS30", "XLRE", "SP500"} <= named  # the parse found the awkward forms
     assert named - set(CATALOG) == set()
 
