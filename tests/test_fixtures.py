@@ -1,5 +1,8 @@
+import pytest
 import redis
 import sqlalchemy as sa
+
+from tests.history import required
 
 
 def test_embedded_redis_answers(redis_url):
@@ -16,10 +19,6 @@ def test_throwaway_postgres_answers(pg_url):
 
 
 def test_shared_data_absent_skips_away_from_ci_and_fails_under_ci(tmp_path, monkeypatch):
-    import pytest
-
-    from tests.history import required
-
     absent = tmp_path / "history"
     monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception, match="absent"):
