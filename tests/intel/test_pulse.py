@@ -1,6 +1,5 @@
 import re
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -69,15 +68,13 @@ def test_rolling_corr_matches_numpy():
     assert r[50] == pytest.approx(np.corrcoef(x[31:51], y[31:51])[0, 1])
 
 
-def test_missing_classes_are_marked_and_pulse_is_fast():
+def test_missing_classes_are_marked():
     parts = market("calm")
     del parts["CBBTCUSD"]
-    frames = make_frames(parts)
-    pulse = compute_pulse(frames, [])
-    assert pulse["signals"]["crypto"]["unavailable"] and "CBBTCUSD" in pulse["data_sources"]["missing"]
-    start = time.perf_counter()
-    compute_pulse(frames, PREMIUM)
-    assert time.perf_counter() - start < 0.1
+    pulse = compute_pulse(make_frames(parts), [])  # its speed is in bench/compute.py
+    crypto = pulse["signals"]["crypto"]
+    assert crypto["unavailable"] and crypto["score"] is None and crypto["confidence"] == 0
+    assert "CBBTCUSD" in pulse["data_sources"]["missing"]
 
 
 def test_pair_changes_span_the_same_dates_for_both_series():

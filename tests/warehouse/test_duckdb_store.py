@@ -77,7 +77,8 @@ def test_watermarks_never_move_back(wh):
     assert wh.watermarks() == {"DGS2": date(2024, 3, 1)}
 
 
-def test_bulk_write_of_400k_rows_is_fast(wh):
+def test_bulk_write_of_400k_rows_then_an_unchanged_rewrite(wh):
+    # the speed of both writes is in bench/compute.py
     n_series, n_days = 80, 5000
     dates = pl.date_range(date(2005, 1, 1), date(2005, 1, 1) + timedelta(days=n_days - 1), eager=True)
     frame = pl.DataFrame({
@@ -85,13 +86,12 @@ def test_bulk_write_of_400k_rows_is_fast(wh):
         "date": pl.concat([dates] * n_series),
         "value": pl.arange(0, n_series * n_days, eager=True).cast(pl.Float64),
     })
-    start = time.perf_counter()
     assert wh.write_observations(frame, "sim", T1) == 400_000
-    assert time.perf_counter() - start < 3.0
-    start = time.perf_counter()
-    assert wh.write_observations(frame, "sim", T2) == 0
-    assert time.perf_counter() - start < 3.0
-    assert len(wh.frames(["S1"], dates[-1], 10_000, "sim").get("S1")) == n_days
+    assert wh.write_observations(frame, "sim", T2) == 0  # every value equals its stored revision
+    assert wh.observations_count() == 400_000
+    s1 = wh.frames(["S1"], dates[-1], 10_000, "sim").get("S1")
+    assert s1["date"].to_list() == dates.to_list()
+    assert s1["value"].to_list() == [float(v) for v in range(n_days, 2 * n_days)]  # S1 holds the second block
 
 
 def test_module_and_pulse_results(wh):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from datetime import UTC, date, datetime, timedelta
 
 import numpy as np
@@ -73,16 +72,6 @@ def ohlcv(dates, close, wiggle, volume, ranges: bool = True) -> pl.DataFrame:
     if not ranges:
         frame = frame.with_columns([pl.lit(None, pl.Float64).alias(c) for c in ("open", "high", "low", "volume")])
     return frame
-
-
-def timings(fn, runs: int) -> list[float]:
-    """Seconds each of `runs` calls of fn took."""
-    out = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
-    return out
 
 
 def random_walk(n: int, start: float, vol: float, seed: int, drift: float = 0.0) -> np.ndarray:

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import ta
-from builders import bdays, check_payload, make_frames, ohlcv, timings
+from builders import bdays, check_payload, make_frames, ohlcv
 
 from intel.envelope import InsufficientData
 from intel.modules import volatility_analysis
@@ -79,7 +79,3 @@ def test_closes_only_short_and_stale():
     with pytest.raises(InsufficientData):
         volatility_analysis.compute(make_frames({}), _bars(20), "T")
 
-
-def test_speed():
-    bars, frames = _bars(1000), make_frames({})
-    assert sorted(timings(lambda: volatility_analysis.compute(frames, bars, "T"), 7))[3] < 0.05

@@ -1,11 +1,12 @@
 """make_provider / make_clock follow the settings."""
 from __future__ import annotations
 
-import time
 from datetime import UTC, date, datetime
+from types import SimpleNamespace
 
 import pytest
 
+import intel.clock
 from intel.providers.factory import make_clock, make_provider
 from intel.providers.replay import ReplayProvider
 from intel.providers.sim import SimProvider
@@ -38,13 +39,15 @@ def test_sim_clock_is_wall_time():
     assert abs((clock.now() - datetime.now(UTC)).total_seconds()) < 5
 
 
-def test_replay_clock_starts_after_the_data(replay_folder):
+def test_replay_clock_starts_after_the_data(replay_folder, monkeypatch):
     settings = Settings(source="replay", replay_dir=replay_folder, clock_speed=0.0)
     assert make_clock(settings).today() == date(2021, 6, 3)
-    anchor = time.time() - 10
+    anchor = 1_700_000_000.0
     moving = make_clock(Settings(source="replay", replay_dir=replay_folder, clock_speed=3600.0, clock_anchor=anchor))
     assert moving.anchor == anchor
-    assert 9 <= (moving.now() - datetime(2021, 6, 3, tzinfo=UTC)).total_seconds() / 3600 <= 11
+    # the clock's wall time, 10 s after the anchor: at 3600x the market clock reads 10 hours after its start
+    monkeypatch.setattr(intel.clock, "time", SimpleNamespace(time=lambda: anchor + 10))
+    assert moving.now() == datetime(2021, 6, 3, 10, tzinfo=UTC)
 
 
 def test_replay_start_overrides(replay_folder):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import logging
-import time
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -93,9 +92,7 @@ def test_empty_folder(tmp_path):
 
 def test_the_real_history_folder():
     folder = history_dir()
-    began = time.perf_counter()
-    provider = ReplayProvider(folder)
-    assert time.perf_counter() - began < 1.0
+    provider = ReplayProvider(folder)  # its load time is in bench/compute.py
     files = sorted(folder.glob("*.csv"))
     assert len(provider.series_ids()) == len(files) == 78
     everything = provider.observations(provider.series_ids(), date(1900, 1, 1), date(2100, 1, 1))

@@ -1,7 +1,6 @@
 """SimProvider: every catalog series on its own calendar, deterministic, prefix-stable, point-in-time."""
 from __future__ import annotations
 
-import time
 from datetime import date, timedelta
 
 import numpy as np
@@ -108,11 +107,12 @@ def test_start_and_unknown_ids(sim):
     assert sim.observations(["SP500"], date(1990, 1, 1), date(2004, 12, 31)).height == 0
 
 
-def test_fast_for_the_whole_catalog():
-    began = time.perf_counter()
+def test_the_whole_catalog_in_one_call():
+    # its speed is in bench/compute.py
     frame = SimProvider(seed=99).observations(ALL, date(2005, 1, 1), date(2026, 12, 31))
-    assert time.perf_counter() - began < 2.0
-    assert frame.height > 200_000
+    assert set(frame["series_id"]) == set(ALL) and frame.height > 200_000
+    assert frame["date"].min() >= date(2005, 1, 1) and frame["date"].max() <= date(2026, 12, 31)
+    assert frame["value"].is_finite().all() and frame.select("series_id", "date").is_unique().all()
 
 
 def test_curve_and_levels_are_realistic(history):
