@@ -64,6 +64,17 @@ H15 = "H.15 Selected Interest Rates"
 ADJUSTED = "split- and dividend-adjusted"
 USREC_LAG_DAYS = 365  # see the USREC entry: NBER business-cycle dates come months after the turn
 H10 = "H.10 Foreign Exchange Rates"
+OECD_MEI = "OECD Main Economic Indicators"
+# The OECD's monthly update reaches FRED about two months after the 1st of the month a rate averages.
+OECD_RATE_LAG_DAYS = 60
+# The foreign leg of FX carry, by currency: OECD 3-month interbank rates as FRED republishes them (monthly
+# averages dated the 1st of the month, percent a year; China's is the 3-month SHIBOR).
+FOREIGN_SHORT_RATES: dict[str, str] = {
+    "EUR": "IR3TIB01EZM156N", "GBP": "IR3TIB01GBM156N", "JPY": "IR3TIB01JPM156N", "CHF": "IR3TIB01CHM156N",
+    "CAD": "IR3TIB01CAM156N", "AUD": "IR3TIB01AUM156N", "MXN": "IR3TIB01MXM156N", "CNY": "IR3TIB01CNM156N",
+}
+_RATE_AREAS = {"EUR": "Euro area", "GBP": "United Kingdom", "JPY": "Japan", "CHF": "Switzerland",
+               "CAD": "Canada", "AUD": "Australia", "MXN": "Mexico", "CNY": "China"}
 
 
 def _tenor_label(series_id: str) -> str:
@@ -87,6 +98,8 @@ def _entries() -> list[Series]:
         s("T10YIE", "10-year breakeven inflation", "percent", "daily", "rates", 1, H15),
         s("T5YIE", "5-year breakeven inflation", "percent", "daily", "rates", 1, H15),
         s("FEDFUNDS", "Effective federal funds rate (monthly average)", "percent", "monthly", "rates", 32, H15),
+        *(s(i, f"{_RATE_AREAS[c]} 3-month interbank rate (OECD, monthly average)", "percent", "monthly", "rates",
+            OECD_RATE_LAG_DAYS, OECD_MEI) for c, i in FOREIGN_SHORT_RATES.items()),
         s("MORTGAGE30US", "30-year fixed mortgage rate (Freddie Mac PMMS, Thursday)", "percent", "weekly",
           "rates", 0, "Freddie Mac PMMS"),
         # credit and financial conditions

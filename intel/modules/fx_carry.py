@@ -1,13 +1,15 @@
 """fx_carry: the US short-rate leg of FX carry, realized volatility and trailing spot returns of holding
 each currency against the dollar, the foreign rate each currency would have needed to match US bills,
-and carry-to-vol only where a foreign short-rate series exists (the catalog has none today, so every pair
-is listed under `unavailable` for it)."""
+and carry and carry-to-vol where the currency's foreign 3-month rate has observations (the catalog's OECD
+series, monthly: the carry uses the latest one at or before the clock and names its date). Pairs without
+one (a data source that lacks the series, such as the replay history) are listed as such."""
 from __future__ import annotations
 
 import numpy as np
 
 from intel import envelope as env
 from intel import provenance as prov
+from intel.catalog import FOREIGN_SHORT_RATES
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, day_numbers, in_window, index_days_ago, rolling_std
@@ -17,10 +19,10 @@ from intel.registry import Module, register
 
 NAME = "fx_carry"
 BILL, FUNDS = "DGS3MO", "FEDFUNDS"
-# Foreign 3-month rates by currency (catalog series ids). The catalog carries none yet: the module says so
-# and computes carry-to-vol for any currency added here.
-FOREIGN_RATES: dict[str, str] = {}
-INPUTS = (*PAIRS, BILL, FUNDS)
+# Foreign 3-month rates (catalog series ids) of the pairs' currencies
+FOREIGN_RATES: dict[str, str] = {ccy: FOREIGN_SHORT_RATES[ccy] for _, ccy, _ in PAIRS.values()
+                                 if ccy in FOREIGN_SHORT_RATES}
+INPUTS = (*PAIRS, BILL, FUNDS, *FOREIGN_RATES.values())
 VOL_OBS = 63  # realized vol window for carry-to-vol and the carry environment
 CALM_PCT, STORMY_PCT = 30.0, 70.0  # average vol percentile that is good / bad for carry trades
 RATE_MOVE_BP = 25.0  # 3-month change in the US bill yield that counts as a move in the rate leg
@@ -78,11 +80,9 @@ def pair_block(frames: Frames, sid: str, bill_now: float | None, bill_return: fl
             row["breakeven_foreign_rate_1y_pct"] = env.rnd(bill_return - spot_1y, 2,
                                                            "mean bill yield of the past year minus the 1-year "
                                                            "spot return")
-    foreign_id = FOREIGN_RATES.get(ccy)
-    rate = frames.get(foreign_id) if foreign_id else None
-    if rate is not None and bill_now is not None and row["realized_vol_63d_pct"]:
-        with prov.about(frames, foreign_id, BILL, sid):
-            _carry(frames, row, foreign_id, spot_1y)
+    if foreign_rate(frames, ccy) is not None and bill_now is not None and row["realized_vol_63d_pct"]:
+        with prov.about(frames, FOREIGN_RATES[ccy], BILL, sid):
+            _carry(frames, row, FOREIGN_RATES[ccy], spot_1y)
     return row
 
 
@@ -102,11 +102,17 @@ def spot_return(frames: Frames, sid: str, idx: int | None, holder: np.ndarray):
 
 def _carry(frames: Frames, row: dict, foreign_id: str, spot_1y) -> None:
     """Carry against the US bill, carry-to-vol and total return, where a foreign short rate exists: the rate
-    and the carry from named observations, the rest scoped to the rate, the bill and the pair."""
+    and the carry from named observations, the rest scoped to the rate, the bill and the pair. The rate is a
+    monthly average published weeks later: its latest observation (at or before the clock, like every frame's)
+    is used, with its date."""
     rate, foreign, bill = frames.get(foreign_id), env.last_obs(frames, foreign_id), env.last_obs(frames, BILL)
-    row["foreign_rate_pct"] = env.level(frames, foreign_id, 2)
+    row["foreign_rate_series"] = foreign_id
+    row["foreign_rate_date"] = foreign[1].isoformat()  # the 1st of the month the rate averages
+    row["foreign_rate_pct"] = env.level(frames, foreign_id, 2, op=f"{foreign_id}, average of the month of "
+                                                                  f"{foreign[1].isoformat()}")
     # long the currency, funded in dollars
-    row["carry_pct"] = env.difference(foreign, bill, 2, scale=1.0, op=f"{foreign_id} - {BILL}, percent")
+    row["carry_pct"] = env.difference(foreign, bill, 2, scale=1.0, op=f"{foreign_id} ({foreign[1].isoformat()}) "
+                                                                     f"- {BILL} ({bill[1].isoformat()}), percent")
     carry = foreign[2] - bill[2]
     row["carry_to_vol"] = env.rnd(carry / row["realized_vol_63d_pct"], 3, "carry over 63-day realized vol")
     if spot_1y is not None:
@@ -115,10 +121,43 @@ def _carry(frames: Frames, row: dict, foreign_id: str, spot_1y) -> None:
                                              "1-year spot return plus the mean foreign rate of the past year")
 
 
+def foreign_rate(frames: Frames, ccy: str):
+    """The frame of the currency's foreign 3-month rate, None without a catalog series or observations."""
+    foreign_id = FOREIGN_RATES.get(ccy)
+    return frames.get(foreign_id) if foreign_id else None
+
+
+def no_carry_reason(frames: Frames, sid: str, ccy: str) -> str:
+    foreign_id = FOREIGN_RATES.get(ccy)
+    if foreign_id is None:
+        return f"no {ccy} short-rate series in the catalog"
+    if frames.get(foreign_id) is None:
+        return f"no observations of {foreign_id} (the {ccy} 3-month interbank rate) in this data source"
+    if frames.get(BILL) is None:
+        return f"{BILL} missing"
+    return f"no 63-day realized vol of {sid} (fewer than {VOL_OBS + 1} observations, or zero)"
+
+
+def carry_sentences(data: dict, with_carry: dict, lacking: list[str], source: str) -> str:
+    out = ""
+    if with_carry:
+        best = data["pairs"][data["best_carry_to_vol_pair"]]
+        out += (f"Carry-to-vol is computed for {len(with_carry)} pairs, best {data['best_carry_to_vol_pair']} at "
+                f"{best['carry_to_vol']} (carry {fig(best['carry_pct'], '%')} with the {best['currency']} 3-month "
+                f"rate of the month of {best['foreign_rate_date']}). ")
+    if lacking:
+        out += (f"The {source} data has no foreign short rate for {', '.join(lacking)}, so carry-to-vol "
+                "could not be computed for " + ("any pair" if not with_carry else "them") + "; realized vols, "
+                "spot returns and the foreign rate that would have matched US bills are given instead. ")
+    return out
+
+
 def compute(frames: Frames) -> dict:
     # the bill leads the summary and a signal: it counts toward data_as_of (no pair at all still raises below)
     env.require(frames, NAME, (*PAIRS, BILL))
-    sources = env.data_sources(frames, (*INPUTS, *FOREIGN_RATES.values()))
+    sources = env.data_sources(frames, INPUTS)
+    # the signals rest on the pairs and the US rates: a data source without foreign rates costs them nothing
+    signal_sources = env.data_sources(frames, (*PAIRS, BILL, FUNDS))
     us, bill_return = us_leg(frames)
     bill_now = float(frames.get(BILL)["value"][-1]) if frames.get(BILL) is not None else None
     pairs, unavailable = {}, {}
@@ -129,10 +168,7 @@ def compute(frames: Frames) -> dict:
             continue
         pairs[PAIRS[sid][0]] = row
         if "carry_to_vol" not in row:
-            ccy = row["currency"]
-            unavailable[f"carry_to_vol_{PAIRS[sid][0]}"] = (
-                f"no {ccy} short-rate series in the catalog" if ccy not in FOREIGN_RATES
-                else f"{FOREIGN_RATES[ccy]}, {BILL} or 63 days of {sid} missing")
+            unavailable[f"carry_to_vol_{PAIRS[sid][0]}"] = no_carry_reason(frames, sid, row["currency"])
     if not pairs:
         raise InsufficientData(f"{NAME}: no pair has 22 observations")
     if not us:
@@ -141,17 +177,19 @@ def compute(frames: Frames) -> dict:
         unavailable["breakeven_foreign_rate_1y_pct"] = f"{BILL} missing or shorter than a year"
 
     with_carry = {k: v["carry_to_vol"] for k, v in pairs.items() if "carry_to_vol" in v}
+    lacking = [k for k, v in pairs.items() if foreign_rate(frames, v["currency"]) is None]
     spots = {v["currency"]: v["spot_return_1y_pct"] for v in pairs.values() if v["spot_return_1y_pct"] is not None}
     pcts = [v["vol_63d_percentile_10y"] for v in pairs.values() if v.get("vol_63d_percentile_10y") is not None]
-    # counts rest on which pairs (and foreign rates) have quotes; the average on the pairs it averages
-    with prov.about(frames, *(v["series"] for v in pairs.values()), *FOREIGN_RATES.values()):
+    # counts rest on which pairs, foreign rates and bills have quotes; the average on the pairs it averages
+    with prov.about(frames, *(v["series"] for v in pairs.values()), BILL, *FOREIGN_RATES.values()):
         counts = {"pairs_with_carry_to_vol": env.count(len(with_carry), "count of pairs with carry-to-vol"),
-                  "pairs_without_foreign_rate": env.count(len(pairs) - len(with_carry),
-                                                          "count of pairs without a foreign short rate")}
+                  "pairs_without_foreign_rate": env.count(len(lacking), "count of pairs without observations of "
+                                                                        "a foreign short rate")}
     with prov.about(frames, *(v["series"] for v in pairs.values() if v.get("vol_63d_percentile_10y") is not None)):
         average = env.rnd(np.mean(pcts), 1, "mean of the pairs' 63-day vol percentiles (10-year history)") \
             if pcts else None
-    data = {"us_leg": us, "pairs": pairs, **counts, "average_vol_63d_percentile_10y": average}
+    data = {"us_leg": us, "pairs": pairs, **counts, "pairs_lacking_foreign_rate": lacking,
+            "average_vol_63d_percentile_10y": average}
     if with_carry:
         data["best_carry_to_vol_pair"] = max(with_carry, key=with_carry.get)
     if spots:
@@ -168,7 +206,8 @@ def compute(frames: Frames) -> dict:
     if change is not None:
         direction = "bullish" if change >= RATE_MOVE_BP else "bearish" if change <= -RATE_MOVE_BP else "neutral"
         signals.append(env.signal(
-            "usd_rate_leg", direction, env.degrade(0.35 + min(0.35, abs(change) / 200), sources, essential=[BILL]),
+            "usd_rate_leg", direction,
+            env.degrade(0.35 + min(0.35, abs(change) / 200), signal_sources, essential=[BILL]),
             "medium" if abs(change) >= 75 else "low",
             f"US 3-month bill yield {us['bill_3m_yield_pct']}%, {change} bp over three months "
             "(direction refers to the dollar's carry appeal)"))
@@ -176,7 +215,7 @@ def compute(frames: Frames) -> dict:
     if avg is not None:
         direction = "bullish" if avg <= CALM_PCT else "bearish" if avg >= STORMY_PCT else "neutral"
         signals.append(env.signal(
-            "carry_environment", direction, env.degrade(0.3 + min(0.4, abs(avg - 50) / 100), sources,
+            "carry_environment", direction, env.degrade(0.3 + min(0.4, abs(avg - 50) / 100), signal_sources,
                                                         essential=["DEXJPUS", "DEXUSEU"]),
             "medium" if avg >= 90 else "low",
             f"average 63-day FX vol percentile {avg} (low vol favours carry trades; direction refers to carry)"))
@@ -186,13 +225,7 @@ def compute(frames: Frames) -> dict:
         summary += (f"The US leg of carry: 3-month bills yield {fig(us.get('bill_3m_yield_pct'), '%')}"
                     f" ({fig(us.get('bill_3m_change_3m_bp'))} bp over three months) and fed funds "
                     f"{fig(us.get('fed_funds_pct'), '%')}. ")
-    if with_carry:
-        summary += (f"Carry-to-vol is computed for {len(with_carry)} pairs, best {data['best_carry_to_vol_pair']}. ")
-    if data["pairs_without_foreign_rate"]:
-        summary += ("Carry-to-vol could not be computed for " +
-                    ("any pair" if not with_carry else f"{len(pairs) - len(with_carry)} pairs") +
-                    ": the catalog has no foreign short-rate series for them, so realized vols, spot returns and "
-                    "the foreign rate that would have matched US bills are given instead. ")
+    summary += carry_sentences(data, with_carry, lacking, frames.data_source)
     if spots:
         summary += (f"Over a year, holding {data['best_spot_1y_currency']} against the dollar returned "
                     f"{data['best_spot_1y_pct']}% in spot terms, the best, and {data['worst_spot_1y_currency']} "
@@ -211,9 +244,12 @@ def compute(frames: Frames) -> dict:
                                  "mean 3-month bill yield of the past year minus the 1-year spot return: the "
                                  "deposit rate the currency needed to match US bills. Carry = foreign 3-month "
                                  "rate minus the US bill yield; carry-to-vol divides it by 63-day realized vol "
-                                 "(annualised daily log changes); it is given only where a foreign rate series "
-                                 "exists. The carry environment averages each pair's 63-day vol percentile "
-                                 "against its own history of up to 10 years.")
+                                 "(annualised daily log changes). The foreign rate is the OECD's 3-month "
+                                 "interbank rate (FRED's IR3TIB01 series), a monthly average published about two "
+                                 "months later: the latest month out by the clock is used and its date given, so "
+                                 "the two legs can be weeks apart. Pairs whose rate has no observations in the "
+                                 "data source are listed without carry. The carry environment averages each "
+                                 "pair's 63-day vol percentile against its own history of up to 10 years.")
 
 
 register(Module(name=NAME, category="fx", tier="P", inputs=INPUTS,

@@ -135,13 +135,14 @@ def _simulate(draws: Draws, origin: date, horizon: date) -> tuple[dict, dict]:
     quarterly = sim_macro.quarterly(draws, quarters, months, macro)
 
     effective = policy["policy"] + 0.02 * draws.normal("rates.effective", days)
+    fed_funds = period_means(days, np.maximum(effective, 0.04), months)
     copper = period_means(days, commodities["copper"], months)
     oil_month = period_means(days, commodities["oil"], months)
     broad = 90.0 * (oil_month / oil_month[0]) ** 0.5 * (copper / copper[0]) ** 0.25
     monthly = {**{k: macro[k] for k in ("CPIAUCSL", "CPILFESL", "PCEPILFE", "PPIFIS", "UNRATE", "U6RATE",
                                          "PAYEMS", "CIVPART", "AHETPI", "INDPRO", "RSXFS", "CFNAI", "DGORDER",
                                          "USREC", "BUSLOANS", "M2SL", "UMCSENT", "MICH")},
-               **housing, "FEDFUNDS": period_means(days, np.maximum(effective, 0.04), months),
+               **housing, "FEDFUNDS": fed_funds, **sim_rates.foreign_short_rates(draws, months, fed_funds),
                "PCOPPUSDM": copper,
                "PALLFNFINDEXM": broad * np.exp(ar1(0.8, 0.01 * draws.normal("commodities.broad", months))),
                "JTSJOL": np.maximum(7000 - 700 * (macro["unrate"] - 4.0), 1500)

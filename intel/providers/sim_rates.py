@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel.catalog import TREASURY_TENORS
+from intel.catalog import FOREIGN_SHORT_RATES, TREASURY_TENORS
 from intel.providers.sim_noise import Draws, ar1, last_before, smooth_toward
 
 FLOOR = 0.1  # the effective funds rate at the zero bound
 FOMC_EVERY = 32  # business days between meetings (eight a year)
 LEVEL_VOL = np.array([0.052, 0.072, 0.090, 0.130])  # daily vol of the curve's level by regime (percent)
 EQUITY_LOADING = 0.25  # the level's loading on the equity shock (the stock-bond correlation)
+# Foreign 3-month rates: (anchor %, loading on the US funds rate's distance from 2.5%, floor %). Rate cycles
+# move together across countries, less in Japan and China; the euro area, Switzerland and Japan went
+# below zero in the 2010s; Mexico's rate sits well above the dollar's.
+FOREIGN = {"EUR": (1.6, 0.6, -0.6), "GBP": (2.2, 0.8, 0.05), "JPY": (0.15, 0.1, -0.1), "CHF": (0.6, 0.5, -0.8),
+           "CAD": (2.0, 0.85, 0.2), "AUD": (3.2, 0.6, 0.1), "MXN": (7.0, 0.6, 3.0), "CNY": (3.0, 0.2, 1.0)}
 
 
 def taylor_rate(core_yoy: np.ndarray, unrate: np.ndarray) -> np.ndarray:
@@ -90,4 +95,15 @@ def curve(draws: Draws, days: np.ndarray, regime: np.ndarray, shock: np.ndarray,
     be10 = np.asarray(be10)
     out["T10YIE"] = np.round(be10, 2)
     out["T5YIE"] = np.round(2.2 + 1.5 * (be10 - 2.2) + ar1(0.95, 0.02 * draws.normal("rates.be5", days)), 2)
+    return out
+
+
+def foreign_short_rates(draws: Draws, months: np.ndarray, fed_funds: np.ndarray) -> dict[str, np.ndarray]:
+    """Each FOREIGN_SHORT_RATES series as a monthly average: its anchor, a share of the US rate cycle (the
+    month's mean funds rate) and a slow wander of its own, held above its floor."""
+    out = {}
+    for ccy, series_id in FOREIGN_SHORT_RATES.items():
+        anchor, loading, floor = FOREIGN[ccy]
+        wander = ar1(0.97, 0.12 * draws.normal(f"rates.foreign.{ccy}", months))
+        out[series_id] = np.maximum(anchor + loading * (fed_funds - 2.5) + wander, floor)
     return out

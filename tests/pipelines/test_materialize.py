@@ -57,6 +57,10 @@ def test_sim_materialization_publishes_every_module_and_the_pulse(env):
         assert cache.get_module(name, "prompt")[0] and cache.get_module(name, "compact")[0]
     pulse, pulse_meta = cache.get_pulse()
     assert orjson.loads(pulse) and pulse_meta["simulated"] is True and pulse_meta["as_of"] <= today
+    # the carry leg runs in the product: the ingest brought every foreign rate the catalog names
+    carry = orjson.loads(cache.get_module("fx_carry", "full")[0])["data"]
+    assert carry["pairs_with_carry_to_vol"] == len(carry["pairs"]) == 8 and carry["pairs_lacking_foreign_rate"] == []
+    assert all(isinstance(p["carry_to_vol"], float) and p["foreign_rate_date"] < today for p in carry["pairs"].values())
 
     with duckdb.connect(str(settings.analyst_path), read_only=True) as analyst:  # the copy, not the live file
         assert analyst.execute("select count(distinct module) from module_results").fetchone()[0] == len(scheduled())

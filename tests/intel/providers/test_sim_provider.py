@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from intel.catalog import CATALOG, TREASURY_TENORS
+from intel.catalog import CATALOG, FOREIGN_SHORT_RATES, TREASURY_TENORS
 from intel.frames import LONG_SCHEMA
 from intel.providers.sim import SimProvider
 
@@ -128,6 +128,18 @@ def test_curve_and_levels_are_realistic(history):
         values = series(history, series_id)["value"]
         assert lo <= values.min() and values.max() <= hi, (series_id, values.min(), values.max())
     assert set(series(history, "USREC")["value"].unique().to_list()) <= {0.0, 1.0}
+
+
+def test_foreign_short_rates_are_plausible(history):
+    """The carry legs: within real-world ranges, moving with the US cycle, Japan low and Mexico high."""
+    funds = series(history, "FEDFUNDS")
+    for ccy, series_id in FOREIGN_SHORT_RATES.items():
+        frame = series(history, series_id)
+        assert -1.0 <= frame["value"].min() and frame["value"].max() <= 12.0, (ccy, frame["value"].min())
+        both = frame.join(funds, on="date", suffix="_us")
+        assert np.corrcoef(both["value"], both["value_us"])[0, 1] > 0.2, ccy
+    mean = {ccy: series(history, sid)["value"].mean() for ccy, sid in FOREIGN_SHORT_RATES.items()}
+    assert mean["JPY"] < 1.0 < funds["value"].mean() < mean["MXN"]
 
 
 def test_prices_grow_at_realistic_rates(history):
