@@ -1,14 +1,16 @@
 """Nothing is charged for a failed request: failures after the debit, cancellation, and request ids
 that a client repeats."""
 import asyncio
-import threading
+import time
 
 import falcon.testing
 import pytest
+from sqlalchemy import select
 
 from api.usage import UsageRecorder
 from tests.api.agent_helpers import auth, fund, register, set_tier
 from warehouse.ledger import check_consistency
+from warehouse.ledger.tables import ledger_entries
 
 pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
 
@@ -64,55 +66,91 @@ async def funded_key_with_free_query_used(c, settings, sats: int) -> str:
     return key
 
 
+def query_entries(engine) -> list[tuple]:
+    """The ledger's query debits and refunds, in the order written: (kind, sats, reference)."""
+    e = ledger_entries.c
+    with engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(select(e.kind, e.amount_sats, e.reference)
+                                               .where(e.kind.in_(["query", "refund"])).order_by(e.id))]
+
+
+async def debited_then_refunded(engine, timeout_s: float = 10.0) -> list[tuple]:
+    """Wait until the ledger shows a refund (the undo runs on after the cancelled request is gone); then the
+    query entries, or what there is at the deadline."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        entries = await asyncio.to_thread(query_entries, engine)
+        if any(kind == "refund" for kind, *_ in entries) or time.monotonic() > deadline:
+            return entries
+        await asyncio.sleep(0.01)
+
+
+def held(services, monkeypatch) -> tuple[asyncio.Event, asyncio.Event, asyncio.Event]:
+    """Hold the request's debit until `release` (the real one runs then), and say when the request has
+    entered it and when it has reached its undo (the real undo runs): (entered, undoing, release), on the
+    running loop."""
+    real_debit, real_undo = services.money.debit_for_query_async, services.charging.undo
+    entered, undoing, release = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def held_debit(*args):
+        entered.set()
+        await release.wait()
+        return await real_debit(*args)
+
+    async def observed_undo(attempt):
+        undoing.set()
+        await real_undo(attempt)
+
+    monkeypatch.setattr(services.money, "debit_for_query_async", held_debit)
+    monkeypatch.setattr(services.charging, "undo", observed_undo)
+    return entered, undoing, release
+
+
 def test_a_request_cancelled_during_the_debit_is_refunded(app, client, services, settings, monkeypatch):
     """The whole scenario runs on one event loop (the app's Redis pool is bound to the loop it first used)."""
-    real = services.money.debit_for_query_async
-
-    async def slow_debit(*args):
-        await asyncio.sleep(0.3)
-        return await real(*args)
-
-    async def scenario() -> int:
+    async def scenario() -> list[tuple]:
         async with falcon.testing.ASGIConductor(app) as c:
             key = await funded_key_with_free_query_used(c, settings, 100)
-            monkeypatch.setattr(services.money, "debit_for_query_async", slow_debit)
-            with pytest.raises((asyncio.TimeoutError, asyncio.CancelledError)):
-                await asyncio.wait_for(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)), 0.1)
-            await asyncio.sleep(0.6)  # the debit commits, then the refund follows it
-            return (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"]
+            entered, undoing, release = held(services, monkeypatch)
+            query = asyncio.ensure_future(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)))
+            await asyncio.wait_for(entered.wait(), 10)  # the request is in its debit
+            query.cancel()
+            await asyncio.wait_for(undoing.wait(), 10)  # cancelled, it undoes a debit not yet committed
+            release.set()  # the debit commits after its request was cancelled
+            with pytest.raises(asyncio.CancelledError):
+                await query
+            entries = await debited_then_refunded(services.engine)
+            monkeypatch.undo()
+            assert (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"] == 100
+            return entries
 
-    assert asyncio.run(scenario()) == 100
+    (kind, sats, ref), refund = asyncio.run(scenario())
+    assert (kind, sats) == ("query", -50) and refund == ("refund", 50, ref)  # the debit, then its exact refund
     assert check_consistency(services.engine) == []
 
 
 def test_a_second_cancellation_during_the_debit_still_refunds(app, client, services, settings, monkeypatch):
     """The first cancellation arrives while the debit is on its way to commit, a second one while the request
     waits for that commit: the refund still follows the debit."""
-    real, release = services.money.debit_for_query_async, threading.Event()
-
-    async def held_debit(*args):
-        while not release.is_set():
-            await asyncio.sleep(0.01)
-        return await real(*args)
-
-    async def scenario() -> int:
+    async def scenario() -> list[tuple]:
         async with falcon.testing.ASGIConductor(app) as c:
             key = await funded_key_with_free_query_used(c, settings, 100)
-            monkeypatch.setattr(services.money, "debit_for_query_async", held_debit)
+            entered, undoing, release = held(services, monkeypatch)
             query = asyncio.ensure_future(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)))
-            await asyncio.sleep(0.2)
+            await asyncio.wait_for(entered.wait(), 10)  # the request is in its debit
             query.cancel()
-            await asyncio.sleep(0.05)
+            await asyncio.wait_for(undoing.wait(), 10)  # it took the cancellation: its undo waits for the debit
             query.cancel()  # lands while the request waits for the debit's commit
-            await asyncio.sleep(0.05)
             release.set()
             with pytest.raises(asyncio.CancelledError):
                 await query
-            await asyncio.sleep(0.5)  # the debit commits, then the shielded refund follows it
-            monkeypatch.setattr(services.money, "debit_for_query_async", real)
-            return (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"]
+            entries = await debited_then_refunded(services.engine)  # the shielded refund follows the debit
+            monkeypatch.undo()
+            assert (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"] == 100
+            return entries
 
-    assert asyncio.run(scenario()) == 100
+    (kind, sats, ref), refund = asyncio.run(scenario())
+    assert (kind, sats) == ("query", -50) and refund == ("refund", 50, ref)
     assert check_consistency(services.engine) == []
 
 
