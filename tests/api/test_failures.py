@@ -5,10 +5,11 @@ import time
 
 import falcon.testing
 import pytest
+import redis
 from sqlalchemy import select
 
-from api.usage import UsageRecorder
 from tests.api.agent_helpers import auth, fund, register, set_tier
+from tests.api.usage_faults import usage_stream_broken
 from warehouse.ledger import check_consistency
 from warehouse.ledger.tables import ledger_entries
 
@@ -31,24 +32,22 @@ def test_a_repeated_client_request_id_does_not_make_queries_free(client, service
     assert balance(client, key) == 0 and check_consistency(services.engine) == []
 
 
-def test_failure_after_the_debit_is_refunded_and_the_attempt_not_counted(client, services, monkeypatch):
+def test_failure_after_the_debit_is_refunded_and_the_attempt_not_counted(client, services, settings):
+    """The usage event cannot be written (its stream key holds a string: XADD fails with WRONGTYPE in Redis)."""
     key, _ = register(client)
     fund(client, key, 100)
+    r = redis.Redis.from_url(settings.effective_redis_url)
 
-    def broken(self, *args):
-        raise RuntimeError("queue down")
-
-    monkeypatch.setattr(UsageRecorder, "add_event", broken)
-    monkeypatch.setattr(UsageRecorder, "free_record", broken)  # a free query records in its one round trip
-    failed_free = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
+    with usage_stream_broken(r):  # a free query records its event in its one round trip
+        failed_free = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
     assert failed_free.status_code == 500 and "Traceback" not in failed_free.text
-    monkeypatch.undo()
     assert client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key)).json["_meta"]["charged_sats"] == 0
 
-    monkeypatch.setattr(UsageRecorder, "add_event", broken)
-    failed_paid = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
+    with usage_stream_broken(r):  # a paid one after its debit
+        failed_paid = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
     assert failed_paid.status_code == 500
     assert balance(client, key) == 100
+    assert [kind for kind, *_ in query_entries(services.engine)] == ["query", "refund"]  # debited, then refunded
     assert check_consistency(services.engine) == []
 
 
