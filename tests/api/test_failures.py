@@ -6,12 +6,10 @@ import time
 import falcon.testing
 import pytest
 import redis
-from sqlalchemy import select
 
 from tests.api.agent_helpers import auth, fund, register, set_tier
-from tests.api.usage_faults import usage_stream_broken
+from tests.api.usage_faults import ledger_moves, usage_stream_broken
 from warehouse.ledger import check_consistency
-from warehouse.ledger.tables import ledger_entries
 
 pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
 
@@ -47,7 +45,7 @@ def test_failure_after_the_debit_is_refunded_and_the_attempt_not_counted(client,
         failed_paid = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
     assert failed_paid.status_code == 500
     assert balance(client, key) == 100
-    assert [kind for kind, *_ in query_entries(services.engine)] == ["query", "refund"]  # debited, then refunded
+    assert [kind for kind, *_ in ledger_moves(services.engine)] == ["query", "refund"]  # debited, then refunded
     assert check_consistency(services.engine) == []
 
 
@@ -65,20 +63,12 @@ async def funded_key_with_free_query_used(c, settings, sats: int) -> str:
     return key
 
 
-def query_entries(engine) -> list[tuple]:
-    """The ledger's query debits and refunds, in the order written: (kind, sats, reference)."""
-    e = ledger_entries.c
-    with engine.connect() as conn:
-        return [tuple(r) for r in conn.execute(select(e.kind, e.amount_sats, e.reference)
-                                               .where(e.kind.in_(["query", "refund"])).order_by(e.id))]
-
-
 async def debited_then_refunded(engine, timeout_s: float = 10.0) -> list[tuple]:
     """Wait until the ledger shows a refund (the undo runs on after the cancelled request is gone); then the
     query entries, or what there is at the deadline."""
     deadline = time.monotonic() + timeout_s
     while True:
-        entries = await asyncio.to_thread(query_entries, engine)
+        entries = await asyncio.to_thread(ledger_moves, engine)
         if any(kind == "refund" for kind, *_ in entries) or time.monotonic() > deadline:
             return entries
         await asyncio.sleep(0.01)
