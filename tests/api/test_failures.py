@@ -2,13 +2,16 @@
 that a client repeats."""
 import asyncio
 import time
+from datetime import date, timedelta
 
 import falcon.testing
 import pytest
 import redis
 
+from marketintel.redis_server import free_port
 from tests.api.agent_helpers import auth, fund, register, set_tier
 from tests.api.usage_faults import ledger_moves, usage_stream_broken
+from warehouse import keys
 from warehouse.ledger import check_consistency
 
 pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
@@ -143,30 +146,47 @@ def test_a_second_cancellation_during_the_debit_still_refunds(app, client, servi
     assert check_consistency(services.engine) == []
 
 
-def test_a_batch_item_failing_outside_the_api_errors_is_its_own_entry(client, services, monkeypatch):
-    """A Lightning node down while one module's 402 is made, or a data source raising for another: those
-    modules get their error entries and are not charged; the modules served stay served and charged."""
-    from marketintel.lightning.base import BackendUnavailable
+def client_with_the_node_down(monkeypatch) -> falcon.testing.TestClient:
+    """The same service (ledger, Redis, clock) whose Lightning node is down: the real LND client on a port where
+    nothing listens."""
+    from api.app import create_app
+    from marketintel.settings import get_settings
 
+    monkeypatch.setenv("MI_LIGHTNING_BACKEND", "lnd")
+    monkeypatch.setenv("MI_LND_URL", f"https://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("MI_LND_MACAROON", "0201036c6e64")
+    get_settings.cache_clear()
+    return falcon.testing.TestClient(create_app(get_settings()))
+
+
+def ticker_cache_broken(r: redis.Redis, module: str, ticker: str, today: date) -> None:
+    """The ticker module's cache key in Redis holds a list (GET fails with WRONGTYPE), for every closed day a
+    query of the next minutes can ask for."""
+    for back in range(-1, 7):
+        key = keys.ticker_payload(module, ticker, today - timedelta(days=back))
+        r.delete(key)
+        r.rpush(key, "not a payload")
+
+
+def test_a_batch_item_failing_outside_the_api_errors_is_its_own_entry(client, services, settings, monkeypatch):
+    """A Lightning node down while one module's 402 is made, or Redis refusing another's cached ticker payload
+    (a key of the wrong type): those modules get their error entries and are not charged; the modules served
+    stay served and charged."""
     key, agent = register(client)
     set_tier(services, agent["agent_id"], "premium")
     fund(client, key, 100)
     assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).status_code == 200  # the free one
 
-    def node_down(*args, **kwargs):
-        raise BackendUnavailable("node down")
-
-    def source_down(*args, **kwargs):
-        raise ConnectionError("provider unreachable")
-
-    monkeypatch.setattr(services.lightning, "create_invoice", node_down)
-    monkeypatch.setattr(services.provider, "bars", source_down)
+    ticker_cache_broken(redis.Redis.from_url(settings.effective_redis_url), "technical_analysis", "AAPL",
+                        services.clock.now().date())
+    node_down = client_with_the_node_down(monkeypatch)
     body = {"modules": ["vix", {"module": "technical_analysis", "ticker": "AAPL"}, "vix", "vix"]}
-    resp = client.simulate_post("/api/v1/intelligence/batch", json=body, headers=auth(key))
+    resp = node_down.simulate_post("/api/v1/intelligence/batch", json=body, headers=auth(key))
     assert resp.status_code == 200, resp.text
     results = resp.json["results"]
     # vix 50 (balance 50), the ticker module fails (undone), vix 50 (balance 0), vix unpayable: node down
     assert [r["status"] for r in results] == [200, 500, 200, 503]
     assert results[1]["error"]["code"] == "internal_error" and results[3]["error"]["code"] == "lightning_unavailable"
     assert resp.json["_meta"]["charged_sats"] == 100 and balance(client, key) == 0
+    assert [(kind, sats) for kind, sats, _ in ledger_moves(services.engine)] == [("query", -50), ("query", -50)]
     assert check_consistency(services.engine) == []
