@@ -11,7 +11,9 @@ In order, stopping at the first that fails, so that nothing is counted for a req
   5. optionally, the record of a query the counter shows free and whose first read (its payload) is there:
      the usage event, the drain gate, and the payload as the caller's last seen one (written only when it
      differs). The caller asks for it only where nothing can fail between this trip and the answer (no
-     rendering left), so a free query of a cached module is one round trip in all.
+     rendering left), so a free query of a cached module is one round trip in all. When the event cannot be
+     written (XADD refused), the script fails with Redis' error and takes its count back first: Redis keeps
+     what a failing script wrote, and the caller, never told the count, has none to take back.
 """
 from __future__ import annotations
 
@@ -48,8 +50,12 @@ for i = 7, #KEYS do reply[i - 1] = redis.call('GET', KEYS[i]) end  -- a missing 
 local first = reply[6]
 if KEYS[6] ~= '' and first and redis.call('GET', KEYS[6]) == first then reply[5] = 1 end
 if ARGV[7] ~= '' and count <= tonumber(ARGV[7]) and first then
+  local added = redis.pcall('XADD', KEYS[4], '*', unpack(ARGV, 10))
+  if type(added) == 'table' and added.err then
+    redis.call('DECR', KEYS[3])  -- the query fails: a script's writes stay, so its count is taken back here
+    return added
+  end
   if KEYS[6] ~= '' and reply[5] == 0 then redis.call('SET', KEYS[6], first, 'EX', ARGV[8]) end
-  redis.call('XADD', KEYS[4], '*', unpack(ARGV, 10))
   reply[3] = 1
   if redis.call('SET', KEYS[5], 1, 'NX', 'EX', ARGV[9]) then reply[4] = 1 end
 end

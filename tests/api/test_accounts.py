@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 import falcon.testing
 import pytest
+from sqlalchemy.exc import DBAPIError
 
 from api.services import Services
 from tests.api.account_helpers import ledger_clock, pay, upgrade, with_clock
@@ -154,19 +155,24 @@ def test_pricing_lists_tiers_plans_referrals_pool_order_and_limits(client, setti
     assert pricing["rate_limits_per_key"]["free"] == settings.rate_limit_free
 
 
-def test_keys_and_preimages_never_reach_the_logs(client, services, caplog, monkeypatch):
+def test_keys_and_preimages_never_reach_the_logs(client, services, caplog):
     caplog.set_level(logging.DEBUG)
     key, _ = register(client)
     paid = fund(client, key, 100)
     new = client.simulate_post("/api/v1/agents/rotate-key", headers=auth(key)).json["api_key"]
     client.simulate_get("/api/v1/agents/me", headers=auth(key))  # a rotated key: 401
 
-    def broken(*args):
-        raise RuntimeError("boom")
-
-    monkeypatch.setattr(services.agents, "usage", broken)
-    crashed = client.simulate_get("/api/v1/agents/me", headers=auth(new))
+    # the usage statistics' table gone from the ledger: /agents/me fails in the database, after the key check
+    with services.engine.begin() as conn:
+        conn.exec_driver_sql("ALTER TABLE usage_events RENAME TO usage_events_gone")
+    try:
+        crashed = client.simulate_get("/api/v1/agents/me", headers=auth(new))
+    finally:
+        with services.engine.begin() as conn:
+            conn.exec_driver_sql("ALTER TABLE usage_events_gone RENAME TO usage_events")
     assert crashed.status_code == 500 and new not in crashed.text
+    crash = next(r for r in caplog.records if r.getMessage().startswith("unhandled error")).exc_info[1]
+    assert isinstance(crash, DBAPIError) and "usage_events" in str(crash)  # the database's own error
     for secret in (key, new, paid["preimage"]):
         assert secret not in caplog.text
     assert "unhandled error" in caplog.text  # the error path did log, without the key

@@ -1,13 +1,17 @@
 """Nothing is charged for a failed request: failures after the debit, cancellation, and request ids
 that a client repeats."""
 import asyncio
-import threading
+import time
+from datetime import date, timedelta
 
 import falcon.testing
 import pytest
+import redis
 
-from api.usage import UsageRecorder
+from marketintel.redis_server import free_port
 from tests.api.agent_helpers import auth, fund, register, set_tier
+from tests.api.usage_faults import ledger_moves, usage_stream_broken
+from warehouse import keys
 from warehouse.ledger import check_consistency
 
 pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
@@ -29,24 +33,22 @@ def test_a_repeated_client_request_id_does_not_make_queries_free(client, service
     assert balance(client, key) == 0 and check_consistency(services.engine) == []
 
 
-def test_failure_after_the_debit_is_refunded_and_the_attempt_not_counted(client, services, monkeypatch):
+def test_failure_after_the_debit_is_refunded_and_the_attempt_not_counted(client, services, settings):
+    """The usage event cannot be written (its stream key holds a string: XADD fails with WRONGTYPE in Redis)."""
     key, _ = register(client)
     fund(client, key, 100)
+    r = redis.Redis.from_url(settings.effective_redis_url)
 
-    def broken(self, *args):
-        raise RuntimeError("queue down")
-
-    monkeypatch.setattr(UsageRecorder, "add_event", broken)
-    monkeypatch.setattr(UsageRecorder, "free_record", broken)  # a free query records in its one round trip
-    failed_free = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
+    with usage_stream_broken(r):  # a free query records its event in its one round trip
+        failed_free = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
     assert failed_free.status_code == 500 and "Traceback" not in failed_free.text
-    monkeypatch.undo()
     assert client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key)).json["_meta"]["charged_sats"] == 0
 
-    monkeypatch.setattr(UsageRecorder, "add_event", broken)
-    failed_paid = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
+    with usage_stream_broken(r):  # a paid one after its debit
+        failed_paid = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
     assert failed_paid.status_code == 500
     assert balance(client, key) == 100
+    assert [kind for kind, *_ in ledger_moves(services.engine)] == ["query", "refund"]  # debited, then refunded
     assert check_consistency(services.engine) == []
 
 
@@ -64,82 +66,127 @@ async def funded_key_with_free_query_used(c, settings, sats: int) -> str:
     return key
 
 
+async def debited_then_refunded(engine, timeout_s: float = 10.0) -> list[tuple]:
+    """Wait until the ledger shows a refund (the undo runs on after the cancelled request is gone); then the
+    query entries, or what there is at the deadline."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        entries = await asyncio.to_thread(ledger_moves, engine)
+        if any(kind == "refund" for kind, *_ in entries) or time.monotonic() > deadline:
+            return entries
+        await asyncio.sleep(0.01)
+
+
+def held(services, monkeypatch) -> tuple[asyncio.Event, asyncio.Event, asyncio.Event]:
+    """Hold the request's debit until `release` (the real one runs then), and say when the request has
+    entered it and when it has reached its undo (the real undo runs): (entered, undoing, release), on the
+    running loop."""
+    real_debit, real_undo = services.money.debit_for_query_async, services.charging.undo
+    entered, undoing, release = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def held_debit(*args):
+        entered.set()
+        await release.wait()
+        return await real_debit(*args)
+
+    async def observed_undo(attempt):
+        undoing.set()
+        await real_undo(attempt)
+
+    monkeypatch.setattr(services.money, "debit_for_query_async", held_debit)
+    monkeypatch.setattr(services.charging, "undo", observed_undo)
+    return entered, undoing, release
+
+
 def test_a_request_cancelled_during_the_debit_is_refunded(app, client, services, settings, monkeypatch):
     """The whole scenario runs on one event loop (the app's Redis pool is bound to the loop it first used)."""
-    real = services.money.debit_for_query_async
-
-    async def slow_debit(*args):
-        await asyncio.sleep(0.3)
-        return await real(*args)
-
-    async def scenario() -> int:
+    async def scenario() -> list[tuple]:
         async with falcon.testing.ASGIConductor(app) as c:
             key = await funded_key_with_free_query_used(c, settings, 100)
-            monkeypatch.setattr(services.money, "debit_for_query_async", slow_debit)
-            with pytest.raises((asyncio.TimeoutError, asyncio.CancelledError)):
-                await asyncio.wait_for(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)), 0.1)
-            await asyncio.sleep(0.6)  # the debit commits, then the refund follows it
-            return (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"]
+            entered, undoing, release = held(services, monkeypatch)
+            query = asyncio.ensure_future(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)))
+            await asyncio.wait_for(entered.wait(), 10)  # the request is in its debit
+            query.cancel()
+            await asyncio.wait_for(undoing.wait(), 10)  # cancelled, it undoes a debit not yet committed
+            release.set()  # the debit commits after its request was cancelled
+            with pytest.raises(asyncio.CancelledError):
+                await query
+            entries = await debited_then_refunded(services.engine)
+            monkeypatch.undo()
+            assert (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"] == 100
+            return entries
 
-    assert asyncio.run(scenario()) == 100
+    (kind, sats, ref), refund = asyncio.run(scenario())
+    assert (kind, sats) == ("query", -50) and refund == ("refund", 50, ref)  # the debit, then its exact refund
     assert check_consistency(services.engine) == []
 
 
 def test_a_second_cancellation_during_the_debit_still_refunds(app, client, services, settings, monkeypatch):
     """The first cancellation arrives while the debit is on its way to commit, a second one while the request
     waits for that commit: the refund still follows the debit."""
-    real, release = services.money.debit_for_query_async, threading.Event()
-
-    async def held_debit(*args):
-        while not release.is_set():
-            await asyncio.sleep(0.01)
-        return await real(*args)
-
-    async def scenario() -> int:
+    async def scenario() -> list[tuple]:
         async with falcon.testing.ASGIConductor(app) as c:
             key = await funded_key_with_free_query_used(c, settings, 100)
-            monkeypatch.setattr(services.money, "debit_for_query_async", held_debit)
+            entered, undoing, release = held(services, monkeypatch)
             query = asyncio.ensure_future(c.simulate_get("/api/v1/intelligence/vix", headers=auth(key)))
-            await asyncio.sleep(0.2)
+            await asyncio.wait_for(entered.wait(), 10)  # the request is in its debit
             query.cancel()
-            await asyncio.sleep(0.05)
+            await asyncio.wait_for(undoing.wait(), 10)  # it took the cancellation: its undo waits for the debit
             query.cancel()  # lands while the request waits for the debit's commit
-            await asyncio.sleep(0.05)
             release.set()
             with pytest.raises(asyncio.CancelledError):
                 await query
-            await asyncio.sleep(0.5)  # the debit commits, then the shielded refund follows it
-            monkeypatch.setattr(services.money, "debit_for_query_async", real)
-            return (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"]
+            entries = await debited_then_refunded(services.engine)  # the shielded refund follows the debit
+            monkeypatch.undo()
+            assert (await c.simulate_get("/api/v1/agents/balance", headers=auth(key))).json["balance_sats"] == 100
+            return entries
 
-    assert asyncio.run(scenario()) == 100
+    (kind, sats, ref), refund = asyncio.run(scenario())
+    assert (kind, sats) == ("query", -50) and refund == ("refund", 50, ref)
     assert check_consistency(services.engine) == []
 
 
-def test_a_batch_item_failing_outside_the_api_errors_is_its_own_entry(client, services, monkeypatch):
-    """A Lightning node down while one module's 402 is made, or a data source raising for another: those
-    modules get their error entries and are not charged; the modules served stay served and charged."""
-    from marketintel.lightning.base import BackendUnavailable
+def client_with_the_node_down(monkeypatch) -> falcon.testing.TestClient:
+    """The same service (ledger, Redis, clock) whose Lightning node is down: the real LND client on a port where
+    nothing listens."""
+    from api.app import create_app
+    from marketintel.settings import get_settings
 
+    monkeypatch.setenv("MI_LIGHTNING_BACKEND", "lnd")
+    monkeypatch.setenv("MI_LND_URL", f"https://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("MI_LND_MACAROON", "0201036c6e64")
+    get_settings.cache_clear()
+    return falcon.testing.TestClient(create_app(get_settings()))
+
+
+def ticker_cache_broken(r: redis.Redis, module: str, ticker: str, today: date) -> None:
+    """The ticker module's cache key in Redis holds a list (GET fails with WRONGTYPE), for every closed day a
+    query of the next minutes can ask for."""
+    for back in range(-1, 7):
+        key = keys.ticker_payload(module, ticker, today - timedelta(days=back))
+        r.delete(key)
+        r.rpush(key, "not a payload")
+
+
+def test_a_batch_item_failing_outside_the_api_errors_is_its_own_entry(client, services, settings, monkeypatch):
+    """A Lightning node down while one module's 402 is made, or Redis refusing another's cached ticker payload
+    (a key of the wrong type): those modules get their error entries and are not charged; the modules served
+    stay served and charged."""
     key, agent = register(client)
     set_tier(services, agent["agent_id"], "premium")
     fund(client, key, 100)
     assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).status_code == 200  # the free one
 
-    def node_down(*args, **kwargs):
-        raise BackendUnavailable("node down")
-
-    def source_down(*args, **kwargs):
-        raise ConnectionError("provider unreachable")
-
-    monkeypatch.setattr(services.lightning, "create_invoice", node_down)
-    monkeypatch.setattr(services.provider, "bars", source_down)
+    ticker_cache_broken(redis.Redis.from_url(settings.effective_redis_url), "technical_analysis", "AAPL",
+                        services.clock.now().date())
+    node_down = client_with_the_node_down(monkeypatch)
     body = {"modules": ["vix", {"module": "technical_analysis", "ticker": "AAPL"}, "vix", "vix"]}
-    resp = client.simulate_post("/api/v1/intelligence/batch", json=body, headers=auth(key))
+    resp = node_down.simulate_post("/api/v1/intelligence/batch", json=body, headers=auth(key))
     assert resp.status_code == 200, resp.text
     results = resp.json["results"]
     # vix 50 (balance 50), the ticker module fails (undone), vix 50 (balance 0), vix unpayable: node down
     assert [r["status"] for r in results] == [200, 500, 200, 503]
     assert results[1]["error"]["code"] == "internal_error" and results[3]["error"]["code"] == "lightning_unavailable"
     assert resp.json["_meta"]["charged_sats"] == 100 and balance(client, key) == 0
+    assert [(kind, sats) for kind, sats, _ in ledger_moves(services.engine)] == [("query", -50), ("query", -50)]
     assert check_consistency(services.engine) == []

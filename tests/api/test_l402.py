@@ -9,11 +9,13 @@ import time
 import bolt11
 import falcon.testing
 import pytest
+import redis
 from pymacaroons import Macaroon
 from pymacaroons.serializers import BinarySerializer
 from sqlalchemy import select
 
 from tests.api.agent_helpers import auth, register
+from tests.api.usage_faults import usage_stream_broken
 from warehouse.ledger.tables import invoices, l402_tokens
 
 # Written from the spec's grammar (bLIP-26), not from api/l402.py: challenge = `L402 macaroon="X", invoice="Y"`
@@ -56,6 +58,12 @@ def refused(resp, code: str) -> None:
     assert resp.status_code == 401, resp.text
     assert resp.json["error"]["code"] == code, resp.json
     challenge(resp)
+
+
+def token_invoice_status(services, mac_b64: str) -> str:
+    with services.engine.connect() as conn:
+        return conn.scalar(select(invoices.c.status).where(
+            invoices.c.payment_hash == token_row(services, mac_b64)["payment_hash"]))
 
 
 def token_row(services, mac_b64: str) -> dict:
@@ -244,21 +252,16 @@ def test_spend_is_once_across_threads_and_unspend_only_by_its_spender(services):
     assert tokens.spend(id_hash, "req-retry")
 
 
-def test_a_failed_request_unspends_its_token(client, services, monkeypatch):
-    from api.module_queries import ModuleQueries
-
+def test_a_failed_request_unspends_its_token(client, services, settings):
+    """The request fails after its token was spent: the usage event cannot be written (WRONGTYPE in Redis)."""
     mac, inv = challenge(module_402(client))
     credential = f"L402 {mac}:{pay(inv)}"
-    original = ModuleQueries._body
-
-    def broken(self, *args, **kwargs):
-        raise RuntimeError("rendering failed after the token was spent")
-
-    monkeypatch.setattr(ModuleQueries, "_body", broken)
-    failed = get(client, "/api/v1/intelligence/vix", credential)
+    assert token_invoice_status(services, mac) == "open"
+    with usage_stream_broken(redis.Redis.from_url(settings.effective_redis_url)):
+        failed = get(client, "/api/v1/intelligence/vix", credential)
     assert failed.status_code == 500
-    assert token_row(services, mac)["spent_at"] is None
-    monkeypatch.setattr(ModuleQueries, "_body", original)
+    assert (token_row(services, mac)["spent_at"], token_row(services, mac)["spent_by"]) == (None, None)
+    assert token_invoice_status(services, mac) == "settled"  # it was spent (settling its invoice), then given back
     assert get(client, "/api/v1/intelligence/vix", credential).status_code == 200
     assert token_row(services, mac)["spent_at"] is not None
 

@@ -7,11 +7,12 @@ from datetime import datetime, timedelta
 
 import falcon.testing
 import pytest
+import redis
 
 from api.services import Services
-from api.usage import UsageRecorder
 from tests.api.account_helpers import ledger_clock, paid_with, pools, with_clock
 from tests.api.agent_helpers import auth, fund, register
+from tests.api.usage_faults import ledger_moves, usage_stream_broken
 from warehouse.ledger import check_consistency
 
 pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
@@ -110,20 +111,18 @@ def test_every_pool_pays_in_the_documented_order_and_meta_says_which(client, ser
     assert check_consistency(services.engine) == []
 
 
-def test_a_failed_request_is_refunded_to_the_pool_that_paid(client, services, monkeypatch):
+def test_a_failed_request_is_refunded_to_the_pool_that_paid(client, services, settings):
     key, _ = register(client)
     fund(client, key, 100)
     post(client, "/api/v1/subscriptions/subscribe", key, "mini")
     client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))  # the free one
     before = pools(client, key)
 
-    def broken(self, *args):
-        raise RuntimeError("queue down")
-
-    monkeypatch.setattr(UsageRecorder, "add_event", broken)
-    assert client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key)).status_code == 500
-    monkeypatch.undo()
+    with usage_stream_broken(redis.Redis.from_url(settings.effective_redis_url)):  # fails after the debit
+        assert client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key)).status_code == 500
     assert pools(client, key) == before == {**before, "subscription": 100}
+    (debit, ref), refund = [((kind, sats), ref) for kind, sats, ref in ledger_moves(services.engine)]
+    assert debit == ("query", -50) and refund == (("refund", 50), ref)  # debited, then refunded exactly
     assert paid_with(client, key, "yield_curve") == ("subscription", 50, 50)
     assert check_consistency(services.engine) == []
 

@@ -3,10 +3,11 @@ credits (taken back when their request fails), stats, and spending the credits."
 from __future__ import annotations
 
 import pytest
+import redis
 
-from api.usage import UsageRecorder
 from tests.api.account_helpers import paid_with
 from tests.api.agent_helpers import auth, fund, register
+from tests.api.usage_faults import ledger_moves, usage_stream_broken
 from warehouse.ledger import check_consistency
 
 pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
@@ -63,19 +64,18 @@ def test_referral_credits_pay_for_the_referrers_queries(client, services):
     assert check_consistency(services.engine) == []
 
 
-def test_a_failed_request_of_the_referred_agent_takes_the_reward_back(client, services, monkeypatch):
+def test_a_failed_request_of_the_referred_agent_takes_the_reward_back(client, services, settings):
     key, agent = register(client, "referrer")
     newcomer = referred(client, agent["referral_code"], "n1")
     fund(client, newcomer, 100)
     client.simulate_get("/api/v1/intelligence/vix", headers=auth(newcomer))  # free
 
-    def broken(self, *args):
-        raise RuntimeError("queue down")
-
-    monkeypatch.setattr(UsageRecorder, "add_event", broken)
-    assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(newcomer)).status_code == 500
-    monkeypatch.undo()
+    with usage_stream_broken(redis.Redis.from_url(settings.effective_redis_url)):  # fails after the debit
+        assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(newcomer)).status_code == 500
     assert stats(client, key)["credits_available_sats"] == 0 and stats(client, key)["referred_spend_sats"] == 0
+    moves = ledger_moves(services.engine, ("query", "referral", "refund", "referral_reversal"))
+    ref = moves[0][2]  # the debit rewarded the referrer; its refund took the reward back
+    assert moves == [("query", -50, ref), ("referral", 5, ref), ("refund", 50, ref), ("referral_reversal", -5, ref)]
     assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(newcomer)).status_code == 200
     assert stats(client, key)["credits_available_sats"] == 5
     assert check_consistency(services.engine) == []
