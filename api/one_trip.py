@@ -46,15 +46,19 @@ if KEYS[3] ~= '' then
   redis.call('EXPIRE', KEYS[3], ARGV[6])
 end
 local reply = {{{OK}, count, 0, 0, 0}}
-for i = 7, #KEYS do reply[i - 1] = redis.call('GET', KEYS[i]) end  -- a missing key reads false: no hole
+local function undone(err)  -- the query fails: a script's writes stay, so its count is taken back here
+  if KEYS[3] ~= '' then redis.call('DECR', KEYS[3]) end
+  return err
+end
+for i = 7, #KEYS do  -- a missing key reads false: no hole
+  reply[i - 1] = redis.pcall('GET', KEYS[i])
+  if type(reply[i - 1]) == 'table' and reply[i - 1].err then return undone(reply[i - 1]) end
+end
 local first = reply[6]
 if KEYS[6] ~= '' and first and redis.call('GET', KEYS[6]) == first then reply[5] = 1 end
 if ARGV[7] ~= '' and count <= tonumber(ARGV[7]) and first then
   local added = redis.pcall('XADD', KEYS[4], '*', unpack(ARGV, 10))
-  if type(added) == 'table' and added.err then
-    redis.call('DECR', KEYS[3])  -- the query fails: a script's writes stay, so its count is taken back here
-    return added
-  end
+  if type(added) == 'table' and added.err then return undone(added) end
   if KEYS[6] ~= '' and reply[5] == 0 then redis.call('SET', KEYS[6], first, 'EX', ARGV[8]) end
   reply[3] = 1
   if redis.call('SET', KEYS[5], 1, 'NX', 'EX', ARGV[9]) then reply[4] = 1 end

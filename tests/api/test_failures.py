@@ -52,6 +52,24 @@ def test_failure_after_the_debit_is_refunded_and_the_attempt_not_counted(client,
     assert check_consistency(services.engine) == []
 
 
+
+def test_a_cached_payload_redis_refuses_fails_the_query_without_using_the_free_one(client, services, settings):
+    """The module's cached rendering cannot be read (its key a list: GET fails with WRONGTYPE inside the one
+    round trip, after the free allowance was counted): the count is taken back with the failure."""
+    key, _ = register(client)
+    r = redis.Redis.from_url(settings.effective_redis_url)
+    cached = keys.module("yield_curve", "full")
+    payload = r.get(cached)
+    r.delete(cached)
+    r.rpush(cached, "not a payload")
+    failed = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key))
+    assert failed.status_code == 500 and "Traceback" not in failed.text
+    r.delete(cached)
+    r.set(cached, payload)
+    served = client.simulate_get("/api/v1/intelligence/yield_curve", headers=auth(key)).json["_meta"]
+    assert (served["charged_sats"], served["paid_with"]) == (0, "free_allowance")
+    assert check_consistency(services.engine) == []
+
 async def funded_key_with_free_query_used(c, settings, sats: int) -> str:
     """Register, top up over the dev node and use the free vix query, all on the conductor's event loop."""
     from marketintel.lightning.factory import make_backend
