@@ -103,19 +103,39 @@ def _finite_everywhere(value) -> None:
 
 FIGURE = re.compile(r"(?<![A-Za-z0-9_.\-])-?\d+(?:\.\d+)?(?!\.?[A-Za-z0-9_\-])")
 ISO = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+# a word right before a figure that states its sign: "down 2.1%" is a fall of 2.1, so a negative figure;
+# "plus 100 bp costs 8.4%" is a shock of +100 and a P&L of -8.4
+RISE_WORDS = frozenset({"up", "rose", "rises", "gained", "gains", "climbed", "increased", "widened", "plus"})
+FALL_WORDS = frozenset({"down", "fell", "falls", "dropped", "declined", "decreased", "lost", "loses", "costs",
+                        "narrowed", "minus"})
+
+
+def stated_sign(text: str, start: int, figure: str) -> int:
+    """+1 or -1 where the text gives the figure a sign (a minus or plus, or a rise or fall word right before
+    it), 0 where it states only a magnitude ("3.4% from its high")."""
+    if figure.startswith("-") or text[max(0, start - 1):start] == "+":
+        return -1 if figure.startswith("-") else 1
+    before = text[:start].split()
+    word = before[-1].lower().lstrip("(") if before else ""
+    return 1 if word in RISE_WORDS else -1 if word in FALL_WORDS else 0
 
 
 def figures_of_text_in_data(text: str, data: dict, where: str = "summary") -> None:
-    """Every number in `text` is a value of `data` at the same rounding; every ISO date is a string there."""
+    """Every number in `text` is a value of `data` at the same rounding, with the sign the text states (a
+    figure the text gives no sign may be either); every ISO date is a string there."""
     flat = flatten(data)
     strings = " ".join(str(v) for v in flat.values() if isinstance(v, str))
-    numbers = [abs(float(v)) for v in flat.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    numbers = [float(v) for v in flat.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
     for found in ISO.findall(text):
         assert found in strings, f"{where}: date {found} not in data: {text}"
     text = ISO.sub(" ", text).replace("S&P 500", "S&P")
-    for figure in FIGURE.findall(text):
+    for match in FIGURE.finditer(text):
+        figure = match.group(0)
         digits = len(figure.split(".")[1]) if "." in figure else 0
-        assert any(round(v, digits) == abs(float(figure)) for v in numbers), f"{where}: {figure} not in data: {text}"
+        size, sign = abs(float(figure)), stated_sign(text, match.start(), figure)
+        signed = [v for v in numbers if sign == 0 or (v < 0) == (sign < 0) or round(v, digits) == 0]
+        assert any(round(abs(v), digits) == size for v in signed), \
+            f"{where}: {figure} not in data{' with that sign' if sign else ''}: {text}"
 
 
 def summary_figures_in_data(payload: dict) -> None:
