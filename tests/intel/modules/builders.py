@@ -164,6 +164,24 @@ def check_payload(payload: dict) -> None:
             orjson.dumps(out)
 
 
+def stepped_market(n: int = 300) -> dict[str, pl.DataFrame]:
+    """Flat series with a step or two near the end, so every regime fact and asset-class score can be worked
+    out by hand: the S&P 500 at 100, 98.5 on the last day (Nasdaq 4.2 times it); VIX 16, 22 over the last 9
+    sessions and 24 over the last 4; high-yield OAS 4.0%, 4.6% over the last 10; 2s10s +0.5; the broad
+    dollar 100, 106 from 50 sessions back and 107.06 (1% more) over the last 20; the 10y 4.0%, 4.3% over
+    the last 10; the 2y 3.5%; bitcoin 20000, 21000 over the last 20 days; WTI 75; EUR/USD 1.1."""
+    dates, days = bdays(n), cdays(400)
+    step = lambda before, after, k, size=n: np.r_[np.full(size - k, before), np.full(k, after)]  # noqa: E731
+    spx = step(100.0, 98.5, 1)
+    vix = np.r_[step(16.0, 22.0, 9)[:-4], np.full(4, 24.0)]
+    usd = np.r_[np.full(n - 50, 100.0), np.full(30, 106.0), np.full(20, 107.06)]
+    return {"SP500": series(dates, spx), "NASDAQCOM": series(dates, spx * 4.2), "VIXCLS": series(dates, vix),
+            "BAMLH0A0HYM2": series(dates, step(4.0, 4.6, 10)), "T10Y2Y": series(dates, np.full(n, 0.5)),
+            "DGS10": series(dates, step(4.0, 4.3, 10)), "DGS2": series(dates, np.full(n, 3.5)),
+            "DTWEXBGS": series(dates, usd), "DEXUSEU": series(dates, np.full(n, 1.1)),
+            "CBBTCUSD": series(days, step(20000, 21000, 20, len(days))), "DCOILWTICO": series(dates, np.full(n, 75.0))}
+
+
 def market(kind: str = "calm", n: int = 800, seed: int = 11) -> dict[str, pl.DataFrame]:
     """A whole constructed market: `calm` (uptrend, low VIX, tight credit) or `crisis` (a 30% equity
     fall over the last 60 days, VIX in the 40s, high-yield spreads blowing out, a surging dollar)."""
