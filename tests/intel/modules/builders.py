@@ -92,19 +92,39 @@ def _finite_everywhere(value) -> None:
 
 FIGURE = re.compile(r"(?<![A-Za-z0-9_.\-])-?\d+(?:\.\d+)?(?!\.?[A-Za-z0-9_\-])")
 ISO = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+# a word right before a figure that states its sign: "down 2.1%" is a fall of 2.1, so a negative figure;
+# "plus 100 bp costs 8.4%" is a shock of +100 and a P&L of -8.4
+RISE_WORDS = frozenset({"up", "rose", "rises", "gained", "gains", "climbed", "increased", "widened", "plus"})
+FALL_WORDS = frozenset({"down", "fell", "falls", "dropped", "declined", "decreased", "lost", "loses", "costs",
+                        "narrowed", "minus"})
+
+
+def stated_sign(text: str, start: int, figure: str) -> int:
+    """+1 or -1 where the text gives the figure a sign (a minus or plus, or a rise or fall word right before
+    it), 0 where it states only a magnitude ("3.4% from its high")."""
+    if figure.startswith("-") or text[max(0, start - 1):start] == "+":
+        return -1 if figure.startswith("-") else 1
+    before = text[:start].split()
+    word = before[-1].lower().lstrip("(") if before else ""
+    return 1 if word in RISE_WORDS else -1 if word in FALL_WORDS else 0
 
 
 def figures_of_text_in_data(text: str, data: dict, where: str = "summary") -> None:
-    """Every number in `text` is a value of `data` at the same rounding; every ISO date is a string there."""
+    """Every number in `text` is a value of `data` at the same rounding, with the sign the text states (a
+    figure the text gives no sign may be either); every ISO date is a string there."""
     flat = flatten(data)
     strings = " ".join(str(v) for v in flat.values() if isinstance(v, str))
-    numbers = [abs(float(v)) for v in flat.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    numbers = [float(v) for v in flat.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
     for found in ISO.findall(text):
         assert found in strings, f"{where}: date {found} not in data: {text}"
     text = ISO.sub(" ", text).replace("S&P 500", "S&P")
-    for figure in FIGURE.findall(text):
+    for match in FIGURE.finditer(text):
+        figure = match.group(0)
         digits = len(figure.split(".")[1]) if "." in figure else 0
-        assert any(round(v, digits) == abs(float(figure)) for v in numbers), f"{where}: {figure} not in data: {text}"
+        size, sign = abs(float(figure)), stated_sign(text, match.start(), figure)
+        signed = [v for v in numbers if sign == 0 or (v < 0) == (sign < 0) or round(v, digits) == 0]
+        assert any(round(abs(v), digits) == size for v in signed), \
+            f"{where}: {figure} not in data{' with that sign' if sign else ''}: {text}"
 
 
 def summary_figures_in_data(payload: dict) -> None:
@@ -131,6 +151,24 @@ def check_payload(payload: dict) -> None:
                          now=datetime(2024, 7, 1, tzinfo=UTC))
             _finite_everywhere(out)
             orjson.dumps(out)
+
+
+def stepped_market(n: int = 300) -> dict[str, pl.DataFrame]:
+    """Flat series with a step or two near the end, so every regime fact and asset-class score can be worked
+    out by hand: the S&P 500 at 100, 98.5 on the last day (Nasdaq 4.2 times it); VIX 16, 22 over the last 9
+    sessions and 24 over the last 4; high-yield OAS 4.0%, 4.6% over the last 10; 2s10s +0.5; the broad
+    dollar 100, 106 from 50 sessions back and 107.06 (1% more) over the last 20; the 10y 4.0%, 4.3% over
+    the last 10; the 2y 3.5%; bitcoin 20000, 21000 over the last 20 days; WTI 75; EUR/USD 1.1."""
+    dates, days = bdays(n), cdays(400)
+    step = lambda before, after, k, size=n: np.r_[np.full(size - k, before), np.full(k, after)]  # noqa: E731
+    spx = step(100.0, 98.5, 1)
+    vix = np.r_[step(16.0, 22.0, 9)[:-4], np.full(4, 24.0)]
+    usd = np.r_[np.full(n - 50, 100.0), np.full(30, 106.0), np.full(20, 107.06)]
+    return {"SP500": series(dates, spx), "NASDAQCOM": series(dates, spx * 4.2), "VIXCLS": series(dates, vix),
+            "BAMLH0A0HYM2": series(dates, step(4.0, 4.6, 10)), "T10Y2Y": series(dates, np.full(n, 0.5)),
+            "DGS10": series(dates, step(4.0, 4.3, 10)), "DGS2": series(dates, np.full(n, 3.5)),
+            "DTWEXBGS": series(dates, usd), "DEXUSEU": series(dates, np.full(n, 1.1)),
+            "CBBTCUSD": series(days, step(20000, 21000, 20, len(days))), "DCOILWTICO": series(dates, np.full(n, 75.0))}
 
 
 def market(kind: str = "calm", n: int = 800, seed: int = 11) -> dict[str, pl.DataFrame]:

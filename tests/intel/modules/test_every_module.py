@@ -167,3 +167,19 @@ def test_figure_pattern_reads_signed_decimals():
     assert FIGURE.findall("down 1.5% to -0.25 bp, 12 days") == ["1.5", "-0.25", "12"]
     # a figure ending a sentence is read; one glued to a unit suffix (6.62x, 10y) is not read in part
     assert FIGURE.findall("it closed at 6. Then 6.62x the 10y mean") == ["6"]
+
+
+@pytest.mark.parametrize(("text", "value", "holds"), [
+    ("down 2.1% on the day", -2.1, True), ("down 2.1% on the day", 2.1, False),
+    ("(up 7.0 bp on the month)", -7.0, False), ("It is -12.54% from its high", 12.54, False),
+    ("+2.34 pp against CPI", -2.34, False), ("HY spread narrowed 12 bp", -12.0, True),
+    ("plus 100.0 bp costs 8.43%", 100.0, False),  # the P&L of a rise must be a loss
+    ("3.38% from its high", -3.38, True),  # no sign stated: a magnitude
+])
+def test_summary_figures_must_carry_the_sign_the_text_states(text, value, holds):
+    data = {"x": value, "shock_bp": 100.0}
+    if holds:
+        figures_of_text_in_data(text, data)
+    else:
+        with pytest.raises(AssertionError, match="with that sign"):
+            figures_of_text_in_data(text, data)

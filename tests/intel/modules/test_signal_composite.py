@@ -22,6 +22,19 @@ def _hit(signal, fwd):
     return round((np.sign(s) == np.sign(f)).mean() * 100, 1), int(ok.sum())
 
 
+def _wilder_rsi(close: pd.Series, n: int = 14) -> pd.Series:
+    """Wilder's RSI: average gain and loss seeded with the mean of the first n changes, then smoothed."""
+    diff = close.diff()
+    out = pd.Series(np.nan, index=close.index)
+    gain, loss = diff.clip(lower=0), (-diff).clip(lower=0)
+    g, ls = gain.iloc[1:n + 1].mean(), loss.iloc[1:n + 1].mean()
+    for i in range(n, len(close)):
+        if i > n:
+            g, ls = (g * (n - 1) + gain.iloc[i]) / n, (ls * (n - 1) + loss.iloc[i]) / n
+        out.iloc[i] = 100.0 if ls == 0 else 100 - 100 / (1 + g / ls)
+    return out
+
+
 def test_strategies_hit_rates_and_composite_match_pandas():
     parts = _parts()
     payload = sc.compute(make_frames(parts))
@@ -69,14 +82,27 @@ def test_calm_uptrend_is_bullish_and_call_follows_threshold():
 
 def test_only_sp500_and_short_history_degrade():
     parts = _parts()
-    full = sc.compute(make_frames(parts))
     payload = sc.compute(make_frames({"SP500": parts["SP500"]}))
     d = payload["data"]
     assert {"credit_trend", "curve_slope", "vix_contrarian"} <= set(d["unavailable"])
     assert d["strategies_used"] == 3
     assert "missing inputs: VIXCLS, BAMLH0A0HYM2, T10Y2Y" in payload["summary"]
-    assert payload["signals"][0]["confidence"] <= full["signals"][0]["confidence"] or \
-        abs(d["composite"]) > abs(full["data"]["composite"])
+    # the three price-only strategies, recomputed, give the composite, the agreement and the confidence;
+    # the three missing inputs are supporting ones (0.05 each) and the SP500-only confidence says so
+    close = pd.Series(parts["SP500"]["value"].to_numpy())
+    fwd = close.shift(-21) / close - 1
+    signals = {"trend_200d": ((close / close.rolling(200).mean() - 1) * 100 / 5).clip(-1, 1),
+               "momentum_12_1": ((close.shift(21) / close.shift(252) - 1) * 100 / 20).clip(-1, 1),
+               "rsi_mean_reversion": ((50 - _wilder_rsi(close)) / 20).clip(-1, 1)}
+    hits = {k: _hit(v, fwd) for k, v in signals.items()}
+    assert {k: (r["hit_rate_pct"], r["tested_days"]) for k, r in d["strategies"].items()} == hits
+    w = np.array([hits[k][0] / 100 for k in signals])
+    s = np.array([v.iloc[-1] for v in signals.values()])
+    composite = np.sum(w * s) / np.sum(w)
+    agree = np.mean([abs(x) >= 0.05 and np.sign(x) == np.sign(composite) for x in s])
+    assert d["composite"] == round(composite, 3) and d["agreement_pct"] == round(agree * 100, 1)
+    undegraded = 0.25 + 0.35 * min(1, abs(composite)) + 0.3 * agree
+    assert payload["signals"][0]["confidence"] == round(undegraded * (1 - 3 * 0.05), 2)
     check_payload(payload)
     short = sc.compute(make_frames({"SP500": series(bdays(120), random_walk(120, 4000, 0.01, seed=3))}))
     assert "trend_200d" in short["data"]["unavailable"] and "rsi_mean_reversion" in short["data"]["strategies"]

@@ -6,7 +6,7 @@ negative, and a model kept beside the ledger agrees on the sats that came in and
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -53,6 +53,7 @@ class LedgerRules(RuleBasedStateMachine):
         self.referred_spend: dict[int, int] = {}  # referred agent pk -> sats it paid with non-referral pools
         self.referrer_of: dict[int, int] = {}
         self.created: list[int] = []
+        self.subscribed: dict[int, tuple[str, datetime]] = {}  # agent pk -> (plan, end) of its latest subscription
 
     @rule(target=accounts, referred=st.booleans(), data=st.data())
     def register(self, referred, data):
@@ -112,17 +113,41 @@ class LedgerRules(RuleBasedStateMachine):
 
     @rule(agent=accounts, plan=st.sampled_from(sorted(COMMITMENTS)))
     def commit(self, agent, plan):
-        try:
-            self.plans.activate_commitment(agent, plan, uuid.uuid4().hex)
-        except PlanRefused:
-            pass
+        terms = COMMITMENTS[plan]
+        price = terms["credits_sats"] * (100 - terms["discount_percent"]) // 100  # rounded down for the agent
+        balance = self.money.balance(agent)
+        if balance < price:
+            self._refused(lambda: self.plans.activate_commitment(agent, plan, uuid.uuid4().hex), agent,
+                          "insufficient_balance", {"price_sats": price, "balance_sats": balance})
+            return
+        result = self.plans.activate_commitment(agent, plan, uuid.uuid4().hex)
+        assert (result["paid_sats"], result["balance_sats"]) == (price, balance - price)
 
     @rule(agent=accounts, plan=st.sampled_from(sorted(SUBSCRIPTIONS)))
     def subscribe(self, agent, plan):
-        try:
-            self.plans.subscribe(agent, plan, uuid.uuid4().hex)
-        except PlanRefused:
-            pass
+        price, period = SUBSCRIPTIONS[plan]["price_sats"], timedelta(days=SUBSCRIPTIONS[plan]["period_days"])
+        balance, (running, ends) = self.money.balance(agent), self.subscribed.get(agent, (None, None))
+        active = running is not None and ends > self.clock()
+        if active and running != plan:  # a running plan is renewed, never swapped
+            self._refused(lambda: self.plans.subscribe(agent, plan, uuid.uuid4().hex), agent,
+                          "plan_change_not_allowed", {"ends_at": ends.isoformat()})
+        elif balance < price:
+            self._refused(lambda: self.plans.subscribe(agent, plan, uuid.uuid4().hex), agent,
+                          "insufficient_balance", {"price_sats": price, "balance_sats": balance})
+        else:
+            ends = (ends if active else self.clock()) + period
+            result = self.plans.subscribe(agent, plan, uuid.uuid4().hex)
+            assert (result["renewed"], result["balance_sats"]) == (active, balance - price)
+            assert result["ends_at"] == ends
+            self.subscribed[agent] = (plan, ends)
+
+    def _refused(self, buy, agent: int, code: str, details: dict) -> None:
+        """`buy` raises PlanRefused with this code and details, and writes nothing."""
+        before = self._total(agent)
+        with pytest.raises(PlanRefused) as refused:
+            buy()
+        assert (refused.value.code, refused.value.details) == (code, details)
+        assert self._total(agent) == before
 
     @rule(days=st.sampled_from([1, 10, 31, 95, 200]))
     def time_passes(self, days):
