@@ -2,11 +2,12 @@
 import os
 import signal
 import sys
-import threading
 import time
 
 import psutil
+import pytest
 
+from marketintel.stop_request import StopRequest
 from marketintel.supervisor import Child, Supervisor
 
 SLEEPER = [sys.executable, "-c", "import subprocess, time; subprocess.Popen(['sleep', '300']); time.sleep(300)"]
@@ -27,18 +28,35 @@ def test_stop_leaves_no_process_behind():
 def test_a_child_that_dies_ends_the_wait_with_1():
     sup = Supervisor([Child("short", [sys.executable, "-c", "raise SystemExit(3)"]), Child("long", SLEEPER)],
                      env=dict(os.environ), grace_s=5)
-    sup.start()
-    try:
-        assert sup.wait() == 1
-    finally:
-        sup.stop()
+    with StopRequest() as stop:
+        sup.start(stop)
+        try:
+            assert sup.wait(stop) == 1
+        finally:
+            sup.stop()
 
 
 def test_sigterm_ends_the_wait_with_0():
-    sup = Supervisor([Child("long", SLEEPER)], env=dict(os.environ), grace_s=5)
-    sup.start()
-    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGTERM)).start()
-    try:
-        assert sup.wait() == 0
-    finally:
-        sup.stop()
+    # the child itself sends the supervisor a real SIGTERM once it runs, and keeps running
+    signaller = [sys.executable, "-c",
+                 "import os, signal, time; os.kill(os.getppid(), signal.SIGTERM); time.sleep(300)"]
+    sup = Supervisor([Child("long", signaller)], env=dict(os.environ), grace_s=5)
+    with StopRequest() as stop:
+        sup.start(stop)
+        try:
+            assert sup.wait(stop) == 0
+            assert stop.signum == signal.SIGTERM and sup.children[0].process.poll() is None
+        finally:
+            sup.stop()
+
+
+def test_no_child_starts_after_a_stop_is_asked_for():
+    sup = Supervisor([Child("a", SLEEPER), Child("b", SLEEPER)], env=dict(os.environ), grace_s=5)
+    with StopRequest() as stop:
+        signal.raise_signal(signal.SIGINT)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                sup.start(stop)
+        finally:
+            sup.stop()
+    assert [c.process for c in sup.children] == [None, None]
