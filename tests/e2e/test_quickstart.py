@@ -1,4 +1,5 @@
-"""The quick-start path against the real processes, then a clean stop that leaves nothing behind."""
+"""The quick-start path against the real processes, then a clean stop that leaves nothing behind (the
+`service` fixture stops and checks whatever is left, also when a test fails)."""
 from __future__ import annotations
 
 import signal
@@ -7,6 +8,8 @@ import time
 import httpx
 import psutil
 import pytest
+
+from tests.e2e.processes import command_line, wait_until_gone
 
 pytestmark = pytest.mark.e2e
 
@@ -63,18 +66,18 @@ def test_sigterm_stops_every_process(service):
         assert part in names, f"{part} not running under the supervisor"
     service.process.send_signal(signal.SIGTERM)
     assert service.process.wait(60) == 0
-    time.sleep(0.5)
-    alive = [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    deadline = time.monotonic() + 10  # a group's SIGKILL lands at once, its members die a moment later
+    while (alive := [p for p in family if is_alive(p)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert alive == [], [" ".join(command_line(p)) for p in alive]
+    assert wait_until_gone(service.home) == [], "a process of `up` outside its tree is still running"
 
 
-def command_line(process: psutil.Process) -> list[str]:
-    """A process's command line, or none for one that ended since it was listed (a materialization's
-    short-lived subprocess can finish between `children()` and this read)."""
+def is_alive(process: psutil.Process) -> bool:
     try:
-        return process.cmdline()
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
-        return []
+        return False
 
 
 @pytest.mark.parametrize("after", ["redis-server", "marketintel.cli materialize"])
