@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import sys
 import time
 from datetime import UTC, datetime
@@ -109,60 +108,66 @@ def dev_pay(bolt11: str) -> int:
 
 
 def up() -> int:
-    from marketintel.redis_server import EmbeddedRedis
-    from marketintel.settings import get_settings
-    from marketintel.supervisor import Supervisor
-    from pipelines.instance import ensure_dagster_home
+    from marketintel.stop_request import StopRequest
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    # A SIGTERM before the supervisor takes over (during migration or the first materialization) must
-    # still run the `finally` below, or the embedded Redis would outlive us.
-    signal.signal(signal.SIGTERM, _interrupt)
-    # Every process must agree on the market clock and on the Redis server: fix both in the environment.
-    os.environ.setdefault("MI_CLOCK_ANCHOR", str(time.time()))
-    os.environ["MI_HOME"] = str(Path(os.environ.get("MI_HOME", "./var")).resolve())
-    get_settings.cache_clear()
-    settings = get_settings()
-    settings.home.mkdir(parents=True, exist_ok=True)
+    # Before anything starts: from here on a signal is a recorded stop request, never lost, and nothing
+    # starts after it (see marketintel/stop_request.py).
+    with StopRequest() as stop:
+        return start_and_run(stop)
+
+
+def start_and_run(stop) -> int:
+    """Redis, the migration, the first materialization, then the supervised processes until a stop is asked
+    for; whatever started is stopped on the way out, also when the stop came during start-up."""
     redis_server = None
     supervisor = None
     try:
+        with stop.interruptible():
+            from marketintel.redis_server import EmbeddedRedis
+            from marketintel.settings import get_settings
+            from marketintel.supervisor import Supervisor
+            from pipelines.instance import ensure_dagster_home
+
+            # Every process must agree on the market clock and on the Redis server: fix both in the environment.
+            os.environ.setdefault("MI_CLOCK_ANCHOR", str(time.time()))
+            os.environ["MI_HOME"] = str(Path(os.environ.get("MI_HOME", "./var")).resolve())
+            get_settings.cache_clear()
+            settings = get_settings()
+            settings.home.mkdir(parents=True, exist_ok=True)
         if settings.redis_url is None:
             redis_server = EmbeddedRedis(settings.redis_port, settings.home / "redis")
             redis_server.start()
             os.environ["MI_REDIS_URL"] = redis_server.url
+        with stop.interruptible():
             get_settings.cache_clear()
             settings = get_settings()
-        os.environ["DAGSTER_HOME"] = str(ensure_dagster_home(settings).resolve())
-        # `auto` is decided once, here: every child process then uses the same source (and says so).
-        os.environ["MI_SOURCE"] = banner(settings)
-        get_settings.cache_clear()
-        settings = get_settings()
-        migrate()
-        if first_materialization() != 0:
+            os.environ["DAGSTER_HOME"] = str(ensure_dagster_home(settings).resolve())
+            # `auto` is decided once, here: every child process then uses the same source (and says so).
+            os.environ["MI_SOURCE"] = banner(settings)
+            get_settings.cache_clear()
+            settings = get_settings()
+            migrate()
+        if first_materialization(stop) != 0:
             console.print("[red]the first materialization failed; see the Dagster run log")
             return 1
         supervisor = Supervisor(children(settings), env=dict(os.environ))
-        supervisor.start()
+        supervisor.start(stop)
         console.print(f"[green]ready:[/] API http://{settings.api_host}:{settings.api_port}  "
                       f"Dagster UI http://127.0.0.1:{settings.dagster_port}  (Ctrl-C stops everything)")
-        return supervisor.wait()
+        return supervisor.wait(stop)
     except KeyboardInterrupt:
         console.print("stopped before start-up finished")
         return 130
-    finally:
+    finally:  # not interruptible: a second signal only records itself again
         if supervisor is not None:
             supervisor.stop()
         if redis_server is not None:
             redis_server.stop()
 
 
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
-
-
-def first_materialization() -> int:
+def first_materialization(stop) -> int:
     """`marketintel materialize` in a process group of its own, stopped with `up`. Not in this process: while a
     run executes in-process, Dagster takes SIGTERM over and drops an interrupt it captured once the run ends,
     so a SIGTERM sent to `up` then would be lost and start-up would carry on."""
@@ -171,9 +176,9 @@ def first_materialization() -> int:
     # a short grace: Dagster stops a run at the next step boundary; past that, the run is killed
     runner = Supervisor([Child("first materialization", [sys.executable, "-m", "marketintel.cli", "materialize"])],
                         env=dict(os.environ), grace_s=5.0)
-    runner.start()
     try:
-        return runner.children[0].process.wait()
+        runner.start(stop)
+        return stop.wait(runner.children[0].process)
     finally:
         runner.stop()  # nothing left to stop after a normal exit; after an interrupt, the run and its group
 

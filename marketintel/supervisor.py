@@ -1,7 +1,8 @@
 """Runs the service's processes and stops them all together.
 
 Each child gets its own process group, so a terminal's Ctrl-C reaches only the supervisor, which then
-stops every group in order (SIGTERM, then SIGKILL after a grace period) and the embedded Redis last."""
+stops every group in order (SIGTERM, then SIGKILL after a grace period) and the embedded Redis last.
+Signals reach it as a `StopRequest`, never as an exception: one raised inside `Popen` would lose a child."""
 from __future__ import annotations
 
 import logging
@@ -10,6 +11,8 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
+
+from marketintel.stop_request import StopRequest
 
 log = logging.getLogger("marketintel.supervisor")
 
@@ -26,31 +29,26 @@ class Supervisor:
         self.children = children
         self.env = env
         self.grace_s = grace_s
-        self.stopping = False
 
-    def start(self) -> None:
+    def start(self, stop: StopRequest | None = None) -> None:
+        """Starts the children in order; KeyboardInterrupt before the next one once a stop is asked for
+        (those started are held, for `stop()`)."""
         for child in self.children:
+            if stop is not None:
+                stop.check()
             child.process = subprocess.Popen(child.argv, env=self.env, stdin=subprocess.DEVNULL, start_new_session=True)
             log.info("started %s (pid %d)", child.name, child.process.pid)
 
-    def wait(self) -> int:
-        """Blocks until a signal asks us to stop (0) or a child exits on its own (1)."""
-        previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            while not self.stopping:
-                for child in self.children:
-                    code = child.process.poll()
-                    if code is not None:
-                        log.error("%s exited with code %s; stopping the service", child.name, code)
-                        return 1
-                time.sleep(0.2)
-            return 0
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-
-    def _on_signal(self, signum, frame) -> None:
-        self.stopping = True
+    def wait(self, stop: StopRequest) -> int:
+        """Blocks until a stop is asked for (0) or a child exits on its own (1)."""
+        while not stop.requested:
+            for child in self.children:
+                code = child.process.poll()
+                if code is not None:
+                    log.error("%s exited with code %s; stopping the service", child.name, code)
+                    return 1
+            time.sleep(stop.poll_s)
+        return 0
 
     def stop(self) -> None:
         running = [c for c in self.children if c.process is not None and c.process.poll() is None]

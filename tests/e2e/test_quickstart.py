@@ -1,4 +1,6 @@
-"""The quick-start path against the real processes, then a clean stop that leaves nothing behind."""
+"""The quick-start path against the real processes, then a clean stop that leaves nothing behind (the
+`service` fixture stops and checks whatever is left, also when a test fails; start-up interrupted at
+each of its steps is in test_start_up_stop.py)."""
 from __future__ import annotations
 
 import signal
@@ -7,6 +9,8 @@ import time
 import httpx
 import psutil
 import pytest
+
+from tests.e2e.processes import command_line, wait_until_gone
 
 pytestmark = pytest.mark.e2e
 
@@ -63,46 +67,15 @@ def test_sigterm_stops_every_process(service):
         assert part in names, f"{part} not running under the supervisor"
     service.process.send_signal(signal.SIGTERM)
     assert service.process.wait(60) == 0
-    time.sleep(0.5)
-    alive = [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-    assert alive == [], [" ".join(command_line(p)) for p in alive]
-
-
-def command_line(process: psutil.Process) -> list[str]:
-    """A process's command line, or none for one that ended since it was listed (a materialization's
-    short-lived subprocess can finish between `children()` and this read)."""
-    try:
-        return process.cmdline()
-    except psutil.NoSuchProcess:
-        return []
-
-
-@pytest.mark.parametrize("after", ["redis-server", "marketintel.cli materialize"])
-def test_sigterm_during_start_up_leaves_no_process(tmp_path, after):
-    """Stopped once the embedded Redis runs, or a second into the first materialization (which Dagster would
-    have swallowed the signal in, had it run in `up`'s own process), before the supervisor runs: `up` exits
-    and every process it started goes too."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    from marketintel.redis_server import free_port
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MI_", "DAGSTER_"))}
-    env.update(MI_HOME=str(tmp_path), MI_REDIS_PORT=str(free_port()), MI_API_PORT=str(free_port()),
-               MI_DAGSTER_PORT=str(free_port()))
-    up = subprocess.Popen([str(Path(sys.executable).parent / "marketintel"), "up"], env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    root = psutil.Process(up.pid)
-    deadline = time.monotonic() + 30
-    while not any(after in " ".join(p.cmdline()) for p in root.children()):
-        assert time.monotonic() < deadline, f"{after} never started"
+    deadline = time.monotonic() + 10  # a group's SIGKILL lands at once, its members die a moment later
+    while (alive := [p for p in family if is_alive(p)]) and time.monotonic() < deadline:
         time.sleep(0.05)
-    if after != "redis-server":
-        time.sleep(1.0)
-    family = [root, *root.children(recursive=True)]
-    up.send_signal(signal.SIGTERM)
-    up.wait(30)
-    time.sleep(0.3)
-    assert [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
+    assert alive == [], [" ".join(command_line(p)) for p in alive]
+    assert wait_until_gone(service.home) == [], "a process of `up` outside its tree is still running"
+
+
+def is_alive(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
