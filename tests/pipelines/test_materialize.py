@@ -1,5 +1,6 @@
 """Real Dagster materializations on a temp MI_HOME: sim end to end into Redis, incremental ingest, replay
-over the real history. Each run is recorded in the instance under MI_HOME like `marketintel up`'s."""
+over the real history. Each run is recorded in the instance under MI_HOME like `marketintel up`'s. The sim
+tests share one materialization per session (`sim_home`, tests/pipelines/conftest.py), each on its own copy."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
@@ -36,10 +37,8 @@ def ingest_metadata(settings: Settings) -> dict:
         return {k: v.value for k, v in event.asset_materialization.metadata.items()}
 
 
-def test_sim_materialization_publishes_every_module_and_the_pulse(env):
-    settings = Settings()
-    progress: list[tuple[int, int, str]] = []
-    out = materialize_all(settings, on_progress=lambda done, total, step: progress.append((done, total, step)))
+def test_sim_materialization_publishes_every_module_and_the_pulse(sim_home):
+    settings, out, progress = sim_home.settings, sim_home.out, sim_home.progress
 
     assert out["success"] and out["failed_steps"] == [] and out["module_errors"] == []
     total = len(scheduled()) + 3  # observations, pulse, publish
@@ -64,10 +63,16 @@ def test_sim_materialization_publishes_every_module_and_the_pulse(env):
 
     with DagsterInstance.from_config(str(settings.dagster_home)) as instance:  # visible in the UI
         assert instance.get_run_by_id(out["run_id"]).job_name == "refresh_job"
-    answered = query_every_module_in_every_format(settings)
+
+
+def test_after_a_sim_materialization_every_module_answers_in_every_format(sim_home):
+    answered = query_every_module_in_every_format(sim_home.settings)
     assert answered == {name: set(FORMATS) for name in modules()}
 
-    # the next ingest starts from the watermarks: no backfill, only the overlap window is re-read
+
+def test_the_next_sim_ingest_starts_from_the_watermarks(sim_home):
+    """No backfill after the first materialization: only the overlap window is re-read."""
+    settings = sim_home.settings
     first = ingest_metadata(settings)
     assert run_job(settings, "ingest_job").success
     second = ingest_metadata(settings)
