@@ -10,7 +10,6 @@ import pytest
 import redis
 
 from intel.providers import factory
-from marketintel.redis_server import EmbeddedRedis, free_port
 from tests.intel.providers.live.protocol_server import ProtocolServer
 
 
@@ -36,32 +35,37 @@ class Materialized:
     progress: tuple[tuple[int, int, str], ...]
 
 
+# A database of the session's Redis server that no test's `redis_url` uses (they flush database 0).
+MATERIALIZATION_DB = 15
+
+
 @pytest.fixture(scope="session")
-def materialized_sim(tmp_path_factory) -> Materialized:
+def materialized_sim(tmp_path_factory, redis_server) -> Materialized:
     """One real sim `refresh_job` run for the session, as `marketintel up` makes it, into its own home and
-    its own Redis server (so no test's flush can reach it); tests get copies through `sim_home`."""
+    its own database of the session's Redis (which no test's flush reaches); its keys are dumped and that
+    database emptied again. Tests get copies through `sim_home`."""
     from marketintel.settings import Settings, get_settings
     from pipelines.materialize import materialize_all
 
-    root = tmp_path_factory.mktemp("materialized-sim")
-    home = root / "home"
+    home = tmp_path_factory.mktemp("materialized-sim") / "home"
     home.mkdir()
-    server = EmbeddedRedis(free_port(), root / "redis").start()
+    url = redis_server.url.rsplit("/", 1)[0] + f"/{MATERIALIZATION_DB}"
+    client = redis.Redis.from_url(url)
+    client.flushdb()
     progress: list[tuple[int, int, str]] = []
     try:
         with pytest.MonkeyPatch.context() as env:
             env.setenv("MI_HOME", str(home))
-            env.setenv("MI_REDIS_URL", server.url)
+            env.setenv("MI_REDIS_URL", url)
             env.setenv("MI_SOURCE", "sim")
             get_settings.cache_clear()
             out = materialize_all(Settings(), on_progress=lambda done, total, step: progress.append((done, total,
                                                                                                      step)))
         get_settings.cache_clear()
-        client = redis.Redis.from_url(server.url)
         dump = {key: (client.dump(key), max(client.pttl(key), 0)) for key in client.scan_iter(count=1000)}
-        client.close()
     finally:
-        server.stop()
+        client.flushdb()
+        client.close()
     return Materialized(home, dump, out, tuple(progress))
 
 
