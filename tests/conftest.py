@@ -77,7 +77,7 @@ def settings(mi_home, redis_url, monkeypatch, ledger, request):
     monkeypatch.setenv("MI_REDIS_URL", redis_url)
     monkeypatch.setenv("MI_SOURCE", "sim")
     if ledger == "postgresql":
-        monkeypatch.setenv("MI_DATABASE_URL", fresh_database(request.getfixturevalue("pg_url")))
+        monkeypatch.setenv("MI_DATABASE_URL", fresh_database(request.getfixturevalue("pg_url"), migrated=True))
     from marketintel.settings import get_settings
     from warehouse.ledger.db import migrate
 

@@ -18,9 +18,10 @@ from marketintel.postgres_cluster import create_database
 _PG_TEMPLATES: dict[str, str] = {}  # admin URL -> name of its migrated template database
 
 
-def fresh_database(admin_url: str, migrated: bool = True) -> str:
-    """The URL of a new database on the cluster of `admin_url` (the `pg_url` fixture): a copy of the
-    session's migrated template, or an empty database when `migrated` is False."""
+def fresh_database(admin_url: str, migrated: bool = False) -> str:
+    """The URL of a new database on the cluster of `admin_url` (the `pg_url` fixture): empty, as a caller
+    that runs `migrate` itself needs it (the e2e stack migrates through the CLI), or with `migrated` a copy
+    of the session's migrated template."""
     if not migrated:
         return create_database(admin_url)
     template = _PG_TEMPLATES.get(admin_url) or _migrated_template(admin_url)

@@ -81,6 +81,17 @@ def test_the_next_sim_ingest_starts_from_the_watermarks(sim_home):
     assert second["rows_written"] <= second["rows_fetched"]
 
 
+def test_each_sim_home_is_a_copy_the_test_may_change(sim_home, materialized_sim):
+    """The shared materialization stays as it was made: a test's writes land in its own home."""
+    settings = sim_home.settings
+    assert settings.home.resolve() != materialized_sim.home.resolve()
+    shared = materialized_sim.home / "warehouse" / "warehouse.duckdb"
+    before = shared.read_bytes()
+    with Warehouse(settings.warehouse_path) as store:
+        store.con.execute("delete from observations")
+    assert shared.read_bytes() == before
+
+
 def run_job(settings: Settings, name: str):
     with DagsterInstance.from_config(str(ensure_dagster_home(settings))) as instance:
         return build_defs(settings).resolve_job_def(name).execute_in_process(instance=instance)
