@@ -9,7 +9,7 @@ import redis
 
 from marketintel.postgres_cluster import throwaway_cluster, unavailable_reason
 from marketintel.redis_server import EmbeddedRedis, free_port
-from tests.databases import fresh_database
+from tests.databases import copy_sqlite, fresh_database, migrated_sqlite_file
 
 
 @pytest.fixture(autouse=True)
@@ -58,6 +58,12 @@ def pg_url():
         yield url
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory):
+    """A SQLite ledger migrated once per session: tests get copies of it (`tests.databases.copy_sqlite`)."""
+    return migrated_sqlite_file(tmp_path_factory.mktemp("ledger-template") / "ledger.sqlite")
+
+
 @pytest.fixture
 def ledger(request):
     """Which ledger database the settings point at; modules parametrize it (default SQLite)."""
@@ -66,15 +72,17 @@ def ledger(request):
 
 @pytest.fixture
 def settings(mi_home, redis_url, monkeypatch, ledger, request):
-    """Settings on the session's Redis, simulated data and a migrated ledger of the `ledger` kind."""
+    """Settings on the session's Redis, simulated data and a migrated ledger of the `ledger` kind: a copy of the
+    session's migrated SQLite file or PostgreSQL template (see tests/databases.py)."""
     monkeypatch.setenv("MI_REDIS_URL", redis_url)
     monkeypatch.setenv("MI_SOURCE", "sim")
     if ledger == "postgresql":
-        monkeypatch.setenv("MI_DATABASE_URL", fresh_database(request.getfixturevalue("pg_url")))
+        monkeypatch.setenv("MI_DATABASE_URL", fresh_database(request.getfixturevalue("pg_url"), migrated=True))
     from marketintel.settings import get_settings
     from warehouse.ledger.db import migrate
 
     get_settings.cache_clear()
     s = get_settings()
-    migrate(s.sqlalchemy_url)
+    if ledger != "postgresql" and not copy_sqlite(request.getfixturevalue("migrated_sqlite"), s.sqlalchemy_url):
+        migrate(s.sqlalchemy_url)  # a URL the test chose itself, or a file that is already there
     return s

@@ -19,7 +19,6 @@ from intel.catalog import CATALOG
 from marketintel.settings import Settings
 from pipelines.definitions import build_defs
 from pipelines.instance import ensure_dagster_home
-from pipelines.materialize import materialize_all
 from warehouse import status
 from warehouse.duckdb_store import Warehouse
 
@@ -140,10 +139,9 @@ def test_stale_gapped_impossible_and_outlying_series_are_named(mi_home, today):
     assert jump["date"] == today.isoformat() and jump["sigmas"] > OUTLIER_SIGMA
 
 
-def test_sim_materialization_publishes_freshness_and_the_quality_job_follows(mi_home, redis_url, monkeypatch):
-    monkeypatch.setenv("MI_REDIS_URL", redis_url)
-    settings = Settings()
-    assert materialize_all(settings)["success"]
+def test_sim_materialization_publishes_freshness_and_the_quality_job_follows(sim_home, redis_url):
+    settings = sim_home.settings
+    assert sim_home.out["success"]
 
     freshness = orjson.loads(redis.Redis.from_url(redis_url).get(status.FRESHNESS))
     assert set(freshness) == set(CATALOG)  # the sim offers every catalog series

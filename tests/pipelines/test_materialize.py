@@ -1,5 +1,6 @@
 """Real Dagster materializations on a temp MI_HOME: sim end to end into Redis, incremental ingest, replay
-over the real history. Each run is recorded in the instance under MI_HOME like `marketintel up`'s."""
+over the real history. Each run is recorded in the instance under MI_HOME like `marketintel up`'s. The sim
+tests share one materialization per session (`sim_home`, tests/pipelines/conftest.py), each on its own copy."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
@@ -36,10 +37,8 @@ def ingest_metadata(settings: Settings) -> dict:
         return {k: v.value for k, v in event.asset_materialization.metadata.items()}
 
 
-def test_sim_materialization_publishes_every_module_and_the_pulse(env):
-    settings = Settings()
-    progress: list[tuple[int, int, str]] = []
-    out = materialize_all(settings, on_progress=lambda done, total, step: progress.append((done, total, step)))
+def test_sim_materialization_publishes_every_module_and_the_pulse(sim_home):
+    settings, out, progress = sim_home.settings, sim_home.out, sim_home.progress
 
     assert out["success"] and out["failed_steps"] == [] and out["module_errors"] == []
     total = len(scheduled()) + 3  # observations, pulse, publish
@@ -68,15 +67,32 @@ def test_sim_materialization_publishes_every_module_and_the_pulse(env):
 
     with DagsterInstance.from_config(str(settings.dagster_home)) as instance:  # visible in the UI
         assert instance.get_run_by_id(out["run_id"]).job_name == "refresh_job"
-    assert check_published(settings) == sorted(scheduled())
 
-    # the next ingest starts from the watermarks: no backfill, only the overlap window is re-read
+
+def test_every_published_sim_payload_is_dated_traced_and_renders_for_an_agent(sim_home):
+    assert check_published(sim_home.settings) == sorted(scheduled())
+
+
+def test_the_next_sim_ingest_starts_from_the_watermarks(sim_home):
+    """No backfill after the first materialization: only the overlap window is re-read."""
+    settings = sim_home.settings
     first = ingest_metadata(settings)
     assert run_job(settings, "ingest_job").success
     second = ingest_metadata(settings)
     assert first["series_new"] > 70 and second["series_new"] == 0
     assert second["rows_fetched"] < first["rows_fetched"] / 20
     assert second["rows_written"] <= second["rows_fetched"]
+
+
+def test_each_sim_home_is_a_copy_the_test_may_change(sim_home, materialized_sim):
+    """The shared materialization stays as it was made: a test's writes land in its own home."""
+    settings = sim_home.settings
+    assert settings.home.resolve() != materialized_sim.home.resolve()
+    shared = materialized_sim.home / "warehouse" / "warehouse.duckdb"
+    before = shared.read_bytes()
+    with Warehouse(settings.warehouse_path) as store:
+        store.con.execute("delete from observations")
+    assert shared.read_bytes() == before
 
 
 def run_job(settings: Settings, name: str):

@@ -7,31 +7,35 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
-from warehouse.ledger import Agents, Invoices, Money, Plans, commitment_plans, make_engine, migrate, subscription_plans
+from tests.databases import copy_sqlite, fresh_database
+from warehouse.ledger import Agents, Invoices, Money, Plans, commitment_plans, make_engine, subscription_plans
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def ledger_url(request, tmp_path):
+    """An empty ledger database, or, when the test uses `engine`, a copy of the session's migrated one (the
+    state `migrate` would leave, without running it per test: see tests/databases.py)."""
+    migrated = "engine" in request.fixturenames
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+        url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+        if migrated:
+            assert copy_sqlite(request.getfixturevalue("migrated_sqlite"), url)
+        yield url
         return
     admin_url = request.getfixturevalue("pg_url")
-    name = f"ledger_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = fresh_database(admin_url, migrated=migrated)
     try:
-        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+        yield url
     finally:
+        admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
         admin.dispose()
 
 
 @pytest.fixture
 def engine(ledger_url):
-    migrate(ledger_url)
-    engine = make_engine(ledger_url)
+    engine = make_engine(ledger_url)  # already migrated (ledger_url copies a migrated database for `engine`)
     yield engine
     engine.dispose()
 
