@@ -35,13 +35,14 @@ def unavailable_reason() -> str | None:
 
 
 @contextmanager
-def throwaway_cluster(max_connections: int = 200) -> Iterator[str]:
-    """Yields the SQLAlchemy URL of the cluster's `postgres` database (user `mi`, trust authentication)."""
+def throwaway_cluster(max_connections: int = 200, parent: Path | None = None) -> Iterator[str]:
+    """Yields the SQLAlchemy URL of the cluster's `postgres` database (user `mi`, trust authentication). Its
+    files go in a new folder under `parent` (default: the system's temporary folder)."""
     reason = unavailable_reason()
     if reason:
         raise RuntimeError(reason)
     initdb, pg_ctl = pg_bin("initdb"), pg_bin("pg_ctl")
-    folder = Path(tempfile.mkdtemp(prefix="mi-pg-"))
+    folder = Path(tempfile.mkdtemp(prefix="mi-pg-", dir=parent))
     data = folder / "data"
     port = free_port()
     run_as: list[str] = []

@@ -3,6 +3,7 @@ a throwaway PostgreSQL cluster."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 import redis
@@ -54,7 +55,8 @@ def pg_url():
     reason = unavailable_reason()
     if reason:
         pytest.skip(reason)
-    with throwaway_cluster() as url:
+    memory = Path("/dev/shm")  # CREATE DATABASE per test is ~10x faster on tmpfs than on a busy disk
+    with throwaway_cluster(parent=memory if memory.is_dir() and os.access(memory, os.W_OK) else None) as url:
         yield url
 
 
