@@ -129,6 +129,13 @@ class Outcome:
         """agent_id -> queries that got no response."""
         return Counter(e.agent_id for e in self.errors)
 
+    def latency(self) -> str:
+        """The answers' waits, for a failure's message: a drop beside waits far under the client's timeout is not
+        a stalled server."""
+        waits = sorted(wait for wait, _, _ in self.waits) or [0.0]
+        return (f"{len(self.waits)} answers waited p50 {waits[len(waits) // 2]:.2f} s, "
+                f"p99 {waits[int(len(waits) * 0.99)]:.2f} s, max {waits[-1]:.2f} s")
+
     @property
     def responses(self) -> int:
         return sum(len(v) for v in self.ok.values()) + sum(self.refused.values()) + len(self.errors) + len(self.other)

@@ -90,7 +90,7 @@ def test_every_agent_is_charged_exactly_for_its_successful_queries(stack):
     outcome = asyncio.run(fire(stack.bases, agents, PER_AGENT))
 
     # a dropped query names its exception; the server's log says what it saw meanwhile
-    assert outcome.other == [] and outcome.errors == [], stack.log_tail()
+    assert outcome.other == [] and outcome.errors == [], f"{outcome.latency()}\n{stack.log_tail()}"
     assert [set(workers_of(p)) for p in stack.processes] == workers, "a worker was replaced during the load"
     assert outcome.responses == AGENTS * PER_AGENT >= 1000
     ledger = ledger_by_agent(stack.engine)
