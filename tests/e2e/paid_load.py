@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,15 +42,17 @@ def publish_module(redis_url: str, name: str = MODULE) -> int:
     return module_price(module)
 
 
-def start_gunicorn(env: dict, workers: int) -> tuple[subprocess.Popen, str]:
-    """The argv `marketintel up` uses, on a free port; returns once the instance answers."""
+def start_gunicorn(env: dict, workers: int, log: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """The argv `marketintel up` uses, on a free port; returns once the instance answers. Its log (info: worker
+    boots and exits, timeouts, application errors; no access lines) goes to `log` when given."""
     from marketintel.cli import children
     from marketintel.settings import Settings
 
     port = free_port()
-    argv = children(Settings(api_port=port, api_workers=workers))[0].argv + ["--log-level", "warning"]
-    process = subprocess.Popen(argv, env=env, cwd=ROOT, start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    argv = children(Settings(api_port=port, api_workers=workers))[0].argv + ["--log-level", "info"]
+    with open(log or os.devnull, "ab") as out:
+        process = subprocess.Popen(argv, env=env, cwd=ROOT, start_new_session=True, stdout=out,
+                                   stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         if process.poll() is not None:
@@ -94,33 +96,69 @@ def register_and_fund(base: str, count: int, sats: int) -> list[dict]:
     return agents
 
 
+@dataclass(frozen=True)
+class Dropped:
+    """A query that got no HTTP response, as precisely as the client saw it: which exception (ReadTimeout is a
+    stall; RemoteProtocolError "Server disconnected ..." a connection the server closed; ConnectError a refused
+    connection), the OS error beneath it, and when it happened."""
+    agent_id: str
+    base: str
+    error: str  # type: message, then each cause's
+    started_s: float  # since the load began
+    waited_s: float  # from sending the request to the error
+
+
+def describe(exc: BaseException | None) -> str:
+    parts = []
+    while exc is not None and len(parts) < 5:
+        parts.append(f"{type(exc).__name__}: {exc}")
+        exc = exc.__cause__ or exc.__context__
+    return " <- ".join(parts)
+
+
 @dataclass
 class Outcome:
     ok: dict = field(default_factory=lambda: defaultdict(list))  # agent_id -> [(request_id, charged_sats)]
     refused: dict = field(default_factory=lambda: defaultdict(int))  # agent_id -> 402 count
-    dropped: dict = field(default_factory=lambda: defaultdict(int))  # agent_id -> connection errors
+    errors: list[Dropped] = field(default_factory=list)  # queries that got no response
     other: list = field(default_factory=list)  # (agent_id, status, body)
+    waits: list = field(default_factory=list)  # (seconds from sending to the response, since the load began, status)
+
+    @property
+    def dropped(self) -> Counter:
+        """agent_id -> queries that got no response."""
+        return Counter(e.agent_id for e in self.errors)
+
+    def latency(self) -> str:
+        """The answers' waits, for a failure's message: a drop beside waits far under the client's timeout is not
+        a stalled server."""
+        waits = sorted(wait for wait, _, _ in self.waits) or [0.0]
+        return (f"{len(self.waits)} answers waited p50 {waits[len(waits) // 2]:.2f} s, "
+                f"p99 {waits[int(len(waits) * 0.99)]:.2f} s, max {waits[-1]:.2f} s")
 
     @property
     def responses(self) -> int:
-        return (sum(len(v) for v in self.ok.values()) + sum(self.refused.values()) + sum(self.dropped.values())
-                + len(self.other))
+        return sum(len(v) for v in self.ok.values()) + sum(self.refused.values()) + len(self.errors) + len(self.other)
 
 
 async def fire(bases: list[str], agents: list[dict], per_agent: int, on_progress=None) -> Outcome:
     """Each agent sends `per_agent` queries one after another; all agents at once, spread over the bases."""
     outcome = Outcome()
+    began = time.monotonic()
     limits = httpx.Limits(max_connections=len(agents), max_keepalive_connections=len(agents))
     async with httpx.AsyncClient(timeout=30, limits=limits) as client:
         async def agent_loop(index: int, agent: dict) -> None:
             for n in range(per_agent):
                 base = bases[(index + n) % len(bases)]
+                sent = time.monotonic()
                 try:
                     resp = await client.get(f"{base}/api/v1/intelligence/{MODULE}",
                                             headers={"X-API-Key": agent["key"]})
-                except httpx.TransportError:
-                    outcome.dropped[agent["agent_id"]] += 1
+                except httpx.TransportError as exc:
+                    outcome.errors.append(Dropped(agent["agent_id"], base, describe(exc), sent - began,
+                                                  time.monotonic() - sent))
                     continue
+                outcome.waits.append((time.monotonic() - sent, sent - began, resp.status_code))
                 if resp.status_code == 200:
                     meta = resp.json()["_meta"]
                     outcome.ok[agent["agent_id"]].append((meta["request_id"], meta["charged_sats"]))
