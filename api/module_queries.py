@@ -52,6 +52,8 @@ class ModuleQueries:
         self.serving = serving
         self.tickers = tickers
         self.usage = usage
+        # cached rendering key -> (its meta, the rendering) last read: one entry per module and format
+        self.held: dict[str, tuple[bytes, bytes]] = {}
 
     async def serve(self, payer: Payer, request_id: str, module: Module, fmt: str, include_prompt: bool,
                     ticker: str | None, window: Window | None = None, key_check: tuple[str, bytes] | None = None
@@ -73,10 +75,12 @@ class ModuleQueries:
             # the last seen payload travels back only where it is read: the agent format's deltas, or a ticker
             # module's payload computed after the trip; else the trip only says whether it is this one
             seen_read = fmt == "agent" or module.takes_ticker
-            reads = [self.serving.module_key(module.name, cached_fmt), self.serving.module_key(module.name, "meta")]
+            rendering = self.serving.module_key(module.name, cached_fmt)
+            reads = [rendering, self.serving.module_key(module.name, "meta")]
             taken = await self.s.one_trip.run(
                 reads + [seen] if seen_read else reads, key_check=key_check, window=window, counter=counter,
-                record=record, seen=(seen, SEEN_TTL_S) if cached_fmt == "full" else None)
+                record=record, seen=(seen, SEEN_TTL_S) if cached_fmt == "full" else None,
+                held=self.held.get(rendering))
             if taken.code == KEY_CHANGED:
                 raise KeyChanged(taken.entry)
             if taken.code == LIMITED:
@@ -91,6 +95,8 @@ class ModuleQueries:
                                f"'{module.name}' has not been computed yet; the pipeline rebuilds modules every "
                                f"{self.s.settings.refresh_minutes} minutes.",
                                headers={"Retry-After": str(self.s.settings.refresh_minutes * 60)})
+            elif published is not None:
+                self.held[rendering] = (published, payload_json)
             published = orjson.loads(published) if published else None
             rendered = None
             if fmt != cached_fmt or include_prompt or fmt == "agent":

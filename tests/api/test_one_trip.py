@@ -94,3 +94,43 @@ def test_the_trip_says_whether_the_last_seen_payload_is_the_first_read_without_c
     assert before.reads == (b"new",) and before.seen_is_first is False
     assert recorded.recorded and recorded.seen_is_first is False and seen == b"new" and 0 < ttl <= 60
     assert after.reads == (b"new",) and after.seen_is_first is True
+
+
+def test_a_rendering_the_caller_holds_for_the_same_meta_does_not_travel_back(settings):
+    """`held`: while the meta is the one the caller holds the rendering for, the reply leaves the rendering out
+    (the caller's copy comes back in its place); a new publish (another meta) sends the new rendering."""
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from api.one_trip import OneTrip
+
+    async def trips() -> list:
+        r = aioredis.Redis.from_url(settings.effective_redis_url)
+        trip = OneTrip(r)
+        await r.mset({"t:full": b"published body", "t:meta": b"meta 1"})
+        out = [await trip.run(["t:full", "t:meta"], held=(b"meta 1", b"the caller's copy"))]
+        await r.mset({"t:full": b"republished body", "t:meta": b"meta 2"})
+        out.append(await trip.run(["t:full", "t:meta"], held=(b"meta 1", b"the caller's copy")))
+        out.append(await trip.run(["t:full", "t:meta"]))
+        await r.aclose()
+        return out
+
+    same, republished, plain = asyncio.run(trips())
+    assert same.reads == (b"the caller's copy", b"meta 1")
+    assert republished.reads == plain.reads == (b"republished body", b"meta 2")
+
+
+def test_a_new_publish_is_served_at_once_by_a_process_that_held_the_old_rendering(client, settings):
+    from warehouse.cache import ServingCache
+
+    key, _ = register(client)
+    fund(client, key, 100)
+    first = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).json
+    republished = {**first, "summary": "republished"}
+    del republished["_meta"]
+    ServingCache(redis.Redis.from_url(settings.effective_redis_url)).publish_modules(
+        [("vix", republished, "sim")], True, time.time())
+    for _ in range(2):  # the first read after the publish, then the one the process now holds
+        again = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).json
+        assert again["summary"] == "republished" and again["data"] == first["data"]
