@@ -13,21 +13,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "modules"))
 from builders import NOW, bdays, cdays, make_frames, random_walk, series, to_pandas  # noqa: E402
+from regime_reference import STATES, before, composite, facts, probabilities, replayed, year  # noqa: E402
 
-from intel.catalog import release_lag  # noqa: E402
 from intel.frames import Frames  # noqa: E402
 from intel.providers.replay import ReplayProvider  # noqa: E402
 from intel.pulse import PULSE_INPUTS, compute_pulse  # noqa: E402
 from tests.history import history_dir  # noqa: E402
-
-# as COMPOSITE_METHOD states them (not imported: the code is checked against what it documents)
-WEIGHTS = {"equities": 0.3, "volatility": 0.2, "credit": 0.2, "crypto": 0.1, "fx": 0.1, "regime": 0.1}
-STATES = ("risk_on", "neutral", "risk_off", "crisis")
-
-
-def before(s: pd.Series, days: int) -> float:
-    """The value on or before `days` calendar days before the last date."""
-    return float(s[: s.index[-1] - pd.Timedelta(days=days)].iloc[-1])
 
 
 def pct(s, days):
@@ -36,10 +27,6 @@ def pct(s, days):
 
 def bp(s, days):
     return (s.iloc[-1] - before(s, days)) * 100
-
-
-def year(s):
-    return s[s.index > s.index[-1] - pd.Timedelta(days=365)]
 
 
 def vs_sma200(s):
@@ -88,14 +75,6 @@ def expected_signals(s: dict[str, pd.Series]) -> tuple[dict[str, tuple[float, di
     return out, clip(np.mean([(4.5 - hy.iloc[-1]) / 2, -bp(hy, 30) / 50]))
 
 
-def expected_facts(s: dict[str, pd.Series]) -> dict[str, float]:
-    spx, vix, hy = s["SP500"], s["VIXCLS"], s["BAMLH0A0HYM2"]
-    facts = {"sp500_vs_sma200_pct": vs_sma200(spx), "sp500_drawdown_1y_pct": drawdown_1y(spx),
-             "vix": vix.iloc[-1], "vix_percentile_1y": (year(vix) <= vix.iloc[-1]).mean() * 100,
-             "hy_oas_pct": hy.iloc[-1], "hy_oas_change_1m_bp": bp(hy, 30), "curve_2s10s_bp": s["T10Y2Y"].iloc[-1] * 100}
-    return facts | ({"dollar_change_3m_pct": pct(s["DTWEXBGS"], 91)} if "DTWEXBGS" in s else {})
-
-
 def check(pulse: dict, s: dict[str, pd.Series], bands: list[tuple]) -> None:
     """`bands`: (fact, low, high, state, points), the methodology's band each fact falls in (strictly inside)."""
     signals, credit = expected_signals(s)
@@ -105,24 +84,20 @@ def check(pulse: dict, s: dict[str, pd.Series], bands: list[tuple]) -> None:
         direction = "bullish" if score > 0.15 else "bearish" if score < -0.15 else "neutral"
         assert got["direction"] == direction and got["confidence"] == round(0.4 + 0.5 * abs(score), 2), name
         assert got["key_figures"] == {k: round(v, 4 if k == "eurusd" else 2) for k, v in figures.items()}, name
-    facts = expected_facts(s)
-    assert sorted(facts) == sorted(b[0] for b in bands)
+    found = facts(s)
+    assert sorted(found) == sorted(b[0] for b in bands)
     scores = dict.fromkeys(STATES, 0.0)
     for fact, low, high, state, points in bands:
-        assert low < facts[fact] < high, (fact, facts[fact])
+        assert low < found[fact] < high, (fact, found[fact])
         if state:  # None: the fact falls in no band that scores
             scores[state] += points
-    weights = np.exp(np.array(list(scores.values())) - max(scores.values()))
-    probabilities = {k: round(float(w), 3) for k, w in zip(STATES, weights / weights.sum())}
-    assert pulse["regime"]["probabilities"] == probabilities
-    assert pulse["regime"]["state"] == max(probabilities, key=probabilities.get)
+    shown = {k: round(float(v), 3) for k, v in probabilities(scores).items()}
+    assert pulse["regime"]["probabilities"] == shown
+    assert pulse["regime"]["state"] == max(shown, key=shown.get)
     # the composite, from the scores and probabilities as published (3 digits) and the credit score
-    parts = {"equities": round(signals["equities"][0], 3), "volatility": round(signals["volatility"][0], 3),
-             "credit": credit, "fx": -round(signals["fx"][0], 3),
-             "regime": clip(probabilities["risk_on"] - probabilities["risk_off"] - probabilities["crisis"])}
-    parts |= {"crypto": round(signals["crypto"][0], 3)} if "crypto" in signals else {}
-    weight = sum(WEIGHTS[k] for k in parts)
-    assert pulse["composite_score"] == round(100 * sum(WEIGHTS[k] * v for k, v in parts.items()) / weight, 1)
+    parts = {name: round(signals[name][0], 3) if name in signals else None
+             for name in ("equities", "volatility", "crypto", "fx")}
+    assert pulse["composite_score"] == round(composite({**parts, "credit": credit}, shown), 1)
     assert ("crypto" in signals) != bool(pulse["signals"]["crypto"].get("unavailable"))
 
 
@@ -167,14 +142,6 @@ def test_hand_built_market(stress, bands):
     assert pulse["as_of"] == NOW.isoformat()
 
 
-def from_csv(folder: Path, series_id: str, now: date) -> pd.Series:
-    """The series as known at `now`: observations published (date + the catalog's release lag) by then."""
-    raw = pd.read_csv(folder / f"{series_id}.csv", na_values=".").dropna()
-    raw["date"] = pd.to_datetime(raw["date"])
-    known = raw[raw["date"] + pd.Timedelta(days=release_lag(series_id)) <= pd.Timestamp(now)]
-    return pd.Series(known["value"].to_numpy(float), index=known["date"])
-
-
 # the methodology's bands the facts of each date fall in
 REPLAY_BANDS = {
     "2020-03-16": [("sp500_vs_sma200_pct", -15, -2, "risk_off", 1.0),
@@ -207,4 +174,5 @@ def test_replay_of_the_real_history(replay, day):
     # the lookback the pulse asset reads (assets/pulse.py: PULSE_LOOKBACK_DAYS)
     long = replay.observations(PULSE_INPUTS, now - timedelta(days=3700), now)
     pulse = compute_pulse(Frames.from_long(long, now, "replay"), [])
-    check(pulse, {sid: from_csv(replay.folder, sid, now) for sid in PULSE_INPUTS}, REPLAY_BANDS[day])
+    # the series as known at `now`, read from the CSVs over the same lookback
+    check(pulse, {sid: replayed(sid, now, 3700) for sid in PULSE_INPUTS}, REPLAY_BANDS[day])

@@ -1,7 +1,7 @@
 """The regime rules (intel/regime.py's METHODOLOGY and rule texts) and the composite score (intel/pulse.py's
-COMPOSITE_METHOD) recomputed with pandas from the real history's CSVs, for the replay tests of market_regime
-and market_intelligence. Nothing here calls the code under test: the bands are written out from the rules'
-own words ("VIX at 45, a crisis level (40 or more)")."""
+COMPOSITE_METHOD) recomputed with pandas from the real history's CSVs, for the replay tests of market_regime,
+market_intelligence and the pulse (tests/intel/test_pulse_reference.py). Nothing here calls the code under
+test: the bands are written out from the rules' own words ("VIX at 45, a crisis level (40 or more)")."""
 from __future__ import annotations
 
 import operator
@@ -41,18 +41,18 @@ def replayed(series_id: str, day: date, lookback_days: int) -> pd.Series | None:
     path = history_dir() / f"{series_id}.csv"
     if not path.exists():
         return None
-    s = pd.read_csv(path, parse_dates=["date"]).set_index("date")["value"].astype(float)
+    s = pd.read_csv(path, parse_dates=["date"], na_values=".").dropna().set_index("date")["value"].astype(float)
     day = pd.Timestamp(day)
     s = s[(s.index >= day - timedelta(days=lookback_days)) & (s.index + timedelta(days=release_lag(series_id)) <= day)]
     return s if len(s) else None
 
 
-def _before(s: pd.Series, days: int) -> float:
+def before(s: pd.Series, days: int) -> float:
     """The value on or before `days` calendar days before the last observation."""
     return float(s[s.index <= s.index[-1] - timedelta(days=days)].iloc[-1])
 
 
-def _year(s: pd.Series) -> pd.Series:
+def year(s: pd.Series) -> pd.Series:
     return s[s.index > s.index[-1] - timedelta(days=365)]
 
 
@@ -62,17 +62,17 @@ def facts(h: dict[str, pd.Series | None]) -> dict[str, float]:
     spx, vix, hy, curve, usd = (h.get(k) for k in ("SP500", "VIXCLS", "BAMLH0A0HYM2", "T10Y2Y", "DTWEXBGS"))
     if spx is not None and len(spx) >= 200:
         out["sp500_vs_sma200_pct"] = (spx.iloc[-1] / spx.iloc[-200:].mean() - 1) * 100
-        out["sp500_drawdown_1y_pct"] = (spx.iloc[-1] / _year(spx).max() - 1) * 100
+        out["sp500_drawdown_1y_pct"] = (spx.iloc[-1] / year(spx).max() - 1) * 100
     if vix is not None:
         out["vix"] = vix.iloc[-1]
-        out["vix_percentile_1y"] = (_year(vix) <= vix.iloc[-1]).mean() * 100
+        out["vix_percentile_1y"] = (year(vix) <= vix.iloc[-1]).mean() * 100
     if hy is not None:
         out["hy_oas_pct"] = hy.iloc[-1]
-        out["hy_oas_change_1m_bp"] = (hy.iloc[-1] - _before(hy, 30)) * 100
+        out["hy_oas_change_1m_bp"] = (hy.iloc[-1] - before(hy, 30)) * 100
     if curve is not None:  # the real history has T10Y2Y wherever it has DGS10 and DGS2
         out["curve_2s10s_bp"] = curve.iloc[-1] * 100
     if usd is not None:
-        out["dollar_change_3m_pct"] = (usd.iloc[-1] / _before(usd, 91) - 1) * 100
+        out["dollar_change_3m_pct"] = (usd.iloc[-1] / before(usd, 91) - 1) * 100
     return out
 
 
@@ -94,7 +94,7 @@ def probabilities(s: dict[str, float]) -> dict[str, float]:
 
 def _trend_score(s: pd.Series, sma_scale: float, move_scale: float) -> float:
     vs = (s.iloc[-1] / s.iloc[-200:].mean() - 1) * 100 if len(s) >= 200 else 0.0
-    return float(np.clip(np.mean([vs / sma_scale, (s.iloc[-1] / _before(s, 30) - 1) * 100 / move_scale]), -1, 1))
+    return float(np.clip(np.mean([vs / sma_scale, (s.iloc[-1] / before(s, 30) - 1) * 100 / move_scale]), -1, 1))
 
 
 def asset_scores(h: dict[str, pd.Series | None]) -> dict[str, float | None]:
@@ -103,18 +103,18 @@ def asset_scores(h: dict[str, pd.Series | None]) -> dict[str, float | None]:
     vix, hy, btc, usd = (h.get(k) for k in ("VIXCLS", "BAMLH0A0HYM2", "CBBTCUSD", "DTWEXBGS"))
     out = dict.fromkeys(("equities", "volatility", "credit", "crypto", "fx"))
     if eq is not None:  # a drawdown of more than 10% from the 1-year high costs half a point
-        penalty = 0.5 if (eq.iloc[-1] / _year(eq).max() - 1) * 100 < -10 else 0.0
+        penalty = 0.5 if (eq.iloc[-1] / year(eq).max() - 1) * 100 < -10 else 0.0
         out["equities"] = round(float(np.clip(_trend_score(eq, 10, 5) - penalty, -1, 1)), 3)
     if vix is not None:
-        week = (vix.iloc[-1] / _before(vix, 7) - 1) * 100
+        week = (vix.iloc[-1] / before(vix, 7) - 1) * 100
         out["volatility"] = round(float(np.clip(np.mean([(20 - vix.iloc[-1]) / 10, -week / 25]), -1, 1)), 3)
     if hy is not None:  # not rounded: the composite reads the spread, not a published score
-        change_bp = (hy.iloc[-1] - _before(hy, 30)) * 100
+        change_bp = (hy.iloc[-1] - before(hy, 30)) * 100
         out["credit"] = float(np.clip(np.mean([(4.5 - hy.iloc[-1]) / 2, -change_bp / 50]), -1, 1))
     if btc is not None:
         out["crypto"] = round(_trend_score(btc, 20, 15), 3)
     if usd is not None:
-        out["fx"] = round(float(np.clip((usd.iloc[-1] / _before(usd, 30) - 1) * 100 / 2, -1, 1)), 3)
+        out["fx"] = round(float(np.clip((usd.iloc[-1] / before(usd, 30) - 1) * 100 / 2, -1, 1)), 3)
     return out
 
 
