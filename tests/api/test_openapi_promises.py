@@ -4,15 +4,14 @@ scenarios that produce each error status."""
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
 import bolt11
 import falcon.testing
 
 from api.spec import PROMISES
-from intel.formats import flatten
 from tests.api.agent_helpers import auth, fund, register
 from tests.api.test_failures import set_tier
+from tests.payload_checks import every_figure_traced
 
 # interface.md, Authentication 3 (and verify: see VerifyPaymentResource): no credential needed
 PUBLIC = {"/", "/health", "/health/dashboard", "/api/v1/pulse", "/api/v1/catalog/preview", "/api/v1/pricing",
@@ -111,10 +110,7 @@ def served_meta_promised(template: str, body: dict, where) -> None:
 
 
 def dated_and_traced(template: str, body: dict, where) -> None:
-    assert body["data_as_of"] <= body["as_of"] and datetime.fromisoformat(body["generated_at"]), where
-    data = body["data"] if "data" in body else {k: body[k] for k in TRACED_PULSE_KEYS}
-    numbers = {k for k, v in flatten(data).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    assert numbers == set(body["provenance"]), where
+    every_figure_traced(body, body["data"] if "data" in body else {k: body[k] for k in TRACED_PULSE_KEYS}, where)
     for entry in body["provenance"].values():
         assert entry["operation"] and set(entry) <= {"operation", "observations", "recompute", "through", "scope"}
         assert "recompute" not in entry or ("observations" in entry and "through" not in entry), where
