@@ -1,4 +1,5 @@
-"""Publish: the latest results, already rendered and serialized, into Redis; then the analyst copy."""
+"""Publish: the latest results (modules, the pulse, derived products), already rendered and serialized, into
+Redis; then the analyst copy."""
 
 import time
 
@@ -11,10 +12,11 @@ from assets.resources import MarketResource, ServingCacheResource, WarehouseReso
 from warehouse.status import publish_freshness
 
 
-def build_publish_asset():
+def build_publish_asset(products: tuple = ()):
+    """`products`: the derived-product assets (regime, parallels, predictions...) publish waits for."""
     names = [m.name for m in scheduled_modules()]
 
-    @asset(group_name="publish", deps=[pulse, *(AssetKey(n) for n in names)], kinds={"redis", "duckdb"},
+    @asset(group_name="publish", deps=[pulse, *products, *(AssetKey(n) for n in names)], kinds={"redis", "duckdb"},
            description="Latest module payloads and the pulse into the Redis serving cache; refresh analyst.duckdb.")
     def publish(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource,
                 serving: ServingCacheResource) -> MaterializeResult:
@@ -25,11 +27,14 @@ def build_publish_asset():
             # Only results of the source in use: a home switched from sim to replay never serves sim numbers.
             results = store.latest_module_results(source)
             latest_pulse = store.latest_pulse(source)
+            products = store.latest_products(source)
             # A module that failed today keeps serving its last good result; its meta `as_of` says how old.
             items = [(n, results[n].payload, results[n].data_source) for n in names if n in results]
             count = cache.publish_modules(items, simulated, published_at)
             if latest_pulse is not None:
                 cache.publish_pulse(latest_pulse.payload, latest_pulse.data_source, simulated, published_at)
+            cache.publish_products([(n, p.payload, p.data_source) for n, p in sorted(products.items())], simulated,
+                                   published_at)
             # Per-series freshness against the catalog's cadence, relative to the market clock.
             freshness = series_freshness(list(market.provider.series_ids()), store.watermarks(source), market.today)
             store.refresh_analyst_copy(warehouse.analyst_path)
@@ -39,6 +44,7 @@ def build_publish_asset():
         return MaterializeResult(metadata={
             "modules_published": count,
             "pulse_published": latest_pulse is not None,
+            "products_published": MetadataValue.json(sorted(products)),
             "stale_modules": MetadataValue.json(stale),
             "never_computed": MetadataValue.json(unpublished),
             "stale_series": MetadataValue.json(sorted(s for s, f in freshness.items() if f["stale"])),

@@ -6,6 +6,7 @@ Keys (laid out in warehouse/keys.py):
                                                         data_source, simulated}
     mi:modules                                   set of published module names
     mi:pulse:full, mi:pulse:meta                 the pulse, same shape
+    mi:product:<name>:full, :meta                a derived product (regime, parallels, ...), same shape
 
 Each publish is one MULTI/EXEC, so a reader never sees a rendering from one run with the meta of another;
 each read is one MGET of the rendering and its meta. Renderings carry no `_meta` so the API can splice its
@@ -39,6 +40,9 @@ class _Keys:
 
     def pulse_key(self, fmt: str) -> str:
         return keys.pulse(fmt, self.prefix)
+
+    def product_key(self, name: str, part: str) -> str:
+        return keys.product(name, part, self.prefix)
 
     @property
     def modules_key(self) -> str:
@@ -85,10 +89,21 @@ class ServingCache(_Keys):
     # ---- pulse ------------------------------------------------------------------------------------
 
     def publish_pulse(self, payload: dict, data_source: str, simulated: bool, published_at: float) -> None:
-        meta = {"as_of": payload.get("as_of"), "data_as_of": payload.get("data_as_of"),
-                "generated_at": payload.get("generated_at"), "published_at": published_at,
-                "data_source": data_source, "simulated": simulated}
-        self.r.mset({self.pulse_key("full"): _dumps(_without_meta(payload)), self.pulse_key("meta"): _dumps(meta)})
+        self.r.mset({self.pulse_key("full"): _dumps(_without_meta(payload)),
+                     self.pulse_key("meta"): _dumps(_meta(payload, data_source, simulated, published_at))})
+
+    # ---- derived products -------------------------------------------------------------------------
+
+    def publish_products(self, items: Iterable[tuple[str, dict, str]], simulated: bool, published_at: float) -> int:
+        """`(name, payload, data_source)` each as a full rendering and its meta, in one MSET."""
+        values: dict[str, bytes] = {}
+        for name, payload, data_source in items:
+            values[self.product_key(name, "full")] = _dumps(_without_meta(payload))
+            values[self.product_key(name, "meta")] = _dumps(
+                {"product": name, **_meta(payload, data_source, simulated, published_at)})
+        if values:
+            self.r.mset(values)
+        return len(values) // 2
 
 
 class AsyncServingCache(_Keys):
@@ -105,6 +120,18 @@ class AsyncServingCache(_Keys):
     async def get_pulse(self) -> tuple[bytes | None, dict | None]:
         body, meta = await self.r.mget(self.pulse_key("full"), self.pulse_key("meta"))
         return body, (orjson.loads(meta) if meta is not None else None)
+
+    async def get_product(self, name: str) -> tuple[bytes | None, dict | None]:
+        """A derived product's rendering (bytes without `_meta`) and its meta, or (None, None) before its
+        first publish."""
+        body, meta = await self.r.mget(self.product_key(name, "full"), self.product_key(name, "meta"))
+        return body, (orjson.loads(meta) if meta is not None else None)
+
+
+def _meta(payload: dict, data_source: str, simulated: bool, published_at: float) -> dict:
+    return {"as_of": payload.get("as_of"), "data_as_of": payload.get("data_as_of"),
+            "generated_at": payload.get("generated_at"), "published_at": published_at,
+            "data_source": data_source, "simulated": simulated}
 
 
 def _without_meta(rendering: dict) -> dict:

@@ -1,4 +1,4 @@
-"""The DuckDB warehouse: observation history with revisions, module and pulse results, watermarks.
+"""The DuckDB warehouse: observation history with revisions, module, pulse and product results, watermarks.
 
 Only the Dagster process tree opens this file. DuckDB allows one writing process and any other process
 holding the file (even read-only) blocks it, so the API reads Redis and analysts read a copy
@@ -60,6 +60,14 @@ create table if not exists pulse_results (
     data_source varchar not null,
     payload json not null,
     primary key (as_of, data_source)
+);
+create table if not exists product_results (
+    product varchar not null,  -- a derived product published beside the modules: regime, parallels, ...
+    as_of date not null,
+    computed_at timestamp not null,
+    data_source varchar not null,
+    payload json not null,
+    primary key (product, as_of, data_source)
 );
 create table if not exists watermarks (
     source varchar not null,  -- per source, so switching MI_SOURCE on one home never mixes histories
@@ -349,6 +357,26 @@ class Warehouse:
             {"d": data_source},
         ).fetchone()
         return _result(row) if row else None
+
+    def write_product(
+        self, product: str, as_of: date, payload: dict, data_source: str, computed_at: datetime | None = None
+    ) -> None:
+        """Store a derived product's payload (regime, parallels, predictions, ...) for market day `as_of`; a
+        rerun the same day replaces it. The publish asset serves the newest one per product."""
+        self.con.execute(
+            "insert or replace into product_results values ($n, $a, $c, $d, $p)",
+            {"n": product, "a": as_of, "c": _naive_utc(computed_at or datetime.now(UTC)),
+             "d": data_source, "p": _dumps(payload)},
+        )
+
+    def latest_products(self, data_source: str | None = None) -> dict[str, StoredResult]:
+        rows = self.con.execute(
+            "select product, as_of, computed_at, data_source, payload from product_results"
+            " where $d is null or data_source = $d"
+            " qualify row_number() over (partition by product order by as_of desc, computed_at desc) = 1",
+            {"d": data_source},
+        ).fetchall()
+        return {row[0]: _result(row) for row in rows}
 
     # ---- analyst copy -----------------------------------------------------------------------------
 

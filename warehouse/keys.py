@@ -5,6 +5,7 @@ rebuilt: the serving cache, operational status, request metrics, rate windows, f
     mi:module:<name>:full|compact|prompt|meta     serving cache (warehouse/cache.py)
     mi:modules                                    set of published module names
     mi:pulse:full|meta                            the pulse
+    mi:product:<name>:full|meta                   a derived product: regime, parallels, predictions, ...
     mi:ticker:<module>:<TICKER>:<closed day>      a ticker module computed on demand (api/ticker_modules.py)
     mi:status:sources|ingest|freshness            operational status (warehouse/status.py)
     mi:apikey:<sha256 of the key>                 the key's agent, or a tombstone once rotated (api/key_directory.py)
@@ -42,6 +43,10 @@ def modules(prefix: str = PREFIX) -> str:
 
 def pulse(part: str, prefix: str = PREFIX) -> str:
     return f"{prefix}:pulse:{part}"
+
+
+def product(name: str, part: str, prefix: str = PREFIX) -> str:
+    return f"{prefix}:product:{name}:{part}"
 
 
 def ticker_payload(module_name: str, ticker: str, closed: date) -> str:
