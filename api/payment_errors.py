@@ -27,16 +27,18 @@ def payment_required(exc: PaymentRequired, data_source: str, simulated: bool) ->
         headers["WWW-Authenticate"] = format_challenge(exc.l402["macaroon"], exc.l402["invoice"])
     meta = {**unpaid_meta(data_source, simulated, item.price_sats, exc.request_id), "free_queries_left": 0}
     if item.free_with_key:
+        if item.key == "catalog":
+            extra["preview"] = "/api/v1/catalog/preview"
         return APIError(402, "registration_required", _registration_message(item), headers, meta, **extra,
-                        register=REGISTER, preview="/api/v1/catalog/preview")
+                        register=REGISTER)
     return APIError(402, "payment_required", _payment_message(item, agent is not None), headers, meta, **extra)
 
 
 def _registration_message(item) -> str:
     return (f"The {item.title} is for registered agents (registration is free: POST /api/v1/agents/register, then "
             "send the key as X-API-Key), or paid per request with L402: pay the invoice in WWW-Authenticate "
-            f"({item.price_sats} sats) and repeat the request with Authorization: L402 <macaroon>:<preimage hex>. "
-            "/api/v1/catalog/preview shows a part without either.")
+            f"({item.price_sats} sats) and repeat the request with Authorization: L402 <macaroon>:<preimage hex>."
+            + (" /api/v1/catalog/preview shows a part without either." if item.key == "catalog" else ""))
 
 
 def _payment_message(item, keyed: bool) -> str:

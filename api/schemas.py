@@ -95,3 +95,17 @@ class TrackRecordQuery(BaseModel):
     min_confidence: float | None = Field(None, ge=0.0, le=1.0, description="Only predictions at least this confident")
     days_back: int | None = Field(None, ge=1, le=365, description="Only predictions made this many days back")
     status: Literal["open", "resolved", "all"] = Field("all", description="Which predictions")
+
+
+Origin = Literal["live", "backtest"]
+PREDICTIONS_MAX_LIMIT = 200
+
+
+class PredictionsQuery(BaseModel):
+    status: Literal["open", "resolved", "all"] = Field("all", description="Open, resolved or all predictions")
+    limit: int = Field(50, ge=1, le=PREDICTIONS_MAX_LIMIT, description="Newest first, at most 200")
+    origin: Origin = Field("live", description="The live record, or the back-test's (never mixed)")
+
+
+class AccuracyQuery(BaseModel):
+    origin: Origin | None = Field(None, description="One origin's figures only; both when omitted")

@@ -4,6 +4,7 @@ OpenAPI and MCP read it; the charging service charges by it.
 Module prices come from the module's tier (standard 50 sats, proprietary 250 sats, interface.md "Limits");
 ask prices by depth (quick 200, standard 500, deep 1000 sats, the same table); the full catalog costs
 `MI_L402_CATALOG_PRICE_SATS` per request to a caller without a key and nothing to a registered agent.
+derived products (regime, parallels, the prediction record) as PRODUCT_PRICES says, with the reason beside it.
 Paid tiers and plans are not items: they are bought as credit (warehouse/ledger), not charged per request.
 """
 from __future__ import annotations
@@ -16,6 +17,17 @@ from intel.registry import Module
 MODULE_PRICES = {"S": 50, "P": 250}
 TIER_NAMES = {"S": "standard", "P": "proprietary"}
 ASK_PRICES = {"quick": 200, "standard": 500, "deep": 1000}
+# Derived products served from their published copy. The regime view (institutional) and the ranked parallels
+# are proprietary analysis, priced as a proprietary module with the same daily free query; the prediction
+# record is the proof of the service, so a registered agent reads it free and a caller without a key pays the
+# standard module price per request with L402 (the interface lists predictions among credential-only routes);
+# the track record is an intelligence sub-path, metered like a module (one free query a day, even without a
+# key) and free with a key.
+PRODUCT_PRICES = {"regime": (MODULE_PRICES["P"], "trading regime query", "modules"),
+                  "parallels": (MODULE_PRICES["P"], "historical parallels query", "modules"),
+                  "predictions": (MODULE_PRICES["S"], "prediction record query", "key"),
+                  "prediction_accuracy": (MODULE_PRICES["S"], "prediction accuracy query", "key"),
+                  "track_record": (MODULE_PRICES["S"], "track record query", "modules+key")}
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,9 @@ class PriceList:
     def module(self, name: str) -> PricedItem:
         return self.items[f"module:{name}"]
 
+    def product(self, name: str) -> PricedItem:
+        return self.items[f"product:{name}"]
+
     def ask(self, depth: str) -> PricedItem:
         return self.items[f"ask:{depth}"]
 
@@ -79,7 +94,11 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
     # POST /api/v1/intelligence/ask is not built yet: its prices are the interface's, its route answers 501
     asks = [PricedItem(f"ask:{depth}", price, f"{depth} ask", available=False) for depth, price in ASK_PRICES.items()]
     catalog = PricedItem("catalog", catalog_price_sats, "full catalog", free_with_key=True)
-    return PriceList([*modules, *asks, catalog])
+    products = [PricedItem(f"product:{name}", price, title,
+                           free_per_day=free_queries_per_module_per_day if "modules" in free else 0,
+                           free_with_key="key" in free)
+                for name, (price, title, free) in PRODUCT_PRICES.items()]
+    return PriceList([*modules, *asks, catalog, *products])
 
 
 def from_settings(settings) -> PriceList:

@@ -1,0 +1,63 @@
+"""Queries of a derived product (the regime view, parallels, the prediction record): its published copy from
+Redis, shaped for the request where it takes parameters, charged through the charging service by its price-list
+item, with the per-request `_meta` spliced in. A failed request is undone: nothing is charged for it."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import orjson
+
+from api.errors import APIError
+from api.responses import cache_meta, splice_meta
+from api.services import Services
+from api.usage import UsageRecorder
+from charging.attempt import Attempt, Payer
+from charging.prices import PricedItem
+from warehouse.cache import AsyncServingCache
+
+# (the published payload) -> the answer's payload; raises APIError (422) for a parameter it cannot honour
+Shape = Callable[[dict], dict]
+
+
+@dataclass(frozen=True)
+class ServedProduct:
+    body: bytes
+    gate_taken: bool
+
+
+class ProductQueries:
+    def __init__(self, services: Services, serving: AsyncServingCache, usage: UsageRecorder):
+        self.s = services
+        self.serving = serving
+        self.usage = usage
+
+    async def serve(self, payer: Payer, request_id: str, product: str, item: PricedItem,
+                    shape: Shape | None = None) -> ServedProduct:
+        """The product's published copy for `payer`, charged as `item`. 503 before its first publish (nothing
+        charged); `shape` (filters, limits) runs before the charge, so a request it refuses costs nothing."""
+        rendering, published = await self.serving.get_product(product)
+        if rendering is None:
+            raise APIError(503, "data_not_ready",
+                           f"'{product}' has not been computed yet; the pipeline rebuilds it every "
+                           f"{self.s.settings.refresh_minutes} minutes.",
+                           headers={"Retry-After": str(self.s.settings.refresh_minutes * 60)})
+        shaped = orjson.dumps(shape(orjson.loads(rendering))) if shape else rendering
+        attempt = Attempt(payer, item, request_id)
+        try:
+            charge = await self.s.charging.charge(attempt)
+            meta = {"data_source": published["data_source"], "simulated": published["simulated"],
+                    "cache": cache_meta(published), "price_sats": item.price_sats,
+                    "charged_sats": charge.charged_sats, "paid_with": charge.paid_with,
+                    "free_queries_left": charge.free_queries_left, "request_id": request_id}
+            if charge.balance_sats is not None:
+                meta["balance_sats"] = charge.balance_sats
+            if charge.pool_left_sats is not None:
+                meta["pool_left_sats"] = charge.pool_left_sats
+            async with self.s.redis.pipeline(transaction=False) as pipe:
+                self.usage.add_event(pipe, attempt, charge)
+                gate_taken = (await pipe.execute())[-1]
+        except BaseException:
+            await self.s.charging.undo(attempt)  # shielded: a second cancellation cannot stop it half way
+            raise
+        return ServedProduct(splice_meta(shaped, meta), bool(gate_taken))

@@ -1,0 +1,76 @@
+"""The prediction record as the API serves it: the products the predictions asset publishes (listings by origin
+and status, accuracy, the live track record's rows) and the cheap per-request shaping of them. Pure: the asset
+hands in the chain's records, the routes hand in the published payloads."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+ORIGINS = ("live", "backtest")
+STATUSES = ("open", "resolved", "all")
+LISTING_MAX = 200  # the interface's `limit` maximum: each listing is published this long
+VERIFY = {"public_key": "/.well-known/marketintel-signing-key.json", "chain_export": "/api/v1/predictions/chain",
+          "command": "marketintel predictions verify --url <server>"}
+
+
+def predictions_product(origin: str, status: str) -> str:
+    return f"predictions.{origin}.{status}"
+
+
+def entries(records: list[dict]) -> list[dict]:
+    """Chain records (seq, kind, hash, body) -> one entry per prediction, newest first, with its resolution."""
+    resolutions = {r["body"]["prediction_id"]: r for r in records if r["kind"] == "resolution"}
+    out = []
+    for record in records:
+        if record["kind"] != "prediction":
+            continue
+        body = record["body"]
+        resolution = resolutions.get(body["id"])
+        out.append({"seq": record["seq"], "hash": record["hash"], **body,
+                    "status": "resolved" if resolution else "open",
+                    "resolution": ({"seq": resolution["seq"], "hash": resolution["hash"], **resolution["body"]}
+                                   if resolution else None)})
+    out.sort(key=lambda e: (e["issued_on"], e["seq"]), reverse=True)
+    return out
+
+
+def listings(origin: str, all_entries: list[dict], head: dict | None, frame: dict) -> dict[str, dict]:
+    """The three published listings of one origin (open, resolved, all), each the newest LISTING_MAX."""
+    counts = {"open": sum(1 for e in all_entries if e["status"] == "open"),
+              "resolved": sum(1 for e in all_entries if e["status"] == "resolved")}
+    counts["all"] = len(all_entries)
+    out = {}
+    for status in STATUSES:
+        chosen = [e for e in all_entries if status == "all" or e["status"] == status][:LISTING_MAX]
+        out[predictions_product(origin, status)] = {
+            **frame, "origin": origin, "status": status, "total": counts[status], "counts": counts,
+            "chain": head, "verification": VERIFY, "predictions": chosen}
+    return out
+
+
+def confidence(probability: float) -> float:
+    """How sure the prediction is of the outcome it favours: max(p, 1 - p)."""
+    return max(probability, 1.0 - probability)
+
+
+def track_rows(all_entries: list[dict]) -> list[dict]:
+    """The compact rows the track record filters per request (live record only)."""
+    return [{"id": e["id"], "question": e["question"], "category": e["category"], "issued_on": e["issued_on"],
+             "probability": e["probability"], "status": e["status"],
+             "outcome": e["resolution"]["outcome"] if e["resolution"] else None,
+             "resolved_on": e["resolution"]["resolved_on"] if e["resolution"] else None} for e in all_entries]
+
+
+def filter_rows(rows: list[dict], today: date, category: str | None, min_confidence: float | None,
+                days_back: int | None, status: str) -> list[dict]:
+    since = (today - timedelta(days=days_back)).isoformat() if days_back else None
+    return [r for r in rows
+            if (category is None or r["category"] == category)
+            and (min_confidence is None or confidence(r["probability"]) >= min_confidence)
+            and (since is None or r["issued_on"] >= since)
+            and (status == "all" or r["status"] == status)]
+
+
+def accuracy_for(payload: dict, origin: str | None) -> dict:
+    if origin is None:
+        return payload
+    return {**payload, "by_origin": {origin: payload["by_origin"].get(origin)}}
