@@ -22,6 +22,7 @@ import orjson
 import polars as pl
 
 from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA, Frames
+from intel.regime_history import LABEL_SCHEMA
 
 SCHEMA = """
 create table if not exists observations (
@@ -68,6 +69,15 @@ create table if not exists product_results (
     data_source varchar not null,
     payload json not null,
     primary key (product, as_of, data_source)
+);
+create table if not exists regime_daily (
+    date date not null,
+    data_source varchar not null,
+    state varchar not null,  -- intel.regime.classify on the inputs dated on or before `date`
+    p_risk_on double not null, p_neutral double not null, p_risk_off double not null, p_crisis double not null,
+    data_as_of date not null,  -- the latest input observation the label read
+    computed_at timestamp not null,  -- market-clock time of the run that wrote it (reruns replace)
+    primary key (date, data_source)
 );
 create table if not exists watermarks (
     source varchar not null,  -- per source, so switching MI_SOURCE on one home never mixes histories
@@ -377,6 +387,25 @@ class Warehouse:
             {"d": data_source},
         ).fetchall()
         return {row[0]: _result(row) for row in rows}
+
+    # ---- regime history -----------------------------------------------------------------------------
+
+    def write_regimes(self, frame: pl.DataFrame, data_source: str, computed_at: datetime) -> int:
+        """Insert or replace daily regime labels (intel.regime_history.LABEL_SCHEMA) by (date, data_source)."""
+        if frame.is_empty():
+            return 0
+        src = _Arrow(frame.select(list(LABEL_SCHEMA)).cast(LABEL_SCHEMA))  # noqa: F841 (scanned by name)
+        self.con.execute(
+            "insert or replace into regime_daily select date, $d, state, p_risk_on, p_neutral, p_risk_off, p_crisis,"
+            " data_as_of, $c from src", {"d": data_source, "c": _naive_utc(computed_at)})
+        return frame.height
+
+    def regimes(self, data_source: str) -> pl.DataFrame:
+        """The stored daily labels of `data_source`, ascending by date (LABEL_SCHEMA columns)."""
+        cur = self.con.execute(
+            f"select {', '.join(LABEL_SCHEMA)} from regime_daily where data_source = $d order by date",
+            {"d": data_source})
+        return self._to_polars(cur, LABEL_SCHEMA)
 
     # ---- analyst copy -----------------------------------------------------------------------------
 
