@@ -13,9 +13,10 @@ from api.media import json_handlers
 from api.metrics import RequestMetrics
 from api.middleware import Authentication, RequestContext, SharedClients
 from api.module_queries import ModuleQueries
+from api.product_queries import ProductQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
+from api.resources import foresight, unbuilt
 from api.resources import plans as plan_routes
-from api.resources import unbuilt
 from api.resources.agents import (
     BalanceResource,
     MeResource,
@@ -85,6 +86,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/catalog/preview", CatalogPreviewResource(services, registry, pulse_budget))
     app.add_route(f"{V1}/sampling/status", SamplingStatusResource(services, registry))
     _add_intelligence_routes(app, services, registry, serving, key_budgets)
+    _add_foresight_routes(app, ProductQueries(services, serving, UsageRecorder(services.jobs)), key_budgets)
     app.add_route(f"{V1}/agents/register", RegisterResource(services))
     app.add_route(f"{V1}/agents/me", MeResource(services))
     app.add_route(f"{V1}/agents/balance", BalanceResource(services))
@@ -115,6 +117,15 @@ def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry:
     app.add_route(f"{V1}/intelligence/consensus", unbuilt.ConsensusResource())
     app.add_route(f"{V1}/intelligence/track_record", unbuilt.TrackRecordResource())
     app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
+
+
+def _add_foresight_routes(app: falcon.asgi.App, products: ProductQueries, key_budgets: KeyBudgets) -> None:
+    routes = {f"{V1}/trading/regime": foresight.RegimeResource(products),
+              f"{V1}/predictions": foresight.PredictionsResource(products),
+              f"{V1}/predictions/accuracy": foresight.AccuracyResource(products)}
+    for path, resource in routes.items():
+        key_budgets.guard(resource)  # the caller's per-key query budget, as a module query
+        app.add_route(path, resource)
 
 
 def _add_plan_and_referral_routes(app: falcon.asgi.App, services: Services, plans: Plans,

@@ -24,6 +24,7 @@ from assets.ingest import observations
 from assets.modules import module_assets
 from assets.publish import build_publish_asset
 from assets.pulse import pulse
+from assets.regime import regime
 from assets.resources import MarketResource, ServingCacheResource, WarehouseResource
 from marketintel.settings import Settings, get_settings
 from pipelines.instance import WAREHOUSE_TAGS
@@ -39,7 +40,7 @@ def refresh_cron(minutes: int) -> str:
 
 
 def build_defs(settings: Settings) -> Definitions:
-    assets = [observations, *module_assets(), pulse, build_publish_asset()]
+    assets = [observations, *module_assets(), pulse, regime, build_publish_asset((regime,))]
     # The data-quality checks run in their own job after each ingest or refresh (quality_sensor), so the
     # refresh steps (and `materialize_all`'s progress over them) stay one per asset, and a failed check can
     # never hold back publishing.
