@@ -34,6 +34,26 @@ CANONICAL_RULE = ("UTF-8 JSON, object keys sorted at every level, no insignifica
                   "infinities refused. The exported `body` is this text: hash it as given.")
 HASH_RULE = ("hash = sha256(bytes.fromhex(prev_hash) + body_utf8).hexdigest(); the first record's prev_hash is "
              f"{GENESIS[:8]}... (64 zeros); seq counts from 1")
+SIGNATURE_RULE = ("each market day's head is signed with Ed25519 over the UTF-8 text "
+                  f"\"{HEAD_MESSAGE}\" (day as YYYY-MM-DD); the signature is sent as 128 hex characters; the head of "
+                  "a day is the last record recorded on or before it")
+KEY_ID_RULE = "key_id = the first 16 hex characters of sha256(raw 32-byte public key)"
+# How a third party checks a chain (served in the well-known key document and the export's description).
+VERIFY_PROCEDURE = (
+    "Fetch /.well-known/marketintel-signing-key.json once and record its key_id; later fetches must show the same.",
+    "Page through GET /api/v1/predictions/chain?origin=live (or backtest)&after=0&limit=1000, passing each answer's "
+    "`next_after` as the next `after` until it is null; keep every record and every head.",
+    "Walk the records in seq order from 1: each prev_hash must equal the previous record's hash (the first: 64 "
+    "zeros), and sha256(bytes.fromhex(prev_hash) + body as UTF-8) must equal its hash. `body` is the record's "
+    "canonical JSON text; parse it to read the record (its `id` is the record_id).",
+    "A record of kind `resolution` carries `prediction_id` and `prediction_hash`: that prediction must appear "
+    "earlier in the same chain with exactly that hash (no other kind carries `prediction_hash`).",
+    "For each head: the record at its seq must have its hash, key_id must be the published key's, the signature "
+    "(hex) must verify with the public key over \"{chain}|{day}|{seq}|{hash}\", and its seq must be the last record "
+    "whose recorded_on is on or before its day.",
+    "Or run `marketintel predictions verify --url <service> --api-key <key> [--origin backtest] [--key-id <id>]`, "
+    "which does exactly this and names the first record or head that fails.",
+)
 # A record of this kind references an earlier record: kind -> (id field, hash field, kind referenced).
 REFERENCES = {"resolution": ("prediction_id", "prediction_hash", "prediction")}
 

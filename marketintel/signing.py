@@ -53,6 +53,12 @@ def load_or_create(home: Path) -> ServiceKey:
     path = key_path(home)
     if not path.exists():
         _create(path)
+    return load(home)
+
+
+def load(home: Path) -> ServiceKey:
+    """The key under `home`; FileNotFoundError when the service has not made one (verifying never makes one)."""
+    path = key_path(home)
     loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
     if not isinstance(loaded, Ed25519PrivateKey):
         raise ValueError(f"{path} holds a {type(loaded).__name__}, not an Ed25519 private key")
