@@ -53,7 +53,7 @@ class SigningKeyResource:
         }
 
     # Not in the OpenAPI document, like /openapi.json itself: spectree escapes the dots of a literal path there
-    # ("/\\.well-known/..."). The chain export's description names this URL.
+    # ("/\.well-known/..."). The chain export's description names this URL.
     async def on_get(self, req, resp):
         """The service's Ed25519 public key (raw, hex and base64), its key id, and the rules of the prediction
         record: canonical serialization, hashing, the signed head message, and how to verify step by step."""
