@@ -47,7 +47,8 @@ def chain_of_three() -> list[dict]:
     return build([("prediction", p1, "2024-03-01"),
                   ("prediction", {"id": "p2", "probability": 0.7}, "2024-03-01"),
                   ("resolution", {"id": "p1:resolution", "prediction_id": "p1",
-                                  "prediction_hash": chain_hash(GENESIS, canonical(p1)), "outcome": True}, "2024-03-02")])
+                                  "prediction_hash": chain_hash(GENESIS, canonical(p1)), "outcome": True},
+                   "2024-03-02")])
 
 
 def failure_of(records, heads, key) -> str:
