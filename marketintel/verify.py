@@ -73,7 +73,10 @@ def _fetch_chain(client: httpx.Client, export: str, origin: str, api_key: str | 
             raise VerifyError(f"asked for chain {chain}, the server sent {page.get('chain')}")
         records += page["records"]
         heads += page["heads"]
-        after = page.get("next_after")
+        following = page.get("next_after")
+        if following is not None and following <= after:
+            raise VerifyError(f"the export's next_after {following} does not move past {after}")
+        after = following
     return records, heads, chain
 
 
