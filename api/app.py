@@ -33,6 +33,7 @@ from api.resources.intelligence import IntelligenceResource
 from api.resources.payments import CreateInvoiceResource, VerifyPaymentResource
 from api.resources.pricing import PricingResource
 from api.resources.pulse import PulseResource
+from api.resources.records import CHAIN_EXPORT_PATH, SIGNING_KEY_PATH, ChainExportResource, SigningKeyResource
 from api.resources.referrals import ReferralCodeResource, ReferralCreditsResource, ReferralStatsResource
 from api.resources.sampling import SamplingStatusResource
 from api.resources.sla import SLAResource
@@ -42,8 +43,10 @@ from api.ticker_modules import TickerModules
 from api.usage import UsageRecorder
 from intel.registry import modules
 from marketintel.settings import Settings
+from marketintel.signing import load_or_create
 from warehouse.cache import AsyncServingCache
 from warehouse.ledger import Plans, Referrals, commitment_plans, subscription_plans
+from warehouse.ledger.records import Records
 
 V1 = "/api/v1"
 
@@ -96,6 +99,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/payments/create-invoice", CreateInvoiceResource(services))
     app.add_route(f"{V1}/payments/verify/{{payment_hash}}", VerifyPaymentResource(services))
     _add_plan_and_referral_routes(app, services, plans, Referrals(services.engine))
+    app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home)))  # made at first start
+    app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
     app.add_route("/openapi.json", OpenAPIResource())
     app.add_route("/docs", DocsResource())

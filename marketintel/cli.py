@@ -25,6 +25,13 @@ def main(argv: list[str] | None = None) -> int:
     tier.add_argument("agent_id")
     tier.add_argument("tier", choices=["free", "premium", "institutional"])
     tier.add_argument("--until", type=datetime.fromisoformat, help="when the tier ends (ISO 8601, UTC); default never")
+    predictions = sub.add_parser("predictions", help="the prediction record").add_subparsers(
+        dest="predictions_command", required=True)
+    check = predictions.add_parser("verify", help="recompute the prediction chain and check its signed heads")
+    check.add_argument("--url", help="verify a running service's public export (default: the local SQL store)")
+    check.add_argument("--api-key", help="a key of that service (the export needs one; registering is free)")
+    check.add_argument("--origin", choices=["live", "backtest"], default="live")
+    check.add_argument("--key-id", help="the signing key id you expect (pins the key the server publishes)")
     dev = sub.add_parser("dev", help="development helpers").add_subparsers(dest="dev_command", required=True)
     pay = dev.add_parser("pay", help="settle an invoice of the dev Lightning backend; prints the preimage")
     pay.add_argument("bolt11")
@@ -37,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         return materialize()
     if args.command == "set-tier":
         return set_tier(args.agent_id, args.tier, args.until)
+    if args.command == "predictions":
+        return verify_predictions(args.url, args.api_key, args.origin, args.key_id)
     return dev_pay(args.bolt11)
 
 
@@ -86,6 +95,20 @@ def set_tier(agent_id: str, tier: str, until: datetime | None) -> int:
         return 1
     console.print(f"{agent_id}: {tier}" + (f" until {until.isoformat()}" if until else ""))
     return 0
+
+
+def verify_predictions(url: str | None, api_key: str | None, origin: str, key_id: str | None) -> int:
+    """Exit 0 when the chain verifies, 1 naming the first record or head that does not, 2 when it cannot run."""
+    from marketintel.settings import get_settings
+    from marketintel.verify import VerifyError, verify_local, verify_remote
+
+    try:
+        result, used = verify_remote(url, origin, api_key, key_id) if url else verify_local(get_settings(), origin)
+    except VerifyError as exc:
+        console.print(f"[red]cannot verify: {exc}")
+        return 2
+    print(f"{result} (key {used})" if result.ok else f"FAILED {result}")
+    return 0 if result.ok else 1
 
 
 def dev_pay(bolt11: str) -> int:

@@ -9,6 +9,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Column,
+    Date,
     DateTime,
     ForeignKey,
     Integer,
@@ -216,4 +217,35 @@ referrals = Table(
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
     CheckConstraint("basis_sats >= 0", name="basis_not_negative"),
     CheckConstraint("rewarded_sats >= 0", name="rewarded_not_negative"),
+)
+
+# Records that must be believed (intel/hash_chain.py has the rules): append-only hash chains, one per `chain`
+# ("predictions:live", "predictions:backtest"; later the day-trade journal). `body` is the record's canonical
+# JSON text, exactly the bytes hashed. The primary key (chain, seq) is the last line of defence against two
+# writers forking a chain; UNIQUE(chain, record_id) makes appending a record twice impossible.
+chain_records = Table(
+    "chain_records", metadata,
+    Column("chain", String(40), primary_key=True),
+    Column("seq", BigInteger, primary_key=True),  # 1, 2, ... in chain order
+    Column("kind", String(20), nullable=False),  # "prediction", "resolution", ...
+    Column("record_id", String(200), nullable=False),  # the body's `id`
+    Column("body", Text, nullable=False),
+    Column("prev_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+    Column("recorded_on", Date, nullable=False),  # the market day it was recorded (never before the previous one's)
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    UniqueConstraint("chain", "record_id"),
+)
+
+# Each market day's head of a chain, signed with the service's Ed25519 key (marketintel/signing.py): the last
+# record recorded on or before `day`. A signed day is closed: nothing recorded on or before it is appended after.
+chain_heads = Table(
+    "chain_heads", metadata,
+    Column("chain", String(40), primary_key=True),
+    Column("day", Date, primary_key=True),
+    Column("seq", BigInteger, nullable=False),
+    Column("hash", String(64), nullable=False),
+    Column("signature", String(128), nullable=False),  # hex of the 64-byte signature of the head message
+    Column("key_id", String(16), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
 )
