@@ -160,9 +160,14 @@ RETURN_METHODS = {
                 f"{TREASURY_DURATION} years of duration times the yield change",
     "credit": f"approximate high-yield excess return over Treasuries: spread carry (OAS x calendar days / 365) "
               f"minus {HY_DURATION} years of duration times the spread change",
-    "cash": "3-month Treasury bill carry (DGS3MO x calendar days / 365); its tilt reflects the rate level of "
-            "past episodes of the regime, not risk",
+    "cash": "3-month Treasury bill carry (DGS3MO x calendar days / 365)",
 }
+# Equities, Treasuries, commodities, gold and bitcoin are judged in excess of the bill over the same window, so a
+# regime that came at high or low rates does not read as good or bad for everything; credit is already an excess
+# return (over Treasuries). Cash is the other side of the bet: its tilt follows the risky classes' tilts.
+EXCESS_OF_CASH = ("price", "treasury")
+CASH_RULE = ("overweight when more of the measured risky classes are underweight than overweight in the current "
+             "regime, underweight when more are overweight, neutral when they balance")
 TILT_RULE = (f"overweight when the mean forward return in the current regime beats the unconditional mean with "
              f"t >= {T_THRESHOLD}, underweight when t <= -{T_THRESHOLD}, neutral otherwise or with fewer than "
              f"{MIN_N} days; t = (regime mean - unconditional mean) / (regime std / sqrt(N / step)), the N / step "
@@ -230,6 +235,8 @@ def tilts(frames: Frames, labels: pl.DataFrame, state: str, step: int = STEP_DAY
     labelled days (every figure from the data in `frames`, which holds nothing after the clock)."""
     grid = day_numbers(labels)
     in_state = (labels["state"] == state).to_numpy()
+    cash_id = TILT_ASSETS["cash"][0][0]
+    cash = forward_returns(frames, cash_id, "cash", grid, step) if frames.get(cash_id) is not None else None
     out = {}
     for name, (candidates, kind) in TILT_ASSETS.items():
         series_id = next((s for s in candidates if frames.get(s) is not None), None)
@@ -237,9 +244,24 @@ def tilts(frames: Frames, labels: pl.DataFrame, state: str, step: int = STEP_DAY
             out[name] = {"tilt": None, "series": list(candidates),
                          "reason": f"the warehouse holds no {' or '.join(candidates)} observations: no tilt"}
             continue
-        figures = tilt_figures(forward_returns(frames, series_id, kind, grid, step), in_state, step)
-        out[name] = {**figures, "series": series_id, "horizon_trading_days": step, "method": RETURN_METHODS[kind]}
+        returns, method = forward_returns(frames, series_id, kind, grid, step), RETURN_METHODS[kind]
+        if kind in EXCESS_OF_CASH and cash is not None:
+            returns, method = returns - cash, f"{method}, in excess of the {cash_id} bill carry over the same window"
+        out[name] = {**tilt_figures(returns, in_state, step), "series": series_id, "horizon_trading_days": step,
+                     "method": method}
+    if "tilt" in out.get("cash", {}) and out["cash"]["tilt"] is not None:
+        out["cash"] = {**out["cash"], **cash_tilt(out)}
     return out
+
+
+def cash_tilt(classes: dict) -> dict:
+    """Cash against the risky classes' tilts (CASH_RULE); the bill's own figures stay beside it."""
+    risky = [c for name, c in classes.items() if name != "cash" and c.get("tilt") is not None]
+    over = sum(c["tilt"] == "overweight" for c in risky)
+    under = sum(c["tilt"] == "underweight" for c in risky)
+    tilt = "overweight" if under > over else "underweight" if over > under else "neutral"
+    return {"tilt": tilt, "reason": f"{under} risky classes underweight, {over} overweight, of {len(risky)} measured",
+            "rule": CASH_RULE}
 
 
 # ---- the product ---------------------------------------------------------------------------------------------
