@@ -172,6 +172,9 @@ class BacktestResult:
     predictions: list[dict]  # by issue day, then question
     resolutions: list[dict]  # by resolution day, then prediction id
     skipped: dict[str, int]  # question -> market days without a prediction (no fit yet, stale or missing inputs)
+    # (question, resolved_on, outcome) of every market day's statement resolved before `start`: what a
+    # reader knew of each question's base rate when the replay began (scoring.prior_rates)
+    history: list[tuple[str, str, bool]]
 
 
 def run_backtest(long: pl.DataFrame, start: date, end: date, policy: Callable[[int], int] = yearly_refit,
@@ -179,10 +182,12 @@ def run_backtest(long: pl.DataFrame, start: date, end: date, policy: Callable[[i
     """Replay `start`..`end`: predictions (origin "backtest") and the resolutions recorded by `end`.
     `policy` maps an issue day to its fit cutoff, never after the day (checked)."""
     all_tables = tables(series_arrays(long), end, questions)
-    predictions, resolutions, skipped = [], [], {}
+    predictions, resolutions, skipped, history = [], [], {}, []
     lo, hi = day_number(start), day_number(end)
     for qid, table in all_tables.items():
         skipped[qid] = 0
+        for i in np.flatnonzero(table.resolved_on < lo):
+            history.append((qid, iso(table.resolved_on[i]), table.decisions[i].outcome))
         for i in np.flatnonzero((table.days >= lo) & (table.days <= hi)):
             day = int(table.days[i])
             cutoff = policy(day)
@@ -202,4 +207,4 @@ def run_backtest(long: pl.DataFrame, start: date, end: date, policy: Callable[[i
                                                      vintage))
     predictions.sort(key=lambda p: (p["issued_on"], p["question"]))
     resolutions.sort(key=lambda r: (r["resolved_on"], r["prediction_id"]))
-    return BacktestResult(predictions, resolutions, skipped)
+    return BacktestResult(predictions, resolutions, skipped, history)
