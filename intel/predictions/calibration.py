@@ -42,7 +42,7 @@ class Fit:
 
 def predict(fit: Fit, x: np.ndarray) -> np.ndarray:
     z = (x - np.asarray(fit.mean)) / np.asarray(fit.scale)
-    p = 1.0 / (1.0 + np.exp(-(fit.intercept + z @ np.asarray(fit.coef))))
+    p = 1.0 / (1.0 + np.exp(-np.clip(fit.intercept + z @ np.asarray(fit.coef), -50.0, 50.0)))
     return np.clip(p, P_MIN, P_MAX)
 
 
