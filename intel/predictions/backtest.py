@@ -167,6 +167,14 @@ def frozen_fit(cutoff: date) -> Callable[[int], int]:
     return lambda day: day_number(cutoff)
 
 
+def fit_all(long: pl.DataFrame, day: date, policy: Callable[[int], int] = yearly_refit) -> dict[str, Fit]:
+    """The fits `issue` needs on `day` (questions whose sample is still too small are absent), from the history
+    as stored (`series_id, date, value`), using only outcomes published before the policy's cutoff for `day`."""
+    cutoff = policy(day_number(day))
+    fits = {qid: table.fit(cutoff) for qid, table in tables(series_arrays(long), day).items()}
+    return {qid: fit for qid, fit in fits.items() if fit is not None}
+
+
 @dataclass
 class BacktestResult:
     predictions: list[dict]  # by issue day, then question

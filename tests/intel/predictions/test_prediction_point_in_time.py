@@ -51,9 +51,8 @@ def test_backtest_predictions_equal_what_issue_says_on_frames_truncated_at_the_d
         by_day.setdefault(prediction["issued_on"], []).append(prediction)
     for day_iso in ("2015-01-02", "2015-08-24", "2016-06-24", "2016-12-30"):
         day = date.fromisoformat(day_iso)
-        fits = {qid: t.fit(bt.yearly_refit(day_number(day))) for qid, t in tables.items()}
-        live = {p["question"]: p for p in bt.issue(published_by(history_long(), day), day, "backtest",
-                                                     {k: v for k, v in fits.items() if v is not None})}
+        fits = bt.fit_all(history_long(), day)
+        live = {p["question"]: p for p in bt.issue(published_by(history_long(), day), day, "backtest", fits)}
         replayed = {p["question"]: p for p in by_day[day_iso]}
         assert replayed.keys() == live.keys() and len(live) >= 14
         for qid, prediction in replayed.items():
