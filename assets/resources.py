@@ -97,3 +97,26 @@ class MarketResource(ConfigurableResource):
     @property
     def today(self) -> date:
         return self._now.date()
+
+
+class RecordsResource(ConfigurableResource):
+    """The SQL store of the records that must be believed (warehouse/ledger/records.py) and the service's
+    signing key under MI_HOME (marketintel/signing.py): what the predictions assets append and sign with."""
+
+    database_url: str
+    home: str
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RecordsResource:
+        return cls(database_url=settings.sqlalchemy_url, home=str(settings.home.resolve()))
+
+    def records(self):
+        from warehouse.ledger.db import make_engine
+        from warehouse.ledger.records import Records
+
+        return Records(make_engine(self.database_url))
+
+    def key(self):
+        from marketintel.signing import load_or_create
+
+        return load_or_create(Path(self.home))

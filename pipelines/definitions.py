@@ -23,9 +23,10 @@ from assets.checks import observations_quality
 from assets.ingest import observations
 from assets.modules import module_assets
 from assets.publish import build_publish_asset
+from assets.predictions import prediction_resolutions, predictions
 from assets.pulse import pulse
 from assets.regime import regime
-from assets.resources import MarketResource, ServingCacheResource, WarehouseResource
+from assets.resources import MarketResource, RecordsResource, ServingCacheResource, WarehouseResource
 from marketintel.settings import Settings, get_settings
 from pipelines.instance import WAREHOUSE_TAGS
 
@@ -40,7 +41,8 @@ def refresh_cron(minutes: int) -> str:
 
 
 def build_defs(settings: Settings) -> Definitions:
-    assets = [observations, *module_assets(), pulse, regime, build_publish_asset((regime,))]
+    foresight = (regime, predictions, prediction_resolutions)
+    assets = [observations, *module_assets(), pulse, *foresight, build_publish_asset(foresight)]
     # The data-quality checks run in their own job after each ingest or refresh (quality_sensor), so the
     # refresh steps (and `materialize_all`'s progress over them) stay one per asset, and a failed check can
     # never hold back publishing.
@@ -84,6 +86,7 @@ def build_defs(settings: Settings) -> Definitions:
                                            analyst_path=str(settings.analyst_path.resolve())),
             "serving": ServingCacheResource(redis_url=settings.effective_redis_url),
             "market": MarketResource.from_settings(settings),
+            "ledger": RecordsResource.from_settings(settings),
         },
         executor=in_process_executor,
     )

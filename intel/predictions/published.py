@@ -5,11 +5,20 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from intel.hash_chain import canonical, chain_hash
+
 ORIGINS = ("live", "backtest")
 STATUSES = ("open", "resolved", "all")
 LISTING_MAX = 200  # the interface's `limit` maximum: each listing is published this long
 VERIFY = {"public_key": "/.well-known/marketintel-signing-key.json", "chain_export": "/api/v1/predictions/chain",
           "command": "marketintel predictions verify --url <server>"}
+ACCURACY_METHOD = ("Each resolved prediction scored once: hit when the outcome is the side the probability favours "
+                   "(p >= 0.5 for true); Brier = mean (p - outcome)^2; the base-rate Brier uses the outcome "
+                   "frequency of the scored set (climatology) and `bss_prior` the frequency known before each issue "
+                   "date; BSS = 1 - Brier / base-rate Brier (above 0: more skill than the base rate); log loss in "
+                   "nats; the calibration table groups probabilities in 10 buckets of 0.1 (mean predicted vs "
+                   "observed frequency, N) and ECE is the N-weighted mean gap between them. Origins are never "
+                   "mixed: `backtest` is the replay of history labelled as such, `live` the record as issued.")
 
 
 def predictions_product(origin: str, status: str) -> str:
@@ -74,3 +83,30 @@ def accuracy_for(payload: dict, origin: str | None) -> dict:
     if origin is None:
         return payload
     return {**payload, "by_origin": {origin: payload["by_origin"].get(origin)}}
+
+
+def chained(entries: list[tuple[str, dict, str]], head_hash: str) -> list[tuple[str, dict, str]]:
+    """(kind, body, recorded_on) in chain order, each resolution's `prediction_hash` filled with the hash its
+    prediction gets when the entries are appended after a chain whose head is `head_hash` (the same rule the
+    store applies: intel/hash_chain.py), so a whole back-test goes in in one transaction."""
+    hashes, prev, out = {}, head_hash, []
+    for kind, body, recorded_on in entries:
+        if kind == "resolution" and body.get("prediction_hash") is None:
+            body = {**body, "prediction_hash": hashes[body["prediction_id"]]}
+        prev = chain_hash(prev, canonical(body))
+        hashes[body["id"]] = prev
+        out.append((kind, body, recorded_on))
+    return out
+
+
+def in_chain_order(predictions: list[dict], resolutions: list[dict]) -> list[tuple[str, dict, str]]:
+    """Predictions recorded on their issue day and resolutions on their resolution day, by day, a day's
+    predictions before its resolutions (a resolution never refers to a prediction of its own day)."""
+    entries = [("prediction", p, p["issued_on"]) for p in predictions]
+    entries += [("resolution", r, r["resolved_on"]) for r in resolutions]
+    return sorted(entries, key=lambda e: (e[2], e[0] != "prediction"))
+
+
+def pairs(all_entries: list[dict]) -> list[tuple[dict, dict]]:
+    """(prediction, resolution) of every resolved entry, for intel.predictions.scoring.score."""
+    return [(e, e["resolution"]) for e in all_entries if e["resolution"] is not None]
