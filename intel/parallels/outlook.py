@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from datetime import date, timedelta
 
-from intel.parallels.readings import Line
+from intel.parallels.readings import MAX_DAILY_AGE_DAYS, Line, add_months
 
 # A 12-month move within this band (percent, or percentage points of yield) is called flat.
 FLAT_RETURN_PCT = 5.0
@@ -50,11 +50,14 @@ def implications(next_figures: dict) -> list[dict]:
 
 
 def _month_ends(line: Line, last: date) -> dict[tuple[int, int], float]:
-    out: dict[tuple[int, int], float] = {}
+    """Month -> its closing value, for months whose last observation is near the month's end (a series that
+    stops mid-month, as CBBTCUSD does on 2024-02-09, has no close for that month)."""
+    closes: dict[tuple[int, int], tuple[date, float]] = {}
     for day, value in zip(line.dates, line.values, strict=True):
         if day <= last:
-            out[(day.year, day.month)] = value  # ascending: the month's last observation wins
-    return out
+            closes[(day.year, day.month)] = (day, value)  # ascending: the month's last observation wins
+    return {m: v for m, (day, v) in closes.items()
+            if (add_months(date(m[0], m[1], 1), 1) - day).days <= MAX_DAILY_AGE_DAYS}
 
 
 def bitcoin_beta(lines: dict[str, Line], today: date) -> dict | None:
