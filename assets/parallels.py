@@ -2,7 +2,6 @@
 
 Three asset checks, evaluated in the same step as the view they judge: the shipped episode file holds to
 its schema, no offered episode's window or end lies after the clock, every similarity is in [0, 1]."""
-from __future__ import annotations
 
 import time
 from dataclasses import replace
