@@ -118,16 +118,17 @@ def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry:
     app.add_route(f"{V1}/intelligence/unified", unbuilt.UnifiedResource())
     app.add_route(f"{V1}/intelligence/ask", unbuilt.AskResource())
     app.add_route(f"{V1}/intelligence/ask/async", unbuilt.AskAsyncResource())
-    app.add_route(f"{V1}/intelligence/parallels", unbuilt.ParallelsResource())
     app.add_route(f"{V1}/intelligence/consensus", unbuilt.ConsensusResource())
-    app.add_route(f"{V1}/intelligence/track_record", unbuilt.TrackRecordResource())
     app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
 
 
 def _add_foresight_routes(app: falcon.asgi.App, products: ProductQueries, key_budgets: KeyBudgets) -> None:
     routes = {f"{V1}/trading/regime": foresight.RegimeResource(products),
               f"{V1}/predictions": foresight.PredictionsResource(products),
-              f"{V1}/predictions/accuracy": foresight.AccuracyResource(products)}
+              f"{V1}/predictions/accuracy": foresight.AccuracyResource(products),
+              # fixed intelligence sub-paths: routes, not modules (literal segments win over {module_name})
+              f"{V1}/intelligence/parallels": foresight.ParallelsResource(products),
+              f"{V1}/intelligence/track_record": foresight.TrackRecordResource(products)}
     for path, resource in routes.items():
         key_budgets.guard(resource)  # the caller's per-key query budget, as a module query
         app.add_route(path, resource)

@@ -3,6 +3,7 @@
 `pipelines/definitions.py` builds them from `Settings`; their fields show in the Dagster UI."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
@@ -114,9 +115,17 @@ class RecordsResource(ConfigurableResource):
         from warehouse.ledger.db import make_engine
         from warehouse.ledger.records import Records
 
+        _migrated(self.database_url)  # a home materialized before its first `migrate` still gets the tables
         return Records(make_engine(self.database_url))
 
     def key(self):
         from marketintel.signing import load_or_create
 
         return load_or_create(Path(self.home))
+
+
+@functools.cache
+def _migrated(database_url: str) -> None:
+    from warehouse.ledger.db import migrate
+
+    migrate(database_url)

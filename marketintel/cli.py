@@ -6,7 +6,7 @@ import logging
 import os
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -32,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--api-key", help="a key of that service (the export needs one; registering is free)")
     check.add_argument("--origin", choices=["live", "backtest"], default="live")
     check.add_argument("--key-id", help="the signing key id you expect (pins the key the server publishes)")
+    replay = sub.add_parser("backtest", help="replay history through the prediction code into the back-test chain")
+    replay.add_argument("--from", dest="start", type=date.fromisoformat, required=True, help="first issue day")
+    replay.add_argument("--to", dest="end", type=date.fromisoformat, required=True, help="last market day")
+    replay.add_argument("--history", type=Path, help="a folder of date,value CSVs (default: the warehouse)")
     dev = sub.add_parser("dev", help="development helpers").add_subparsers(dest="dev_command", required=True)
     pay = dev.add_parser("pay", help="settle an invoice of the dev Lightning backend; prints the preimage")
     pay.add_argument("bolt11")
@@ -44,9 +48,22 @@ def main(argv: list[str] | None = None) -> int:
         return materialize()
     if args.command == "set-tier":
         return set_tier(args.agent_id, args.tier, args.until)
+    if args.command == "backtest":
+        return backtest(args.start, args.end, args.history)
     if args.command == "predictions":
         return verify_predictions(args.url, args.api_key, args.origin, args.key_id)
     return dev_pay(args.bolt11)
+
+
+def backtest(start: date, end: date, history: Path | None) -> int:
+    from marketintel.backtest import run
+    from marketintel.settings import get_settings
+
+    if end < start:
+        console.print("[red]--to is before --from[/red]")
+        return 2
+    run(get_settings(), start, end, history, say=console.print)
+    return 0
 
 
 def migrate() -> int:

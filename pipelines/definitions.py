@@ -22,8 +22,9 @@ from dagster import (
 from assets.checks import observations_quality
 from assets.ingest import observations
 from assets.modules import module_assets
-from assets.publish import build_publish_asset
+from assets.parallels import parallels
 from assets.predictions import prediction_resolutions, predictions
+from assets.publish import build_publish_asset
 from assets.pulse import pulse
 from assets.regime import regime
 from assets.resources import MarketResource, RecordsResource, ServingCacheResource, WarehouseResource
@@ -41,7 +42,7 @@ def refresh_cron(minutes: int) -> str:
 
 
 def build_defs(settings: Settings) -> Definitions:
-    foresight = (regime, predictions, prediction_resolutions)
+    foresight = (regime, parallels, predictions, prediction_resolutions)
     assets = [observations, *module_assets(), pulse, *foresight, build_publish_asset(foresight)]
     # The data-quality checks run in their own job after each ingest or refresh (quality_sensor), so the
     # refresh steps (and `materialize_all`'s progress over them) stay one per asset, and a failed check can

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from spectree import Response
 
-from api.errors import APIError
+from api.errors import APIError, invalid
 from api.middleware import require_agent
 from api.product_queries import ProductQueries
 from api.responses import send_json
-from api.schemas import AccuracyQuery, PredictionsQuery
+from api.schemas import AccuracyQuery, ParallelsQuery, PredictionsQuery, TrackRecordQuery
 from api.spec import api_spec
-from intel.predictions.published import accuracy_for, predictions_product
+from intel.parallels import CONDITION_TAGS, select
+from intel.predictions.published import accuracy_for, predictions_product, track_record
+from intel.predictions.questions import CATEGORIES
 
 REGIME_TIERS = ("institutional",)
 
@@ -76,3 +78,50 @@ class AccuracyResource(_ProductRoute):
         query: AccuracyQuery = req.context.query
         await self._answer(req, resp, "prediction_accuracy", "prediction_accuracy",
                            lambda payload: accuracy_for(payload, query.origin))
+
+
+class ParallelsResource(_ProductRoute):
+    accepts_l402 = True
+
+    @api_spec.validate(query=ParallelsQuery, tags=["intelligence"],
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_503"))
+    async def on_get(self, req, resp):
+        """Ranked historical parallels: today's market state (from the warehouse, at the market clock) against
+        30 curated episodes from 1929 to 2024, on standardized features (equity drawdown and trend, valuation,
+        rates and curve, inflation, unemployment, credit spreads, volatility, dollar, gold, oil), each missing
+        feature left out and said so. Each result has a similarity in [0, 1] with the features that drove it
+        and the share compared, what happened next (S&P 500 over 1, 3, 6 and 12 months, the 12-month maximum
+        drawdown, the 10-year yield change, a recession within 12 months, gold), implications per asset class
+        derived from those figures, and a bitcoin assessment (measured where bitcoin data covers the episode,
+        otherwise an inference labelled as one). `conditions`: comma-separated tags (see the 422's list) keep
+        the episodes carrying at least one; empty ranks by similarity and reports the tags detected from live
+        data. Under replay, an episode whose aftermath ends after the clock is not offered. Priced as a
+        proprietary module (`product:parallels`), with the same free query a day."""
+        query: ParallelsQuery = req.context.query
+        tags = [t.strip().lower() for t in (query.conditions or "").split(",") if t.strip()]
+        unknown = [t for t in tags if t not in CONDITION_TAGS]
+        if unknown:
+            raise invalid(["query", "conditions"], f"unknown condition tags {unknown}; known: "
+                          f"{', '.join(sorted(CONDITION_TAGS))}", "value_error")
+        await self._answer(req, resp, "parallels", "parallels",
+                           lambda payload: select(payload, tags, query.top_n))
+
+
+class TrackRecordResource(_ProductRoute):
+    accepts_l402 = True
+
+    @api_spec.validate(query=TrackRecordQuery, tags=["intelligence"],
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_503"))
+    async def on_get(self, req, resp):
+        """The live prediction record, queryable: the predictions of a `category`, at least `min_confidence`
+        sure of the side they favour (max(p, 1 - p)), issued within `days_back` days of the market clock, open
+        or resolved, with the accuracy of the resolved ones among them (hit rate, Brier score and its skill
+        against the base rate, log loss, calibration). The back-test's figures are at
+        /api/v1/predictions/accuracy. One free query a day like a module, free with an API key."""
+        query: TrackRecordQuery = req.context.query
+        if query.category is not None and query.category not in CATEGORIES:
+            raise invalid(["query", "category"], f"unknown category; known: {', '.join(CATEGORIES)}", "value_error")
+        today = self.queries.s.clock.today()
+        await self._answer(req, resp, "track_record", "track_record",
+                           lambda payload: track_record(payload, today, query.category, query.min_confidence,
+                                                        query.days_back, query.status))

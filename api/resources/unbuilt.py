@@ -1,5 +1,5 @@
-"""The fixed intelligence sub-paths whose capability is not built yet: unified, ask, ask/async, parallels,
-consensus and track_record. They are routes, not modules: they never answer `unknown_module` and never spend
+"""The fixed intelligence sub-paths whose capability is not built yet: unified, ask, ask/async and
+consensus. They are routes, not modules: they never answer `unknown_module` and never spend
 the per-key query budget. Each validates its parameters as the finished route will (422), then answers 501
 `not_implemented`; another method is a 405 with `Allow`. Nothing is charged."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from spectree import Response
 
 from api.errors import APIError
-from api.schemas import AskBody, ConsensusQuery, ParallelsQuery, TrackRecordQuery, UnifiedQuery
+from api.schemas import AskBody, ConsensusQuery, UnifiedQuery
 from api.spec import api_spec
 
 RESPONSES = Response("HTTP_401", "HTTP_422", "HTTP_501")
@@ -42,11 +42,6 @@ class AskAsyncResource:
         raise not_built(req)
 
 
-class ParallelsResource:
-    @api_spec.validate(query=ParallelsQuery, tags=["not yet built"], resp=RESPONSES)
-    async def on_get(self, req, resp):
-        """Ranked historical parallels. Not built yet: 501 after validation."""
-        raise not_built(req)
 
 
 class ConsensusResource:
@@ -56,8 +51,3 @@ class ConsensusResource:
         raise not_built(req)
 
 
-class TrackRecordResource:
-    @api_spec.validate(query=TrackRecordQuery, tags=["not yet built"], resp=RESPONSES)
-    async def on_get(self, req, resp):
-        """Queryable prediction accuracy statistics. Not built yet: 501 after validation."""
-        raise not_built(req)

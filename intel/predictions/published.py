@@ -64,7 +64,7 @@ def confidence(probability: float) -> float:
 def track_rows(all_entries: list[dict]) -> list[dict]:
     """The compact rows the track record filters per request (live record only)."""
     return [{"id": e["id"], "question": e["question"], "category": e["category"], "issued_on": e["issued_on"],
-             "probability": e["probability"], "status": e["status"],
+             "probability": e["probability"], "status": e["status"], "origin": e["origin"],
              "outcome": e["resolution"]["outcome"] if e["resolution"] else None,
              "resolved_on": e["resolution"]["resolved_on"] if e["resolution"] else None} for e in all_entries]
 
@@ -110,3 +110,22 @@ def in_chain_order(predictions: list[dict], resolutions: list[dict]) -> list[tup
 def pairs(all_entries: list[dict]) -> list[tuple[dict, dict]]:
     """(prediction, resolution) of every resolved entry, for intel.predictions.scoring.score."""
     return [(e, e["resolution"]) for e in all_entries if e["resolution"] is not None]
+
+
+def track_record(payload: dict, today: date, category: str | None, min_confidence: float | None,
+                 days_back: int | None, status: str) -> dict:
+    """The published live rows filtered for one request, with the accuracy of the resolved ones among them."""
+    from intel.predictions.scoring import score
+
+    rows = filter_rows(payload["rows"], today, category, min_confidence, days_back, status)
+    resolved = [(r, {"outcome": r["outcome"], "resolved_on": r["resolved_on"]}) for r in rows
+                if r["status"] == "resolved"]
+    accuracy = score(resolved) if resolved else None
+    return {**{k: v for k, v in payload.items() if k != "rows"},
+            "filters": {"category": category, "min_confidence": min_confidence, "days_back": days_back,
+                        "status": status, "confidence": "max(p, 1 - p): the probability of the side favoured"},
+            "counts": {"predictions": len(rows), "open": sum(r["status"] == "open" for r in rows),
+                       "resolved": len(resolved)},
+            "accuracy": accuracy["overall"] if accuracy else None,
+            "by_category": accuracy["by_category"] if accuracy else {},
+            "methodology": ACCURACY_METHOD, "predictions": rows[:LISTING_MAX]}
