@@ -1,0 +1,74 @@
+"""The `predictions` and `prediction_resolutions` assets materialized for real on replayed history (real CSVs,
+real DuckDB, the migrated SQLite ledger): a market day's statements are issued once, from data published by
+then, into the live chain; six weeks later the next run signs the earlier day, resolves the statements whose
+horizon has passed on data published by then, and publishes the listings and accuracy; `marketintel
+predictions verify` passes on that record and names the row once one is edited in SQL."""
+from __future__ import annotations
+
+from datetime import date
+
+from dagster import materialize
+from sqlalchemy import text
+
+from assets.ingest import observations
+from assets.predictions import LIVE, prediction_resolutions, predictions
+from assets.resources import MarketResource, RecordsResource, WarehouseResource
+from marketintel.cli import main
+from marketintel.settings import Settings
+from tests.history import history_dir
+from warehouse.duckdb_store import Warehouse
+from warehouse.ledger import make_engine
+from warehouse.ledger.records import Records
+
+FIRST, LATER = date(2019, 6, 3), date(2019, 7, 15)  # a Monday, and six weeks on (past the 21-trading-day horizons)
+
+
+def run_on(day: date, mi_home, redis_url, monkeypatch) -> tuple[Settings, object]:
+    monkeypatch.setenv("MI_REDIS_URL", redis_url)
+    monkeypatch.setenv("MI_SOURCE", "replay")
+    monkeypatch.setenv("MI_REPLAY_DIR", str(history_dir()))
+    monkeypatch.setenv("MI_REPLAY_START", day.isoformat())
+    monkeypatch.setenv("MI_CLOCK_SPEED", "0")
+    settings = Settings()
+    result = materialize([observations, predictions, prediction_resolutions], resources={
+        "warehouse": WarehouseResource(path=str(settings.warehouse_path.resolve()),
+                                       analyst_path=str(settings.analyst_path.resolve())),
+        "market": MarketResource.from_settings(settings), "ledger": RecordsResource.from_settings(settings)})
+    assert result.success
+    assert all(c.passed for c in result.get_asset_check_evaluations()), result.get_asset_check_evaluations()
+    return settings, result
+
+
+def test_issue_then_resolve_sign_publish_and_verify(mi_home, redis_url, monkeypatch, capsys):
+    settings, first = run_on(FIRST, mi_home, redis_url, monkeypatch)
+    records = Records(make_engine(settings.sqlalchemy_url))
+    issued = [r for r in records.listing(LIVE) if r["kind"] == "prediction"]
+    assert len(issued) >= 10 and all(r["recorded_on"] == FIRST.isoformat() for r in issued)
+    assert first.asset_materializations_for_node("predictions")[0].metadata["issued"].value == len(issued)
+    _, again = run_on(FIRST, mi_home, redis_url, monkeypatch)  # a rerun the same day issues nothing more
+    assert again.asset_materializations_for_node("predictions")[0].metadata["issued"].value == 0
+
+    run_on(LATER, mi_home, redis_url, monkeypatch)
+    heads = records.heads(LIVE)
+    assert [h["day"] for h in heads] == [FIRST.isoformat()]  # the first day closed and signed
+    resolutions = [r for r in records.listing(LIVE) if r["kind"] == "resolution"]
+    assert resolutions and all(r["recorded_on"] == LATER.isoformat() for r in resolutions)
+    with Warehouse(settings.warehouse_path) as store:
+        products = store.latest_products("replay")
+    listing = products["predictions.live.resolved"].payload["predictions"]
+    assert len(listing) == len(resolutions)
+    for entry in listing:
+        assert FIRST.isoformat() < entry["resolution"]["observed_on"] <= LATER.isoformat()
+        assert entry["resolution"]["prediction_hash"] == entry["hash"]
+    live = products["prediction_accuracy"].payload["by_origin"]["live"]
+    assert live["overall"]["n"] == len(resolutions)
+
+    assert main(["predictions", "verify"]) == 0
+    assert capsys.readouterr().out.startswith(f"verified {len(records.listing(LIVE))} records, 1 signed heads")
+    target = issued[3]
+    with make_engine(settings.sqlalchemy_url).begin() as conn:
+        conn.execute(text("UPDATE chain_records SET body = replace(body, :was, :now) "
+                          "WHERE chain = :chain AND seq = :seq"),
+                     {"was": '"probability":0.', "now": '"probability":0.9', "chain": LIVE, "seq": target["seq"]})
+    assert main(["predictions", "verify"]) == 1
+    assert f"record {target['seq']} ({target['record_id']}) hash mismatch" in capsys.readouterr().out
