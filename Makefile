@@ -25,6 +25,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/serve.py
+	$(BIN)/python bench/foresight.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -137,10 +137,13 @@ def build_products(records: Records, live: list[dict], stored: dict, today: date
             out[name] = {**payload, "chain_seq": rows[-1]["seq"] if rows else 0}
         scored[origin] = published.pairs(entries)
         if origin == "live":
-            out["track_record"] = {**frame, "rows": published.track_rows(entries)}
+            out["track_record"] = {**frame, "data_as_of": published.data_as_of(entries),
+                                   "rows": published.track_rows(entries)}
     accuracy = stored.get("prediction_accuracy")
     by_origin = dict(accuracy.payload.get("by_origin", {})) if accuracy else {}
     for origin, pairs in scored.items():
         by_origin[origin] = score(pairs) if pairs else None
-    out["prediction_accuracy"] = {**frame, "by_origin": by_origin, "methodology": published.ACCURACY_METHOD}
+    newest = [p["data_as_of"] for n, p in out.items() if n.endswith(".all") and p["data_as_of"]]
+    out["prediction_accuracy"] = {**frame, "data_as_of": max(newest, default=None), "by_origin": by_origin,
+                                  "methodology": published.ACCURACY_METHOD}
     return out

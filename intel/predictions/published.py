@@ -47,6 +47,7 @@ def listings(origin: str, all_entries: list[dict], head: dict | None, frame: dic
     counts = {"open": sum(1 for e in all_entries if e["status"] == "open"),
               "resolved": sum(1 for e in all_entries if e["status"] == "resolved")}
     counts["all"] = len(all_entries)
+    frame = {**frame, "data_as_of": data_as_of(all_entries)}
     out = {}
     for status in STATUSES:
         chosen = [e for e in all_entries if status == "all" or e["status"] == status][:LISTING_MAX]
@@ -54,6 +55,13 @@ def listings(origin: str, all_entries: list[dict], head: dict | None, frame: dic
             **frame, "origin": origin, "status": status, "total": counts[status], "counts": counts,
             "chain": head, "verification": VERIFY, "predictions": chosen}
     return out
+
+
+def data_as_of(all_entries: list[dict]) -> str | None:
+    """The newest observation the record rests on: an input of a prediction or a resolution's deciding one."""
+    dates = [d for e in all_entries for d in e["inputs_as_of"].values()]
+    dates += [e["resolution"]["observed_on"] for e in all_entries if e["resolution"]]
+    return max(dates, default=None)
 
 
 def confidence(probability: float) -> float:
