@@ -114,7 +114,9 @@ def openapi_document() -> dict:
             "additionalProperties": True}},
         "required": ["error"],
     }
-    for path in spec.get("paths", {}).values():
+    # spectree writes a route's literal dots as regex escapes (`/\.well-known/...`): give them back their name
+    spec["paths"] = {name.replace("\\.", "."): item for name, item in spec.get("paths", {}).items()}
+    for path in spec["paths"].values():
         for operation in path.values():
             responses = operation.get("responses", {})
             if "422" in responses:

@@ -15,7 +15,7 @@ from assets.predictions import LIVE, prediction_resolutions, predictions
 from assets.resources import MarketResource, RecordsResource, WarehouseResource
 from marketintel.cli import main
 from marketintel.settings import Settings
-from tests.history import history_dir
+from tests.replays import replay_settings
 from warehouse.duckdb_store import Warehouse
 from warehouse.ledger import make_engine
 from warehouse.ledger.records import Records
@@ -24,12 +24,7 @@ FIRST, LATER = date(2019, 6, 3), date(2019, 7, 15)  # a Monday, and six weeks on
 
 
 def run_on(day: date, mi_home, redis_url, monkeypatch) -> tuple[Settings, object]:
-    monkeypatch.setenv("MI_REDIS_URL", redis_url)
-    monkeypatch.setenv("MI_SOURCE", "replay")
-    monkeypatch.setenv("MI_REPLAY_DIR", str(history_dir()))
-    monkeypatch.setenv("MI_REPLAY_START", day.isoformat())
-    monkeypatch.setenv("MI_CLOCK_SPEED", "0")
-    settings = Settings()
+    settings = replay_settings(day, redis_url, monkeypatch)
     result = materialize([observations, predictions, prediction_resolutions], resources={
         "warehouse": WarehouseResource(path=str(settings.warehouse_path.resolve()),
                                        analyst_path=str(settings.analyst_path.resolve())),

@@ -14,19 +14,12 @@ from assets.ingest import observations
 from assets.regime import CHECKS, NAME, RELABEL_DAYS, regime
 from assets.resources import MarketResource, WarehouseResource
 from marketintel.settings import Settings
-from tests.history import history_dir
+from tests.replays import replay_settings
 from warehouse.duckdb_store import Warehouse
 
 CRISES = {"lehman_2008": date(2008, 10, 10), "covid_2020": date(2020, 3, 16)}
 
 
-def replay_settings(clock: date, redis_url: str, monkeypatch) -> Settings:
-    monkeypatch.setenv("MI_REDIS_URL", redis_url)
-    monkeypatch.setenv("MI_SOURCE", "replay")
-    monkeypatch.setenv("MI_REPLAY_DIR", str(history_dir()))
-    monkeypatch.setenv("MI_REPLAY_START", clock.isoformat())
-    monkeypatch.setenv("MI_CLOCK_SPEED", "0")  # frozen: the run sees exactly this market day
-    return Settings()
 
 
 def run(settings: Settings, selection: list):

@@ -8,9 +8,8 @@ from datetime import date, timedelta
 import pytest
 
 from intel.catalog import release_lag
-from marketintel.settings import Settings
 from pipelines.materialize import materialize_all
-from tests.history import history_dir
+from tests.replays import replay_settings
 from warehouse.duckdb_store import Warehouse
 
 # 2020-03-20: the week after the VIX closed at its record 82.69 (March 16), high yield near 10%.
@@ -30,12 +29,7 @@ def test_replayed_crisis(name, mi_home, redis_url, monkeypatch):
 
 
 def replay(clock: date, redis_url: str, monkeypatch) -> tuple:
-    monkeypatch.setenv("MI_REDIS_URL", redis_url)
-    monkeypatch.setenv("MI_SOURCE", "replay")
-    monkeypatch.setenv("MI_REPLAY_DIR", str(history_dir()))
-    monkeypatch.setenv("MI_REPLAY_START", clock.isoformat())
-    monkeypatch.setenv("MI_CLOCK_SPEED", "0")  # frozen: the run sees exactly this market day
-    settings = Settings()
+    settings = replay_settings(clock, redis_url, monkeypatch)
     out = materialize_all(settings)
     assert out["success"] and out["failed_steps"] == [] and out["module_errors"] == [], out
     with Warehouse(settings.warehouse_path) as store:
