@@ -23,12 +23,16 @@ def test_one_asset_per_non_ticker_module_grouped_by_category(mi_home):
     keys = {key.to_user_string() for key in graph.get_all_asset_keys()}
     registered = modules()
     expected = {m.name for m in registered.values() if not m.takes_ticker}
-    assert keys == expected | {"observations", "pulse", "publish"}
+    foresight = {"regime", "parallels", "predictions", "prediction_resolutions"}
+    assert keys == expected | {"observations", "pulse", "publish"} | foresight
+    for name in foresight:
+        assert graph.get(AssetKey(name)).group_name == "foresight"
     for name in expected:
         assert graph.get(AssetKey(name)).group_name == registered[name].category
         assert AssetKey("observations") in graph.get(AssetKey(name)).parent_keys
     assert not keys & {m.name for m in registered.values() if m.takes_ticker}
-    assert graph.get(AssetKey("publish")).parent_keys == {AssetKey(n) for n in expected} | {AssetKey("pulse")}
+    published = {AssetKey(n) for n in expected | foresight | {"pulse"}}
+    assert graph.get(AssetKey("publish")).parent_keys == published
 
 
 def test_jobs_run_in_process_and_are_serialized(mi_home):

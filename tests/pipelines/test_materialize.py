@@ -41,7 +41,7 @@ def test_sim_materialization_publishes_every_module_and_the_pulse(sim_home):
     settings, out, progress = sim_home.settings, sim_home.out, sim_home.progress
 
     assert out["success"] and out["failed_steps"] == [] and out["module_errors"] == []
-    total = len(scheduled()) + 3  # observations, pulse, publish
+    total = len(scheduled()) + 3 + 4  # observations, pulse, publish; regime, parallels, predictions, resolutions
     assert out["steps"] == total and [p[0] for p in progress] == list(range(1, total + 1))
     assert progress[0][2] == "observations" and progress[-1][2] == "publish"
 
@@ -56,6 +56,10 @@ def test_sim_materialization_publishes_every_module_and_the_pulse(sim_home):
         assert cache.get_module(name, "prompt")[0] and cache.get_module(name, "compact")[0]
     pulse, pulse_meta = cache.get_pulse()
     assert orjson.loads(pulse) and pulse_meta["simulated"] is True and pulse_meta["as_of"] <= today
+    for product in ("regime", "parallels", "predictions.live.all", "prediction_accuracy", "track_record"):
+        body = cache.r.get(f"mi:product:{product}:full")
+        meta = orjson.loads(cache.r.get(f"mi:product:{product}:meta"))
+        assert orjson.loads(body)["as_of"] == meta["as_of"] and meta["simulated"] is True, product
     # the carry leg runs in the product: the ingest brought every foreign rate the catalog names
     carry = orjson.loads(cache.get_module("fx_carry", "full")[0])["data"]
     assert carry["pairs_with_carry_to_vol"] == len(carry["pairs"]) == 8 and carry["pairs_lacking_foreign_rate"] == []
