@@ -28,6 +28,7 @@ from intel.predictions.backtest import fit_all, issue
 from intel.predictions.questions import QUESTIONS
 from intel.predictions.resolution import resolve
 from intel.predictions.scoring import score
+from warehouse.duckdb_store import PREDICTION_SCHEMA
 from warehouse.ledger.records import Records, prediction_chain
 
 HISTORY_DAYS = 60 * 365  # the fits read every stored observation of their series
@@ -107,9 +108,11 @@ def prediction_resolutions(context: AssetExecutionContext, market: MarketResourc
             records.append(LIVE, "resolution", new, today)
             live = stored_bodies(records, LIVE)
         t = time.perf_counter()
-        products = build_products(records, live, store.latest_products(source), today, market.now)
+        products, tables = build_products(records, live, store.latest_products(source), today, market.now)
         for name, payload in products.items():
             store.write_product(name, today, payload, source, market.now)
+        for origin, rows in tables.items():
+            store.replace_predictions(origin, analyst_frame(rows))
     early = [r["id"] for r in new if r["observed_on"] > r["resolved_on"]]
     return MaterializeResult(
         metadata={"resolved": len(new), "open": len(open_) - len(new), "products": len(products),
@@ -118,9 +121,15 @@ def prediction_resolutions(context: AssetExecutionContext, market: MarketResourc
                                         metadata={"early": early[:20]})])
 
 
-def build_products(records: Records, live: list[dict], stored: dict, today: date, now) -> dict[str, dict]:
+def analyst_frame(rows: list[dict]) -> pl.DataFrame:
+    text = {k: (pl.Utf8 if t == pl.Date else t) for k, t in PREDICTION_SCHEMA.items()}  # ISO dates parsed below
+    frame = pl.DataFrame(rows, schema=text)
+    return frame.with_columns(pl.col(k).str.to_date() for k, t in PREDICTION_SCHEMA.items() if t == pl.Date)
+
+
+def build_products(records: Records, live: list[dict], stored: dict, today: date, now) -> tuple[dict, dict]:
     """The live products every run; the back-test's only when its chain moved since they were built (it is
-    written by `marketintel backtest`, tens of thousands of records)."""
+    written by `marketintel backtest`, tens of thousands of records). Also each rebuilt origin's analyst rows."""
     frame = {"as_of": today.isoformat(), "generated_at": now.isoformat()}
     chains = {"live": (live, records.heads(LIVE)[-1:])}
     backtest = prediction_chain("backtest")
@@ -129,13 +138,14 @@ def build_products(records: Records, live: list[dict], stored: dict, today: date
     if back_head is not None and (built is None or (built.payload.get("chain_seq") != back_head["seq"])):
         chains["backtest"] = (stored_bodies(records, backtest), records.heads(backtest)[-1:])
     out: dict[str, dict] = {}
-    scored = {}
+    scored, tables = {}, {}
     for origin, (rows, head) in chains.items():
         entries = published.entries(rows)
         signed = head[0] if head else None
         for name, payload in published.listings(origin, entries, signed, frame).items():
             out[name] = {**payload, "chain_seq": rows[-1]["seq"] if rows else 0}
         scored[origin] = published.pairs(entries)
+        tables[origin] = published.analyst_rows(entries)
         if origin == "live":
             out["track_record"] = {**frame, "data_as_of": published.data_as_of(entries),
                                    "rows": published.track_rows(entries)}
@@ -146,4 +156,4 @@ def build_products(records: Records, live: list[dict], stored: dict, today: date
     newest = [p["data_as_of"] for n, p in out.items() if n.endswith(".all") and p["data_as_of"]]
     out["prediction_accuracy"] = {**frame, "data_as_of": max(newest, default=None), "by_origin": by_origin,
                                   "methodology": published.ACCURACY_METHOD}
-    return out
+    return out, tables

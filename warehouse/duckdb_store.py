@@ -79,6 +79,15 @@ create table if not exists regime_daily (
     computed_at timestamp not null,  -- market-clock time of the run that wrote it (reruns replace)
     primary key (date, data_source)
 );
+create table if not exists prediction_records (
+    -- an analyst's copy of the prediction record (the signed chain in SQL is the authority), one row per
+    -- prediction with its resolution; rebuilt per origin by the prediction_resolutions asset
+    origin varchar not null, id varchar not null, seq integer not null, hash varchar not null,
+    question varchar not null, category varchar not null, series varchar not null, issued_on date not null,
+    probability double not null, status varchar not null, outcome boolean, observed_value double,
+    observed_on date, resolved_on date,
+    primary key (origin, id)
+);
 create table if not exists watermarks (
     source varchar not null,  -- per source, so switching MI_SOURCE on one home never mixes histories
     series_id varchar not null,
@@ -89,6 +98,10 @@ create table if not exists watermarks (
 """
 
 _JSON_OPTS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+PREDICTION_SCHEMA = {"origin": pl.Utf8, "id": pl.Utf8, "seq": pl.Int64, "hash": pl.Utf8, "question": pl.Utf8,
+                     "category": pl.Utf8, "series": pl.Utf8, "issued_on": pl.Date, "probability": pl.Float64,
+                     "status": pl.Utf8, "outcome": pl.Boolean, "observed_value": pl.Float64, "observed_on": pl.Date,
+                     "resolved_on": pl.Date}
 
 
 class _Arrow:
@@ -406,6 +419,14 @@ class Warehouse:
             f"select {', '.join(LABEL_SCHEMA)} from regime_daily where data_source = $d order by date",
             {"d": data_source})
         return self._to_polars(cur, LABEL_SCHEMA)
+
+    def replace_predictions(self, origin: str, frame: pl.DataFrame) -> int:
+        """The analyst's table of one origin's predictions (PREDICTION_SCHEMA), replaced whole."""
+        src = _Arrow(frame.select(list(PREDICTION_SCHEMA)).cast(PREDICTION_SCHEMA))  # noqa: F841 (scanned by name)
+        self.con.execute("delete from prediction_records where origin = $o", {"o": origin})
+        if frame.height:
+            self.con.execute(f"insert into prediction_records select {', '.join(PREDICTION_SCHEMA)} from src")
+        return frame.height
 
     # ---- analyst copy -----------------------------------------------------------------------------
 

@@ -137,3 +137,12 @@ def track_record(payload: dict, today: date, category: str | None, min_confidenc
             "accuracy": accuracy["overall"] if accuracy else None,
             "by_category": accuracy["by_category"] if accuracy else {},
             "methodology": ACCURACY_METHOD, "predictions": rows[:LISTING_MAX]}
+
+
+def analyst_rows(entries_: list[dict]) -> list[dict]:
+    """One flat row per prediction for the warehouse's prediction_records table."""
+    return [{"origin": e["origin"], "id": e["id"], "seq": e["seq"], "hash": e["hash"], "question": e["question"],
+             "category": e["category"], "series": e["series"], "issued_on": e["issued_on"],
+             "probability": e["probability"], "status": e["status"],
+             **{k: (e["resolution"] or {}).get(k) for k in ("outcome", "observed_value", "observed_on", "resolved_on")}}
+            for e in entries_]

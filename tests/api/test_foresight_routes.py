@@ -49,7 +49,7 @@ def published(client, settings, services, backtest, parallels_payload):
     entries = chained(in_chain_order(backtest.predictions, backtest.resolutions), GENESIS)
     records.append_entries(chain, entries)
     records.sign_heads(chain, entries[-1][2], load_or_create(settings.home))
-    products = build_products(records, [], {}, AS_OF, services.clock.now())
+    products, _ = build_products(records, [], {}, AS_OF, services.clock.now())
     cache = ServingCache(redis.Redis.from_url(settings.effective_redis_url))
     cache.publish_products([(n, p, "sim") for n, p in products.items()] + [("parallels", parallels_payload, "sim")],
                            True, time.time())

@@ -57,6 +57,10 @@ def test_issue_then_resolve_sign_publish_and_verify(mi_home, redis_url, monkeypa
         assert entry["resolution"]["prediction_hash"] == entry["hash"]
     live = products["prediction_accuracy"].payload["by_origin"]["live"]
     assert live["overall"]["n"] == len(resolutions)
+    with Warehouse(settings.warehouse_path) as store:  # the analysts' table agrees with the chain
+        table = store.con.execute("select count(*), count(outcome) from prediction_records where origin = 'live'")
+        predicted = sum(r["kind"] == "prediction" for r in records.listing(LIVE))  # both days' statements
+        assert table.fetchone() == (predicted, len(resolutions))
 
     assert main(["predictions", "verify"]) == 0
     assert capsys.readouterr().out.startswith(f"verified {len(records.listing(LIVE))} records, 1 signed heads")
