@@ -2,7 +2,7 @@
 the signed hash chain in SQL; `prediction_resolutions` resolves those whose horizon has passed and whose
 deciding observation is published, then builds the published listings, accuracy and track record.
 
-A market day's statements are issued once (a rerun that day issues only what is missing); the chain's head is
+A market day's statements are issued once, by its first run (later runs that day issue nothing); the chain's head is
 signed for each earlier day that has records when a later day's first run comes (the day is then closed)."""
 
 import time
@@ -69,13 +69,13 @@ def predictions(context: AssetExecutionContext, market: MarketResource, warehous
     if head is not None and head["recorded_on"] < today.isoformat():  # a later day's first run closes the last
         records.sign_heads(LIVE, head["recorded_on"], key)
     issued = []
-    if today.weekday() < 5:
+    # market days are weekdays; the day's first run issues what it can and later runs that day nothing (a run
+    # that recorded anything today, statements or resolutions, came after it)
+    if today.weekday() < 5 and (head is None or head["recorded_on"] < today.isoformat()):
         with warehouse.open() as store:
             frames, long = history(store, today, market.provider.name)
-        wanted = [q for q in QUESTIONS.values() if records.record(LIVE, f"live:{today.isoformat()}:{q.id}") is None]
-        if wanted and long.height:
-            issued = [p for p in issue(frames, today, "live", fit_all(long, today)) if p["question"] in
-                      {q.id for q in wanted}]
+        if long.height:
+            issued = issue(frames, today, "live", fit_all(long, today))
             records.append(LIVE, "prediction", issued, today)
     result = verify(LIVE, records.listing(LIVE, 0, 10 ** 9), records.heads(LIVE), key.public_bytes)
     return MaterializeResult(
