@@ -15,6 +15,7 @@ rebuilt: the serving cache, operational status, request metrics, rate windows, f
     mi:challenge:<invoice|l402>:<caller>:<item>   the open 402 challenge reused for a caller (charging/invoices.py)
     mi:seen:<caller>:<module>:<ticker>            the last full payload a caller was served (agent-format deltas)
     mi:usage:events, mi:usage:drain-gate          usage events queued for SQL (jobs/usage.py)
+    mi:events                                     the event stream: ids <seq>-0, the SSE ids (warehouse/events.py)
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ METRICS_WORKERS = f"{METRICS}:workers"
 RATE = f"{PREFIX}:rate"
 USAGE_STREAM = f"{PREFIX}:usage:events"
 USAGE_DRAIN_GATE = f"{PREFIX}:usage:drain-gate"
+EVENTS_STREAM = f"{PREFIX}:events"
 
 
 def module(name: str, part: str, prefix: str = PREFIX) -> str:

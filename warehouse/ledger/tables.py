@@ -249,3 +249,16 @@ chain_heads = Table(
     Column("key_id", String(16), nullable=False),
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
 )
+
+# Every event the scanner emitted, in order: the durable copy behind the Redis stream (warehouse/events.py). `seq`
+# is the order and makes the stream id (`<seq>-0`, the SSE `id`), so a client resumes from SQL exactly where the
+# stream no longer reaches. `audience`: NULL for a market event, the agent id an alert.triggered belongs to.
+events = Table(
+    "events", metadata,
+    Column("seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("type", String(60), nullable=False),
+    Column("audience", String(64), nullable=True),
+    Column("occurred_at", UTCDateTime, nullable=False),  # the market clock's time
+    Column("body", Text, nullable=False),  # the event as JSON, without its id
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+)
