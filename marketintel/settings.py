@@ -89,6 +89,11 @@ class Settings(BaseSettings):
     rate_limit_free: str = Field("120/minute", description="Per agent (or per address without a key)")
     rate_limit_premium: str = "600/minute"
     rate_limit_institutional: str = "3000/minute"
+    # Webhook deliveries (jobs/webhooks.py, marketintel/ssrf.py).
+    webhook_allow_private: bool = Field(
+        False, description="Allow http:// callbacks and loopback/private addresses (local tests only); link-local, "
+                           "multicast and cloud metadata addresses stay refused")
+    webhook_timeout_s: float = Field(10.0, gt=0, description="Per-phase timeout of one webhook POST")
 
     @property
     def sqlalchemy_url(self) -> str:

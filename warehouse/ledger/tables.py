@@ -262,3 +262,42 @@ events = Table(
     Column("body", Text, nullable=False),  # the event as JSON, without its id
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
 )
+
+# Webhook subscriptions (warehouse/ledger/webhooks.py): one event type and one callback URL each. `secret` is the
+# Standard Webhooks signing secret (`whsec_<base64>`), shown to the agent once at subscribe; it must be kept to sign.
+# `failing_since`: the first failed attempt since the last success; failing for DISABLE_AFTER disables it.
+WEBHOOK_DELIVERY_STATUSES = ("pending", "delivered", "failed", "abandoned")
+webhook_subscriptions = Table(
+    "webhook_subscriptions", metadata,
+    Column("id", String(40), primary_key=True),  # whs_<hex>
+    Column("agent_id", Integer, ForeignKey("agents.id"), nullable=False, index=True),
+    Column("event_type", String(60), nullable=False),
+    Column("callback_url", String(2000), nullable=False),
+    Column("secret", String(100), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow),
+    Column("disabled_at", UTCDateTime, nullable=True),
+    Column("disabled_reason", String(500), nullable=True),
+    Column("failing_since", UTCDateTime, nullable=True),
+)
+
+# The outbox: one row per (event, subscription), written before any job is enqueued, so a delivery outlives a lost
+# job or a killed worker (the sweeper re-enqueues what is due). `id` is the `webhook-id` header, the same on every
+# attempt, so receivers deduplicate by it. UNIQUE(subscription_id, event_id): an event is never queued twice for one
+# subscription. `next_attempt_at`: when a pending row is next due (a retry, or the lease of a queued or running job).
+webhook_deliveries = Table(
+    "webhook_deliveries", metadata,
+    Column("id", String(40), primary_key=True),  # msg_<hex>, the webhook-id
+    Column("subscription_id", String(40), ForeignKey("webhook_subscriptions.id"), nullable=False),
+    Column("event_id", String(40), nullable=False),
+    Column("payload", Text, nullable=False),  # exactly the bytes signed and sent
+    Column("status", String(20), nullable=False, server_default="pending"),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("last_status", Integer, nullable=True),  # the last HTTP status code received
+    Column("last_error", String(500), nullable=True),
+    Column("latency_ms", Integer, nullable=True),  # of the last attempt
+    Column("next_attempt_at", UTCDateTime, nullable=True, index=True),
+    Column("created_at", UTCDateTime, nullable=False, default=utcnow, index=True),
+    Column("delivered_at", UTCDateTime, nullable=True),
+    UniqueConstraint("subscription_id", "event_id"),
+    CheckConstraint(_one_of("status", WEBHOOK_DELIVERY_STATUSES), name="status_known"),
+)
