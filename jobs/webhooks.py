@@ -1,0 +1,200 @@
+"""Webhook deliveries: RQ jobs over the SQL outbox (warehouse/ledger/webhooks.py), signed per Standard Webhooks.
+
+- `enqueue_deliveries(events)`: the scanner calls it after appending events; one outbox row per receiving
+  subscription, then one `deliver` job each.
+- `deliver(delivery_id, attempt)`: claims the attempt, signs the payload (`standardwebhooks`: `webhook-id` is the
+  outbox row's id, the same on every attempt; `webhook-timestamp` is the wall time of this attempt), checks the
+  callback's host again (marketintel/ssrf.py) and POSTs to the address it checked, with `webhook_timeout_s` per
+  phase, no redirects and no proxy from the environment, reading at most BODY_CAP bytes of the answer. 2xx is
+  delivered. Timeouts, connection errors, 408, 429 and 5xx are retried: after `Retry-After` when the receiver sends
+  one, else after BACKOFF_FIRST doubling per attempt up to BACKOFF_MAX. Any other status (other 4xx, a redirect)
+  and a refused address are final.
+- `sweep()`: queues again every pending delivery that is due: a retry whose time has come, a job lost before it
+  ran (QUEUE_LEASE), or a worker killed mid-send (its claim's lease, `send_lease`). The worker runs RQ without the
+  scheduler, so retries wait in the outbox's `next_attempt_at` rather than in `enqueue_in`. Run it every
+  SWEEP_EVERY_S seconds with `python -m jobs.webhooks` (a process beside `python -m jobs.worker`; several may run,
+  the outbox hands each due row to one of them).
+"""
+from __future__ import annotations
+
+import email.utils
+import logging
+import time
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+import httpx
+from rq import Queue
+from standardwebhooks import Webhook
+
+from jobs.queues import job_queue
+from marketintel.settings import get_settings
+from marketintel.ssrf import IPAddress, RefusedURL, Unresolvable, checked_target
+from warehouse.ledger import make_engine
+from warehouse.ledger.webhooks import DISABLE_AFTER, AttemptResult, Webhooks
+
+log = logging.getLogger(__name__)
+
+QUEUE_LEASE = timedelta(minutes=5)  # a queued job has this long to start before the sweeper queues it again
+BACKOFF_FIRST = timedelta(seconds=30)
+BACKOFF_MAX = timedelta(hours=1)
+BODY_CAP = 4096  # bytes of a receiver's answer read; the rest is dropped (the status is all we use)
+SWEEP_EVERY_S = 10
+USER_AGENT = "marketintel-webhooks/1"
+
+
+def send_lease(timeout_s: float) -> timedelta:
+    """How long a claimed attempt may take before the sweeper presumes its worker dead: connect, write and read
+    each get the timeout, plus a margin for signing and writing the outcome."""
+    return timedelta(seconds=3 * timeout_s + 2)
+
+
+def backoff(attempts: int) -> timedelta:
+    """The wait after the `attempts`-th failed attempt: 30 s, 1 min, 2 min, ... at most 1 h."""
+    return min(BACKOFF_FIRST * 2 ** max(attempts - 1, 0), BACKOFF_MAX)
+
+
+def retry_after(value: str | None, now: datetime) -> timedelta | None:
+    """A `Retry-After` header (seconds or an HTTP date) as a wait, at most DISABLE_AFTER; None when absent or bad."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        wait = timedelta(seconds=int(value))
+    else:
+        try:
+            wait = email.utils.parsedate_to_datetime(value) - now
+        except (TypeError, ValueError):
+            return None
+    return min(max(wait, timedelta(0)), DISABLE_AFTER)
+
+
+def classify(status: int, retry_after_header: str | None, attempts: int, latency_ms: int, now: datetime
+             ) -> AttemptResult:
+    """What an HTTP answer means for the delivery."""
+    seen = {"status_code": status, "latency_ms": latency_ms}
+    if 200 <= status < 300:
+        return AttemptResult(delivered=True, **seen)
+    if status in (408, 429) or status >= 500:
+        wait = retry_after(retry_after_header, now)
+        return AttemptResult(delivered=False, retry_in=backoff(attempts) if wait is None else wait,
+                             error=f"HTTP {status}: retried", **seen)
+    if 300 <= status < 400:
+        return AttemptResult(delivered=False, error=f"HTTP {status}: redirects are not followed", **seen)
+    return AttemptResult(delivered=False, error=f"HTTP {status}: not retried", **seen)
+
+
+class WebhookSender:
+    def __init__(self, webhooks: Webhooks, timeout_s: float, allow_private: bool, queue: Queue | None = None):
+        self.webhooks = webhooks
+        self.timeout_s = timeout_s
+        self.allow_private = allow_private
+        self.queue = queue
+        # trust_env=False: a proxy from the environment would connect on our behalf, past the address checks
+        self.client = httpx.Client(timeout=httpx.Timeout(timeout_s), follow_redirects=False, trust_env=False)
+
+    def enqueue(self, events: Iterable[dict]) -> int:
+        """Outbox rows for the events, then a job each; how many deliveries."""
+        return self._enqueue(self.webhooks.create_deliveries(events, QUEUE_LEASE))
+
+    def sweep(self) -> int:
+        """Queue every due delivery again; how many. Also prunes old finished rows."""
+        self.webhooks.prune()
+        return self._enqueue(self.webhooks.take_due(QUEUE_LEASE))
+
+    def deliver(self, delivery_id: str, attempt: int) -> str:
+        """One attempt; the delivery's status after it (`skipped` when another job has this attempt)."""
+        delivery = self.webhooks.claim(delivery_id, attempt, send_lease(self.timeout_s))
+        if delivery is None:
+            return "skipped"
+        return self.webhooks.record(delivery_id, self.attempt(delivery))
+
+    def attempt(self, delivery: dict) -> AttemptResult:
+        try:
+            target, addresses = checked_target(delivery["callback_url"], self.allow_private)
+        except Unresolvable as ex:
+            return AttemptResult(delivered=False, retry_in=backoff(delivery["attempts"]), error=str(ex)[:500])
+        except RefusedURL as ex:
+            return AttemptResult(delivered=False, error=f"refused: {ex}"[:500])
+        now = datetime.now(UTC)  # wall time: receivers check the signature's timestamp against their clock
+        headers = {"webhook-id": delivery["id"], "webhook-timestamp": str(int(now.timestamp())),
+                   "webhook-signature": Webhook(delivery["secret"]).sign(delivery["id"], now, delivery["payload"]),
+                   "content-type": "application/json", "user-agent": USER_AGENT, "host": target.host_header}
+        started = time.perf_counter()
+        try:
+            status, retry_header = self._post(target, addresses[0], delivery["payload"], headers, started)
+        except httpx.TimeoutException:
+            return AttemptResult(delivered=False, retry_in=backoff(delivery["attempts"]),
+                                 error=f"timeout after {self.timeout_s:g} s", latency_ms=_ms_since(started))
+        except httpx.HTTPError as ex:
+            return AttemptResult(delivered=False, retry_in=backoff(delivery["attempts"]),
+                                 error=f"connection error: {type(ex).__name__}: {ex}"[:500],
+                                 latency_ms=_ms_since(started))
+        return classify(status, retry_header, delivery["attempts"], _ms_since(started), datetime.now(UTC))
+
+    def _post(self, target, address: IPAddress, payload: str, headers: dict, started: float) -> tuple[int, str | None]:
+        """POST to `address` itself (the one checked), naming the host in `Host` and, for https, in SNI and the
+        certificate check; returns the status and `Retry-After` once the headers are in (latency ends there)."""
+        host = f"[{address}]" if address.version == 6 else str(address)
+        pinned = urlsplit(target.url)._replace(netloc=f"{host}:{target.port}").geturl()
+        extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+        with self.client.stream("POST", pinned, content=payload.encode(), headers=headers,
+                                extensions=extensions) as response:
+            read = 0
+            for chunk in response.iter_raw():  # raw: a compressed answer is never inflated
+                read += len(chunk)
+                if read >= BODY_CAP or time.perf_counter() - started > self.timeout_s:
+                    break
+            return response.status_code, response.headers.get("retry-after")
+
+    def _enqueue(self, due: list[tuple[str, int]]) -> int:
+        if due and self.queue is not None:
+            self.queue.enqueue_many([Queue.prepare_data(deliver, args=(delivery_id, attempts), result_ttl=0,
+                                                        description=f"webhook {delivery_id}")
+                                     for delivery_id, attempts in due])
+        return len(due)
+
+
+def _ms_since(started: float) -> int:
+    return int((time.perf_counter() - started) * 1000)
+
+
+@lru_cache(maxsize=1)
+def _sender() -> WebhookSender:
+    settings = get_settings()
+    return WebhookSender(Webhooks(make_engine(settings.sqlalchemy_url)), settings.webhook_timeout_s,
+                         settings.webhook_allow_private, job_queue(settings.effective_redis_url))
+
+
+# --- the RQ jobs and the sweeper (plain functions, importable by the worker) ---
+
+def enqueue_deliveries(events: list[dict]) -> int:
+    """Queue the deliveries of appended events (with their ids) to every receiving subscription; how many."""
+    return _sender().enqueue(events)
+
+
+def deliver(delivery_id: str, attempt: int = 0) -> str:
+    return _sender().deliver(delivery_id, attempt)
+
+
+def sweep() -> int:
+    return _sender().sweep()
+
+
+def main() -> None:
+    """`python -m jobs.webhooks`: sweep every SWEEP_EVERY_S seconds until stopped."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s webhooks %(levelname)s %(message)s")
+    while True:
+        try:
+            queued = sweep()
+            if queued:
+                log.info("queued %d due webhook deliveries", queued)
+        except Exception:  # a database or Redis hiccup: the next sweep tries again
+            log.exception("webhook sweep failed")
+        time.sleep(SWEEP_EVERY_S)
+
+
+if __name__ == "__main__":
+    main()

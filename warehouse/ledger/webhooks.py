@@ -1,0 +1,278 @@
+"""Webhook subscriptions and the delivery outbox (jobs/webhooks.py sends; this is what must not be lost).
+
+Rules:
+- A subscription is one event type and one callback URL; at most MAX_SUBSCRIPTIONS[tier] active ones per agent, and
+  one per (event type, URL). Its signing secret is shown once, at subscribe.
+- An event becomes one outbox row per active subscription of its type whose agent may receive it: a market event
+  for every agent whose effective tier allows the type, an `alert.triggered` for the one agent in its `audience`.
+- Each attempt is claimed first (`attempts` goes up by one only if it is still the attempt the job was queued for),
+  so two jobs for one attempt never both send, and a worker killed mid-send leaves a pending row whose lease ends:
+  the sweeper queues it again. Receivers may still see a delivery twice (killed after the receiver answered, before
+  the outcome was written): at least once, deduplicated by `webhook-id` (the row id).
+- Retries stop when the delivery is DISABLE_AFTER old; a subscription whose attempts have all failed for
+  DISABLE_AFTER (since `failing_since`, the first failure after its last success) is disabled, says why, and its
+  pending deliveries are abandoned. Wall clock, not the market clock: a receiver's outage lasts real hours whatever
+  the speed of a replayed or simulated market, and the signature's timestamp must be wall time anyway.
+"""
+from __future__ import annotations
+
+import base64
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import orjson
+from sqlalchemy import Engine, and_, delete, func, select, update
+
+from intel.events.types import EVENT_TYPES, OWNER_ONLY
+
+from .db import reading
+from .entries import lock_agent
+from .tables import agents, utcnow, webhook_deliveries, webhook_subscriptions
+from .tiers import effective_tier
+
+MAX_SUBSCRIPTIONS = {"free": 5, "premium": 25, "institutional": 100}  # active subscriptions per agent
+DISABLE_AFTER = timedelta(hours=24)
+KEEP_FINISHED = timedelta(days=30)  # delivered, failed and abandoned rows are pruned after this
+S, D = webhook_subscriptions.c, webhook_deliveries.c
+
+
+class SubscriptionLimit(ValueError):
+    """The agent already has its tier's maximum of active subscriptions."""
+
+
+class DuplicateSubscription(ValueError):
+    def __init__(self, subscription_id: str):
+        super().__init__(f"already subscribed: {subscription_id}")
+        self.subscription_id = subscription_id
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    """What one POST came to. `retry_in` None: no retry (delivered, or a final refusal)."""
+    delivered: bool
+    retry_in: timedelta | None = None
+    status_code: int | None = None
+    error: str | None = None
+    latency_ms: int | None = None
+
+
+def new_secret() -> str:
+    """A Standard Webhooks secret: `whsec_` and 32 random bytes in base64."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def payload_of(event: dict) -> str:
+    """The Standard Webhooks body: {type, timestamp, data}, `data` the event as the SSE stream carries it."""
+    return orjson.dumps({"type": event["type"], "timestamp": event["occurred_at"], "data": event}).decode()
+
+
+class Webhooks:
+    def __init__(self, engine: Engine, now: Callable[[], datetime] = utcnow):
+        self.engine = engine
+        self.now = now
+
+    # --- subscriptions ---
+
+    def subscribe(self, agent_pk: int, tier: str, event_type: str, callback_url: str) -> dict:
+        """A new subscription with its secret (the only time it is returned)."""
+        row = {"id": "whs_" + secrets.token_hex(12), "agent_id": agent_pk, "event_type": event_type,
+               "callback_url": callback_url, "secret": new_secret(), "created_at": self.now()}
+        with self.engine.begin() as conn:
+            lock_agent(conn, agent_pk)  # two concurrent subscribes cannot both take the last place
+            active = conn.execute(select(S.id, S.event_type, S.callback_url)
+                                  .where(S.agent_id == agent_pk, S.disabled_at.is_(None))).all()
+            for sub_id, type_, url in active:
+                if (type_, url) == (event_type, callback_url):
+                    raise DuplicateSubscription(sub_id)
+            if len(active) >= MAX_SUBSCRIPTIONS[tier]:
+                raise SubscriptionLimit(f"{tier} allows {MAX_SUBSCRIPTIONS[tier]} active webhook subscriptions")
+            conn.execute(webhook_subscriptions.insert().values(row))
+        return {**_public(row | {"disabled_at": None, "disabled_reason": None, "failing_since": None}),
+                "secret": row["secret"]}
+
+    def unsubscribe(self, agent_pk: int, subscription_id: str) -> bool:
+        """Remove the agent's subscription and its deliveries; False when it has none of that id."""
+        with self.engine.begin() as conn:
+            owned = conn.scalar(select(S.id).where(S.id == subscription_id, S.agent_id == agent_pk))
+            if owned is None:
+                return False
+            conn.execute(delete(webhook_deliveries).where(D.subscription_id == subscription_id))
+            conn.execute(delete(webhook_subscriptions).where(S.id == subscription_id))
+        return True
+
+    def forget_agent(self, agent_pk: int) -> int:
+        """Remove every subscription and delivery of the agent (its data deleted); how many subscriptions."""
+        with self.engine.begin() as conn:
+            ids = select(S.id).where(S.agent_id == agent_pk).scalar_subquery()
+            conn.execute(delete(webhook_deliveries).where(D.subscription_id.in_(ids)))
+            return conn.execute(delete(webhook_subscriptions).where(S.agent_id == agent_pk)).rowcount
+
+    def subscriptions(self, agent_pk: int) -> list[dict]:
+        """The agent's subscriptions (without secrets), disabled ones saying when and why."""
+        with reading(self.engine) as conn:
+            rows = conn.execute(select(webhook_subscriptions).where(S.agent_id == agent_pk)
+                                .order_by(S.created_at, S.id)).mappings().all()
+        return [_public(dict(r)) for r in rows]
+
+    def deliveries(self, agent_pk: int, limit: int = 50) -> list[dict]:
+        """The agent's deliveries, newest first."""
+        query = (select(D.id, D.subscription_id, S.event_type, D.event_id, D.status, D.attempts, D.last_status,
+                        D.last_error, D.latency_ms, D.next_attempt_at, D.created_at, D.delivered_at)
+                 .join(webhook_subscriptions, S.id == D.subscription_id).where(S.agent_id == agent_pk)
+                 .order_by(D.created_at.desc(), D.id.desc()).limit(limit))
+        with reading(self.engine) as conn:
+            return [_delivery(dict(r)) for r in conn.execute(query).mappings()]
+
+    # --- the outbox ---
+
+    def create_deliveries(self, events: Iterable[dict], lease: timedelta) -> list[tuple[str, int]]:
+        """One pending row per (event, receiving subscription), due again after `lease` (the time its job has to
+        start); returns (delivery id, attempts) of the new rows. Events already queued for a subscription are
+        skipped, so calling this twice for the same events is harmless."""
+        by_type: dict[str, list[dict]] = {}
+        for event in events:
+            by_type.setdefault(event["type"], []).append(event)
+        if not by_type:
+            return []
+        now = self.now()
+        with self.engine.begin() as conn:
+            subs = conn.execute(
+                select(S.id, S.event_type, agents.c.agent_id, agents.c.tier, agents.c.tier_expires_at)
+                .join(agents, agents.c.id == S.agent_id)
+                .where(S.disabled_at.is_(None), S.event_type.in_(list(by_type)))).all()
+            event_ids = [e["id"] for batch in by_type.values() for e in batch]
+            queued = set(conn.execute(select(D.subscription_id, D.event_id).where(D.event_id.in_(event_ids))).all())
+            rows = [{"id": "msg_" + secrets.token_hex(12), "subscription_id": sub.id, "event_id": event["id"],
+                     "payload": payload_of(event), "status": "pending", "attempts": 0,
+                     "next_attempt_at": now + lease, "created_at": now}
+                    for sub in subs for event in by_type[sub.event_type]
+                    if (sub.id, event["id"]) not in queued and _receives(sub, event, now)]
+            if rows:
+                conn.execute(webhook_deliveries.insert(), rows)
+        return [(r["id"], 0) for r in rows]
+
+    def claim(self, delivery_id: str, attempt: int, lease: timedelta) -> dict | None:
+        """Start attempt `attempt + 1` of a pending delivery, due again after `lease` should this worker die;
+        the delivery with its subscription's URL and secret, or None when another job took it or it is over."""
+        now = self.now()
+        with self.engine.begin() as conn:
+            taken = conn.execute(update(webhook_deliveries)
+                                 .where(D.id == delivery_id, D.status == "pending", D.attempts == attempt)
+                                 .values(attempts=D.attempts + 1, next_attempt_at=now + lease)).rowcount
+            if not taken:
+                return None
+            row = conn.execute(select(D.id, D.payload, D.attempts, D.created_at, D.subscription_id, S.callback_url,
+                                      S.secret).join(webhook_subscriptions, S.id == D.subscription_id)
+                               .where(D.id == delivery_id)).mappings().one()
+        return dict(row)
+
+    def record(self, delivery_id: str, result: AttemptResult) -> str:
+        """Write an attempt's outcome and its subscription's failing state; the delivery's status after it."""
+        now = self.now()
+        with self.engine.begin() as conn:
+            row = conn.execute(select(D.status, D.created_at, D.subscription_id, S.failing_since)
+                               .join(webhook_subscriptions, S.id == D.subscription_id)
+                               .where(D.id == delivery_id)).first()
+            if row is None or row.status != "pending":  # unsubscribed or abandoned meanwhile
+                return row.status if row else "removed"
+            seen = {"last_status": result.status_code, "last_error": result.error, "latency_ms": result.latency_ms}
+            if result.delivered:
+                _set(conn, delivery_id, status="delivered", delivered_at=now, next_attempt_at=None, **seen)
+                _set_failing_since(conn, row.subscription_id, None)
+                return "delivered"
+            failing_since = row.failing_since or now
+            if now - failing_since >= DISABLE_AFTER:
+                _disable(conn, row.subscription_id, failing_since, now, result)
+                _set(conn, delivery_id, status="failed", next_attempt_at=None, **seen)
+                return "failed"
+            _set_failing_since(conn, row.subscription_id, failing_since)
+            if result.retry_in is not None and now + result.retry_in - row.created_at < DISABLE_AFTER:
+                _set(conn, delivery_id, next_attempt_at=now + result.retry_in, **seen)
+                return "pending"
+            _set(conn, delivery_id, status="failed", next_attempt_at=None, **seen)
+            return "failed"
+
+    def take_due(self, lease: timedelta, limit: int = 1000) -> list[tuple[str, int]]:
+        """Pending deliveries whose time has come (a retry, or a job that never ran or whose worker died), each
+        given `lease` before it is due again; (delivery id, attempts). Two sweepers never take the same row: the
+        UPDATE re-checks that it is due."""
+        now = self.now()
+        with self.engine.begin() as conn:
+            ids = conn.scalars(select(D.id).where(D.status == "pending", D.next_attempt_at <= now)
+                               .order_by(D.next_attempt_at).limit(limit)).all()
+            if not ids:
+                return []
+            taken = conn.execute(update(webhook_deliveries)
+                                 .where(D.id.in_(ids), D.status == "pending", D.next_attempt_at <= now)
+                                 .values(next_attempt_at=now + lease).returning(D.id, D.attempts)).all()
+        return [(i, a) for i, a in taken]
+
+    def prune(self) -> int:
+        """Delete finished deliveries older than KEEP_FINISHED; how many."""
+        with self.engine.begin() as conn:
+            return conn.execute(delete(webhook_deliveries).where(
+                D.status != "pending", D.created_at < self.now() - KEEP_FINISHED)).rowcount
+
+    def delivery(self, delivery_id: str) -> dict | None:
+        with reading(self.engine) as conn:
+            row = conn.execute(select(webhook_deliveries).where(D.id == delivery_id)).mappings().first()
+        return dict(row) if row else None
+
+    def subscription(self, subscription_id: str) -> dict | None:
+        with reading(self.engine) as conn:
+            row = conn.execute(select(webhook_subscriptions).where(S.id == subscription_id)).mappings().first()
+        return dict(row) if row else None
+
+    def count_pending(self) -> int:
+        with reading(self.engine) as conn:
+            return conn.scalar(select(func.count()).where(D.status == "pending"))
+
+
+def _receives(sub, event: dict, now: datetime) -> bool:
+    if event["type"] in OWNER_ONLY:
+        return event.get("audience") == sub.agent_id
+    tier = effective_tier(sub.tier, sub.tier_expires_at, now)
+    return event.get("audience") is None and EVENT_TYPES[event["type"]].allowed_for(tier)
+
+
+def _set(conn, delivery_id: str, **values) -> None:
+    conn.execute(update(webhook_deliveries).where(D.id == delivery_id).values(**values))
+
+
+def _set_failing_since(conn, subscription_id: str, since: datetime | None) -> None:
+    conn.execute(update(webhook_subscriptions).where(S.id == subscription_id).values(failing_since=since))
+
+
+def _disable(conn, subscription_id: str, failing_since: datetime, now: datetime, result: AttemptResult) -> None:
+    last = f"HTTP {result.status_code}" if result.status_code else (result.error or "an error")
+    reason = (f"disabled: every delivery attempt failed from {failing_since.isoformat(timespec='seconds')} to "
+              f"{now.isoformat(timespec='seconds')} ({int(DISABLE_AFTER.total_seconds() // 3600)} h without a "
+              f"success); the last one got {last}. Subscribe again to resume.")
+    conn.execute(update(webhook_subscriptions).where(S.id == subscription_id)
+                 .values(disabled_at=now, disabled_reason=reason[:500]))
+    conn.execute(update(webhook_deliveries)
+                 .where(and_(D.subscription_id == subscription_id, D.status == "pending"))
+                 .values(status="abandoned", next_attempt_at=None, last_error="subscription disabled"))
+
+
+def _public(row: dict) -> dict:
+    return {"subscription_id": row["id"], "event_type": row["event_type"], "callback_url": row["callback_url"],
+            "created_at": row["created_at"].isoformat(), "active": row["disabled_at"] is None,
+            "disabled_at": row["disabled_at"].isoformat() if row["disabled_at"] else None,
+            "disabled_reason": row["disabled_reason"],
+            "failing_since": row["failing_since"].isoformat() if row["failing_since"] else None}
+
+
+def _delivery(row: dict) -> dict:
+    final = row["status"] != "pending"
+    # a retry is only scheduled after an answer (or an error); before that next_attempt_at is a job's lease
+    retrying = not final and row["next_attempt_at"] is not None and (row["last_status"] or row["last_error"])
+    return {"webhook_id": row["id"], "subscription_id": row["subscription_id"], "event_type": row["event_type"],
+            "event_id": row["event_id"], "status": row["status"], "final": final, "attempts": row["attempts"],
+            "last_status_code": row["last_status"], "last_error": row["last_error"],
+            "latency_ms": row["latency_ms"],
+            "next_retry_at": row["next_attempt_at"].isoformat() if retrying else None,
+            "created_at": row["created_at"].isoformat(),
+            "delivered_at": row["delivered_at"].isoformat() if row["delivered_at"] else None}
