@@ -37,6 +37,7 @@ from api.resources.records import CHAIN_EXPORT_PATH, SIGNING_KEY_PATH, ChainExpo
 from api.resources.referrals import ReferralCodeResource, ReferralCreditsResource, ReferralStatsResource
 from api.resources.sampling import SamplingStatusResource
 from api.resources.sla import SLAResource
+from api.resources.webhooks import WebhookDeliveriesResource, WebhookSubscribeResource, WebhookUnsubscribeResource
 from api.services import Services
 from api.spec import api_spec
 from api.ticker_modules import TickerModules
@@ -47,6 +48,7 @@ from marketintel.signing import load_or_create
 from warehouse.cache import AsyncServingCache
 from warehouse.ledger import Plans, Referrals, commitment_plans, subscription_plans
 from warehouse.ledger.records import Records
+from warehouse.ledger.webhooks import Webhooks
 
 V1 = "/api/v1"
 
@@ -99,6 +101,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/payments/create-invoice", CreateInvoiceResource(services))
     app.add_route(f"{V1}/payments/verify/{{payment_hash}}", VerifyPaymentResource(services))
     _add_plan_and_referral_routes(app, services, plans, Referrals(services.engine))
+    _add_webhook_routes(app, services)
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home)))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
@@ -145,3 +148,11 @@ def _add_plan_and_referral_routes(app: falcon.asgi.App, services: Services, plan
     app.add_route(f"{V1}/referrals/code", ReferralCodeResource())
     app.add_route(f"{V1}/referrals/stats", ReferralStatsResource(referrals))
     app.add_route(f"{V1}/referrals/credits", ReferralCreditsResource(referrals))
+
+
+def _add_webhook_routes(app: falcon.asgi.App, services: Services) -> None:
+    webhooks, settings = Webhooks(services.engine), services.settings
+    app.add_route(f"{V1}/webhooks/subscribe", WebhookSubscribeResource(webhooks, settings.webhook_allow_private,
+                                                                       settings.webhook_timeout_s))
+    app.add_route(f"{V1}/webhooks/unsubscribe", WebhookUnsubscribeResource(webhooks))
+    app.add_route(f"{V1}/webhooks/deliveries", WebhookDeliveriesResource(webhooks, settings.webhook_timeout_s))

@@ -109,3 +109,24 @@ class PredictionsQuery(BaseModel):
 
 class AccuracyQuery(BaseModel):
     origin: Origin | None = Field(None, description="One origin's figures only; both when omitted")
+
+
+# Webhooks (api/resources/webhooks.py)
+WEBHOOK_DELIVERIES_MAX_LIMIT = 200
+
+
+class WebhookSubscribeBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    event_type: str = Field(min_length=1, max_length=60,
+                            description="One event type of GET /api/v1/webhooks/events that your tier may receive")
+    callback_url: str = Field(min_length=1, max_length=2000,
+                              description="An https URL on a public address; it receives a signed POST per event")
+
+
+class WebhookUnsubscribeQuery(BaseModel):
+    subscription_id: str = Field(min_length=1, max_length=40,
+                                 description="The `subscription_id` returned by POST /api/v1/webhooks/subscribe")
+
+
+class WebhookDeliveriesQuery(BaseModel):
+    limit: int = Field(50, ge=1, le=WEBHOOK_DELIVERIES_MAX_LIMIT, description="Newest first, at most 200")
