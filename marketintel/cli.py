@@ -240,6 +240,7 @@ def children(settings) -> list:
                       "--no-control-socket", "--graceful-timeout", "5", "--timeout", "60",
                       "--keep-alive", str(KEEP_ALIVE_S)]),
         Child("worker", [python, "-m", "jobs.worker"]),
+        Child("webhook-sweeper", [python, "-m", "jobs.webhooks"]),  # due webhook retries and lost jobs, every 10 s
         Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"]),
         Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", "127.0.0.1",
                                     "-p", str(settings.dagster_port), "-m", "pipelines.definitions"]),
