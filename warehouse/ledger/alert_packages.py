@@ -16,8 +16,8 @@ from intel.events.packages import PACKAGES, AlertPackage, urgency_at_least
 from warehouse.events import event_id
 
 from .db import reading
+from .tables import agents, events, utcnow
 from .tables import alert_package_subscriptions as subs
-from .tables import events, utcnow
 
 
 def public(row: dict, now: datetime) -> dict:
@@ -84,16 +84,21 @@ class PackageSubscriptions:
 
     def recipients(self, event: dict) -> list[tuple[dict, list[str]]]:
         """Every running subscription that receives `event` (a package of its type, at or above its
-        min_urgency), with the channels to deliver it on."""
+        min_urgency), with the channels to deliver it on; each names its owner (`agent_id`, and `agent_pk` the
+        ledger's row id). An agent in two packages of the type is listed once per package."""
         ids = [p.package_id for p in PACKAGES.values() if event["type"] in p.event_types]
         if not ids or event.get("audience") is not None:
             return []
         now = self.now()
+        query = (select(subs, agents.c.agent_id.label("owner"))
+                 .join(agents, agents.c.id == subs.c.agent_id)
+                 .where(subs.c.package_id.in_(ids), subs.c.cancelled_at.is_(None), subs.c.ends_at > now)
+                 .order_by(subs.c.id))
         with reading(self.engine) as conn:
-            rows = conn.execute(select(subs).where(subs.c.package_id.in_(ids), subs.c.cancelled_at.is_(None),
-                                                   subs.c.ends_at > now).order_by(subs.c.id)).mappings().all()
+            rows = conn.execute(query).mappings().all()
         chosen = [dict(r) for r in rows if urgency_at_least(event["urgency"], r["min_urgency"])]
-        return [(public(r, now) | {"agent_pk": r["agent_id"]}, r["delivery_channels"].split(",")) for r in chosen]
+        return [(public(r, now) | {"agent_id": r["owner"], "agent_pk": r["agent_id"]},
+                 r["delivery_channels"].split(",")) for r in chosen]
 
 
 def package_recipients(engine: Engine, event: dict) -> list[tuple[dict, list[str]]]:
