@@ -10,13 +10,14 @@ import secrets
 from datetime import datetime, timedelta
 
 import orjson
-from sqlalchemy import Engine, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Engine, and_, bindparam, delete, func, insert, or_, select, update
 
 from .db import reading
 from .entries import lock_agent
 from .tables import agents, alert_field_values, alerts
 
 ALERT_LIMITS = {"free": 5, "premium": 50, "institutional": 500}
+_CHUNK = 1000  # ids per IN list, well within every backend's limit on bound parameters
 
 
 class AlertLimitReached(Exception):
@@ -112,19 +113,30 @@ class Alerts:
         field values, in one transaction; returns the alert ids whose trigger was recorded. The guard on the
         count seen means a trigger is recorded once even if two scans overlap, never past max_triggers."""
         c = alerts.c
-        recorded = set()
+        guarded = (update(alerts).where(c.alert_id == bindparam("fired_id"), c.trigger_count == bindparam("seen"),
+                                        c.trigger_count < c.max_triggers)
+                   .values(trigger_count=c.trigger_count + 1, last_triggered_at=now))
         with self.engine.begin() as conn:
-            for alert_id, seen in fired.items():
-                done = conn.execute(update(alerts).where(c.alert_id == alert_id, c.trigger_count == seen,
-                                                         c.trigger_count < c.max_triggers)
-                                    .values(trigger_count=c.trigger_count + 1, last_triggered_at=now))
-                if done.rowcount == 1:
-                    recorded.add(alert_id)
+            recorded = self._still_as_seen(conn, fired)
+            if recorded:  # one statement for all (executemany): thousands of triggers cost milliseconds
+                conn.execute(guarded, [{"fired_id": a, "seen": fired[a]} for a in recorded])
             conn.execute(delete(alert_field_values))
             if values:
                 conn.execute(insert(alert_field_values), [{"field": f, "value": orjson.dumps(v).decode(),
                                                            "scanned_at": now} for f, v in values.items()])
         return recorded
+
+    @staticmethod
+    def _still_as_seen(conn, fired: dict[str, int]) -> set[str]:
+        """The fired alerts whose count is still the one the scan saw (and below max), their rows locked until
+        the transaction ends (PostgreSQL; SQLite's BEGIN IMMEDIATE already holds every writer off): exactly the
+        rows the guarded update will change, since executemany tells no count per row."""
+        c, ids, found = alerts.c, list(fired), set()
+        for start in range(0, len(ids), _CHUNK):
+            rows = conn.execute(select(c.alert_id, c.trigger_count).where(
+                c.alert_id.in_(ids[start:start + _CHUNK]), c.trigger_count < c.max_triggers).with_for_update())
+            found |= {a for a, count in rows if count == fired[a]}
+        return found
 
     def callback_for(self, alert_id: str) -> str | None:
         """The callback URL an alert's triggers are also delivered to (None: SSE only, or no such alert)."""
