@@ -9,6 +9,7 @@ from sqlalchemy import select, text
 from intel.events.packages import PACKAGES
 from tests.api.agent_helpers import auth, fund, register, set_tier
 from warehouse.events import EventLog
+from warehouse.ledger import check_consistency
 from warehouse.ledger.alert_packages import package_recipients
 from warehouse.ledger.tables import ledger_entries
 
@@ -82,6 +83,7 @@ def test_without_funds_it_is_402_and_a_failed_store_gives_the_sats_back(client, 
         conn.execute(text("DROP TABLE alert_package_subscriptions"))
     failed = subscribe(client, key)
     assert failed.status_code == 500 and balance(client, key) == price
+    assert check_consistency(services.engine) == []  # the debit and its refund are both entries
 
 
 def test_my_subscriptions_history_and_unsubscribing(client, services, settings):
