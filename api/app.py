@@ -15,7 +15,7 @@ from api.middleware import Authentication, RequestContext, SharedClients
 from api.module_queries import ModuleQueries
 from api.product_queries import ProductQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
-from api.resources import foresight, unbuilt
+from api.resources import alert_packages, alerts, foresight, unbuilt
 from api.resources import plans as plan_routes
 from api.resources.agents import (
     BalanceResource,
@@ -47,6 +47,8 @@ from marketintel.settings import Settings
 from marketintel.signing import load_or_create
 from warehouse.cache import AsyncServingCache
 from warehouse.ledger import Plans, Referrals, commitment_plans, subscription_plans
+from warehouse.ledger.alert_packages import PackageSubscriptions
+from warehouse.ledger.alerts import Alerts
 from warehouse.ledger.records import Records
 from warehouse.ledger.webhooks import Webhooks
 
@@ -102,6 +104,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/payments/verify/{{payment_hash}}", VerifyPaymentResource(services))
     _add_plan_and_referral_routes(app, services, plans, Referrals(services.engine))
     _add_webhook_routes(app, services)
+    _add_alert_routes(app, services)
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home)))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
@@ -156,3 +159,20 @@ def _add_webhook_routes(app: falcon.asgi.App, services: Services) -> None:
                                                                        settings.webhook_timeout_s))
     app.add_route(f"{V1}/webhooks/unsubscribe", WebhookUnsubscribeResource(webhooks))
     app.add_route(f"{V1}/webhooks/deliveries", WebhookDeliveriesResource(webhooks, settings.webhook_timeout_s))
+
+
+def _add_alert_routes(app: falcon.asgi.App, services: Services) -> None:
+    store = Alerts(services.engine)
+    app.add_route(f"{V1}/alerts", alerts.AlertsResource(services, store))
+    app.add_route(f"{V1}/alerts/subscribe", alerts.AlertSubscribeResource(services, store))
+    app.add_route(f"{V1}/alerts/fields", alerts.AlertFieldsResource(services))
+    app.add_route(f"{V1}/alerts/{{alert_id}}", alerts.AlertResource(store))
+    # package periods are paid time: the ledger's clock, as plans and tiers
+    subscriptions = PackageSubscriptions(services.engine, now=services.money.now)
+    app.add_route(f"{V1}/alert-packages", alert_packages.AlertPackagesResource(services))
+    app.add_route(f"{V1}/alert-packages/my", alert_packages.MyPackagesResource(subscriptions))
+    app.add_route(f"{V1}/alert-packages/{{package_id}}/subscribe",
+                  alert_packages.PackageSubscribeResource(services, subscriptions))
+    app.add_route(f"{V1}/alert-packages/{{package_id}}/unsubscribe",
+                  alert_packages.PackageUnsubscribeResource(subscriptions))
+    app.add_route(f"{V1}/alert-packages/{{package_id}}/history", alert_packages.PackageHistoryResource(subscriptions))

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, field_validator
 
 from charging.prices import ASK_PRICES
+from intel.events.packages import DELIVERY_CHANNELS, PACKAGE_TIERS
+from intel.events.types import URGENCIES
 from intel.formats import FORMATS
+from warehouse.ledger.tables import ALERT_LOGIC
 
 PAYMENT_HASH_PATTERN = r"^[A-Za-z0-9-]{8,128}$"
 TICKER_PATTERN = r"^[A-Za-z0-9.^=-]{1,10}$"
@@ -130,3 +133,55 @@ class WebhookUnsubscribeQuery(BaseModel):
 
 class WebhookDeliveriesQuery(BaseModel):
     limit: int = Field(50, ge=1, le=WEBHOOK_DELIVERIES_MAX_LIMIT, description="Newest first, at most 200")
+
+
+# Alerts and alert packages (api/resources/alerts.py, api/resources/alert_packages.py). A condition's value is
+# checked against its field's type there (a number, or one of the field's states), with the field's own message.
+
+ALERT_DEFAULT_COOLDOWN_S = 3600  # a condition that keeps holding fires at most hourly unless asked otherwise
+ALERT_DEFAULT_MAX_TRIGGERS = 10
+ALERT_MAX_CONDITIONS = 10
+URL_MAX_CHARS = 2000
+DAY_S = 86_400
+
+
+class AlertCondition(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    field: str = Field(min_length=1, max_length=60, description="A field of GET /api/v1/alerts/fields")
+    operator: str = Field(min_length=1, max_length=20, description="One of the operators of GET /api/v1/alerts/fields")
+    value: StrictInt | StrictFloat | StrictStr = Field(description="A number, or one of a state field's values")
+
+
+class AlertSubscribeBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=100, description="Your name for the alert, shown in its events")
+    conditions: list[AlertCondition] = Field(min_length=1, max_length=ALERT_MAX_CONDITIONS,
+                                             description=f"1 to {ALERT_MAX_CONDITIONS} conditions")
+    logic: Literal[ALERT_LOGIC] = Field("AND", description="AND: every condition holds; OR: any one holds")
+    cooldown: StrictInt = Field(ALERT_DEFAULT_COOLDOWN_S, ge=0, le=30 * DAY_S,
+                                description="Seconds of market time between two triggers")
+    max_triggers: StrictInt = Field(ALERT_DEFAULT_MAX_TRIGGERS, ge=1, le=1000,
+                                    description="Triggers after which the alert is spent")
+    expires_in_seconds: StrictInt = Field(0, ge=0, le=365 * DAY_S, description="0: never expires")
+    callback_url: str | None = Field(None, min_length=8, max_length=URL_MAX_CHARS,
+                                     description="An https URL that also receives each trigger, signed")
+
+
+class AlertPackagesQuery(BaseModel):
+    tier: Literal[PACKAGE_TIERS] | None = Field(None, description="Only the packages of this tier")
+
+
+class PackageSubscribeBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    delivery_channels: list[Literal[DELIVERY_CHANNELS]] = Field(
+        min_length=1, max_length=2, description="webhook (needs callback_url), chat (needs chat_webhook_url)")
+    callback_url: str | None = Field(None, min_length=8, max_length=URL_MAX_CHARS,
+                                     description="https URL receiving the package's events, signed")
+    chat_webhook_url: str | None = Field(None, min_length=8, max_length=URL_MAX_CHARS,
+                                         description="A Slack- or Discord-style incoming webhook (https)")
+    min_urgency: Literal[URGENCIES] = Field(
+        "low", description="Only events at or above this urgency")
+
+
+class PackageHistoryQuery(BaseModel):
+    limit: int = Field(20, ge=1, le=100, description="Newest first, 1 to 100")

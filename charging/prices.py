@@ -4,7 +4,8 @@ OpenAPI and MCP read it; the charging service charges by it.
 Module prices come from the module's tier (standard 50 sats, proprietary 250 sats, interface.md "Limits");
 ask prices by depth (quick 200, standard 500, deep 1000 sats, the same table); the full catalog costs
 `MI_L402_CATALOG_PRICE_SATS` per request to a caller without a key and nothing to a registered agent.
-derived products (regime, parallels, the prediction record) as PRODUCT_PRICES says, with the reason beside it.
+derived products (regime, parallels, the prediction record) as PRODUCT_PRICES says, with the reason beside it;
+alert packages per period as PACKAGE_PRICES says (premium 3,000 sats, institutional 7,500 sats per 30 days).
 Paid tiers and plans are not items: they are bought as credit (warehouse/ledger), not charged per request.
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from intel.events.packages import PACKAGES, AlertPackage
 from intel.registry import Module
 
 MODULE_PRICES = {"S": 50, "P": 250}
@@ -28,6 +30,17 @@ PRODUCT_PRICES = {"regime": (MODULE_PRICES["P"], "trading regime query", "module
                   "predictions": (MODULE_PRICES["S"], "prediction record query", "key"),
                   "prediction_accuracy": (MODULE_PRICES["S"], "prediction accuracy query", "key"),
                   "track_record": (MODULE_PRICES["S"], "track record query", "modules+key")}
+
+# An alert package replaces polling, so it costs what watching its signals by hand would cost at the least over
+# its period, and no more: two standard queries a day for a premium package (its events rest on standard modules:
+# VIX, credit spreads, the curve, the calendar, the composite), one proprietary query a day for an institutional
+# one (regime changes and correlation breaks rest on proprietary analysis). The subscriber pays what a careful
+# poller pays and hears of each event at the scan that detects it, on its webhook or chat channel.
+PACKAGE_PRICES = {"premium": 2 * MODULE_PRICES["S"], "institutional": MODULE_PRICES["P"]}  # sats per day
+
+
+def package_price(package: AlertPackage) -> int:
+    return PACKAGE_PRICES[package.tier] * package.period_days
 
 
 @dataclass(frozen=True)
@@ -78,6 +91,9 @@ class PriceList:
     def product(self, name: str) -> PricedItem:
         return self.items[f"product:{name}"]
 
+    def package(self, package_id: str) -> PricedItem:
+        return self.items[f"package:{package_id}"]
+
     def ask(self, depth: str) -> PricedItem:
         return self.items[f"ask:{depth}"]
 
@@ -88,7 +104,8 @@ class PriceList:
 
 def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int,
                catalog_price_sats: int) -> PriceList:
-    """Every priced item: the registry's modules, the ask depths, the full catalog."""
+    """Every priced item: the registry's modules, the ask depths, the full catalog, the derived products, the
+    alert packages (one period each, paid from credit or the balance: no L402, nothing to pay per request)."""
     modules = [PricedItem(f"module:{m.name}", module_price(m), f"{m.name} query",
                           free_per_day=free_queries_per_module_per_day) for m in registry.values()]
     # POST /api/v1/intelligence/ask is not built yet: its prices are the interface's, its route answers 501
@@ -98,7 +115,9 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
                            free_per_day=free_queries_per_module_per_day if "modules" in free else 0,
                            free_with_key="key" in free)
                 for name, (price, title, free) in PRODUCT_PRICES.items()]
-    return PriceList([*modules, *asks, catalog, *products])
+    packages = [PricedItem(f"package:{p.package_id}", package_price(p),
+                           f"{p.name} alert package ({p.period_days} days)", l402=False) for p in PACKAGES.values()]
+    return PriceList([*modules, *asks, catalog, *products, *packages])
 
 
 def from_settings(settings) -> PriceList:

@@ -21,6 +21,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import TypeDecorator
 
+from intel.events.types import URGENCIES
+
 TIERS = ("free", "premium", "institutional")
 # Where an agent's sats sit: the balance (agents.balance_sats) and the credit pools (agent_pools). A query is
 # paid whole by the first pool in this order that covers its price (see warehouse/ledger/pools.py).
@@ -300,4 +302,57 @@ webhook_deliveries = Table(
     Column("delivered_at", UTCDateTime, nullable=True),
     UniqueConstraint("subscription_id", "event_id"),
     CheckConstraint(_one_of("status", WEBHOOK_DELIVERY_STATUSES), name="status_known"),
+)
+
+ALERT_LOGIC = ("AND", "OR")  # how an alert combines its conditions
+
+# An agent's alert (warehouse/ledger/alerts.py; conditions and evaluation in intel/events). Times are the market
+# clock's. `trigger_count` and `last_triggered_at` change only by a guarded UPDATE that names the count the scan
+# saw, so two scans can never both record one trigger; the CHECK is the last line of defence for max_triggers.
+alerts = Table(
+    "alerts", metadata,
+    Column("id", BigId, primary_key=True),
+    Column("alert_id", String(40), nullable=False, unique=True),  # the public id, "al_<hex>"
+    Column("agent_id", Integer, ForeignKey("agents.id"), nullable=False, index=True),
+    Column("name", String(100), nullable=False),
+    Column("conditions", Text, nullable=False),  # JSON list of {field, operator, value}
+    Column("logic", String(3), nullable=False),
+    Column("cooldown_s", Integer, nullable=False),
+    Column("max_triggers", Integer, nullable=False),
+    Column("trigger_count", Integer, nullable=False, server_default="0"),
+    Column("last_triggered_at", UTCDateTime, nullable=True),
+    Column("expires_at", UTCDateTime, nullable=True),  # NULL: never (expires_in_seconds 0)
+    Column("callback_url", Text, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    CheckConstraint(_one_of("logic", ALERT_LOGIC), name="logic_known"),
+    CheckConstraint("trigger_count >= 0 AND trigger_count <= max_triggers", name="triggers_within_max"),
+    CheckConstraint("cooldown_s >= 0 AND max_triggers >= 1", name="limits_valid"),
+)
+
+# Each alert field's value at the previous scan: what `crosses_above` and `crosses_below` compare with.
+alert_field_values = Table(
+    "alert_field_values", metadata,
+    Column("field", String(60), primary_key=True),
+    Column("value", Text, nullable=False),  # JSON: a number or a state's name
+    Column("scanned_at", UTCDateTime, nullable=False),
+)
+
+# An agent's subscription to an alert package (intel/events/packages.py), one row per agent and package, kept
+# after it ends or is cancelled so a renewal extends it. Periods are paid time: the ledger's clock (as plans).
+alert_package_subscriptions = Table(
+    "alert_package_subscriptions", metadata,
+    Column("id", BigId, primary_key=True),
+    Column("agent_id", Integer, ForeignKey("agents.id"), nullable=False, index=True),
+    Column("package_id", String(40), nullable=False, index=True),
+    Column("delivery_channels", String(40), nullable=False),  # comma-separated: webhook, chat
+    Column("callback_url", Text, nullable=True),
+    Column("chat_webhook_url", Text, nullable=True),
+    Column("min_urgency", String(10), nullable=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("ends_at", UTCDateTime, nullable=False),
+    Column("periods_paid", Integer, nullable=False),
+    Column("cancelled_at", UTCDateTime, nullable=True),
+    Column("reference", String(200), nullable=False),  # the request id of the last period's charge
+    UniqueConstraint("agent_id", "package_id"),
+    CheckConstraint(_one_of("min_urgency", URGENCIES), name="urgency_known"),
 )
