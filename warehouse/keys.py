@@ -16,7 +16,7 @@ rebuilt: the serving cache, operational status, request metrics, rate windows, f
     mi:seen:<caller>:<module>:<ticker>            the last full payload a caller was served (agent-format deltas)
     mi:usage:events, mi:usage:drain-gate          usage events queued for SQL (jobs/usage.py)
     mi:events                                     the event stream: ids <seq>-0, the SSE ids (warehouse/events.py)
-    mi:events:scanner                             the scanner's status for GET /api/v1/events/scanner (assets/scanner.py)
+    mi:events:scanner                             the scanner's status, served by GET /api/v1/events/scanner
 """
 from __future__ import annotations
 
