@@ -29,6 +29,7 @@ from api.resources.batch import BatchResource
 from api.resources.catalog import CatalogPreviewResource, CatalogResource, ModulesResource
 from api.resources.dashboard import DashboardResource
 from api.resources.discovery import DOCS_ASSETS, DocsResource, HealthResource, OpenAPIResource, RootResource
+from api.resources.events_info import ScannerStatusResource, WebhookEventTypesResource
 from api.resources.intelligence import IntelligenceResource
 from api.resources.payments import CreateInvoiceResource, VerifyPaymentResource
 from api.resources.pricing import PricingResource
@@ -105,6 +106,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_plan_and_referral_routes(app, services, plans, Referrals(services.engine))
     _add_webhook_routes(app, services)
     _add_alert_routes(app, services)
+    _add_event_info_routes(app, services)
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home)))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
@@ -176,3 +178,8 @@ def _add_alert_routes(app: falcon.asgi.App, services: Services) -> None:
     app.add_route(f"{V1}/alert-packages/{{package_id}}/unsubscribe",
                   alert_packages.PackageUnsubscribeResource(subscriptions))
     app.add_route(f"{V1}/alert-packages/{{package_id}}/history", alert_packages.PackageHistoryResource(subscriptions))
+
+
+def _add_event_info_routes(app: falcon.asgi.App, services: Services) -> None:
+    app.add_route(f"{V1}/events/scanner", ScannerStatusResource(services))
+    app.add_route(f"{V1}/webhooks/events", WebhookEventTypesResource())

@@ -28,6 +28,7 @@ from assets.publish import build_publish_asset
 from assets.pulse import pulse
 from assets.regime import regime
 from assets.resources import MarketResource, RecordsResource, ServingCacheResource, WarehouseResource
+from assets.scanner import scanner
 from marketintel.settings import Settings, get_settings
 from pipelines.instance import WAREHOUSE_TAGS
 
@@ -43,7 +44,7 @@ def refresh_cron(minutes: int) -> str:
 
 def build_defs(settings: Settings) -> Definitions:
     foresight = (regime, parallels, predictions, prediction_resolutions)
-    assets = [observations, *module_assets(), pulse, *foresight, build_publish_asset(foresight)]
+    assets = [observations, *module_assets(), pulse, *foresight, build_publish_asset(foresight), scanner]
     # The data-quality checks run in their own job after each ingest or refresh (quality_sensor), so the
     # refresh steps (and `materialize_all`'s progress over them) stay one per asset, and a failed check can
     # never hold back publishing.

@@ -16,6 +16,7 @@ rebuilt: the serving cache, operational status, request metrics, rate windows, f
     mi:seen:<caller>:<module>:<ticker>            the last full payload a caller was served (agent-format deltas)
     mi:usage:events, mi:usage:drain-gate          usage events queued for SQL (jobs/usage.py)
     mi:events                                     the event stream: ids <seq>-0, the SSE ids (warehouse/events.py)
+    mi:events:scanner                             the scanner's status, served by GET /api/v1/events/scanner
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ RATE = f"{PREFIX}:rate"
 USAGE_STREAM = f"{PREFIX}:usage:events"
 USAGE_DRAIN_GATE = f"{PREFIX}:usage:drain-gate"
 EVENTS_STREAM = f"{PREFIX}:events"
+SCANNER_STATUS = f"{PREFIX}:events:scanner"
 
 
 def module(name: str, part: str, prefix: str = PREFIX) -> str:

@@ -31,27 +31,32 @@ HOUR, DAY = 3600, 86400
 
 _TYPES = (
     EventType("market.regime_change", "The cross-asset regime (market_regime) changed state.", "free", "high", DAY,
-              "market_regime's state differs from the state at the previous scan"),
+              "market_regime's state differs from the state at the previous scan (critical when the new state is "
+              "crisis)"),
     EventType("market.vix_spike", "VIX at a stressed level or jumping in a day.", "free", "high", DAY,
               "VIX closes at 30 or more (critical at 40), or rises 25% or more in one day"),
     EventType("market.tail_risk_rise", "Tail-risk score rising.", "premium", "medium", DAY,
-              "tail_risk's score rises 15 points or more since the previous scan, or crosses 70"),
+              "tail_risk's stress score rises 15 points or more since the previous scan, or crosses 70 from below "
+              "(high when both)"),
     EventType("market.correlation_break", "A usual cross-asset correlation broke down.", "institutional", "medium",
-              DAY, "correlation_breaks reports at least one pair outside its usual range"),
+              DAY, "correlation_breaks reports a pair outside its usual range that was not at the previous scan "
+              "(at the first scan, any such pair)"),
     EventType("market.flash_crash", "A large fast move: bitcoin intraday or an equity index in a day.", "premium",
               "critical", 4 * HOUR,
-              "bitcoin moves 8% or more within the hourly candles of the last 24 hours, or an equity index moves 5% "
-              "or more in one day"),
+              "bitcoin's last hourly close is 8% or more above or below the close 24 hours earlier, or an equity "
+              "index closes 5% or more up or down in one day"),
     EventType("market.credit_stress", "High-yield spread jump.", "premium", "high", DAY,
-              "high-yield OAS up 50 bp or more in 5 days, or above 7%"),
+              "high-yield OAS up 50 bp or more in one week (5 trading days), or above 7% (critical when both)"),
     EventType("market.curve_inversion", "The 2s10s Treasury curve inverted.", "free", "medium", 7 * DAY,
               "2s10s goes from 0 or above to below 0 between scans"),
     EventType("market.curve_uninversion", "The 2s10s Treasury curve is no longer inverted.", "free", "medium",
               7 * DAY, "2s10s goes from below 0 to 0 or above between scans"),
     EventType("market.composite_shift", "The composite signal score moved a lot.", "premium", "medium", DAY,
-              "signal_composite's score moves 0.3 or more (on its -1..+1 scale) since the previous scan"),
+              "signal_composite's score moves 0.3 or more (on its -1..+1 scale) since the previous scan (high at "
+              "0.6)"),
     EventType("economic.release", "A scheduled economic release came out.", "free", "low", 0,
-              "a release of the economic calendar whose time has passed since the previous scan"),
+              "a release of the economic calendar whose time has passed since the previous scan (medium for a "
+              "high-importance release)"),
     EventType("prediction.resolved", "A prediction of the public record was resolved.", "free", "low", 0,
               "a resolution was appended to the live prediction chain since the previous scan"),
     EventType("alert.triggered", "One of your alerts fired (only its owner receives it).", "free", "high", 0,

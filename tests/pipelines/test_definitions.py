@@ -24,7 +24,7 @@ def test_one_asset_per_non_ticker_module_grouped_by_category(mi_home):
     registered = modules()
     expected = {m.name for m in registered.values() if not m.takes_ticker}
     foresight = {"regime", "parallels", "predictions", "prediction_resolutions"}
-    assert keys == expected | {"observations", "pulse", "publish"} | foresight
+    assert keys == expected | {"observations", "pulse", "publish", "scanner"} | foresight
     for name in foresight:
         assert graph.get(AssetKey(name)).group_name == "foresight"
     for name in expected:
@@ -33,6 +33,8 @@ def test_one_asset_per_non_ticker_module_grouped_by_category(mi_home):
     assert not keys & {m.name for m in registered.values() if m.takes_ticker}
     published = {AssetKey(n) for n in expected | foresight | {"pulse"}}
     assert graph.get(AssetKey("publish")).parent_keys == published
+    assert graph.get(AssetKey("scanner")).parent_keys == {AssetKey("publish")}
+    assert graph.get(AssetKey("scanner")).group_name == "events"
 
 
 def test_jobs_run_in_process_and_are_serialized(mi_home):

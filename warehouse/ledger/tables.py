@@ -356,3 +356,13 @@ alert_package_subscriptions = Table(
     UniqueConstraint("agent_id", "package_id"),
     CheckConstraint(_one_of("min_urgency", URGENCIES), name="urgency_known"),
 )
+
+# The event scanner's memory, one row (id 1) of JSON (intel/events/scanner.py describes it): what each rule read at
+# the previous scan, when each type last fired, scan and event counts. In SQL so a restart neither forgets a
+# cooldown nor re-announces a change it already announced.
+scanner_state = Table(
+    "scanner_state", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("state", Text, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False, default=utcnow),  # the market clock's time of the scan
+)

@@ -1,7 +1,7 @@
 """webhooks: subscriptions (one event type, one callback URL, a signing secret) and the delivery outbox
 
 Revision ID: 0007_webhooks
-Revises: 0005_events
+Revises: 0006_scanner
 Create Date: 2026-11-25
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0007_webhooks"
-down_revision = "0005_events"
+down_revision = "0006_scanner"
 branch_labels = None
 depends_on = None
 
