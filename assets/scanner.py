@@ -4,10 +4,10 @@ module payloads the run just computed, on the market clock.
 It reads the warehouse's latest module results of the source in use (the same figures publish serialized, so no
 Redis read), the scanner state from the SQL ledger (table scanner_state: cooldowns and previous readings survive a
 restart), and the live prediction chain's resolutions since the last one it saw. It appends the events to the event
-log (SQL, then the Redis stream), saves the state, publishes its status to Redis for GET /api/v1/events/scanner, then
-runs the AFTER_SCAN callables (webhook deliveries and alert evaluation plug in there)."""
+log (SQL, then the Redis stream), saves the state, evaluates the agents' alerts on the same figures (jobs/alerts.py:
+their alert.triggered events are appended too), publishes its status to Redis for GET /api/v1/events/scanner, and
+queues the webhook deliveries of every event it appended (jobs/webhooks.py: outbox rows in SQL, then RQ jobs)."""
 import time
-from collections.abc import Callable
 from datetime import datetime
 
 import orjson
@@ -27,6 +27,8 @@ from sqlalchemy import Engine, insert, select, update
 from assets.resources import MarketResource, RecordsResource, ServingCacheResource, WarehouseResource
 from intel.events.scanner import scan
 from intel.events.types import EVENT_FIELDS, EVENT_TYPES, URGENCIES
+from jobs.alerts import evaluate_alerts
+from jobs.webhooks import enqueue_deliveries
 from warehouse import keys
 from warehouse.events import EventLog
 from warehouse.ledger.db import reading
@@ -42,9 +44,6 @@ CHECKS = {
     "nothing_after_the_clock": "no event occurred, or rests on data dated, after the market clock",
 }
 
-AfterScan = Callable[[list[dict], dict[str, dict], datetime], object]
-# Run in order after the events are appended and the state saved: (events with their ids, payloads, market now).
-AFTER_SCAN: list[AfterScan] = []
 
 
 def load_state(engine: Engine) -> dict:
@@ -99,18 +98,21 @@ def scanner(context: AssetExecutionContext, market: MarketResource, warehouse: W
         started = time.perf_counter()
         events, state, detected = scan(payloads, state, now, source, simulated, resolutions, last_seq)
         seconds = time.perf_counter() - started
-        appended = EventLog(engine, client).append(events)
+        log = EventLog(engine, client)
+        appended = log.append(events)
         save_state(engine, state, now)
+        # the agents' alerts on the same figures: each trigger an alert.triggered for its owner alone
+        appended += log.append(evaluate_alerts(engine, payloads, now, source, simulated))
         client.set(keys.SCANNER_STATUS, orjson.dumps(status(state, detected, seconds, source, simulated)))
-        for after_scan in AFTER_SCAN:
-            after_scan(appended, payloads, now)
+        deliveries = enqueue_deliveries(appended)  # the outbox rows first, then the RQ jobs (jobs/webhooks.py)
     finally:
         client.close()
         engine.dispose()
     context.log.info(f"scanner: scan {state['scans']} in {seconds:.4f} s, {len(appended)} events: "
                      f"{', '.join(e['type'] for e in appended) or 'none'}")
     return MaterializeResult(
-        metadata={"scans": state["scans"], "events": len(appended), "scan_seconds": round(seconds, 4),
+        metadata={"scans": state["scans"], "events": len(appended), "webhook_deliveries": deliveries,
+                  "scan_seconds": round(seconds, 4),
                   "types": MetadataValue.json(sorted({e["type"] for e in appended})),
                   "modules_read": len(payloads), "event_ids": MetadataValue.json([e["id"] for e in appended])},
         check_results=_checks(appended, now))

@@ -3,7 +3,8 @@ stream's tier filter, webhook subscriptions and alert packages.
 
 An event is a plain dict (EVENT_FIELDS); the event log (warehouse/events.py) gives it its `id`, which is also the
 SSE `id`. `audience` is None for a market event (every caller whose tier allows the type) or the agent id of the
-one agent an `alert.triggered` belongs to."""
+one agent an `alert.triggered` belongs to; an `alert.triggered` also names its `alert_id` (the alert's owner finds
+its callback by it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
