@@ -89,6 +89,13 @@ class Settings(BaseSettings):
     rate_limit_free: str = Field("120/minute", description="Per agent (or per address without a key)")
     rate_limit_premium: str = "600/minute"
     rate_limit_institutional: str = "3000/minute"
+    # The SSE event stream (api/resources/events_stream.py): open connections per agent (or per address without
+    # a key) by effective tier, counted in Redis across workers and instances; one more is a 429.
+    sse_connections_free: int = Field(2, gt=0, description="Open event streams per free caller")
+    sse_connections_premium: int = Field(10, gt=0, description="Open event streams per premium agent")
+    sse_connections_institutional: int = Field(50, gt=0, description="Open event streams per institutional agent")
+    sse_heartbeat_s: float = Field(15.0, gt=0, description="Seconds between `: ping` comments on an idle stream")
+    sse_retry_ms: int = Field(3000, gt=0, description="The `retry:` a stream tells clients to wait before reconnecting")
 
     @property
     def sqlalchemy_url(self) -> str:
