@@ -32,6 +32,7 @@ from intel.events.types import EVENT_TYPES, OWNER_ONLY, TIERS, types_for
 from warehouse.events import seq_of
 from warehouse.events_async import AsyncEventLog
 
+RETRY_AFTER_UNAVAILABLE_S = 2  # Redis unreachable: a restart is usually over within seconds
 USAGE_WINDOW_S = 86_400  # status: events of the last 24 hours of the market clock
 SLOTS_PREFIX = "mi:sse:{conn}"  # the hash tag keeps a caller's set and the total in one cluster slot
 ALL_SLOTS = f"{SLOTS_PREFIX}:all"
@@ -147,7 +148,12 @@ class EventStreamResource:
         wants = receives(chosen_types(req.get_param("types"), tier), agent["agent_id"] if agent else None)
         after = resume_point(req)
         caller_id = req.context.payer.caller_id
-        member = await self.slots.take(caller_id, tier)
+        try:
+            member = await self.slots.take(caller_id, tier)
+        except RedisError:
+            raise APIError(503, "events_unavailable", "The event stream's store is unreachable; retry shortly.",
+                           headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE_S)},
+                           retry_after_seconds=RETRY_AFTER_UNAVAILABLE_S) from None
         resp.set_header("Cache-Control", "no-cache")
         resp.set_header("X-Accel-Buffering", "no")  # nginx: pass each event on at once
         resp.sse = self._events(after, wants, caller_id, member)

@@ -15,9 +15,11 @@ import pytest
 import redis
 
 from tests.api.agent_helpers import auth, register, set_tier
+from warehouse import keys
 from warehouse.events import EventLog
 
 HEARTBEAT_S = 0.2
+STREAM = "/api/v1/events/stream"
 
 
 @pytest.fixture(autouse=True)
@@ -83,7 +85,7 @@ def run(app, scenario):
 
 def test_events_arrive_in_order_with_ids_types_and_retry_first(app, log):
     async def scenario(conductor):
-        async with conductor.simulate_get_stream("/api/v1/events/stream") as result:
+        async with conductor.simulate_get_stream(STREAM) as result:
             assert result.status_code == 200
             assert result.headers["content-type"].startswith("text/event-stream")
             first = await collect(result, bool)
@@ -100,27 +102,27 @@ def test_events_arrive_in_order_with_ids_types_and_retry_first(app, log):
 
 def test_idle_streams_get_heartbeats(app):
     async def scenario(conductor):
-        async with conductor.simulate_get_stream("/api/v1/events/stream") as result:
+        async with conductor.simulate_get_stream(STREAM) as result:
             return await collect(result, lambda m: sum(x.get("comment") == "ping" for x in m) >= 2)
 
     assert run(app, scenario)
 
 
 def test_unknown_types_are_422_and_types_above_the_tier_403(client, services):
-    unknown = client.simulate_get("/api/v1/events/stream", params={"types": "market.vix_spike,market.nope"})
+    unknown = client.simulate_get(STREAM, params={"types": "market.vix_spike,market.nope"})
     assert unknown.status_code == 422
     assert unknown.json["detail"][0]["loc"] == ["query", "types"]
     assert "market.nope" in unknown.json["detail"][0]["msg"] and "market.regime_change" in unknown.json["detail"][0][
         "msg"]
-    above = client.simulate_get("/api/v1/events/stream", params={"types": "market.tail_risk_rise"})
+    above = client.simulate_get(STREAM, params={"types": "market.tail_risk_rise"})
     assert above.status_code == 403 and above.json["error"]["required_tier"] == "premium"
     key, agent = register(client, "premium-agent")
     set_tier(services, agent["agent_id"], "premium")
-    higher = client.simulate_get("/api/v1/events/stream", headers=auth(key),
+    higher = client.simulate_get(STREAM, headers=auth(key),
                                  params={"types": "market.tail_risk_rise,market.correlation_break"})
     assert higher.status_code == 403 and higher.json["error"]["required_tier"] == "institutional"
     assert higher.json["error"]["types"] == {"market.correlation_break": "institutional"}
-    bad_id = client.simulate_get("/api/v1/events/stream", headers={"Last-Event-ID": "abc"})
+    bad_id = client.simulate_get(STREAM, headers={"Last-Event-ID": "abc"})
     assert bad_id.status_code == 422
 
 
@@ -129,9 +131,9 @@ def test_an_alert_reaches_only_its_owner(client, app, log):
     other_key, _ = register(client, "other")
 
     async def scenario(conductor):
-        async with (conductor.simulate_get_stream("/api/v1/events/stream", headers=auth(owner_key)) as mine,
-                    conductor.simulate_get_stream("/api/v1/events/stream", headers=auth(other_key)) as theirs,
-                    conductor.simulate_get_stream("/api/v1/events/stream") as anonymous):
+        async with (conductor.simulate_get_stream(STREAM, headers=auth(owner_key)) as mine,
+                    conductor.simulate_get_stream(STREAM, headers=auth(other_key)) as theirs,
+                    conductor.simulate_get_stream(STREAM) as anonymous):
             for result in (mine, theirs, anonymous):
                 await collect(result, bool)
             await asyncio.to_thread(log.append, [event(1, "alert.triggered", owner["agent_id"]), event(2)])
@@ -147,7 +149,7 @@ def test_resuming_replays_what_was_missed_then_goes_live(app, log, how):
     resume = {"headers": {"Last-Event-ID": "2-0"}} if how == "header" else {"params": {"last_event_id": "2-0"}}
 
     async def scenario(conductor):
-        async with conductor.simulate_get_stream("/api/v1/events/stream", **resume) as result:
+        async with conductor.simulate_get_stream(STREAM, **resume) as result:
             await collect(result, has(2))
             await asyncio.to_thread(log.append, [event(5), event(6)])
             return await collect(result, has(4))
@@ -158,12 +160,12 @@ def test_resuming_replays_what_was_missed_then_goes_live(app, log, how):
 
 def test_connections_beyond_the_tier_limit_are_429(app, client, services):
     async def scenario(conductor):
-        async with (conductor.simulate_get_stream("/api/v1/events/stream") as first,
-                    conductor.simulate_get_stream("/api/v1/events/stream") as second):
+        async with (conductor.simulate_get_stream(STREAM) as first,
+                    conductor.simulate_get_stream(STREAM) as second):
             for result in (first, second):
                 await collect(result, bool)
             status = await conductor.simulate_get("/api/v1/events/status")
-            third = await conductor.simulate_get("/api/v1/events/stream")
+            third = await conductor.simulate_get(STREAM)
         await asyncio.sleep(3 * HEARTBEAT_S)  # the closed streams noticed at their next heartbeat
         again = await conductor.simulate_get("/api/v1/events/status")
         return status, third, again
@@ -189,3 +191,16 @@ def test_status_lists_the_callers_types_usage_and_own_connections(client, servic
     set_tier(services, agent["agent_id"], "institutional")
     keyed = client.simulate_get("/api/v1/events/status", headers=auth(key)).json
     assert "market.correlation_break" in keyed["available_types"] and keyed["your_connections"] == 0
+
+
+def test_resuming_older_than_the_stream_holds_replays_from_sql(app, log):
+    log.append([event(n) for n in range(1, 7)])
+    log.r.xtrim(keys.EVENTS_STREAM, minid="5-0")  # the stream keeps 5 and 6 only
+
+    async def scenario(conductor):
+        async with conductor.simulate_get_stream(STREAM, headers={"Last-Event-ID": "1-0"}) as result:
+            await collect(result, has(5))
+            await asyncio.to_thread(log.append, [event(7)])
+            return await collect(result, has(6))
+
+    assert [m["id"] for m in events_in(run(app, scenario))] == [f"{n}-0" for n in range(2, 8)]
