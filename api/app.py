@@ -9,7 +9,7 @@ import falcon.asgi
 
 from api import errors, payment_errors
 from api.context import Request
-from api.event_fanout import EventFanout
+from api.event_fanout import EventFanout, RedisGate
 from api.media import json_handlers
 from api.metrics import RequestMetrics
 from api.middleware import Authentication, RequestContext, SharedClients
@@ -154,13 +154,13 @@ def _add_plan_and_referral_routes(app: falcon.asgi.App, services: Services, plan
 def _add_event_stream_routes(app: falcon.asgi.App, services: Services) -> None:
     """The SSE stream and its status; the process's one stream reader stops with the server."""
     settings = services.settings
-    log = AsyncEventLog(services.engine, services.redis)
-    fanout = EventFanout(log)
+    log, gate = AsyncEventLog(services.engine, services.redis), RedisGate()
+    fanout = EventFanout(log, gate)
     app.add_middleware(fanout)  # its process_shutdown cancels the reader before the shared clients close
     slots = ConnectionSlots(services.redis, {"free": settings.sse_connections_free,
                                              "premium": settings.sse_connections_premium,
                                              "institutional": settings.sse_connections_institutional},
-                            settings.sse_heartbeat_s)
+                            settings.sse_heartbeat_s, gate)
     app.add_route(f"{V1}/events/stream", EventStreamResource(fanout, slots, settings.sse_heartbeat_s,
                                                              settings.sse_retry_ms))
     app.add_route(f"{V1}/events/status", EventStatusResource(log, slots, services.clock))

@@ -10,7 +10,8 @@ queue. So a process holds one Redis connection for its streams, not one per clie
   event log (`since` its last id: SQL when the stream was lost) before it reads the stream again.
 - `follow` gives one client every event after its `Last-Event-ID` in log order, each once: it subscribes first,
   replays the log, then takes the live queue, skipping what the replay already gave and filling any hole in the
-  ids from SQL (ids are the consecutive SQL sequence, and SQL is written before the stream)."""
+  ids from SQL (ids are the consecutive SQL sequence, and SQL is written before the stream). An id beyond the
+  log's last (one from a ledger since reset) resumes from the log's end rather than waiting for that id."""
 from __future__ import annotations
 
 import asyncio
@@ -31,6 +32,10 @@ READ_BATCH = 500  # events per XREAD and per replay page
 BLOCK_MS = 2000  # one XREAD waits this long for a new event, then asks again: under redis-py 8's 5 s read timeout
 BACKOFF_S = (0.1, 5.0)  # first and longest wait between reconnection attempts
 READY_TIMEOUT_S = 10.0  # how long a new client waits for the reader to find its start (Redis down)
+# Redis calls the streams of one process make at once (connecting, replaying, heartbeats): a burst of clients
+# (a reconnect storm after a restart) queues here instead of exhausting the process's Redis pool (redis-py 8:
+# 100 connections, then MaxConnectionsError), which the other routes share.
+REDIS_CALLS_AT_ONCE = 32
 
 
 @dataclass(frozen=True)
@@ -56,13 +61,27 @@ class Subscriber:
         self.dropped = False  # its queue overflowed: nothing more is put in it
 
 
+class RedisGate:
+    """A semaphore per event loop (tests run one loop per test; a semaphore belongs to one loop)."""
+
+    def __init__(self, limit: int = REDIS_CALLS_AT_ONCE):
+        self.limit = limit
+        self._by_loop: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+
+    def __call__(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._by_loop is None or self._by_loop[0] is not loop:
+            self._by_loop = (loop, asyncio.Semaphore(self.limit))
+        return self._by_loop[1]
+
+
 class ReaderUnavailable(Exception):
     """The reader could not find where the log stands (Redis unreachable) within READY_TIMEOUT_S."""
 
 
 class EventFanout:
-    def __init__(self, log_: AsyncEventLog, queue_size: int = QUEUE_SIZE):
-        self.log = log_
+    def __init__(self, log_: AsyncEventLog, gate: RedisGate, queue_size: int = QUEUE_SIZE):
+        self.log, self.gate = log_, gate
         self.queue_size = queue_size
         self.subscribers: set[Subscriber] = set()
         self.position: int | None = None  # seq of the last event passed on to the subscribers
@@ -71,11 +90,28 @@ class EventFanout:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = asyncio.Event()
 
-    async def follow(self, after: int | None, wants: Callable[[StreamEvent], bool],
-                     heartbeat_s: float) -> AsyncIterator[StreamEvent | None]:
-        """Every event after seq `after` (from now when None) that `wants` accepts, in order, each once; None
-        after each `heartbeat_s` without one. Ends when the client was dropped as too slow."""
-        subscriber, now = await self._subscribe()
+    async def subscribe(self) -> tuple[Subscriber, int]:
+        """A new subscriber, collecting every event the reader passes on from now, and the seq it stands at."""
+        self._start()
+        try:
+            await asyncio.wait_for(self._ready.wait(), READY_TIMEOUT_S)
+        except TimeoutError:
+            raise ReaderUnavailable("the event stream's reader cannot reach Redis") from None
+        subscriber = Subscriber(self.queue_size)
+        self.subscribers.add(subscriber)
+        return subscriber, self.position
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        self.subscribers.discard(subscriber)
+
+    async def follow(self, subscription: tuple[Subscriber, int], after: int | None,
+                     wants: Callable[[StreamEvent], bool], heartbeat_s: float) -> AsyncIterator[StreamEvent | None]:
+        """Every event after seq `after` (after the subscription's start when None) that `wants` accepts, in
+        order, each once; None after each `heartbeat_s` without one. Ends when the client was dropped as too
+        slow. Subscribe before telling the client it is connected: what it is sent starts there."""
+        subscriber, now = subscription
+        if after is not None and after > now:  # ahead of the reader: an id this log never issued (a reset ledger)?
+            after = min(after, max(now, await self.log.newest_seq_in_sql()))  # then from the log's end
         last = now if after is None else after
         getter: asyncio.Future | None = None
         try:
@@ -102,31 +138,22 @@ class EventFanout:
         finally:
             if getter is not None:
                 getter.cancel()
-            self.subscribers.discard(subscriber)
+            self.unsubscribe(subscriber)
 
     async def _replay(self, after: int, before: int | None = None, from_sql: bool = False):
         """The log after seq `after` (and before `before`), page by page; SQL alone with `from_sql`."""
         while before is None or after + 1 < before:
-            if from_sql:
-                page = await self.log.after_in_sql(after, before, limit=READ_BATCH)
-            else:
-                page = await self.log.since(event_id(after), limit=READ_BATCH)
+            async with self.gate():
+                if from_sql:
+                    page = await self.log.after_in_sql(after, before, limit=READ_BATCH)
+                else:
+                    page = await self.log.since(event_id(after), limit=READ_BATCH)
             if not page:
                 return
             for event in page:
                 streamed = StreamEvent.of(event)
                 after = streamed.seq
                 yield streamed
-
-    async def _subscribe(self) -> tuple[Subscriber, int]:
-        self._start()
-        try:
-            await asyncio.wait_for(self._ready.wait(), READY_TIMEOUT_S)
-        except TimeoutError:
-            raise ReaderUnavailable("the event stream's reader cannot reach Redis") from None
-        subscriber = Subscriber(self.queue_size)
-        self.subscribers.add(subscriber)
-        return subscriber, self.position
 
     def _start(self) -> None:
         """The reader task, once per process (again in a new event loop: tests run one per test)."""
@@ -171,7 +198,7 @@ class EventFanout:
                 subscriber.queue.put_nowait(event)
             except asyncio.QueueFull:  # too slow: drop it rather than hold the others back
                 subscriber.dropped = True
-                self.subscribers.discard(subscriber)
+                self.unsubscribe(subscriber)
 
     async def process_shutdown(self, scope, event) -> None:
         """Falcon middleware hook: stop the reader when the server stops."""

@@ -47,7 +47,10 @@ class AsyncEventLog:
             info = await self.r.xinfo_stream(self.stream)
             return seq_of(info["last-generated-id"].decode())
         except ResponseError:  # no stream (a fresh or restarted Redis): the ledger knows how far the log goes
-            return await asyncio.to_thread(self._max_seq)
+            return await self.newest_seq_in_sql()
+
+    async def newest_seq_in_sql(self) -> int:
+        return await asyncio.to_thread(self._max_seq)
 
     async def counts_by_type(self, start: datetime) -> dict[str, int]:
         """How many events of each type occurred (market clock) at or after `start`."""

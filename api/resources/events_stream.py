@@ -1,7 +1,7 @@
 """GET /api/v1/events/stream (Server-Sent Events) and GET /api/v1/events/status.
 
-The stream sends `retry: <ms>` first, then each event as `id: <seq>-0`, `event: <type>` and `data: <the event as
-JSON>`, and a `: ping` comment after each `sse_heartbeat_s` without one (it keeps proxies from closing an idle
+The stream sends `retry: <ms>` first, then each event as `id: <seq>-0` and `data: <the event as JSON>` (its
+`type` inside), and a `: ping` comment after each `sse_heartbeat_s` without one (it keeps proxies from closing an idle
 stream, and is how a closed connection is noticed). A reconnecting client sends `Last-Event-ID` (or the
 `last_event_id` query parameter, for clients that cannot set headers) and gets every event after it, in order,
 each once (api/event_fanout.py). Anonymous callers get the free tier's types, a key its effective tier's;
@@ -26,7 +26,7 @@ from redis.exceptions import RedisError
 from spectree import Response
 
 from api.errors import APIError, invalid
-from api.event_fanout import EventFanout, ReaderUnavailable, StreamEvent
+from api.event_fanout import EventFanout, ReaderUnavailable, RedisGate, StreamEvent
 from api.spec import api_spec
 from intel.events.types import EVENT_TYPES, OWNER_ONLY, TIERS, types_for
 from warehouse.events import seq_of
@@ -58,16 +58,17 @@ def caller_slots(caller_id: str) -> str:
 class ConnectionSlots:
     """Open streams per caller, in Redis: a sorted set of connection ids scored by when each lapses."""
 
-    def __init__(self, redis: Redis, limits: dict[str, int], heartbeat_s: float):
-        self.redis, self.limits, self.heartbeat_s = redis, limits, heartbeat_s
+    def __init__(self, redis: Redis, limits: dict[str, int], heartbeat_s: float, gate: RedisGate):
+        self.redis, self.limits, self.heartbeat_s, self.gate = redis, limits, heartbeat_s, gate
         self.lease_s = 3 * heartbeat_s  # a live stream refreshes its slot every heartbeat
         self._take = redis.register_script(TAKE_SLOT)
 
     async def take(self, caller_id: str, tier: str) -> str:
         """A slot for a new stream (its member id); 429 when the caller has `limits[tier]` open."""
         member, now = f"{caller_id}:{uuid.uuid4().hex}", time.time()
-        taken = await self._take(keys=[caller_slots(caller_id), ALL_SLOTS],
-                                 args=[now, now + self.lease_s, self.limits[tier], member])
+        async with self.gate():
+            taken = await self._take(keys=[caller_slots(caller_id), ALL_SLOTS],
+                                     args=[now, now + self.lease_s, self.limits[tier], member])
         if taken[0] == 1:
             return member
         retry_after = max(1, math.ceil(float(taken[1]) - now))
@@ -82,13 +83,15 @@ class ConnectionSlots:
         pipe.zadd(caller_slots(caller_id), {member: expiry}, xx=True)
         pipe.zadd(ALL_SLOTS, {member: expiry}, xx=True)
         pipe.expireat(caller_slots(caller_id), math.ceil(expiry))
-        await pipe.execute()
+        async with self.gate():
+            await pipe.execute()
 
     async def give_back(self, caller_id: str, member: str) -> None:
         pipe = self.redis.pipeline(transaction=False)
         pipe.zrem(caller_slots(caller_id), member)
         pipe.zrem(ALL_SLOTS, member)
-        await pipe.execute()
+        async with self.gate():
+            await pipe.execute()
 
     async def open_count(self, caller_id: str | None = None) -> int:
         """Streams open now: the caller's, or everyone's."""
@@ -159,8 +162,11 @@ class EventStreamResource:
         resp.sse = self._events(after, wants, caller_id, member)
 
     async def _events(self, after, wants, caller_id: str, member: str):
-        followed = self.fanout.follow(after, wants, self.heartbeat_s)
+        followed = subscription = None
         try:
+            # subscribed before `connected` is sent: a client without Last-Event-ID gets everything after it
+            subscription = await self.fanout.subscribe()
+            followed = self.fanout.follow(subscription, after, wants, self.heartbeat_s)
             yield SSEvent(retry=self.retry_ms, comment="connected")
             async for event in followed:
                 if event is None:
@@ -168,11 +174,15 @@ class EventStreamResource:
                         await self.slots.refresh(caller_id, member)
                     yield SSEvent(comment="ping")
                 else:
-                    yield SSEvent(data=event.data, event=event.type, event_id=event.id)
+                    # no `event:` name: EventSource's `onmessage` only sees unnamed events; the type is in data
+                    yield SSEvent(data=event.data, event_id=event.id)
         except ReaderUnavailable:
             return  # Redis unreachable: the client reconnects after `retry`
         finally:
-            await followed.aclose()
+            if followed is not None:
+                await followed.aclose()
+            if subscription is not None:  # (a generator closed before it started runs no `finally`)
+                self.fanout.unsubscribe(subscription[0])
             with contextlib.suppress(RedisError):  # unreachable: the slot lapses on its own
                 await self.slots.give_back(caller_id, member)
 

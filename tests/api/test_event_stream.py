@@ -96,7 +96,7 @@ def test_events_arrive_in_order_with_ids_types_and_retry_first(app, log):
     assert first[0] == {"comment": "connected", "retry": "3000"}
     got = events_in(messages)
     assert [m["id"] for m in got] == ["1-0", "3-0"]  # tail risk needs premium: not sent to the free tier
-    assert [m["event"] for m in got] == ["market.vix_spike"] * 2
+    assert [orjson.loads(m["data"])["type"] for m in got] == ["market.vix_spike"] * 2 and "event" not in got[0]
     assert summaries(got) == ["event 1", "event 3"] and orjson.loads(got[0]["data"])["id"] == "1-0"
 
 
@@ -204,3 +204,15 @@ def test_resuming_older_than_the_stream_holds_replays_from_sql(app, log):
             return await collect(result, has(6))
 
     assert [m["id"] for m in events_in(run(app, scenario))] == [f"{n}-0" for n in range(2, 8)]
+
+
+def test_an_id_the_log_never_issued_resumes_from_its_end(app, log):
+    log.append([event(1), event(2)])
+
+    async def scenario(conductor):
+        async with conductor.simulate_get_stream(STREAM, headers={"Last-Event-ID": "999-0"}) as result:
+            await collect(result, bool)
+            await asyncio.to_thread(log.append, [event(3)])
+            return await collect(result, has(1))
+
+    assert [m["id"] for m in events_in(run(app, scenario))] == ["3-0"]

@@ -75,8 +75,9 @@ class Listener(threading.Thread):
                     with connect_sse(client, "GET", STREAM, headers=headers) as source:
                         source.response.raise_for_status()
                         self.response = source.response
-                        self.connections += 1
                         for sse in source.iter_sse():
+                            if sse.retry:  # the stream's first message: subscribed from here on
+                                self.connections += 1
                             if sse.data:
                                 self.received.append(sse)
                 except (httpx.HTTPError, httpx.StreamError, OSError, RuntimeError):
