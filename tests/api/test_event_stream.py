@@ -216,3 +216,33 @@ def test_an_id_the_log_never_issued_resumes_from_its_end(app, log):
             return await collect(result, has(1))
 
     assert [m["id"] for m in events_in(run(app, scenario))] == ["3-0"]
+
+
+def test_a_client_too_slow_for_its_queue_is_dropped_and_its_stream_ends(services, log):
+    from api.event_fanout import EventFanout, RedisGate
+    from warehouse.events_async import AsyncEventLog
+
+    fanout = EventFanout(AsyncEventLog(services.engine, services.redis), RedisGate(), queue_size=2)
+
+    async def scenario():
+        slow, fast = await fanout.subscribe(), await fanout.subscribe()
+        read = []
+
+        async def reading():  # the other client keeps up
+            while True:
+                read.append((await fast[0].queue.get()).seq)
+
+        reader = asyncio.create_task(reading())
+        await asyncio.to_thread(log.append, [event(n) for n in range(1, 4)])
+        for _ in range(100):
+            if len(read) == 3:
+                break
+            await asyncio.sleep(0.02)
+        reader.cancel()
+        sent = [e.seq async for e in fanout.follow(slow, None, lambda e: True, HEARTBEAT_S)]  # ends by itself
+        await fanout.process_shutdown(None, None)
+        return slow[0].dropped, sent, fast[0].dropped, read
+
+    dropped, sent, fast_dropped, read = asyncio.run(scenario())
+    assert dropped and not fast_dropped and read == [1, 2, 3]
+    assert sent == [1, 2, 3]  # what the log holds from its start, then the stream ends: it resumes by id
