@@ -85,7 +85,6 @@ class EventFanout:
         self.queue_size = queue_size
         self.subscribers: set[Subscriber] = set()
         self.position: int | None = None  # seq of the last event passed on to the subscribers
-        self.reconnects = 0
         self._task: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = asyncio.Event()
@@ -185,7 +184,6 @@ class EventFanout:
             except Exception as exc:  # the reader must outlive anything Redis or the ledger throws at it
                 log.warning("event stream reader: %s: %s; retrying in %.1f s", type(exc).__name__, exc, backoff)
                 lost = True
-                self.reconnects += 1
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, BACKOFF_S[1])
 
