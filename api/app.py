@@ -9,6 +9,7 @@ import falcon.asgi
 
 from api import errors, payment_errors
 from api.context import Request
+from api.event_fanout import EventFanout, RedisGate
 from api.media import json_handlers
 from api.metrics import RequestMetrics
 from api.middleware import Authentication, RequestContext, SharedClients
@@ -30,6 +31,7 @@ from api.resources.catalog import CatalogPreviewResource, CatalogResource, Modul
 from api.resources.dashboard import DashboardResource
 from api.resources.discovery import DOCS_ASSETS, DocsResource, HealthResource, OpenAPIResource, RootResource
 from api.resources.events_info import ScannerStatusResource, WebhookEventTypesResource
+from api.resources.events_stream import ConnectionSlots, EventStatusResource, EventStreamResource
 from api.resources.intelligence import IntelligenceResource
 from api.resources.payments import CreateInvoiceResource, VerifyPaymentResource
 from api.resources.pricing import PricingResource
@@ -47,6 +49,7 @@ from intel.registry import modules
 from marketintel.settings import Settings
 from marketintel.signing import load_or_create
 from warehouse.cache import AsyncServingCache
+from warehouse.events_async import AsyncEventLog
 from warehouse.ledger import Plans, Referrals, commitment_plans, subscription_plans
 from warehouse.ledger.alert_packages import PackageSubscriptions
 from warehouse.ledger.alerts import Alerts
@@ -107,6 +110,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_webhook_routes(app, services)
     _add_alert_routes(app, services)
     _add_event_info_routes(app, services)
+    _add_event_stream_routes(app, services)
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home)))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
@@ -183,3 +187,18 @@ def _add_alert_routes(app: falcon.asgi.App, services: Services) -> None:
 def _add_event_info_routes(app: falcon.asgi.App, services: Services) -> None:
     app.add_route(f"{V1}/events/scanner", ScannerStatusResource(services))
     app.add_route(f"{V1}/webhooks/events", WebhookEventTypesResource())
+
+
+def _add_event_stream_routes(app: falcon.asgi.App, services: Services) -> None:
+    """The SSE stream and its status; the process's one stream reader stops with the server."""
+    settings = services.settings
+    log, gate = AsyncEventLog(services.engine, services.redis), RedisGate()
+    fanout = EventFanout(log, gate)
+    app.add_middleware(fanout)  # its process_shutdown cancels the reader before the shared clients close
+    slots = ConnectionSlots(services.redis, {"free": settings.sse_connections_free,
+                                             "premium": settings.sse_connections_premium,
+                                             "institutional": settings.sse_connections_institutional},
+                            settings.sse_heartbeat_s, gate)
+    app.add_route(f"{V1}/events/stream", EventStreamResource(fanout, slots, settings.sse_heartbeat_s,
+                                                             settings.sse_retry_ms))
+    app.add_route(f"{V1}/events/status", EventStatusResource(log, slots, services.clock))

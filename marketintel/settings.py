@@ -94,6 +94,13 @@ class Settings(BaseSettings):
         False, description="Allow http:// callbacks and loopback/private addresses (local tests only); link-local, "
                            "multicast and cloud metadata addresses stay refused")
     webhook_timeout_s: float = Field(10.0, gt=0, description="Per-phase timeout of one webhook POST")
+    # The SSE event stream (api/resources/events_stream.py): open connections per agent (or per address without
+    # a key) by effective tier, counted in Redis across workers and instances; one more is a 429.
+    sse_connections_free: int = Field(2, gt=0, description="Open event streams per free caller")
+    sse_connections_premium: int = Field(10, gt=0, description="Open event streams per premium agent")
+    sse_connections_institutional: int = Field(50, gt=0, description="Open event streams per institutional agent")
+    sse_heartbeat_s: float = Field(15.0, gt=0, description="Seconds between `: ping` comments on an idle stream")
+    sse_retry_ms: int = Field(3000, gt=0, description="The `retry:` a stream tells clients to wait before reconnecting")
 
     @property
     def sqlalchemy_url(self) -> str:
