@@ -17,6 +17,7 @@ rebuilt: the serving cache, operational status, request metrics, rate windows, f
     mi:usage:events, mi:usage:drain-gate          usage events queued for SQL (jobs/usage.py)
     mi:events                                     the event stream: ids <seq>-0, the SSE ids (warehouse/events.py)
     mi:events:scanner                             the scanner's status, served by GET /api/v1/events/scanner
+    mi:sse:{conn}:caller:<caller>, mi:sse:{conn}:all   open event streams per caller and in all (SSE_SLOTS)
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ RATE = f"{PREFIX}:rate"
 USAGE_STREAM = f"{PREFIX}:usage:events"
 USAGE_DRAIN_GATE = f"{PREFIX}:usage:drain-gate"
 EVENTS_STREAM = f"{PREFIX}:events"
+SSE_SLOTS = f"{PREFIX}:sse:{{conn}}"  # the hash tag keeps a caller's set and the total in one cluster slot
 SCANNER_STATUS = f"{PREFIX}:events:scanner"
 
 

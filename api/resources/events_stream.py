@@ -29,12 +29,13 @@ from api.errors import APIError, invalid
 from api.event_fanout import EventFanout, ReaderUnavailable, RedisGate, StreamEvent
 from api.spec import api_spec
 from intel.events.types import EVENT_TYPES, OWNER_ONLY, TIERS, types_for
+from warehouse import keys
 from warehouse.events import seq_of
 from warehouse.events_async import AsyncEventLog
 
 RETRY_AFTER_UNAVAILABLE_S = 2  # Redis unreachable: a restart is usually over within seconds
 USAGE_WINDOW_S = 86_400  # status: events of the last 24 hours of the market clock
-SLOTS_PREFIX = "mi:sse:{conn}"  # the hash tag keeps a caller's set and the total in one cluster slot
+SLOTS_PREFIX = keys.SSE_SLOTS
 ALL_SLOTS = f"{SLOTS_PREFIX}:all"
 
 # KEYS: the caller's slots, everyone's; ARGV: now, expiry, limit, member. {1} taken, else {0, oldest expiry}.
