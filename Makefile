@@ -26,6 +26,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/serve.py
 	$(BIN)/python bench/foresight.py
+	$(BIN)/python bench/events.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
