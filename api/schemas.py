@@ -185,3 +185,10 @@ class PackageSubscribeBody(BaseModel):
 
 class PackageHistoryQuery(BaseModel):
     limit: int = Field(20, ge=1, le=100, description="Newest first, 1 to 100")
+
+
+class EventStreamQuery(BaseModel):
+    types: str | None = Field(None, max_length=1000, description="Comma-separated event types (GET "
+                              "/api/v1/webhooks/events); omitted: every type your tier may receive")
+    last_event_id: str | None = Field(None, max_length=40, description="For clients that cannot send the "
+                                      "Last-Event-ID header: resume after this event id (`<seq>-0`)")

@@ -27,6 +27,7 @@ from spectree import Response
 
 from api.errors import APIError, invalid
 from api.event_fanout import EventFanout, ReaderUnavailable, RedisGate, StreamEvent
+from api.schemas import EventStreamQuery
 from api.spec import api_spec
 from intel.events.types import EVENT_TYPES, OWNER_ONLY, TIERS, types_for
 from warehouse import keys
@@ -146,7 +147,22 @@ class EventStreamResource:
     def __init__(self, fanout: EventFanout, slots: ConnectionSlots, heartbeat_s: float, retry_ms: int):
         self.fanout, self.slots, self.heartbeat_s, self.retry_ms = fanout, slots, heartbeat_s, retry_ms
 
+    @api_spec.validate(query=EventStreamQuery, tags=["events"],
+                       resp=Response("HTTP_200", "HTTP_403", "HTTP_422", "HTTP_429", "HTTP_503"))
     async def on_get(self, req, resp):
+        """The live event stream (`text/event-stream`). The first message is `retry: <ms>` with the comment
+        `: connected`; then each event is one message, `id: <seq>-0` and `data: <the event as JSON>` (id, type,
+        urgency, occurred_at on the market clock, data_as_of, summary, figures with their module and field,
+        simulated, data_source); an idle stream gets a `: ping` comment every heartbeat (15 s by default).
+
+        Which events: `types` (comma-separated), else every type your tier may receive (anonymous callers: the
+        free tier's). An unknown type is 422 with the known list; a type above your tier is 403 naming the tier
+        it needs. `alert.triggered` reaches the alert's owner only. Resuming: send `Last-Event-ID` (or
+        `last_event_id`) with the last id you received: every later event is sent once, in order, from the
+        stream or, when it no longer holds them (trimmed, or Redis restarted), from the durable copy in SQL.
+        Open streams per caller (agent, or address without a key): free 2, premium 10, institutional 50
+        (settings); one more is 429 with Retry-After. A client that cannot keep up (1,000 events queued) is
+        disconnected and resumes with Last-Event-ID. 503 while the event store is unreachable."""
         agent = req.context.agent
         tier = agent["tier"] if agent else "free"
         wants = receives(chosen_types(req.get_param("types"), tier), agent["agent_id"] if agent else None)
