@@ -28,3 +28,13 @@ def test_shared_data_absent_skips_away_from_ci_and_fails_under_ci(tmp_path, monk
         required(absent, "real history folder")
     absent.mkdir()
     assert required(absent, "real history folder") == absent
+
+
+def test_no_two_test_modules_share_a_basename():
+    """tests/ holds no packages, so pytest imports each test module by its file name: a second test_x.py in
+    another folder stops the whole collection (an import file mismatch)."""
+    from collections import Counter
+    from pathlib import Path
+
+    names = Counter(path.name for path in Path(__file__).parent.rglob("test_*.py"))
+    assert [name for name, count in names.items() if count > 1] == []
