@@ -1,9 +1,14 @@
 """Webhook deliveries: RQ jobs over the SQL outbox (warehouse/ledger/webhooks.py), signed per Standard Webhooks.
 
-- `enqueue_deliveries(events)`: the scanner calls it after appending events; one outbox row per receiving
-  subscription, then one `deliver` job each.
-- `deliver(delivery_id, attempt)`: claims the attempt, signs the payload (`standardwebhooks`: `webhook-id` is the
-  outbox row's id, the same on every attempt; `webhook-timestamp` is the wall time of this attempt), checks the
+- `enqueue_deliveries(events)`: the scanner calls it after appending events; one outbox row per receiving target
+  (webhook subscriptions, alert callbacks, alert packages' webhook and chat channels), then one `deliver_batch` job
+  per BATCH_SIZE rows: a fork per job, not per delivery, is what lets 1,000 deliveries of one event go out in
+  seconds.
+- `deliver_batch(due)`: claims the batch's attempts in one transaction, sends them at most CONCURRENCY at a time
+  (threads sharing one connection pool), and records the outcomes in one transaction; each row keeps its own
+  retry time, so a failed row is retried alone. `deliver(delivery_id, attempt)` is a batch of one.
+- One attempt: signs the payload (`standardwebhooks`: `webhook-id` is the outbox row's id, the same on every
+  attempt; `webhook-timestamp` is the wall time of this attempt; a chat body is sent unsigned), checks the
   callback's host again (marketintel/ssrf.py) and POSTs to the address it checked, with `webhook_timeout_s` per
   phase, no redirects and no proxy from the environment, reading at most BODY_CAP bytes of the answer. 2xx is
   delivered. Timeouts, connection errors, 408, 429 and 5xx are retried: after `Retry-After` when the receiver sends
@@ -19,8 +24,10 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import math
 import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from urllib.parse import urlsplit
@@ -43,12 +50,19 @@ BACKOFF_MAX = timedelta(hours=1)
 BODY_CAP = 4096  # bytes of a receiver's answer read; the rest is dropped (the status is all we use)
 SWEEP_EVERY_S = 10
 USER_AGENT = "marketintel-webhooks/1"
+BATCH_SIZE = 200  # deliveries per job
+CONCURRENCY = 50  # requests in flight per job (within httpx's default pool of 100 connections)
 
 
 def send_lease(timeout_s: float) -> timedelta:
     """How long a claimed attempt may take before the sweeper presumes its worker dead: connect, write and read
     each get the timeout, plus a margin for signing and writing the outcome."""
     return timedelta(seconds=3 * timeout_s + 2)
+
+
+def batch_lease(timeout_s: float, size: int) -> timedelta:
+    """A claimed batch's lease: one send lease per round of CONCURRENCY requests."""
+    return send_lease(timeout_s) * math.ceil(size / CONCURRENCY)
 
 
 def backoff(attempts: int) -> timedelta:
@@ -106,10 +120,20 @@ class WebhookSender:
 
     def deliver(self, delivery_id: str, attempt: int) -> str:
         """One attempt; the delivery's status after it (`skipped` when another job has this attempt)."""
-        delivery = self.webhooks.claim(delivery_id, attempt, send_lease(self.timeout_s))
-        if delivery is None:
-            return "skipped"
-        return self.webhooks.record(delivery_id, self.attempt(delivery))
+        return self.deliver_batch([(delivery_id, attempt)])[delivery_id]
+
+    def deliver_batch(self, due: list[tuple[str, int]]) -> dict[str, str]:
+        """One attempt of each (delivery id, attempt), sent concurrently; {delivery id: its status after it}."""
+        claimed = self.webhooks.claim_many(due, batch_lease(self.timeout_s, len(due)))
+        statuses = {delivery_id: "skipped" for delivery_id, _ in due}
+        if len(claimed) == 1:
+            results = [self.attempt(claimed[0])]
+        elif claimed:
+            with ThreadPoolExecutor(max_workers=min(CONCURRENCY, len(claimed))) as pool:
+                results = list(pool.map(self.attempt, claimed))
+        else:
+            return statuses
+        return statuses | self.webhooks.record_many([(d["id"], r) for d, r in zip(claimed, results)])
 
     def attempt(self, delivery: dict) -> AttemptResult:
         try:
@@ -118,10 +142,9 @@ class WebhookSender:
             return AttemptResult(delivered=False, retry_in=backoff(delivery["attempts"]), error=str(ex)[:500])
         except RefusedURL as ex:
             return AttemptResult(delivered=False, error=f"refused: {ex}"[:500])
-        now = datetime.now(UTC)  # wall time: receivers check the signature's timestamp against their clock
-        headers = {"webhook-id": delivery["id"], "webhook-timestamp": str(int(now.timestamp())),
-                   "webhook-signature": Webhook(delivery["secret"]).sign(delivery["id"], now, delivery["payload"]),
-                   "content-type": "application/json", "user-agent": USER_AGENT, "host": target.host_header}
+        headers = {"content-type": "application/json", "user-agent": USER_AGENT, "host": target.host_header}
+        if delivery["secret"] is not None:  # chat bodies go unsigned: those endpoints verify no signature
+            headers |= signature_headers(delivery)
         started = time.perf_counter()
         try:
             status, retry_header = self._post(target, addresses[0], delivery["payload"], headers, started)
@@ -151,10 +174,18 @@ class WebhookSender:
 
     def _enqueue(self, due: list[tuple[str, int]]) -> int:
         if due and self.queue is not None:
-            self.queue.enqueue_many([Queue.prepare_data(deliver, args=(delivery_id, attempts), result_ttl=0,
-                                                        description=f"webhook {delivery_id}")
-                                     for delivery_id, attempts in due])
+            batches = [due[start:start + BATCH_SIZE] for start in range(0, len(due), BATCH_SIZE)]
+            self.queue.enqueue_many([Queue.prepare_data(deliver_batch, args=(batch,), result_ttl=0,
+                                                        description=f"webhooks: {len(batch)} deliveries")
+                                     for batch in batches])
         return len(due)
+
+
+def signature_headers(delivery: dict) -> dict:
+    """The Standard Webhooks headers of one attempt."""
+    now = datetime.now(UTC)  # wall time: receivers check the signature's timestamp against their clock
+    return {"webhook-id": delivery["id"], "webhook-timestamp": str(int(now.timestamp())),
+            "webhook-signature": Webhook(delivery["secret"]).sign(delivery["id"], now, delivery["payload"])}
 
 
 def _ms_since(started: float) -> int:
@@ -176,7 +207,12 @@ def enqueue_deliveries(events: list[dict]) -> int:
 
 
 def deliver(delivery_id: str, attempt: int = 0) -> str:
+    """A job of one delivery (the shape queued before batches; kept so such jobs still run)."""
     return _sender().deliver(delivery_id, attempt)
+
+
+def deliver_batch(due: list[tuple[str, int]]) -> dict[str, str]:
+    return _sender().deliver_batch([(delivery_id, attempt) for delivery_id, attempt in due])
 
 
 def sweep() -> int:

@@ -6,6 +6,7 @@ import logging
 import redis
 from rq import Worker
 
+import jobs.webhooks  # noqa: F401 (loaded once here, so each forked job starts with it: fan-out speed)
 from jobs.queues import QUEUE
 from marketintel.settings import get_settings
 

@@ -10,6 +10,7 @@ from spectree import Response
 from api.errors import APIError, invalid
 from api.middleware import require_agent
 from api.resources.alerts import url_problem
+from api.resources.webhooks import SIGNING
 from api.schemas import AlertPackagesQuery, PackageHistoryQuery, PackageSubscribeBody
 from api.services import Services
 from api.spec import api_spec
@@ -85,7 +86,11 @@ class PackageSubscribeResource:
         """Subscribe to a package for one period, or add a period to a running subscription (the new channels
         apply at once). Needs the package's tier (403). `delivery_channels`: `webhook` (needs `callback_url`)
         and/or `chat` (needs `chat_webhook_url`, a Slack- or Discord-style incoming webhook), both https;
-        `min_urgency` (default low) filters the events sent. The price is charged once, from your credit pools
+        `min_urgency` (default low) filters the events sent. The webhook channel's POSTs are signed per Standard
+        Webhooks with the `secret` (`whsec_...`) in `subscription`, shown once: when the subscription first has
+        that channel (a renewal keeps it). Chat messages (`{"text", "content"}`: "<urgency> <type>: <summary>")
+        are unsigned, as those endpoints verify none. Deliveries are listed at GET /api/v1/webhooks/deliveries
+        (kinds `package_webhook`, `package_chat`). The price is charged once, from your credit pools
         then your balance (402 with an invoice when they cannot pay it); nothing is charged if the subscription
         cannot be stored."""
         agent = require_agent(req)
@@ -100,8 +105,9 @@ class PackageSubscribeResource:
         except BaseException:
             await self.s.charging.undo(attempt)
             raise
-        resp.media = {"subscription": subscription, "charged_sats": charge.charged_sats, "paid_with": charge.paid_with,
-                      "balance_sats": charge.balance_sats,
+        signing = {"secret_shown_once": True, "signing": SIGNING} if "secret" in subscription else {}
+        resp.media = {**signing, "subscription": subscription, "charged_sats": charge.charged_sats,
+                      "paid_with": charge.paid_with, "balance_sats": charge.balance_sats,
                       "_meta": {"request_id": req.context.request_id, "charged_sats": charge.charged_sats,
                                 "price_sats": attempt.item.price_sats}}
 

@@ -10,6 +10,7 @@ from spectree import Response
 
 from api.errors import APIError, invalid
 from api.middleware import require_agent
+from api.resources.webhooks import SIGNING
 from api.schemas import AlertSubscribeBody
 from api.services import Services
 from api.spec import api_spec
@@ -48,11 +49,12 @@ class AlertSubscribeResource:
         """Create an alert: `conditions` ({field, operator, value}) combined by `logic` (AND: all hold, OR: any
         holds), evaluated at every scan on the market clock. It fires at most once per `cooldown` seconds (default
         3600), at most `max_triggers` times (default 10), until `expires_in_seconds` have passed (0: never). Each
-        trigger is an `alert.triggered` event for you alone: on your SSE stream, and POSTed signed to
-        `callback_url` (https) if given. Fields and operators: GET /api/v1/alerts/fields; a crossing compares
-        with the previous scan's value. 422 for an unknown field or operator, or a value of the wrong type.
-        Live alerts per agent by tier: free 5, premium 50, institutional 500 (409 `alert_limit_reached` past
-        it); spent or expired alerts do not count."""
+        trigger is an `alert.triggered` event for you alone: on your SSE stream, and POSTed to `callback_url`
+        (https) if given, signed per Standard Webhooks with the `secret` (`whsec_...`) in this answer, shown this
+        once; its deliveries are listed at GET /api/v1/webhooks/deliveries (kind `alert`). Fields and operators:
+        GET /api/v1/alerts/fields; a crossing compares with the previous scan's value. 422 for an unknown field
+        or operator, or a value of the wrong type. Live alerts per agent by tier: free 5, premium 50,
+        institutional 500 (409 `alert_limit_reached` past it); spent or expired alerts do not count."""
         agent = require_agent(req)
         body = req.context.json
         alert = body.model_dump()
@@ -61,10 +63,10 @@ class AlertSubscribeResource:
         if body.callback_url is not None and (problem := await url_problem(body.callback_url, allow_private)):
             raise invalid(["body", "callback_url"], problem)
         try:
-            resp.media = await asyncio.to_thread(self.alerts.create, agent["id"], agent["tier"], alert,
-                                                 self.s.clock.now())
+            made = await asyncio.to_thread(self.alerts.create, agent["id"], agent["tier"], alert, self.s.clock.now())
         except AlertLimitReached as exc:
             raise APIError(409, "alert_limit_reached", str(exc), tier=exc.tier, limit=exc.limit) from exc
+        resp.media = made | ({"secret_shown_once": True, "signing": SIGNING} if "secret" in made else {})
 
 
 class AlertsResource:

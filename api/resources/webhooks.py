@@ -101,7 +101,9 @@ class WebhookDeliveriesResource:
     @api_spec.validate(query=WebhookDeliveriesQuery, tags=["webhooks"],
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_422"))
     async def on_get(self, req, resp):
-        """Your recent deliveries, newest first (`limit` 1-200, default 50): each with its `webhook_id`, event id
+        """Your recent deliveries, newest first (`limit` 1-200, default 50), to every kind of target: `kind`
+        `subscription` (a webhook subscription), `alert` (an alert's callback_url), `package_webhook` or
+        `package_chat` (an alert package's channels), with `target_id` naming it. Each has its `webhook_id`, event id
         and type, `attempts`, `last_status_code`, `latency_ms` of the last attempt, `next_retry_at` while a retry
         is scheduled, and `status`, final once `delivered`, `failed` or `abandoned`. Also your subscriptions,
         each `active` or disabled with when and why."""

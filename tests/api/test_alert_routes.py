@@ -45,6 +45,8 @@ def test_subscribe_list_and_delete_only_ones_own(client):
     alert = made.json
     assert alert["alert_id"].startswith("al_") and alert["status"] == "active" and alert["trigger_count"] == 0
     assert {k: alert[k] for k in body} == body
+    assert alert.pop("secret").startswith("whsec_") and alert.pop("secret_shown_once") is True
+    assert alert.pop("signing")["headers"] == ["webhook-id", "webhook-timestamp", "webhook-signature"]
     listed = client.simulate_get("/api/v1/alerts", headers=auth(key)).json
     assert listed["alerts"] == [alert] and listed["limit"] == 5 and listed["tier"] == "free"
     assert client.simulate_delete(f"/api/v1/alerts/{alert['alert_id']}", headers=auth(other)).status_code == 404

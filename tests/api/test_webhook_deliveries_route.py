@@ -1,5 +1,6 @@
 """GET /api/v1/webhooks/deliveries after real deliveries: signed POSTs to a loopback receiver (the server allows
-private addresses here, as MI_WEBHOOK_ALLOW_PRIVATE=true does), listed newest first with their outcome."""
+private addresses here, as MI_WEBHOOK_ALLOW_PRIVATE=true does), listed newest first with their outcome and kind;
+an alert's trigger verified with the secret of the alert's create answer."""
 from __future__ import annotations
 
 import pytest
@@ -41,3 +42,24 @@ def test_a_signed_delivery_shows_in_the_listing_newest_first(client, services):
     assert len(client.simulate_get(DELIVERIES, headers=auth(key)).json["deliveries"]) == 3
     for bad in ("0", "201"):
         assert client.simulate_get(DELIVERIES, headers=auth(key), params={"limit": bad}).status_code == 422
+
+
+def test_an_alert_trigger_is_verified_with_the_secret_of_the_create_answer_and_listed_as_kind_alert(client, services):
+    key, agent = register(client)
+    hooks = Webhooks(services.engine)
+    with Receiver() as receiver:
+        made = client.simulate_post("/api/v1/alerts/subscribe", headers=auth(key), json={
+            "name": "vix high", "conditions": [{"field": "vix", "operator": ">", "value": 30}],
+            "callback_url": receiver.url})
+        assert made.status_code == 200, made.text
+        assert made.json["secret_shown_once"] is True
+        assert "secret" not in client.simulate_get("/api/v1/alerts", headers=auth(key)).json["alerts"][0]
+        event = sample_event(7, "alert.triggered", audience=agent["agent_id"]) | {"alert_id": made.json["alert_id"]}
+        due = hooks.create_deliveries([event], QUEUE_LEASE)
+        assert WebhookSender(hooks, timeout_s=2.0, allow_private=True).deliver_batch(due) == {due[0][0]: "delivered"}
+        [payload] = receiver.verified(made.json["secret"])
+    assert payload["data"]["alert_id"] == made.json["alert_id"]
+    [listed] = client.simulate_get(DELIVERIES, headers=auth(key)).json["deliveries"]
+    assert (listed["kind"], listed["target_id"], listed["subscription_id"], listed["status"]) == (
+        "alert", made.json["alert_id"], None, "delivered")
+

@@ -3,7 +3,11 @@ a scan evaluates, and recording a scan's triggers with the field values the next
 
 Limits (documented at POST /api/v1/alerts/subscribe): live alerts per agent by tier, ALERT_LIMITS. A live alert
 has not expired and has fired fewer than its max_triggers times; spent and expired alerts stay listed (with their
-status) until deleted, but do not count. Times are the market clock's, given by the caller."""
+status) until deleted, but do not count. Times are the market clock's, given by the caller.
+
+An alert with a callback URL gets a Standard Webhooks signing secret, returned once by `create`; its triggers are
+delivered through the webhook outbox (warehouse/ledger/webhooks.py), which finds the URL and the secret with
+`callback_targets`. Deleting an alert abandons its deliveries still pending."""
 from __future__ import annotations
 
 import secrets
@@ -14,7 +18,7 @@ from sqlalchemy import Engine, and_, bindparam, delete, func, insert, or_, selec
 
 from .db import reading
 from .entries import lock_agent
-from .tables import agents, alert_field_values, alerts
+from .tables import agents, alert_field_values, alerts, webhook_deliveries
 
 ALERT_LIMITS = {"free": 5, "premium": 50, "institutional": 500}
 _CHUNK = 1000  # ids per IN list, well within every backend's limit on bound parameters
@@ -62,14 +66,17 @@ class Alerts:
 
     def create(self, agent_pk: int, tier: str, alert: dict, now: datetime) -> dict:
         """Store a validated alert (name, conditions, logic, cooldown, max_triggers, expires_in_seconds,
-        callback_url); AlertLimitReached when the tier's live alerts are all taken."""
+        callback_url); AlertLimitReached when the tier's live alerts are all taken. With a callback URL, the
+        answer also holds `secret`, the signing secret of its deliveries: the only time it is returned."""
+        from .webhooks import new_secret  # the one secret format of every signed delivery
+
         limit = ALERT_LIMITS[tier]
         expires = now + timedelta(seconds=alert["expires_in_seconds"]) if alert["expires_in_seconds"] else None
         row = {"alert_id": "al_" + secrets.token_hex(12), "agent_id": agent_pk, "name": alert["name"],
                "conditions": orjson.dumps(alert["conditions"]).decode(), "logic": alert["logic"],
                "cooldown_s": alert["cooldown"], "max_triggers": alert["max_triggers"], "trigger_count": 0,
                "last_triggered_at": None, "expires_at": expires, "callback_url": alert.get("callback_url"),
-               "created_at": now}
+               "secret": new_secret() if alert.get("callback_url") else None, "created_at": now}
         with self.engine.begin() as conn:
             lock_agent(conn, agent_pk)  # two creations at once cannot both take the last place
             live = conn.scalar(select(func.count()).select_from(alerts).where(alerts.c.agent_id == agent_pk,
@@ -77,7 +84,7 @@ class Alerts:
             if live >= limit:
                 raise AlertLimitReached(tier, limit)
             conn.execute(insert(alerts), row)
-        return public(row, now)
+        return public(row, now) | ({"secret": row["secret"]} if row["secret"] else {})
 
     def mine(self, agent_pk: int, now: datetime) -> list[dict]:
         with reading(self.engine) as conn:
@@ -86,9 +93,15 @@ class Alerts:
 
     def delete(self, agent_pk: int, alert_id: str) -> bool:
         """Remove the agent's own alert; False when it has none of that id (another agent's is not its own)."""
+        d = webhook_deliveries.c
         with self.engine.begin() as conn:
             gone = conn.execute(delete(alerts).where(alerts.c.alert_id == alert_id, alerts.c.agent_id == agent_pk))
-            return gone.rowcount == 1
+            if gone.rowcount != 1:
+                return False
+            conn.execute(update(webhook_deliveries)  # its triggers stop reaching the callback with the alert
+                         .where(d.target_kind == "alert", d.target_id == alert_id, d.status == "pending")
+                         .values(status="abandoned", next_attempt_at=None, last_error="alert deleted"))
+            return True
 
     def live(self, now: datetime) -> list[dict]:
         """Every live alert with its owner's public id, as intel/events/alerts.py evaluates them."""
@@ -136,6 +149,20 @@ class Alerts:
             rows = conn.execute(select(c.alert_id, c.trigger_count).where(
                 c.alert_id.in_(ids[start:start + _CHUNK]), c.trigger_count < c.max_triggers).with_for_update())
             found |= {a for a, count in rows if count == fired[a]}
+        return found
+
+    def callback_targets(self, alert_ids: list[str]) -> dict[str, dict]:
+        """{alert_id: {url, secret, agent_pk, owner}} of the alerts among `alert_ids` that have a callback URL
+        and a secret (an alert made before secrets existed has none: its triggers reach SSE only)."""
+        c, found = alerts.c, {}
+        with reading(self.engine) as conn:
+            for start in range(0, len(alert_ids), _CHUNK):
+                query = (select(c.alert_id, c.callback_url, c.secret, c.agent_id, agents.c.agent_id.label("owner"))
+                         .join(agents, agents.c.id == c.agent_id)
+                         .where(c.alert_id.in_(alert_ids[start:start + _CHUNK]), c.callback_url.is_not(None),
+                                c.secret.is_not(None)))
+                found |= {r.alert_id: {"url": r.callback_url, "secret": r.secret, "agent_pk": r.agent_id,
+                                       "owner": r.owner} for r in conn.execute(query)}
         return found
 
     def callback_for(self, alert_id: str) -> str | None:

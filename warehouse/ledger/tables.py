@@ -282,15 +282,27 @@ webhook_subscriptions = Table(
     Column("failing_since", UTCDateTime, nullable=True),
 )
 
-# The outbox: one row per (event, subscription), written before any job is enqueued, so a delivery outlives a lost
-# job or a killed worker (the sweeper re-enqueues what is due). `id` is the `webhook-id` header, the same on every
-# attempt, so receivers deduplicate by it. UNIQUE(subscription_id, event_id): an event is never queued twice for one
-# subscription. `next_attempt_at`: when a pending row is next due (a retry, or the lease of a queued or running job).
+# The outbox: one row per (event, target), written before any job is enqueued, so a delivery outlives a lost job or
+# a killed worker (the sweeper re-enqueues what is due). `id` is the `webhook-id` header, the same on every attempt,
+# so receivers deduplicate by it. A row names its target whole (kind, id, URL, secret, body format), so sending
+# needs no join: a webhook subscription, an alert's callback, or an alert package's webhook or chat channel
+# (`subscription_id` is set for the first kind only). UNIQUE(agent_id, event_id, url): one event reaches one URL of
+# an agent once, whatever the number of its targets there. `next_attempt_at`: when a pending row is next due (a
+# retry, or the lease of a queued or running job).
+DELIVERY_TARGET_KINDS = ("subscription", "alert", "package_webhook", "package_chat")
+DELIVERY_BODY_FORMATS = ("standard_webhooks", "chat")  # signed {type, timestamp, data}; unsigned {text, content}
 webhook_deliveries = Table(
     "webhook_deliveries", metadata,
     Column("id", String(40), primary_key=True),  # msg_<hex>, the webhook-id
-    Column("subscription_id", String(40), ForeignKey("webhook_subscriptions.id"), nullable=False),
+    Column("subscription_id", String(40), ForeignKey("webhook_subscriptions.id"), nullable=True),
+    Column("agent_id", Integer, ForeignKey("agents.id"), nullable=False, index=True),  # the target's owner
     Column("event_id", String(40), nullable=False),
+    Column("event_type", String(60), nullable=False),
+    Column("target_kind", String(20), nullable=False, server_default="subscription"),
+    Column("target_id", String(40), nullable=False),  # whs_..., al_..., or the package subscription's row id
+    Column("url", String(2000), nullable=False),
+    Column("secret", String(100), nullable=True),  # the target's signing secret; NULL: unsigned (chat)
+    Column("body_format", String(20), nullable=False, server_default="standard_webhooks"),
     Column("payload", Text, nullable=False),  # exactly the bytes signed and sent
     Column("status", String(20), nullable=False, server_default="pending"),
     Column("attempts", Integer, nullable=False, server_default="0"),
@@ -301,7 +313,10 @@ webhook_deliveries = Table(
     Column("created_at", UTCDateTime, nullable=False, default=utcnow, index=True),
     Column("delivered_at", UTCDateTime, nullable=True),
     UniqueConstraint("subscription_id", "event_id"),
+    UniqueConstraint("agent_id", "event_id", "url"),
     CheckConstraint(_one_of("status", WEBHOOK_DELIVERY_STATUSES), name="status_known"),
+    CheckConstraint(_one_of("target_kind", DELIVERY_TARGET_KINDS), name="target_kind_known"),
+    CheckConstraint(_one_of("body_format", DELIVERY_BODY_FORMATS), name="body_format_known"),
 )
 
 ALERT_LOGIC = ("AND", "OR")  # how an alert combines its conditions
@@ -323,6 +338,7 @@ alerts = Table(
     Column("last_triggered_at", UTCDateTime, nullable=True),
     Column("expires_at", UTCDateTime, nullable=True),  # NULL: never (expires_in_seconds 0)
     Column("callback_url", Text, nullable=True),
+    Column("secret", String(100), nullable=True),  # signs deliveries to callback_url; shown once, at create
     Column("created_at", UTCDateTime, nullable=False),
     CheckConstraint(_one_of("logic", ALERT_LOGIC), name="logic_known"),
     CheckConstraint("trigger_count >= 0 AND trigger_count <= max_triggers", name="triggers_within_max"),
@@ -347,6 +363,7 @@ alert_package_subscriptions = Table(
     Column("delivery_channels", String(40), nullable=False),  # comma-separated: webhook, chat
     Column("callback_url", Text, nullable=True),
     Column("chat_webhook_url", Text, nullable=True),
+    Column("secret", String(100), nullable=True),  # signs the webhook channel's deliveries; shown once
     Column("min_urgency", String(10), nullable=False),
     Column("started_at", UTCDateTime, nullable=False),
     Column("ends_at", UTCDateTime, nullable=False),

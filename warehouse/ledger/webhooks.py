@@ -3,16 +3,25 @@
 Rules:
 - A subscription is one event type and one callback URL; at most MAX_SUBSCRIPTIONS[tier] active ones per agent, and
   one per (event type, URL). Its signing secret is shown once, at subscribe.
-- An event becomes one outbox row per active subscription of its type whose agent may receive it: a market event
-  for every agent whose effective tier allows the type, an `alert.triggered` for the one agent in its `audience`.
+- An event becomes one outbox row per target that receives it (DELIVERY_TARGET_KINDS in tables.py, in that order):
+  each active subscription of its type whose agent may receive it (a market event for every agent whose effective
+  tier allows the type, an `alert.triggered` for the one agent in its `audience`); an `alert.triggered`'s own alert
+  callback (signed with the alert's secret); each running alert package subscription of its type at or above its
+  `min_urgency`, on its webhook channel (signed with the package secret) and its chat channel (CHAT body,
+  unsigned: Slack- and Discord-style incoming webhooks verify no signature). One event reaches one URL of an
+  agent once: the first target there takes it (the UNIQUE index is the last line of defence).
+- A row carries its whole target (URL, secret, body format) so sending needs no join, and all targets share the
+  claims, retries, sweeper and SSRF checks below.
 - Each attempt is claimed first (`attempts` goes up by one only if it is still the attempt the job was queued for),
   so two jobs for one attempt never both send, and a worker killed mid-send leaves a pending row whose lease ends:
-  the sweeper queues it again. Receivers may still see a delivery twice (killed after the receiver answered, before
-  the outcome was written): at least once, deduplicated by `webhook-id` (the row id).
+  the sweeper queues it again. `claim_many` and `record_many` do the same for a batch in one transaction each.
+  Receivers may still see a delivery twice (killed after the receiver answered, before the outcome was written):
+  at least once, deduplicated by `webhook-id` (the row id).
 - Retries stop when the delivery is DISABLE_AFTER old; a subscription whose attempts have all failed for
   DISABLE_AFTER (since `failing_since`, the first failure after its last success) is disabled, says why, and its
-  pending deliveries are abandoned. Wall clock, not the market clock: a receiver's outage lasts real hours whatever
-  the speed of a replayed or simulated market, and the signature's timestamp must be wall time anyway.
+  pending deliveries are abandoned (an alert's or a package's rows just stop retrying at DISABLE_AFTER). Wall
+  clock, not the market clock: a receiver's outage lasts real hours whatever the speed of a replayed or simulated
+  market, and the signature's timestamp must be wall time anyway.
 """
 from __future__ import annotations
 
@@ -23,10 +32,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import orjson
-from sqlalchemy import Engine, and_, delete, func, select, update
+from sqlalchemy import Engine, and_, bindparam, delete, func, select, update
 
 from intel.events.types import EVENT_TYPES, OWNER_ONLY
 
+from .alert_packages import PackageSubscriptions
+from .alerts import Alerts
 from .db import reading
 from .entries import lock_agent
 from .tables import agents, utcnow, webhook_deliveries, webhook_subscriptions
@@ -35,6 +46,8 @@ from .tiers import effective_tier
 MAX_SUBSCRIPTIONS = {"free": 5, "premium": 25, "institutional": 100}  # active subscriptions per agent
 DISABLE_AFTER = timedelta(hours=24)
 KEEP_FINISHED = timedelta(days=30)  # delivered, failed and abandoned rows are pruned after this
+CHAT_TEXT_MAX = 2000  # Discord's limit on `content`; Slack's `text` allows more
+_CHUNK = 500  # ids per IN list
 S, D = webhook_subscriptions.c, webhook_deliveries.c
 
 
@@ -66,6 +79,31 @@ def new_secret() -> str:
 def payload_of(event: dict) -> str:
     """The Standard Webhooks body: {type, timestamp, data}, `data` the event as the SSE stream carries it."""
     return orjson.dumps({"type": event["type"], "timestamp": event["occurred_at"], "data": event}).decode()
+
+
+def chat_payload_of(event: dict) -> str:
+    """A chat channel's body: Slack's `text` and Discord's `content` (each ignores the other's field)."""
+    line = f"{event['urgency']} {event['type']}: {event['summary']}"[:CHAT_TEXT_MAX]
+    return orjson.dumps({"text": line, "content": line}).decode()
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where and how one event is delivered: `kind` one of DELIVERY_TARGET_KINDS, `target_id` the thing of that kind."""
+    kind: str
+    target_id: str
+    agent_pk: int
+    url: str
+    secret: str | None  # None: unsigned (chat)
+
+    def row(self, event: dict, now: datetime, lease: timedelta) -> dict:
+        chat = self.kind == "package_chat"
+        return {"id": "msg_" + secrets.token_hex(12), "event_id": event["id"], "event_type": event["type"],
+                "subscription_id": self.target_id if self.kind == "subscription" else None,
+                "agent_id": self.agent_pk, "target_kind": self.kind, "target_id": self.target_id, "url": self.url,
+                "secret": None if chat else self.secret, "body_format": "chat" if chat else "standard_webhooks",
+                "payload": chat_payload_of(event) if chat else payload_of(event), "status": "pending",
+                "attempts": 0, "next_attempt_at": now + lease, "created_at": now}
 
 
 class Webhooks:
@@ -105,8 +143,7 @@ class Webhooks:
     def forget_agent(self, agent_pk: int) -> int:
         """Remove every subscription and delivery of the agent (its data deleted); how many subscriptions."""
         with self.engine.begin() as conn:
-            ids = select(S.id).where(S.agent_id == agent_pk).scalar_subquery()
-            conn.execute(delete(webhook_deliveries).where(D.subscription_id.in_(ids)))
+            conn.execute(delete(webhook_deliveries).where(D.agent_id == agent_pk))  # every kind of target
             return conn.execute(delete(webhook_subscriptions).where(S.agent_id == agent_pk)).rowcount
 
     def subscriptions(self, agent_pk: int) -> list[dict]:
@@ -117,10 +154,11 @@ class Webhooks:
         return [_public(dict(r)) for r in rows]
 
     def deliveries(self, agent_pk: int, limit: int = 50) -> list[dict]:
-        """The agent's deliveries, newest first."""
-        query = (select(D.id, D.subscription_id, S.event_type, D.event_id, D.status, D.attempts, D.last_status,
-                        D.last_error, D.latency_ms, D.next_attempt_at, D.created_at, D.delivered_at)
-                 .join(webhook_subscriptions, S.id == D.subscription_id).where(S.agent_id == agent_pk)
+        """The agent's deliveries of every kind of target, newest first."""
+        query = (select(D.id, D.subscription_id, D.target_kind, D.target_id, D.event_type, D.event_id, D.status,
+                        D.attempts, D.last_status, D.last_error, D.latency_ms, D.next_attempt_at, D.created_at,
+                        D.delivered_at)
+                 .where(D.agent_id == agent_pk)
                  .order_by(D.created_at.desc(), D.id.desc()).limit(limit))
         with reading(self.engine) as conn:
             return [_delivery(dict(r)) for r in conn.execute(query).mappings()]
@@ -128,71 +166,107 @@ class Webhooks:
     # --- the outbox ---
 
     def create_deliveries(self, events: Iterable[dict], lease: timedelta) -> list[tuple[str, int]]:
-        """One pending row per (event, receiving subscription), due again after `lease` (the time its job has to
-        start); returns (delivery id, attempts) of the new rows. Events already queued for a subscription are
-        skipped, so calling this twice for the same events is harmless."""
-        by_type: dict[str, list[dict]] = {}
-        for event in events:
-            by_type.setdefault(event["type"], []).append(event)
-        if not by_type:
+        """One pending row per (event, receiving target), due again after `lease` (the time its job has to start);
+        returns (delivery id, attempts) of the new rows. An event already queued to an agent's URL is skipped, so
+        calling this twice for the same events is harmless."""
+        events = list(events)
+        if not events:
             return []
         now = self.now()
+        targets = self._targets(events, now)
         with self.engine.begin() as conn:
-            subs = conn.execute(
-                select(S.id, S.event_type, agents.c.agent_id, agents.c.tier, agents.c.tier_expires_at)
-                .join(agents, agents.c.id == S.agent_id)
-                .where(S.disabled_at.is_(None), S.event_type.in_(list(by_type)))).all()
-            event_ids = [e["id"] for batch in by_type.values() for e in batch]
-            queued = set(conn.execute(select(D.subscription_id, D.event_id).where(D.event_id.in_(event_ids))).all())
-            rows = [{"id": "msg_" + secrets.token_hex(12), "subscription_id": sub.id, "event_id": event["id"],
-                     "payload": payload_of(event), "status": "pending", "attempts": 0,
-                     "next_attempt_at": now + lease, "created_at": now}
-                    for sub in subs for event in by_type[sub.event_type]
-                    if (sub.id, event["id"]) not in queued and _receives(sub, event, now)]
+            ids = [e["id"] for e in events]
+            queued = {tuple(r) for start in range(0, len(ids), _CHUNK) for r in conn.execute(
+                select(D.agent_id, D.event_id, D.url).where(D.event_id.in_(ids[start:start + _CHUNK])))}
+            rows = []
+            for event, target in targets:
+                if (key := (target.agent_pk, event["id"], target.url)) not in queued:
+                    queued.add(key)
+                    rows.append(target.row(event, now, lease))
             if rows:
                 conn.execute(webhook_deliveries.insert(), rows)
         return [(r["id"], 0) for r in rows]
 
+    def _targets(self, events: list[dict], now: datetime) -> list[tuple[dict, Target]]:
+        """Every (event, target) that receives it, in the order of DELIVERY_TARGET_KINDS: where one agent's URL
+        is named twice, the first kind takes it."""
+        by_type: dict[str, list[dict]] = {}
+        for event in events:
+            by_type.setdefault(event["type"], []).append(event)
+        with reading(self.engine) as conn:
+            subs = conn.execute(
+                select(S.id, S.event_type, S.agent_id.label("agent_pk"), S.callback_url, S.secret, agents.c.agent_id,
+                       agents.c.tier, agents.c.tier_expires_at)
+                .join(agents, agents.c.id == S.agent_id)
+                .where(S.disabled_at.is_(None), S.event_type.in_(list(by_type)))).all()
+        found = [(event, Target("subscription", sub.id, sub.agent_pk, sub.callback_url, sub.secret))
+                 for sub in subs for event in by_type[sub.event_type] if _receives(sub, event, now)]
+        triggered = [e for e in events if e["type"] == "alert.triggered" and e.get("alert_id")]
+        callbacks = Alerts(self.engine).callback_targets([e["alert_id"] for e in triggered]) if triggered else {}
+        for event in triggered:
+            alert = callbacks.get(event["alert_id"])
+            if alert is not None and alert["owner"] == event.get("audience"):  # the owner's alone
+                found.append((event, Target("alert", event["alert_id"], alert["agent_pk"], alert["url"],
+                                            alert["secret"])))
+        packages = PackageSubscriptions(self.engine, now=self.now)
+        for event in events:
+            for sub in packages.delivery_targets(event):
+                if "webhook" in sub["channels"] and sub["callback_url"] and sub["secret"]:
+                    found.append((event, Target("package_webhook", str(sub["id"]), sub["agent_pk"],
+                                                sub["callback_url"], sub["secret"])))
+                if "chat" in sub["channels"] and sub["chat_webhook_url"]:
+                    found.append((event, Target("package_chat", str(sub["id"]), sub["agent_pk"],
+                                                sub["chat_webhook_url"], None)))
+        return found
+
     def claim(self, delivery_id: str, attempt: int, lease: timedelta) -> dict | None:
         """Start attempt `attempt + 1` of a pending delivery, due again after `lease` should this worker die;
-        the delivery with its subscription's URL and secret, or None when another job took it or it is over."""
-        now = self.now()
+        the delivery with its target's URL (`callback_url`) and secret, or None when another job took it or it is
+        over."""
+        claimed = self.claim_many([(delivery_id, attempt)], lease)
+        return claimed[0] if claimed else None
+
+    def claim_many(self, due: list[tuple[str, int]], lease: timedelta) -> list[dict]:
+        """`claim` for a batch of (delivery id, attempt) in one transaction: the rows still pending at the attempt
+        named, locked while checked (PostgreSQL; SQLite's BEGIN IMMEDIATE holds every writer off), are claimed
+        together, since executemany tells no count per row; the others are another job's or over."""
+        wanted, now, mine = dict(due), self.now(), []
         with self.engine.begin() as conn:
-            taken = conn.execute(update(webhook_deliveries)
-                                 .where(D.id == delivery_id, D.status == "pending", D.attempts == attempt)
-                                 .values(attempts=D.attempts + 1, next_attempt_at=now + lease)).rowcount
-            if not taken:
-                return None
-            row = conn.execute(select(D.id, D.payload, D.attempts, D.created_at, D.subscription_id, S.callback_url,
-                                      S.secret).join(webhook_subscriptions, S.id == D.subscription_id)
-                               .where(D.id == delivery_id)).mappings().one()
-        return dict(row)
+            ids = list(wanted)
+            for start in range(0, len(ids), _CHUNK):
+                rows = conn.execute(select(D.id, D.attempts).where(
+                    D.id.in_(ids[start:start + _CHUNK]), D.status == "pending").with_for_update())
+                mine += [i for i, attempts in rows if attempts == wanted[i]]
+            if not mine:
+                return []
+            conn.execute(update(webhook_deliveries).where(D.id == bindparam("claimed_id"))
+                         .values(attempts=D.attempts + 1, next_attempt_at=now + lease),
+                         [{"claimed_id": i} for i in mine])
+            claimed = [dict(r) for start in range(0, len(mine), _CHUNK) for r in conn.execute(
+                select(D.id, D.payload, D.attempts, D.created_at, D.subscription_id, D.target_kind, D.body_format,
+                       D.url.label("callback_url"), D.secret).where(D.id.in_(mine[start:start + _CHUNK]))).mappings()]
+        return claimed
 
     def record(self, delivery_id: str, result: AttemptResult) -> str:
         """Write an attempt's outcome and its subscription's failing state; the delivery's status after it."""
-        now = self.now()
+        return self.record_many([(delivery_id, result)])[delivery_id]
+
+    def record_many(self, outcomes: list[tuple[str, AttemptResult]]) -> dict[str, str]:
+        """`record` for a batch in one transaction; {delivery id: its status after it}."""
+        now, statuses = self.now(), {}
         with self.engine.begin() as conn:
-            row = conn.execute(select(D.status, D.created_at, D.subscription_id, S.failing_since)
-                               .join(webhook_subscriptions, S.id == D.subscription_id)
-                               .where(D.id == delivery_id)).first()
-            if row is None or row.status != "pending":  # unsubscribed or abandoned meanwhile
-                return row.status if row else "removed"
-            seen = {"last_status": result.status_code, "last_error": result.error, "latency_ms": result.latency_ms}
-            if result.delivered:
-                _set(conn, delivery_id, status="delivered", delivered_at=now, next_attempt_at=None, **seen)
-                _set_failing_since(conn, row.subscription_id, None)
-                return "delivered"
-            failing_since = row.failing_since or now
-            if now - failing_since >= DISABLE_AFTER:
-                _disable(conn, row.subscription_id, failing_since, now, result)
-                _set(conn, delivery_id, status="failed", next_attempt_at=None, **seen)
-                return "failed"
-            _set_failing_since(conn, row.subscription_id, failing_since)
-            if result.retry_in is not None and now + result.retry_in - row.created_at < DISABLE_AFTER:
-                _set(conn, delivery_id, next_attempt_at=now + result.retry_in, **seen)
-                return "pending"
-            _set(conn, delivery_id, status="failed", next_attempt_at=None, **seen)
-            return "failed"
+            ids = [i for i, _ in outcomes]
+            rows = {r.id: r for start in range(0, len(ids), _CHUNK) for r in conn.execute(
+                select(D.id, D.status, D.created_at, D.subscription_id, S.failing_since)
+                .outerjoin(webhook_subscriptions, S.id == D.subscription_id)
+                .where(D.id.in_(ids[start:start + _CHUNK])))}
+            failing: dict[str, datetime | None] = {}  # a subscription's failing_since as this batch leaves it
+            for delivery_id, result in outcomes:
+                row = rows.get(delivery_id)
+                if row is not None and row.subscription_id is not None:
+                    failing.setdefault(row.subscription_id, row.failing_since)
+                statuses[delivery_id] = _record_one(conn, row, result, now, failing)
+        return statuses
 
     def take_due(self, lease: timedelta, limit: int = 1000) -> list[tuple[str, int]]:
         """Pending deliveries whose time has come (a retry, or a job that never ran or whose worker died), each
@@ -228,6 +302,36 @@ class Webhooks:
     def count_pending(self) -> int:
         with reading(self.engine) as conn:
             return conn.scalar(select(func.count()).where(D.status == "pending"))
+
+
+def _record_one(conn, row, result: AttemptResult, now: datetime, failing: dict) -> str:
+    """One outcome; `failing` holds the batch's view of each subscription's failing_since (updated here)."""
+    if row is None or row.status != "pending":  # unsubscribed, cancelled, abandoned or disabled meanwhile
+        return row.status if row else "removed"
+    if row.subscription_id is not None and failing.get(row.subscription_id) == "disabled":
+        return "abandoned"  # disabled earlier in this batch, its pending rows abandoned with it
+    seen = {"last_status": result.status_code, "last_error": result.error, "latency_ms": result.latency_ms}
+    sub = row.subscription_id
+    if result.delivered:
+        _set(conn, row.id, status="delivered", delivered_at=now, next_attempt_at=None, **seen)
+        if sub is not None:
+            failing[sub] = None
+            _set_failing_since(conn, sub, None)
+        return "delivered"
+    if sub is not None:
+        failing_since = failing.get(sub) or now
+        if now - failing_since >= DISABLE_AFTER:
+            _disable(conn, sub, failing_since, now, result)
+            _set(conn, row.id, status="failed", next_attempt_at=None, **seen)
+            failing[sub] = "disabled"
+            return "failed"
+        failing[sub] = failing_since
+        _set_failing_since(conn, sub, failing_since)
+    if result.retry_in is not None and now + result.retry_in - row.created_at < DISABLE_AFTER:
+        _set(conn, row.id, next_attempt_at=now + result.retry_in, **seen)
+        return "pending"
+    _set(conn, row.id, status="failed", next_attempt_at=None, **seen)
+    return "failed"
 
 
 def _receives(sub, event: dict, now: datetime) -> bool:
@@ -269,7 +373,8 @@ def _delivery(row: dict) -> dict:
     final = row["status"] != "pending"
     # a retry is only scheduled after an answer (or an error); before that next_attempt_at is a job's lease
     retrying = not final and row["next_attempt_at"] is not None and (row["last_status"] or row["last_error"])
-    return {"webhook_id": row["id"], "subscription_id": row["subscription_id"], "event_type": row["event_type"],
+    return {"webhook_id": row["id"], "kind": row["target_kind"], "target_id": row["target_id"],
+            "subscription_id": row["subscription_id"], "event_type": row["event_type"],
             "event_id": row["event_id"], "status": row["status"], "final": final, "attempts": row["attempts"],
             "last_status_code": row["last_status"], "last_error": row["last_error"],
             "latency_ms": row["latency_ms"],

@@ -65,9 +65,12 @@ def test_alerts_and_values_are_there_for_a_new_process(engine, ledger_url, agent
     fresh = make_engine(ledger_url)
     try:
         again = Alerts(fresh)
+        secret = made.pop("secret")  # shown at create only
         assert again.mine(agent["id"], NOW) == [made]
         assert again.previous_values() == {"vix": 18.25, "regime_state": "risk_on"}
         assert again.callback_for(made["alert_id"]) == "https://example.org/hook"
+        assert again.callback_targets([made["alert_id"]])[made["alert_id"]] == {
+            "url": "https://example.org/hook", "secret": secret, "agent_pk": agent["id"], "owner": agent["agent_id"]}
         [live] = again.live(NOW)
         assert live["agent_id"] == agent["agent_id"] and live["conditions"] == made["conditions"]
     finally:
