@@ -42,14 +42,18 @@ def publish_module(redis_url: str, name: str = MODULE) -> int:
     return module_price(module)
 
 
-def start_gunicorn(env: dict, workers: int, log: Path | None = None) -> tuple[subprocess.Popen, str]:
+def start_gunicorn(env: dict, workers: int, log: Path | None = None,
+                   graceful_timeout_s: int | None = None) -> tuple[subprocess.Popen, str]:
     """The argv `marketintel up` uses, on a free port; returns once the instance answers. Its log (info: worker
-    boots and exits, timeouts, application errors; no access lines) goes to `log` when given."""
+    boots and exits, timeouts, application errors; no access lines) goes to `log` when given; a shorter graceful
+    timeout where open streams would hold a stop that long."""
     from marketintel.cli import children
     from marketintel.settings import Settings
 
     port = free_port()
     argv = children(Settings(api_port=port, api_workers=workers))[0].argv + ["--log-level", "info"]
+    if graceful_timeout_s is not None:
+        argv[argv.index("--graceful-timeout") + 1] = str(graceful_timeout_s)
     with open(log or os.devnull, "ab") as out:
         process = subprocess.Popen(argv, env=env, cwd=ROOT, start_new_session=True, stdout=out,
                                    stderr=subprocess.STDOUT)

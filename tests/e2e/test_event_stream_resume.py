@@ -5,7 +5,6 @@ again on the same port, and the client, resuming, still receives every event onc
 while Redis was down are in SQL: the log writes SQL first). Events here are fixtures, labelled simulated."""
 from __future__ import annotations
 
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -16,7 +15,7 @@ import redis
 from httpx_sse import connect_sse
 
 from marketintel.redis_server import EmbeddedRedis, free_port
-from tests.e2e.paid_load import ROOT, migrate, service_env, stop
+from tests.e2e.paid_load import migrate, service_env, start_gunicorn, stop
 from warehouse import keys
 from warehouse.events import EventLog
 from warehouse.ledger import make_engine
@@ -32,27 +31,6 @@ def event(n: int) -> dict:
             "data_source": "sim", "audience": None}
 
 
-def start_gunicorn(env: dict, workers: int = 2) -> tuple[subprocess.Popen, str]:
-    """`marketintel up`'s argv with a 1 s graceful timeout: an open stream holds a stop that long."""
-    from marketintel.cli import children
-    from marketintel.settings import Settings
-
-    port = free_port()
-    argv = children(Settings(api_port=port, api_workers=workers))[0].argv
-    argv[argv.index("--graceful-timeout") + 1] = "1"
-    process = subprocess.Popen(argv, env=env, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {process.returncode}")
-        try:
-            if httpx.get(f"{base}/", timeout=1).status_code == 200:
-                return process, base
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    stop(process)
-    raise RuntimeError("gunicorn did not start")
 
 
 class Listener(threading.Thread):
@@ -129,7 +107,7 @@ def stack(mi_home, tmp_path):
     server = EmbeddedRedis(free_port(), tmp_path / "redis").start()
     env = service_env(mi_home, server.url, None) | {"MI_SSE_HEARTBEAT_S": str(HEARTBEAT_S)}
     migrate(env)
-    process, base = start_gunicorn(env)
+    process, base = start_gunicorn(env, 2, graceful_timeout_s=1)  # an open stream holds a stop that long
     log = EventLog(make_engine(f"sqlite:///{(Path(mi_home) / 'ledger.sqlite').resolve()}"),
                    redis.Redis.from_url(server.url, socket_timeout=2))
     try:

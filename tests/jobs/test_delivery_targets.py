@@ -7,30 +7,19 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import orjson
-import pytest
 from standardwebhooks import Webhook
 
 from intel.events.packages import PACKAGES
 from jobs.webhooks import BACKOFF_FIRST, QUEUE_LEASE, WebhookSender
-from tests.jobs.webhook_receiver import Answer, Receiver, WallClock, sample_event
-from warehouse.ledger import Agents, make_engine
+from tests.jobs.webhook_receiver import Answer, Receiver, sample_event
+from warehouse.ledger import Agents
 from warehouse.ledger.alert_packages import PackageSubscriptions
 from warehouse.ledger.alerts import Alerts
-from warehouse.ledger.webhooks import Webhooks
 
 VOLATILITY = PACKAGES["volatility_shock"]  # market.vix_spike among its types
 
 
-@pytest.fixture
-def clock():
-    return WallClock()
 
-
-@pytest.fixture
-def hooks(settings, clock):
-    engine = make_engine(settings.sqlalchemy_url)
-    yield Webhooks(engine, now=clock)
-    engine.dispose()
 
 
 def sender(hooks) -> WebhookSender:

@@ -8,21 +8,9 @@ from datetime import timedelta
 import pytest
 
 from jobs.webhooks import BACKOFF_FIRST, QUEUE_LEASE, WebhookSender
-from tests.jobs.webhook_receiver import Answer, Receiver, WallClock, sample_event
-from warehouse.ledger import Agents, make_engine
-from warehouse.ledger.webhooks import DISABLE_AFTER, Webhooks
-
-
-@pytest.fixture
-def clock():
-    return WallClock()
-
-
-@pytest.fixture
-def hooks(settings, clock):
-    engine = make_engine(settings.sqlalchemy_url)
-    yield Webhooks(engine, now=clock)
-    engine.dispose()
+from tests.jobs.webhook_receiver import Answer, Receiver, sample_event
+from warehouse.ledger import Agents
+from warehouse.ledger.webhooks import DISABLE_AFTER
 
 
 def sender(hooks, allow_private=True, timeout_s=2.0) -> WebhookSender:
