@@ -117,14 +117,20 @@ def stack(mi_home, tmp_path):
         server.stop()
 
 
-def test_a_client_receives_in_order_and_resumes_after_a_drop(stack):
-    _, base, log = stack
+def connected_with_three_events(base: str, log) -> Listener:
+    """A listening client that has received events 1 to 3."""
     listener = Listener(base)
     listener.start()
     while listener.connections == 0:
         time.sleep(0.05)
     appended(log, range(1, 4))
     assert listener.wait_for(3) == ["1-0", "2-0", "3-0"]
+    return listener
+
+
+def test_a_client_receives_in_order_and_resumes_after_a_drop(stack):
+    _, base, log = stack
+    listener = connected_with_three_events(base, log)
     appended(log, range(4, 6))  # while it is connected ...
     listener.cut()  # (returns once it is connected again)
     appended(log, range(6, 9))  # ... and after it is back
@@ -139,12 +145,7 @@ def test_a_client_resumes_exactly_after_redis_restarts_empty(stack, cut):
     """Cut: the client's connection breaks while Redis is down, and it resumes with Last-Event-ID (the replay
     reads SQL). Held: its stream stays open, and the worker's reader catches up from SQL once Redis is back."""
     server, base, log = stack
-    listener = Listener(base)
-    listener.start()
-    while listener.connections == 0:
-        time.sleep(0.05)
-    appended(log, range(1, 4))
-    assert listener.wait_for(3) == ["1-0", "2-0", "3-0"]
+    listener = connected_with_three_events(base, log)
     server.stop()
     (server.data_dir / "redis.rdb").unlink(missing_ok=True)  # whatever it saved: the stream is lost with it
     appended(log, range(4, 7))  # in SQL only
