@@ -22,7 +22,7 @@ from dagster import (
     MetadataValue,
     asset,
 )
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Connection, Engine, insert, select, update
 
 from assets.resources import MarketResource, RecordsResource, ServingCacheResource, WarehouseResource
 from intel.events.scanner import scan
@@ -30,7 +30,7 @@ from intel.events.types import EVENT_FIELDS, EVENT_TYPES, URGENCIES
 from jobs.alerts import evaluate_alerts
 from jobs.webhooks import enqueue_deliveries
 from warehouse import keys
-from warehouse.events import EventLog
+from warehouse.events import EventLog, event_id, seq_of
 from warehouse.ledger.db import reading
 from warehouse.ledger.records import EXPORT_PAGE_MAX, Records, prediction_chain
 from warehouse.ledger.tables import scanner_state
@@ -52,11 +52,22 @@ def load_state(engine: Engine) -> dict:
     return orjson.loads(body) if body else {}
 
 
-def save_state(engine: Engine, state: dict, now: datetime) -> None:
+def save_state(conn: Connection, state: dict, now: datetime) -> None:
     row = {"state": orjson.dumps(state).decode(), "updated_at": now}
-    with engine.begin() as conn:
-        if not conn.execute(update(scanner_state).where(scanner_state.c.id == STATE_ROW).values(**row)).rowcount:
-            conn.execute(insert(scanner_state).values(id=STATE_ROW, **row))
+    if not conn.execute(update(scanner_state).where(scanner_state.c.id == STATE_ROW).values(**row)).rowcount:
+        conn.execute(insert(scanner_state).values(id=STATE_ROW, **row))
+
+
+def queue_deliveries(log: EventLog, state: dict) -> int:
+    """The webhook deliveries of every event after the last one whose deliveries were queued (state
+    `delivered_through`): this scan's, and those of a scan that stopped between committing its events and
+    queueing them. Queueing twice is harmless (the outbox skips an event already queued to a URL)."""
+    after, queued = state.get("delivered_through", 0), 0
+    while batch := log.since(event_id(after) if after else None, 1000):
+        queued += enqueue_deliveries(batch)
+        after = seq_of(batch[-1]["id"])
+    state["delivered_through"] = after
+    return queued
 
 
 def resolutions_since(records: Records, after: int | None) -> tuple[list[dict], int]:
@@ -99,12 +110,19 @@ def scanner(context: AssetExecutionContext, market: MarketResource, warehouse: W
         events, state, detected = scan(payloads, state, now, source, simulated, resolutions, last_seq)
         seconds = time.perf_counter() - started
         log = EventLog(engine, client)
-        appended = log.append(events)
-        save_state(engine, state, now)
-        # the agents' alerts on the same figures: each trigger an alert.triggered for its owner alone
-        appended += log.append(evaluate_alerts(engine, payloads, now, source, simulated))
+        if "delivered_through" not in state:  # the first scan: deliveries start with its own events
+            state["delivered_through"] = log.newest_seq()
+        # one transaction: the events, the state that says they were emitted, and the alert triggers they report
+        # (an alert.triggered for its owner alone, on the same figures), so a crash neither repeats nor loses one
+        with engine.begin() as conn:
+            appended = log.insert(conn, events)
+            appended += log.insert(conn, evaluate_alerts(engine, payloads, now, source, simulated, conn))
+            save_state(conn, state, now)
+        log.top_up()  # then the Redis stream
         client.set(keys.SCANNER_STATUS, orjson.dumps(status(state, detected, seconds, source, simulated)))
-        deliveries = enqueue_deliveries(appended)  # the outbox rows first, then the RQ jobs (jobs/webhooks.py)
+        deliveries = queue_deliveries(log, state)  # the outbox rows, then the RQ jobs (jobs/webhooks.py)
+        with engine.begin() as conn:
+            save_state(conn, state, now)
     finally:
         client.close()
         engine.dispose()

@@ -18,12 +18,14 @@ from warehouse.ledger.alerts import Alerts
 
 
 def evaluate_alerts(engine: Engine, payloads: dict[str, dict], now: datetime, data_source: str,
-                    simulated: bool) -> list[dict]:
-    """The events of the alerts that fire at `now` (market clock) on `payloads` ({module: payload})."""
+                    simulated: bool, conn=None) -> list[dict]:
+    """The events of the alerts that fire at `now` (market clock) on `payloads` ({module: payload}), their
+    triggers recorded in `conn`'s transaction when given (the scanner commits the events in the same one, so a
+    trigger is never counted without its event, nor its event kept without the count)."""
     store = Alerts(engine)
     live = store.live(now)
     events, values = evaluate(live, payloads, store.previous_values(), now, data_source=data_source,
                               simulated=simulated)
     seen = {a["alert_id"]: a["trigger_count"] for a in live}
-    recorded = store.record_scan({e["alert_id"]: seen[e["alert_id"]] for e in events}, values, now)
+    recorded = store.record_scan({e["alert_id"]: seen[e["alert_id"]] for e in events}, values, now, conn)
     return [e for e in events if e["alert_id"] in recorded]

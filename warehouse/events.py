@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import orjson
 import redis
 from sqlalchemy import func, insert, select
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from warehouse import keys
 from warehouse.ledger.db import reading
@@ -42,18 +42,29 @@ class EventLog:
 
     def append(self, events: Iterable[dict]) -> list[dict]:
         """Commit `events` (dicts without `id`) to SQL, then to the stream; returns them with their ids."""
+        with self.engine.begin() as conn:
+            out = self.insert(conn, events)
+        if out:
+            self.top_up()
+        return out
+
+    @staticmethod
+    def insert(conn: Connection, events: Iterable[dict]) -> list[dict]:
+        """Add `events` to SQL in the caller's transaction (with what else must commit with them, as the scanner's
+        state); returns them with their ids. They reach the stream at the next `top_up`, after the commit."""
         batch = [{k: v for k, v in e.items() if k != "id"} for e in events]
         if not batch:
             return []
-        with self.engine.begin() as conn:
-            first = conn.scalar(select(func.coalesce(func.max(events_table.c.seq), 0))) + 1
-            rows = [{"seq": first + i, "type": e["type"], "audience": e.get("audience"),
-                     "occurred_at": datetime.fromisoformat(e["occurred_at"]).astimezone(UTC),
-                     "body": orjson.dumps(e).decode()} for i, e in enumerate(batch)]
-            conn.execute(insert(events_table), rows)
-        out = [{"id": event_id(row["seq"]), **e} for row, e in zip(rows, batch)]
-        self.top_up()
-        return out
+        first = conn.scalar(select(func.coalesce(func.max(events_table.c.seq), 0))) + 1
+        rows = [{"seq": first + i, "type": e["type"], "audience": e.get("audience"),
+                 "occurred_at": datetime.fromisoformat(e["occurred_at"]).astimezone(UTC),
+                 "body": orjson.dumps(e).decode()} for i, e in enumerate(batch)]
+        conn.execute(insert(events_table), rows)
+        return [{"id": event_id(row["seq"]), **e} for row, e in zip(rows, batch)]
+
+    def newest_seq(self) -> int:
+        with reading(self.engine) as conn:
+            return int(conn.scalar(select(func.coalesce(func.max(events_table.c.seq), 0))))
 
     def top_up(self) -> int:
         """Add to the stream every SQL event after its last id (all of them after a lost stream); how many."""

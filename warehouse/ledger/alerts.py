@@ -121,22 +121,25 @@ class Alerts:
             return {f: orjson.loads(v) for f, v in conn.execute(select(alert_field_values.c.field,
                                                                        alert_field_values.c.value))}
 
-    def record_scan(self, fired: dict[str, int], values: dict, now: datetime) -> set[str]:
+    def record_scan(self, fired: dict[str, int], values: dict, now: datetime, conn=None) -> set[str]:
         """Count each fired alert's trigger ({alert_id: the trigger_count the scan saw}) and keep this scan's
-        field values, in one transaction; returns the alert ids whose trigger was recorded. The guard on the
-        count seen means a trigger is recorded once even if two scans overlap, never past max_triggers."""
+        field values, in one transaction (the caller's `conn`, where the triggers' events commit with them, or
+        one of its own); returns the alert ids whose trigger was recorded. The guard on the count seen means a
+        trigger is recorded once even if two scans overlap, never past max_triggers."""
+        if conn is None:
+            with self.engine.begin() as own:
+                return self.record_scan(fired, values, now, own)
         c = alerts.c
         guarded = (update(alerts).where(c.alert_id == bindparam("fired_id"), c.trigger_count == bindparam("seen"),
                                         c.trigger_count < c.max_triggers)
                    .values(trigger_count=c.trigger_count + 1, last_triggered_at=now))
-        with self.engine.begin() as conn:
-            recorded = self._still_as_seen(conn, fired)
-            if recorded:  # one statement for all (executemany): thousands of triggers cost milliseconds
-                conn.execute(guarded, [{"fired_id": a, "seen": fired[a]} for a in recorded])
-            conn.execute(delete(alert_field_values))
-            if values:
-                conn.execute(insert(alert_field_values), [{"field": f, "value": orjson.dumps(v).decode(),
-                                                           "scanned_at": now} for f, v in values.items()])
+        recorded = self._still_as_seen(conn, fired)
+        if recorded:  # one statement for all (executemany): thousands of triggers cost milliseconds
+            conn.execute(guarded, [{"fired_id": a, "seen": fired[a]} for a in recorded])
+        conn.execute(delete(alert_field_values))
+        if values:
+            conn.execute(insert(alert_field_values), [{"field": f, "value": orjson.dumps(v).decode(),
+                                                       "scanned_at": now} for f, v in values.items()])
         return recorded
 
     @staticmethod
