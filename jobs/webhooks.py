@@ -192,11 +192,15 @@ def _ms_since(started: float) -> int:
     return int((time.perf_counter() - started) * 1000)
 
 
-@lru_cache(maxsize=1)
 def _sender() -> WebhookSender:
     settings = get_settings()
-    return WebhookSender(Webhooks(make_engine(settings.sqlalchemy_url)), settings.webhook_timeout_s,
-                         settings.webhook_allow_private, job_queue(settings.effective_redis_url))
+    return _sender_for(settings.sqlalchemy_url, settings.webhook_timeout_s, settings.webhook_allow_private,
+                       settings.effective_redis_url)
+
+
+@lru_cache(maxsize=4)  # one per ledger and Redis: a process whose settings change (tests) never writes to the old
+def _sender_for(database_url: str, timeout_s: float, allow_private: bool, redis_url: str) -> WebhookSender:
+    return WebhookSender(Webhooks(make_engine(database_url)), timeout_s, allow_private, job_queue(redis_url))
 
 
 # --- the RQ jobs and the sweeper (plain functions, importable by the worker) ---

@@ -26,13 +26,10 @@ TIMEOUT_S = 2  # webhook_timeout_s in the workers: a claim's lease is 3 * 2 + 2 
 def webhook_settings(settings, monkeypatch):
     monkeypatch.setenv("MI_WEBHOOK_ALLOW_PRIVATE", "true")
     monkeypatch.setenv("MI_WEBHOOK_TIMEOUT_S", str(TIMEOUT_S))
-    from jobs import webhooks
     from marketintel.settings import get_settings
 
-    get_settings.cache_clear()
-    webhooks._sender.cache_clear()
+    get_settings.cache_clear()  # the sender is kept per ledger and Redis (jobs/webhooks.py): nothing else to clear
     yield get_settings()
-    webhooks._sender.cache_clear()
 
 
 def start_worker(log: Path) -> subprocess.Popen:
