@@ -9,10 +9,10 @@ from charging.prices import ASK_PRICES
 from intel.events.packages import DELIVERY_CHANNELS, PACKAGE_TIERS
 from intel.events.types import URGENCIES
 from intel.formats import FORMATS
+from intel.tickers import TICKER_PATTERN
 from warehouse.ledger.tables import ALERT_LOGIC
 
 PAYMENT_HASH_PATTERN = r"^[A-Za-z0-9-]{8,128}$"
-TICKER_PATTERN = r"^[A-Za-z0-9.^=-]{1,10}$"
 Format = Literal[FORMATS]
 Depth = Literal["quick", "standard", "deep"]
 
