@@ -3,7 +3,7 @@ writer would write it (rounded: 4.26 as 4.3; a fraction as a percentage: 0.81 as
 points: 0.06 as 6 bp; with thousands separators: 5,244.04). A sentence stating a number that is none of them is
 taken out of the text and reported, so an answer never states a figure the service did not publish.
 
-Dates (2026-11-20, 2026-11), years, tenors glued to letters (10y, 2s10s, 3m10y) and the index name "S&P 500" are
+Dates (2026-11-20, 2026-11), clock times (08:30), years, tenors glued to letters (10y, 2s10s, 3m10y) and the index name "S&P 500" are
 names, not figures."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from intel.synthesis.published import Figure
 
-ISO_DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
+ISO_DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}:\d{2}\b")  # dates and clock times
 NAMES = re.compile(r"S&P\s?500|Russell\s?2000|Nasdaq[- ]100|Stoxx\s?600|FTSE\s?100|Q[1-4]\b|\b(?:19|20)\d{2}\b")
 # a number not glued to a letter, digit, dot or dash on either side; optional sign, separators and decimals
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])[-+−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![A-Za-z0-9_\-]|\.\d)"
