@@ -3,8 +3,8 @@ writer would write it (rounded: 4.26 as 4.3; a fraction as a percentage: 0.81 as
 points: 0.06 as 6 bp; with thousands separators: 5,244.04). A sentence stating a number that is none of them is
 taken out of the text and reported, so an answer never states a figure the service did not publish.
 
-Dates (2026-11-20, 2026-11), clock times (08:30), years, tenors glued to letters (10y, 2s10s, 3m10y) and the index name "S&P 500" are
-names, not figures."""
+Dates (2026-11-20, 2026-11), clock times (08:30), years, tenors glued to letters (10y, 2s10s, 3m10y) and index
+names ("S&P 500") are names, not figures."""
 from __future__ import annotations
 
 import re
