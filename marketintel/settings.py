@@ -101,6 +101,8 @@ class Settings(BaseSettings):
     sse_connections_institutional: int = Field(50, gt=0, description="Open event streams per institutional agent")
     sse_heartbeat_s: float = Field(15.0, gt=0, description="Seconds between `: ping` comments on an idle stream")
     sse_retry_ms: int = Field(3000, gt=0, description="The `retry:` a stream tells clients to wait before reconnecting")
+    # Content charts (marketintel/chart_files.py): PNG files under MI_HOME/charts/newsletter.
+    chart_retention_hours: float = Field(72.0, gt=0, description="Chart files older than this are pruned")
 
     @property
     def sqlalchemy_url(self) -> str:
