@@ -101,13 +101,16 @@ class Settings(BaseSettings):
     sse_connections_institutional: int = Field(50, gt=0, description="Open event streams per institutional agent")
     sse_heartbeat_s: float = Field(15.0, gt=0, description="Seconds between `: ping` comments on an idle stream")
     sse_retry_ms: int = Field(3000, gt=0, description="The `retry:` a stream tells clients to wait before reconnecting")
-    # Synthesis engine (marketintel/llm.py, issue 15 part H1): an OpenAI-compatible chat-completions endpoint writes
+    # Synthesis engine (marketintel/llm.py, issue 15): an OpenAI-compatible chat-completions endpoint writes
     # ask answers when the base URL and model are set; otherwise the built-in composer does (no network).
     llm_base_url: str | None = Field(None, description="OpenAI-compatible API base, e.g. https://api.openai.com/v1")
     llm_model: str | None = Field(None, description="Chat model name at llm_base_url")
     llm_api_key: SecretStr | None = Field(None, description="API key for llm_base_url (local servers may need none)")
     llm_timeout_s: float = Field(30.0, gt=0, description="Per-request timeout of the chat-completions call")
     llm_max_retries: int = Field(1, ge=0, description="Retries after a timeout, connection error, 429 or 5xx")
+
+    # Content charts (marketintel/chart_files.py): PNG files under MI_HOME/charts/newsletter.
+    chart_retention_hours: float = Field(72.0, gt=0, description="Chart files older than this are pruned")
 
     @property
     def sqlalchemy_url(self) -> str:

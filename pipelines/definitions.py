@@ -19,6 +19,7 @@ from dagster import (
     schedule,
 )
 
+from assets.chart_series import chart_series
 from assets.checks import observations_quality
 from assets.ingest import observations
 from assets.modules import module_assets
@@ -44,7 +45,8 @@ def refresh_cron(minutes: int) -> str:
 
 def build_defs(settings: Settings) -> Definitions:
     foresight = (regime, parallels, predictions, prediction_resolutions)
-    assets = [observations, *module_assets(), pulse, *foresight, build_publish_asset(foresight), scanner]
+    products = (*foresight, chart_series)  # the derived products publish puts in Redis
+    assets = [observations, *module_assets(), pulse, *products, build_publish_asset(products), scanner]
     # The data-quality checks run in their own job after each ingest or refresh (quality_sensor), so the
     # refresh steps (and `materialize_all`'s progress over them) stay one per asset, and a failed check can
     # never hold back publishing.

@@ -24,14 +24,15 @@ def test_one_asset_per_non_ticker_module_grouped_by_category(mi_home):
     registered = modules()
     expected = {m.name for m in registered.values() if not m.takes_ticker}
     foresight = {"regime", "parallels", "predictions", "prediction_resolutions"}
-    assert keys == expected | {"observations", "pulse", "publish", "scanner"} | foresight
+    assert keys == expected | {"observations", "pulse", "publish", "scanner", "chart_series"} | foresight
     for name in foresight:
         assert graph.get(AssetKey(name)).group_name == "foresight"
+    assert graph.get(AssetKey("chart_series")).group_name == "content"
     for name in expected:
         assert graph.get(AssetKey(name)).group_name == registered[name].category
         assert AssetKey("observations") in graph.get(AssetKey(name)).parent_keys
     assert not keys & {m.name for m in registered.values() if m.takes_ticker}
-    published = {AssetKey(n) for n in expected | foresight | {"pulse"}}
+    published = {AssetKey(n) for n in expected | foresight | {"pulse", "chart_series"}}
     assert graph.get(AssetKey("publish")).parent_keys == published
     assert graph.get(AssetKey("scanner")).parent_keys == {AssetKey("publish")}
     assert graph.get(AssetKey("scanner")).group_name == "events"
