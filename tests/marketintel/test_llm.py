@@ -14,7 +14,7 @@ from intel.synthesis.answer import answer_question
 from intel.synthesis.engines import BuiltinComposer
 from marketintel.llm import ChatCompletionsEngine, engine_from_settings
 from marketintel.settings import Settings
-from tests.intel.synthesis.published_sim import NOW, compute_published, reader_of
+from tests.sim_published import NOW, compute_published, reader_of
 
 MODEL = "local-test-model"
 

@@ -14,7 +14,7 @@ from intel.content.types import CONTENT_TYPES, content_types
 from intel.content.writer import DISCLAIMER, ContentRequestError, generate_piece
 from intel.synthesis.published import SnapshotReader, value_at
 from marketintel.chart_files import ChartFiles
-from tests.intel.content.conftest import NOW, TICKER
+from tests.sim_published import NOW, TICKER
 
 # Written independently of intel/content/citations.py: the modules' summary rule (tests/intel/modules/builders.py)
 # for what a number is; dates, "S&P 500" and digits inside names ("10-year", "2s10s", file names) are not figures.

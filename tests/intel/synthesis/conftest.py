@@ -1,10 +1,10 @@
-"""Synthesis tests read payloads the real modules computed on simulated data (tests/intel/synthesis/published_sim.py),
+"""Synthesis tests read payloads the real modules computed on simulated data (tests/sim_published.py),
 computed once per session."""
 from __future__ import annotations
 
 import pytest
 
-from tests.intel.synthesis.published_sim import compute_published, reader_of
+from tests.sim_published import compute_published, reader_of
 
 
 @pytest.fixture(scope="session")

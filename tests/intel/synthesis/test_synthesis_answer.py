@@ -12,7 +12,7 @@ from intel.synthesis.answer import answer_question
 from intel.synthesis.engines import BuiltinComposer
 from intel.synthesis.number_check import unsupported
 from intel.synthesis.published import Figure, value_at
-from tests.intel.synthesis.published_sim import NOW, TICKER, reader_of
+from tests.sim_published import NOW, TICKER, reader_of
 
 QUESTIONS = [
     "Is the yield curve inversion signalling a recession?",

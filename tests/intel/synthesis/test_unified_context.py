@@ -9,7 +9,7 @@ from intel.registry import modules
 from intel.synthesis.number_check import unsupported
 from intel.synthesis.published import Figure, value_at
 from intel.synthesis.unified import unified_context
-from tests.intel.synthesis.published_sim import NOW, reader_of
+from tests.sim_published import NOW, reader_of
 
 
 def all_figures(context: dict) -> list[dict]:
