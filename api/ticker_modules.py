@@ -1,70 +1,108 @@
-"""Ticker modules, computed in the API process by the same `intel` functions the assets use, cached in Redis."""
+"""Ticker modules, computed on demand by the same `intel` functions the assets use, cached in Redis.
+
+`TickerComputer` is the plain part (a provider in, the payload's JSON out, no HTTP and no Redis): the module
+route (`TickerModules`, below) and the synthesis worker's reader (jobs/published_reader.py) both compute through
+it and share its cache key, so a ticker an ask consulted is served from the same copy a module query reads."""
 from __future__ import annotations
 
 import asyncio
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 import orjson
 
 from api.errors import APIError
-from api.services import Services
 from intel.envelope import InsufficientData
 from intel.frames import Frames
+from intel.providers.base import Provider
 from intel.registry import Module
 from intel.sessions import last_closed_day
 from warehouse import keys
 
+if TYPE_CHECKING:
+    from api.services import Services
+
 TICKER_CACHE_TTL_S = 120
 
 
-class TickerModules:
-    def __init__(self, services: Services):
-        self.s = services
+class UnknownTicker(Exception):
+    """The source has no daily bars for the ticker."""
+
+
+@dataclass(frozen=True)
+class TickerRequest:
+    """A ticker module as of the market clock's `now`: only bars final at `now` (a bar dated today exists after the
+    close), hence the last closed day, which also names its cached copy."""
+
+    module: Module
+    ticker: str
+    now: datetime
+
+    @property
+    def closed(self) -> date:
+        return last_closed_day(self.now)
+
+    @property
+    def cache_key(self) -> str:
+        return keys.ticker_payload(self.module.name, self.ticker, self.closed)
+
+
+class TickerComputer:
+    def __init__(self, provider: Provider):
+        self.provider = provider
         # a module's non-ticker inputs are the same for every ticker on a closed day: fetched once per day
         # (for the live source, one FRED request rather than one per ticker queried)
         self._inputs: dict[tuple, Frames] = {}
         self._inputs_lock = threading.Lock()
 
-    async def payload_json(self, module: Module, ticker: str) -> bytes:
-        # only bars that are final at the market clock's now: a bar dated today exists after the close
-        now = self.s.clock.now()
-        closed = last_closed_day(now)
-        key = keys.ticker_payload(module.name, ticker, closed)
-        cached = await self.s.redis.get(key)
-        if cached is not None:
-            return cached
-        payload_json = await asyncio.to_thread(self._compute, module, ticker, closed, now)
-        await self.s.redis.set(key, payload_json, ex=TICKER_CACHE_TTL_S)
-        return payload_json
-
-    def _compute(self, module: Module, ticker: str, closed: date, now: datetime) -> bytes:
-        bars = self.s.provider.bars(ticker, closed - timedelta(days=module.lookback_days), closed)
+    def payload_json(self, request: TickerRequest) -> bytes:
+        """The module's payload for the ticker (blocking); UnknownTicker or InsufficientData when it cannot be."""
+        module, ticker, closed = request.module, request.ticker, request.closed
+        bars = self.provider.bars(ticker, closed - timedelta(days=module.lookback_days), closed)
         if bars.height == 0:
-            raise APIError(404, "unknown_ticker",
-                           f"The '{self.s.provider.name}' source has no daily bars for '{ticker}'.", ticker=ticker)
-        adjustment = self.s.provider.price_adjustment(ticker)
+            raise UnknownTicker(f"The '{self.provider.name}' source has no daily bars for '{ticker}'.")
+        adjustment = self.provider.price_adjustment(ticker)
         # the shared inputs with this request's clock and the bars' adjustment (the cached Frames stay as read)
-        frames = replace(self._frames(module, closed), clock=now,
+        frames = replace(self._frames(module, closed), clock=request.now,
                          adjustments={ticker: adjustment} if adjustment else {})
-        try:
-            return orjson.dumps(module.compute(frames, bars, ticker))
-        except InsufficientData as exc:
-            raise APIError(503, "insufficient_data", str(exc), ticker=ticker) from exc
+        return orjson.dumps(module.compute(frames, bars, ticker))
 
     def _frames(self, module: Module, closed: date) -> Frames:
         """The module's other inputs (momentum_score: the S&P 500) as of the same closed day."""
         if not module.inputs:
-            return Frames(now=closed, series={}, data_source=self.s.provider.name)
+            return Frames(now=closed, series={}, data_source=self.provider.name)
         key = (module.inputs, module.lookback_days, closed)
         with self._inputs_lock:
             frames = self._inputs.get(key)
         if frames is None:
-            long = self.s.provider.observations(module.inputs, closed - timedelta(days=module.lookback_days), closed)
-            frames = Frames.from_long(long, closed, self.s.provider.name)
+            long = self.provider.observations(module.inputs, closed - timedelta(days=module.lookback_days), closed)
+            frames = Frames.from_long(long, closed, self.provider.name)
             with self._inputs_lock:
                 # only the latest closed day is kept: older days are never asked for again
                 self._inputs = {k: v for k, v in self._inputs.items() if k[2] == closed}
                 self._inputs[key] = frames
         return frames
+
+
+class TickerModules:
+    """The module route's ticker modules: the shared computation, cached, its failures as API errors."""
+
+    def __init__(self, services: Services):
+        self.s = services
+        self.computer = TickerComputer(services.provider)
+
+    async def payload_json(self, module: Module, ticker: str) -> bytes:
+        request = TickerRequest(module, ticker, self.s.clock.now())
+        cached = await self.s.redis.get(request.cache_key)
+        if cached is not None:
+            return cached
+        try:
+            payload_json = await asyncio.to_thread(self.computer.payload_json, request)
+        except UnknownTicker as exc:
+            raise APIError(404, "unknown_ticker", str(exc), ticker=ticker) from exc
+        except InsufficientData as exc:
+            raise APIError(503, "insufficient_data", str(exc), ticker=ticker) from exc
+        await self.s.redis.set(request.cache_key, payload_json, ex=TICKER_CACHE_TTL_S)
+        return payload_json

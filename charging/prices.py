@@ -2,7 +2,8 @@
 OpenAPI and MCP read it; the charging service charges by it.
 
 Module prices come from the module's tier (standard 50 sats, proprietary 250 sats, interface.md "Limits");
-ask prices by depth (quick 200, standard 500, deep 1000 sats, the same table); the full catalog costs
+ask prices by depth (quick 200, standard 500, deep 1000 sats, the same table); content pieces and unified context
+as CONTENT_PRICES and UNIFIED_PRICES say, with the reason beside them; the full catalog costs
 `MI_L402_CATALOG_PRICE_SATS` per request to a caller without a key and nothing to a registered agent.
 derived products (regime, parallels, the prediction record) as PRODUCT_PRICES says, with the reason beside it;
 alert packages per period as PACKAGE_PRICES says (premium 3,000 sats, institutional 7,500 sats per 30 days).
@@ -10,7 +11,7 @@ Paid tiers and plans are not items: they are bought as credit (warehouse/ledger)
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from intel.events.packages import PACKAGES, AlertPackage
@@ -19,6 +20,24 @@ from intel.registry import Module
 MODULE_PRICES = {"S": 50, "P": 250}
 TIER_NAMES = {"S": "standard", "P": "proprietary"}
 ASK_PRICES = {"quick": 200, "standard": 500, "deep": 1000}
+ASK_REASON = ("No free allowance: an ask reads several published modules (about 3 quick, 6 standard, 10 deep, plus "
+              "the parallels and the prediction record at deep) and runs on a worker, so a free ask would give away "
+              "more than the one free query per module a day. Payable per request with L402.")
+# A content piece reads as many modules as a deep ask, writes long-form text and draws charts from the published
+# series: a premium piece costs a deep ask. The institutional types (briefing, regime, risk, alpha, cross-market)
+# rest on the proprietary analysis (the regime view, parallels, correlations), so they add six proprietary module
+# queries' worth (the proprietary modules such a piece leans on). Paid from a key's credit or balance: the routes
+# need a premium or institutional key, so there is no free allowance and no per-request L402 token.
+CONTENT_PRICES = {"premium": ASK_PRICES["deep"], "institutional": ASK_PRICES["deep"] + 6 * MODULE_PRICES["P"]}
+CONTENT_REASON = ("A deep ask's breadth of modules plus long-form text and charts; institutional types add the "
+                  "proprietary analysis they rest on. No free allowance; paid from an institutional or premium "
+                  "key's credit or balance (no L402: the route needs the key's tier).")
+# Unified context hands over the evidence an ask of the same depth gathers (signals and key figures per category,
+# disagreements, the calendar) computed in the API from the published copies: no synthesis and no worker, so half
+# an ask at each depth. Standard then costs one proprietary module query, which the regime view in it is.
+UNIFIED_PRICES = {depth: price // 2 for depth, price in ASK_PRICES.items()}
+UNIFIED_REASON = ("Half an ask of the same depth: the same breadth of published evidence without the synthesis or "
+                  "the worker. No free allowance; institutional key, paid from its credit or balance (no L402).")
 # Derived products served from their published copy. The regime view (institutional) and the ranked parallels
 # are proprietary analysis, priced as a proprietary module with the same daily free query; the prediction
 # record is the proof of the service, so a registered agent reads it free and a caller without a key pays the
@@ -54,6 +73,7 @@ class PricedItem:
     free_with_key: bool = False  # a registered agent pays nothing (the full catalog)
     l402: bool = True  # payable per request with an L402 token
     available: bool = True  # False: declared with its interface price, but its route is not built yet
+    reason: str = ""  # why this price and allowance, where it is not a module's (/api/v1/pricing `items`)
 
     def __post_init__(self) -> None:
         if not isinstance(self.price_sats, int) or isinstance(self.price_sats, bool) or self.price_sats <= 0:
@@ -97,19 +117,29 @@ class PriceList:
     def ask(self, depth: str) -> PricedItem:
         return self.items[f"ask:{depth}"]
 
+    def content(self, content_type: str) -> PricedItem:
+        return self.items[f"content:{content_type}"]
+
+    def unified(self, depth: str) -> PricedItem:
+        return self.items[f"unified:{depth}"]
+
     @property
     def catalog(self) -> PricedItem:
         return self.items["catalog"]
 
 
 def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int,
-               catalog_price_sats: int) -> PriceList:
-    """Every priced item: the registry's modules, the ask depths, the full catalog, the derived products, the
-    alert packages (one period each, paid from credit or the balance: no L402, nothing to pay per request)."""
+               catalog_price_sats: int, content_types: Mapping[str, object] | None = None) -> PriceList:
+    """Every priced item: the registry's modules, the ask depths, the content types (intel/content/types.py:
+    `.id`, `.title`, `.tier`), unified context by depth, the full catalog, the derived products, the alert
+    packages (one period each, paid from credit or the balance: no L402, nothing to pay per request)."""
     modules = [PricedItem(f"module:{m.name}", module_price(m), f"{m.name} query",
                           free_per_day=free_queries_per_module_per_day) for m in registry.values()]
-    # POST /api/v1/intelligence/ask is not built yet: its prices are the interface's, its route answers 501
-    asks = [PricedItem(f"ask:{depth}", price, f"{depth} ask", available=False) for depth, price in ASK_PRICES.items()]
+    asks = [PricedItem(f"ask:{depth}", price, f"{depth} ask", reason=ASK_REASON) for depth, price in ASK_PRICES.items()]
+    contents = [PricedItem(f"content:{t.id}", CONTENT_PRICES[t.tier], f"{t.title} ({t.tier} content)", l402=False,
+                           reason=CONTENT_REASON) for t in (content_types or {}).values()]
+    unified = [PricedItem(f"unified:{depth}", price, f"{depth} unified context", l402=False, reason=UNIFIED_REASON)
+               for depth, price in UNIFIED_PRICES.items()]
     catalog = PricedItem("catalog", catalog_price_sats, "full catalog", free_with_key=True)
     products = [PricedItem(f"product:{name}", price, title,
                            free_per_day=free_queries_per_module_per_day if "modules" in free else 0,
@@ -117,10 +147,12 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
                 for name, (price, title, free) in PRODUCT_PRICES.items()]
     packages = [PricedItem(f"package:{p.package_id}", package_price(p),
                            f"{p.name} alert package ({p.period_days} days)", l402=False) for p in PACKAGES.values()]
-    return PriceList([*modules, *asks, catalog, *products, *packages])
+    return PriceList([*modules, *asks, *contents, *unified, catalog, *products, *packages])
 
 
 def from_settings(settings) -> PriceList:
+    from intel.content.types import CONTENT_TYPES
     from intel.registry import modules
 
-    return price_list(modules(), settings.free_queries_per_module_per_day, settings.l402_catalog_price_sats)
+    return price_list(modules(), settings.free_queries_per_module_per_day, settings.l402_catalog_price_sats,
+                      CONTENT_TYPES)

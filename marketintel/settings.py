@@ -112,6 +112,17 @@ class Settings(BaseSettings):
     # Content charts (marketintel/chart_files.py): PNG files under MI_HOME/charts/newsletter.
     chart_retention_hours: float = Field(72.0, gt=0, description="Chart files older than this are pruned")
 
+    # Synthesis on RQ: ask, content and unified (api/synthesis_queries.py, jobs/synthesis.py). How long a POST waits
+    # for its job before answering 202 with a request id to poll, how long results are kept, and the RQ job limits.
+    ask_window_quick_s: float = Field(25.0, ge=0, description="Wait for a quick ask before answering 202")
+    ask_window_standard_s: float = Field(40.0, ge=0, description="Wait for a standard ask before answering 202")
+    ask_window_deep_s: float = Field(55.0, ge=0, description="Wait for a deep ask before answering 202")
+    content_window_s: float = Field(55.0, ge=0, description="Wait for a content piece before answering 202")
+    synthesis_result_ttl_s: int = Field(86_400, gt=0, description="How long a synthesis result (and an "
+                                        "Idempotency-Key) is kept for its owner to read")
+    synthesis_job_timeout_s: int = Field(300, gt=0, description="RQ job timeout of one synthesis attempt")
+    synthesis_retries: int = Field(1, ge=0, description="RQ retries of a synthesis job that failed or was lost")
+
     @property
     def sqlalchemy_url(self) -> str:
         return self.database_url or f"sqlite:///{(self.home / 'ledger.sqlite').resolve()}"

@@ -18,6 +18,10 @@ rebuilt: the serving cache, operational status, request metrics, rate windows, f
     mi:events                                     the event stream: ids <seq>-0, the SSE ids (warehouse/events.py)
     mi:events:scanner                             the scanner's status, served by GET /api/v1/events/scanner
     mi:sse:{conn}:caller:<caller>, mi:sse:{conn}:all   open event streams per caller and in all (SSE_SLOTS)
+    mi:synthesis:job:<request id>                 a synthesis job's record: owner, charge, params, status, result
+    mi:synthesis:done:<request id>                its end, for a waiting request's BLPOP (warehouse/synthesis_jobs.py)
+    mi:synthesis:refund:<request id>              taken once (SET NX) by whoever refunds a failed or lost job
+    mi:synthesis:idem:<owner>:<sha256 of the key> the request id an Idempotency-Key stands for
 """
 from __future__ import annotations
 
@@ -77,3 +81,19 @@ def challenge(kind: str, caller_id: str, item_key: str) -> str:
 
 def seen(caller_id: str, module_name: str, ticker: str | None) -> str:
     return f"{PREFIX}:seen:{caller_id}:{module_name}:{ticker or ''}"
+
+
+def synthesis_job(request_id: str) -> str:
+    return f"{PREFIX}:synthesis:job:{request_id}"
+
+
+def synthesis_done(request_id: str) -> str:
+    return f"{PREFIX}:synthesis:done:{request_id}"
+
+
+def synthesis_refund(request_id: str) -> str:
+    return f"{PREFIX}:synthesis:refund:{request_id}"
+
+
+def synthesis_idempotency(owner: str, key_hash: str) -> str:
+    return f"{PREFIX}:synthesis:idem:{owner}:{key_hash}"

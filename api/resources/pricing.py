@@ -44,7 +44,7 @@ class PricingResource:
             "per_query": {TIER_NAMES[t]: price for t, price in MODULE_PRICES.items()},
             "modules": by_tier,
             "items": [{"item": i.key, "price_sats": i.price_sats, "title": i.title, "free_per_day": i.free_per_day,
-                       "free_with_key": i.free_with_key, "l402": i.l402, "available": i.available}
+                       "free_with_key": i.free_with_key, "l402": i.l402, "available": i.available, "reason": i.reason}
                       for i in prices.items.values() if i.kind != "module"],
             "pulse": {"price_sats": 0, "rate_limit": f"{settings.pulse_rate_per_minute} per minute per client"},
             "payment": {
