@@ -16,7 +16,7 @@ from api.middleware import Authentication, RequestContext, SharedClients
 from api.module_queries import ModuleQueries
 from api.product_queries import ProductQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
-from api.resources import alert_packages, alerts, foresight, unbuilt
+from api.resources import alert_packages, alerts, content, foresight, synthesis, unbuilt
 from api.resources import plans as plan_routes
 from api.resources.agents import (
     BalanceResource,
@@ -28,6 +28,7 @@ from api.resources.agents import (
 )
 from api.resources.batch import BatchResource
 from api.resources.catalog import CatalogPreviewResource, CatalogResource, ModulesResource
+from api.resources.charts import ChartResource
 from api.resources.dashboard import DashboardResource
 from api.resources.discovery import DOCS_ASSETS, DocsResource, HealthResource, OpenAPIResource, RootResource
 from api.resources.events_info import ScannerStatusResource, WebhookEventTypesResource
@@ -40,12 +41,15 @@ from api.resources.records import CHAIN_EXPORT_PATH, SIGNING_KEY_PATH, ChainExpo
 from api.resources.referrals import ReferralCodeResource, ReferralCreditsResource, ReferralStatsResource
 from api.resources.sampling import SamplingStatusResource
 from api.resources.sla import SLAResource
+from api.resources.unified import UnifiedResource
 from api.resources.webhooks import WebhookDeliveriesResource, WebhookSubscribeResource, WebhookUnsubscribeResource
 from api.services import Services
 from api.spec import api_spec
+from api.synthesis_queries import SynthesisQueries, UnifiedQueries
 from api.ticker_modules import TickerModules
 from api.usage import UsageRecorder
 from intel.registry import modules
+from jobs.synthesis import chart_files
 from marketintel.settings import Settings
 from marketintel.signing import load_or_create
 from warehouse.cache import AsyncServingCache
@@ -96,6 +100,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/catalog", CatalogResource(services, registry, serving))
     app.add_route(f"{V1}/catalog/preview", CatalogPreviewResource(services, registry, pulse_budget))
     app.add_route(f"{V1}/sampling/status", SamplingStatusResource(services, registry))
+    _add_synthesis_routes(app, services)  # before the intelligence routes: its fixed sub-paths are not modules
     _add_intelligence_routes(app, services, registry, serving, key_budgets)
     _add_foresight_routes(app, ProductQueries(services, serving, UsageRecorder(services.jobs)), key_budgets)
     app.add_route(f"{V1}/agents/register", RegisterResource(services))
@@ -127,11 +132,23 @@ def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry:
     key_budgets.guard(batch, batch_cost)  # a module query takes its window in its own round trip
     app.add_route(f"{V1}/intelligence/batch", batch)
     # the fixed sub-paths are routes, not modules (interface.md): literal segments win over {module_name}
-    app.add_route(f"{V1}/intelligence/unified", unbuilt.UnifiedResource())
-    app.add_route(f"{V1}/intelligence/ask", unbuilt.AskResource())
-    app.add_route(f"{V1}/intelligence/ask/async", unbuilt.AskAsyncResource())
     app.add_route(f"{V1}/intelligence/consensus", unbuilt.ConsensusResource())
     app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
+
+
+def _add_synthesis_routes(app: falcon.asgi.App, services: Services) -> None:
+    """Ask, content and their poll target (RQ jobs, api/synthesis_queries.py), unified context and chart files."""
+    usage = UsageRecorder(services.jobs)
+    queries = SynthesisQueries(services, usage)
+    # the fixed sub-paths are routes, not modules (interface.md): literal segments win over {module_name}
+    app.add_route(f"{V1}/intelligence/ask", synthesis.AskResource(queries))
+    app.add_route(f"{V1}/intelligence/ask/async", synthesis.AskAsyncResource(queries))
+    app.add_route(f"{V1}/intelligence/unified", UnifiedResource(UnifiedQueries(services, usage)))
+    app.add_route(f"{V1}/synthesis/result/{{request_id}}", synthesis.SynthesisResultResource(queries))
+    app.add_route(f"{V1}/content/types", content.ContentTypesResource(services))
+    app.add_route(f"{V1}/content/generate", content.GenerateResource(queries))
+    app.add_route(f"{V1}/content/generate/async", content.GenerateAsyncResource(queries))
+    app.add_route("/charts/newsletter/{filename}", ChartResource(chart_files(services.settings)))
 
 
 def _add_foresight_routes(app: falcon.asgi.App, products: ProductQueries, key_budgets: KeyBudgets) -> None:

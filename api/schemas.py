@@ -67,8 +67,8 @@ class BatchBody(BaseModel):
         return value
 
 
-# The interface's parameters of the intelligence routes not built yet (api/resources/unbuilt.py): validated
-# now, as the finished routes will validate them.
+# Unified context (api/resources/unified.py), ask (api/resources/synthesis.py) and consensus (not built yet:
+# api/resources/unbuilt.py validates it as the finished route will).
 
 class UnifiedQuery(BaseModel):
     topic: str | None = Field(None, min_length=1, max_length=200, description="What to focus on; all topics if omitted")
@@ -81,6 +81,30 @@ class AskBody(BaseModel):
     question: str = Field(min_length=1, max_length=2000, description="The question, in natural language")
     depth: Depth = Field("standard", description="Priced by depth: "
                          + ", ".join(f"{d} {p} sats" for d, p in ASK_PRICES.items()))
+
+
+# Synthesis requests: the Idempotency-Key header, the request id a 202 hands back, and content generation
+# (api/resources/content.py, whose types come from intel/content/types.py).
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,200}$"  # printable ASCII, no spaces: what clients send (UUIDs, hashes)
+SYNTHESIS_REQUEST_ID_PATTERN = r"^[A-Za-z0-9._-]{8,64}$"
+CHART_FILENAME_PATTERN = r"^[a-z0-9_-]{1,120}\.png$"
+
+
+class ContentBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    content_type: str = Field(min_length=1, max_length=64, description="One of the ids of GET /api/v1/content/types")
+    topic: str | None = Field(None, min_length=1, max_length=200, description="What the piece should focus on")
+    ticker: str | None = Field(None, max_length=10, pattern=TICKER_PATTERN,
+                               description="For the types that need one (`needs_ticker` in /api/v1/content/types)")
+
+    @field_validator("content_type")
+    @classmethod
+    def known_type(cls, value: str) -> str:
+        from intel.content.types import CONTENT_TYPES
+
+        if value not in CONTENT_TYPES:
+            raise ValueError(f"unknown content type '{value}'; one of: {', '.join(sorted(CONTENT_TYPES))}")
+        return value
 
 
 class ParallelsQuery(BaseModel):

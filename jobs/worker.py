@@ -7,14 +7,19 @@ import redis
 from rq import Worker
 
 import jobs.webhooks  # noqa: F401 (loaded once here, so each forked job starts with it: fan-out speed)
+from jobs import synthesis
 from jobs.queues import QUEUE
 from marketintel.settings import get_settings
 
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(levelname)s %(message)s")
-    connection = redis.Redis.from_url(get_settings().effective_redis_url)
-    Worker([QUEUE], connection=connection).work(with_scheduler=False)
+    settings = get_settings()
+    synthesis.warm(settings)  # built once before the work horses fork, not per synthesis job
+    connection = redis.Redis.from_url(settings.effective_redis_url)
+    # a work horse killed mid-job gets no failure callback from RQ: this handler fails or requeues its synthesis
+    Worker([QUEUE], connection=connection,
+           work_horse_killed_handler=synthesis.on_horse_killed).work(with_scheduler=False)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,94 @@
+"""Content: the catalog of content types (GET /api/v1/content/types) and long-form pieces generated on RQ (POST
+/api/v1/content/generate and /generate/async), charged per type from the price list and handed back as ask is
+(api/synthesis_queries.py): 200 within the wait window, else 202 with the request id to poll."""
+from __future__ import annotations
+
+from spectree import Response
+
+from api.errors import APIError, invalid
+from api.middleware import require_agent
+from api.resources.synthesis import QUEUED_TEXT, idempotency_key, send_answer
+from api.schemas import ContentBody
+from api.services import Services
+from api.spec import api_spec
+from api.synthesis_queries import SynthesisQueries
+from charging.prices import CONTENT_PRICES, CONTENT_REASON
+from intel.content.types import CONTENT_TYPES
+
+CONTENT_TIERS = ("premium", "institutional")  # content generation needs premium or higher (interface.md)
+
+
+def tiers_for(tier: str) -> tuple[str, ...]:
+    """The agent tiers that may generate a type of the given tier."""
+    return CONTENT_TIERS[CONTENT_TIERS.index(tier):]
+
+
+class ContentTypesResource:
+    public = True  # interface.md: no credential needed
+
+    def __init__(self, services: Services):
+        self.prices = services.prices
+
+    @api_spec.validate(tags=["content"], resp=Response("HTTP_200"))
+    async def on_get(self, req, resp):
+        """The content types: each one's id, title, description, required tier, sections, target length, source
+        modules, whether it needs a ticker, and its price in sats (paid from the key's credit or balance; no free
+        allowance)."""
+        resp.media = {"types": [{**t.to_dict(), "price_sats": self.prices.content(t.id).price_sats}
+                                for t in CONTENT_TYPES.values()],
+                      "prices_by_tier": CONTENT_PRICES, "pricing": CONTENT_REASON}
+
+
+class _Generate:
+    wait_for_answer = True
+
+    def __init__(self, queries: SynthesisQueries):
+        self.queries = queries
+
+    async def _generate(self, req, resp) -> None:
+        agent = require_agent(req)
+        body: ContentBody = req.context.json
+        content_type = CONTENT_TYPES[body.content_type]
+        allowed = tiers_for(content_type.tier)
+        if agent["tier"] not in allowed:
+            raise APIError(403, "tier_required", f"'{content_type.id}' content needs the {content_type.tier} tier"
+                           + (" or higher." if len(allowed) > 1 else "."), tier=agent["tier"],
+                           required=list(allowed), upgrade="/api/v1/agents/upgrade")
+        if content_type.needs_ticker and not body.ticker:
+            raise invalid(["body", "ticker"], f"'{content_type.id}' needs a ticker, e.g. \"AAPL\"", "missing")
+        params = {"content_type": content_type.id, "topic": body.topic,
+                  "ticker": body.ticker.upper() if body.ticker else None}
+        request_id, replay = await self.queries.submit(
+            req.context.payer, req.context.request_id, "content", self.queries.s.prices.content(content_type.id),
+            params, idempotency_key(req))
+        window = self.queries.s.settings.content_window_s if self.wait_for_answer else 0
+        send_answer(resp, self.queries.answer(await self.queries.wait(request_id, window), replay))
+
+
+RESPONSES = Response("HTTP_200", "HTTP_202", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_409", "HTTP_422", "HTTP_500",
+                     "HTTP_503")
+
+
+class GenerateResource(_Generate):
+    @api_spec.validate(json=ContentBody, tags=["content"], resp=RESPONSES)
+    async def on_post(self, req, resp):
+        await self._generate(req, resp)
+
+
+class GenerateAsyncResource(_Generate):
+    wait_for_answer = False
+
+    @api_spec.validate(json=ContentBody, tags=["content"], resp=RESPONSES)
+    async def on_post(self, req, resp):
+        await self._generate(req, resp)
+
+
+GenerateResource.on_post.__doc__ = f"""A long-form piece of one of the content types (GET /api/v1/content/types):
+Markdown `text` in the type's sections, `title`, `summary`, `key_points`, `sources_used`, `sources_missing` (with
+why), `key_data` (every figure in the text, with its module, field path, value and as-of date), `data_as_of` and
+`charts` (PNG files under /charts/newsletter/, drawn from the published series). Premium tier or higher;
+institutional for the institutional types (403 `tier_required` names the tier). `content_type` is one of the
+types (422 lists them); `ticker` is required for a type with `needs_ticker`. Priced per type (`content:<id>` in
+/api/v1/pricing `items`); the wait window is about 55 s. {QUEUED_TEXT}"""
+GenerateAsyncResource.on_post.__doc__ = f"""The same piece, charged the same, answered 202 at once with the request
+id to poll. {QUEUED_TEXT}"""
