@@ -1,0 +1,175 @@
+"""Ask end to end on the real processes: gunicorn (tests/e2e/paid_load.start_gunicorn), an RQ worker subprocess
+(`python -m jobs.worker`), the embedded Redis and a SQLite ledger, every non-ticker module computed on sim data and
+published with the real serving cache. The worker's language model is a LOCAL chat-completions server (the real
+protocol, POST /v1/chat/completions) whose answer can be held back, so a job can outlast the wait window or be
+killed mid-request; the production client is the code under test."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import psutil
+import pytest
+from sqlalchemy import select
+
+from intel.synthesis.published import value_at
+from tests.api.conftest import computed_payloads, publish  # noqa: F401 (the session fixture)
+from tests.e2e.paid_load import ROOT, migrate, register_and_fund, service_env, start_gunicorn, stop
+from warehouse.ledger import check_consistency, make_engine
+from warehouse.ledger.tables import ledger_entries
+
+PRICES = {"quick": 200, "standard": 500, "deep": 1000}
+QUESTION = "Is the yield curve inverted, and what does it mean for equities?"
+
+
+class SlowModel:
+    """A chat-completions server that waits `delay_s` before answering, and says when a request arrived."""
+
+    def __init__(self):
+        self.delay_s = 0.0
+        self.arrived = threading.Event()
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's name)
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                model.arrived.set()
+                time.sleep(model.delay_s)
+                body = json.dumps({"id": "chatcmpl-local", "object": "chat.completion", "created": int(time.time()),
+                                   "model": "local", "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                                       "role": "assistant", "content": "The published figures answer this."}}],
+                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:  # the asking work horse was killed meanwhile
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+@pytest.fixture
+def stack(mi_home, tmp_path, redis_url, request):
+    """The processes on one home: this test's too (`mi_home`), so the dev Lightning node that pays is theirs."""
+    model = SlowModel()
+    env = service_env(mi_home, redis_url, None)
+    env.update(MI_LLM_BASE_URL=model.url, MI_LLM_MODEL="local", MI_LLM_API_KEY="local", MI_ASK_WINDOW_QUICK_S="1",
+               MI_LLM_TIMEOUT_S="60")
+    migrate(env)
+    publish(redis_url, request.getfixturevalue("computed_payloads"))  # tests/api/conftest.py's, imported above
+    api, base = start_gunicorn(env, workers=1, log=tmp_path / "gunicorn.log")
+    worker = subprocess.Popen([sys.executable, "-m", "jobs.worker"], cwd=ROOT, env=env, start_new_session=True,
+                              stdout=(tmp_path / "worker.log").open("wb"), stderr=subprocess.STDOUT)
+    try:
+        yield {"base": base, "model": model, "worker": worker, "env": env, "home": tmp_path}
+    finally:
+        stop(api)
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            try:
+                worker.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(worker.pid, signal.SIGKILL)
+        model.close()
+
+
+def answered(client: httpx.Client, resp: httpx.Response, key: str, deadline_s: float = 90) -> httpx.Response:
+    """The final answer of an ask: itself, or its poll target's once the job ends."""
+    deadline = time.monotonic() + deadline_s
+    while resp.status_code == 202:
+        assert time.monotonic() < deadline, resp.text
+        time.sleep(0.2)
+        resp = client.get(resp.headers["Location"], headers={"X-API-Key": key})
+    return resp
+
+
+def entries(env: dict, reference: str) -> list[tuple[str, int]]:
+    engine = make_engine(f"sqlite:///{(env['MI_HOME'] + '/ledger.sqlite')}")
+    try:
+        with engine.connect() as conn:
+            return sorted((r.kind, int(r.amount_sats)) for r in conn.execute(select(
+                ledger_entries.c.kind, ledger_entries.c.amount_sats).where(ledger_entries.c.reference == reference)))
+    finally:
+        engine.dispose()
+
+
+def test_asks_are_charged_once_and_cite_the_served_figures(stack):
+    asker, checker = register_and_fund(stack["base"], 2, 20_000)
+    with httpx.Client(base_url=stack["base"], timeout=90) as client:
+        for depth, price in PRICES.items():
+            resp = client.post("/api/v1/intelligence/ask", json={"question": QUESTION, "depth": depth},
+                               headers={"X-API-Key": asker["key"]})
+            resp = answered(client, resp, asker["key"])
+            assert resp.status_code == 200, resp.text
+            body, request_id = resp.json(), resp.json()["_meta"]["request_id"]
+            assert body["_meta"]["charged_sats"] == price and entries(stack["env"], request_id) == [("query", -price)]
+            assert body["supporting_data"]
+            for fig in body["supporting_data"]:  # the module route serves the same value at the same path
+                module = client.get(f"/api/v1/intelligence/{fig['module']}", headers={"X-API-Key": checker["key"]},
+                                    params={"ticker": fig["ticker"]} if fig.get("ticker") else None)
+                assert module.status_code == 200, module.text
+                assert value_at(module.json()["data"], fig["field"]) == fig["value"], fig
+                assert str(module.json()["as_of"]) == fig["as_of"]
+            stranger = client.get(f"/api/v1/synthesis/result/{request_id}", headers={"X-API-Key": checker["key"]})
+            assert stranger.status_code == 404  # another agent: as if it did not exist
+        balance = client.get("/api/v1/agents/balance", headers={"X-API-Key": asker["key"]}).json()["balance_sats"]
+    assert balance == 20_000 - sum(PRICES.values())
+
+
+def test_a_job_slower_than_the_window_is_a_202_then_200_on_poll(stack):
+    (asker,) = register_and_fund(stack["base"], 1, 1000)
+    stack["model"].delay_s = 3.0  # past the 1 s quick window
+    with httpx.Client(base_url=stack["base"], timeout=90) as client:
+        began = time.monotonic()
+        resp = client.post("/api/v1/intelligence/ask", json={"question": QUESTION, "depth": "quick"},
+                           headers={"X-API-Key": asker["key"]})
+        assert resp.status_code == 202, resp.text
+        assert 0.9 <= time.monotonic() - began < 3.0  # answered when the window closed
+        assert resp.headers["Retry-After"] == "2" and resp.headers["Location"] == resp.json()["poll"]
+        done = answered(client, resp, asker["key"])
+        assert done.status_code == 200 and done.json()["_meta"]["charged_sats"] == 200
+        assert entries(stack["env"], resp.json()["request_id"]) == [("query", -200)]
+
+
+def test_a_work_horse_killed_mid_request_is_retried_and_charged_once(stack):
+    (asker,) = register_and_fund(stack["base"], 1, 1000)
+    model = stack["model"]
+    model.delay_s, model.arrived = 60.0, threading.Event()
+    with httpx.Client(base_url=stack["base"], timeout=90) as client:
+        resp = client.post("/api/v1/intelligence/ask/async", json={"question": QUESTION, "depth": "standard"},
+                           headers={"X-API-Key": asker["key"]})
+        assert resp.status_code == 202, resp.text
+        assert model.arrived.wait(60), (stack["home"] / "worker.log").read_text()[-3000:]
+        horses = psutil.Process(stack["worker"].pid).children()
+        assert horses, "the worker forked no work horse"
+        model.delay_s = 0.0  # the retry's request is answered at once
+        for horse in horses:
+            horse.send_signal(signal.SIGKILL)  # mid-request: the model holds its answer
+        done = answered(client, resp, asker["key"])
+        request_id = resp.json()["request_id"]
+        assert done.status_code == 200, (stack["home"] / "worker.log").read_text()[-3000:]
+        assert done.json()["_meta"]["charged_sats"] == 500
+        assert entries(stack["env"], request_id) == [("query", -500)]  # never a second charge, nor a refund
+        balance = client.get("/api/v1/agents/balance", headers={"X-API-Key": asker["key"]}).json()["balance_sats"]
+    assert balance == 500
+    engine = make_engine(f"sqlite:///{stack['env']['MI_HOME']}/ledger.sqlite")
+    assert check_consistency(engine) == []
+    engine.dispose()
