@@ -49,7 +49,7 @@ from api.synthesis_queries import SynthesisQueries, UnifiedQueries
 from api.ticker_modules import TickerModules
 from api.usage import UsageRecorder
 from intel.registry import modules
-from jobs.synthesis import chart_files
+from marketintel.chart_files import ChartFiles
 from marketintel.settings import Settings
 from marketintel.signing import load_or_create
 from warehouse.cache import AsyncServingCache
@@ -148,7 +148,7 @@ def _add_synthesis_routes(app: falcon.asgi.App, services: Services) -> None:
     app.add_route(f"{V1}/content/types", content.ContentTypesResource(services))
     app.add_route(f"{V1}/content/generate", content.GenerateResource(queries))
     app.add_route(f"{V1}/content/generate/async", content.GenerateAsyncResource(queries))
-    app.add_route("/charts/newsletter/{filename}", ChartResource(chart_files(services.settings)))
+    app.add_route("/charts/newsletter/{filename}", ChartResource(ChartFiles.from_settings(services.settings)))
 
 
 def _add_foresight_routes(app: falcon.asgi.App, products: ProductQueries, key_budgets: KeyBudgets) -> None:

@@ -100,10 +100,10 @@ class ContentBody(BaseModel):
     @field_validator("content_type")
     @classmethod
     def known_type(cls, value: str) -> str:
-        from intel.content.types import CONTENT_TYPES
+        from intel.content.types import content_types
 
-        if value not in CONTENT_TYPES:
-            raise ValueError(f"unknown content type '{value}'; one of: {', '.join(sorted(CONTENT_TYPES))}")
+        if value not in content_types():
+            raise ValueError(f"unknown content type '{value}'; one of: {', '.join(sorted(content_types()))}")
         return value
 
 

@@ -5,9 +5,10 @@ Plain values in (the payer, the request id, the parameters), plain answers out (
 headers): the REST routes call it, and so can an MCP tool (issue 17), without a request object.
 
 One request id, one charge: the API charges before it enqueues and records the charge with the job
-(charging.attempt.Attempt.record()), so RQ retries never charge again, and the refund of a job that failed for
-good (jobs/synthesis.py) undoes exactly that charge. An `Idempotency-Key` maps a caller's key to the request id it
-first stood for, for as long as results are kept: a repeat is that request again, charged nothing more."""
+(charging.attempt.Attempt.record()), so RQ retries never charge again, and the refund of a job that
+failed for good (jobs/synthesis_failures.py) undoes exactly that charge. An `Idempotency-Key` maps a
+caller's key to the request id it first stood for, for as long as results are kept: a repeat is that request
+again, charged nothing more."""
 from __future__ import annotations
 
 import asyncio
@@ -26,7 +27,7 @@ from charging.attempt import Attempt, Charge, Payer
 from charging.prices import PricedItem
 from intel.synthesis.published import SnapshotReader
 from intel.synthesis.unified import unified_context
-from jobs.synthesis import fail_and_refund, on_job_failure, run_synthesis
+from jobs.synthesis_failures import JOB_FUNCTION, fail_and_refund, on_job_failure
 from marketintel.lightning.proof import preimage_matches
 from warehouse import keys
 from warehouse.synthesis_jobs import DONE, FAILED, JobRecord, SynthesisJobs
@@ -117,7 +118,7 @@ class SynthesisQueries:
 
     def _enqueue(self, request_id: str, kind: str) -> None:
         settings = self.s.settings
-        self.s.jobs.enqueue(run_synthesis, request_id, job_id=request_id, description=f"synthesis {kind}",
+        self.s.jobs.enqueue(JOB_FUNCTION, request_id, job_id=request_id, description=f"synthesis {kind}",
                             retry=Retry(max=settings.synthesis_retries) if settings.synthesis_retries else None,
                             on_failure=Callback(on_job_failure), job_timeout=settings.synthesis_job_timeout_s,
                             result_ttl=0, failure_ttl=settings.synthesis_result_ttl_s)

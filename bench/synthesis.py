@@ -71,11 +71,11 @@ async def ask_round(base: str, key: str) -> list[tuple[float, int]]:
 
 
 def content_api_seconds(base: str, key: str) -> dict[str, float]:
-    from intel.content.types import CONTENT_TYPES
+    from intel.content.types import content_types
 
     out = {}
     with httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=120) as client:
-        for type_id, content_type in CONTENT_TYPES.items():
+        for type_id, content_type in content_types().items():
             body = {"content_type": type_id, **({"ticker": TICKER} if content_type.needs_ticker else {})}
             began = time.perf_counter()
             resp = client.post("/api/v1/content/generate", json=body)
@@ -89,13 +89,13 @@ def content_api_seconds(base: str, key: str) -> dict[str, float]:
 
 def in_process_seconds(payloads: dict, metas: dict, folder: Path) -> dict[str, tuple[float, float, int]]:
     """Per type: (seconds without charts, seconds with charts saved, charts drawn)."""
-    from intel.content.types import CONTENT_TYPES
+    from intel.content.types import content_types
     from intel.content.writer import generate_piece
     from intel.synthesis.published import SnapshotReader
     from marketintel.chart_files import ChartFiles
 
     reader, now, out = SnapshotReader(payloads, metas), datetime.now(UTC), {}
-    for type_id, content_type in CONTENT_TYPES.items():
+    for type_id, content_type in content_types().items():
         ticker = TICKER if content_type.needs_ticker else None
         began = time.perf_counter()
         generate_piece(type_id, None, ticker, reader, now, None)

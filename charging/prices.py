@@ -151,8 +151,8 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
 
 
 def from_settings(settings) -> PriceList:
-    from intel.content.types import CONTENT_TYPES
+    from intel.content import types
     from intel.registry import modules
 
     return price_list(modules(), settings.free_queries_per_module_per_day, settings.l402_catalog_price_sats,
-                      CONTENT_TYPES)
+                      types.content_types())

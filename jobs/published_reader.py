@@ -3,7 +3,7 @@ DuckDB warehouse, whose one writer any reader would block.
 
 One `RedisPublishedReader` per job: each module, meta and product is read at most once and kept for the rest of
 the job, so an answer quotes one consistent copy even if a publish lands meanwhile (the first read wins). Ticker
-modules are computed as the module route computes them (api/ticker_modules.py), through the same cached copy."""
+modules are computed as the module route computes them (intel/ticker_payloads.py), through the same cached copy."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -11,10 +11,10 @@ from datetime import datetime
 import orjson
 import redis
 
-from api.ticker_modules import TICKER_CACHE_TTL_S, TickerComputer, TickerRequest, UnknownTicker
 from intel.envelope import InsufficientData
 from intel.registry import Module
 from intel.synthesis.published import Unavailable
+from intel.ticker_payloads import TickerComputer, TickerRequest, UnknownTicker
 from warehouse import keys
 
 _MISSING = object()
@@ -50,23 +50,23 @@ class RedisPublishedReader:
         if module is None or not module.takes_ticker:
             raise Unavailable(f"'{name}' is not a ticker module")
         request = TickerRequest(module, ticker.upper(), self.now)
-        found = self._read.get(request.cache_key, _MISSING)
+        found = self._read.get(keys.ticker_request(request), _MISSING)
         if found is _MISSING:
             found = self._ticker_payload(request)
-            self._read[request.cache_key] = found
+            self._read[keys.ticker_request(request)] = found
         if isinstance(found, Unavailable):
             raise found
         return found
 
     def _ticker_payload(self, request: TickerRequest) -> dict | Unavailable:
-        cached = self.client.get(request.cache_key)
+        cached = self.client.get(keys.ticker_request(request))
         if cached is not None:
             return orjson.loads(cached)
         try:
             payload_json = self.tickers.payload_json(request)
         except (UnknownTicker, InsufficientData) as exc:
             return Unavailable(f"{request.module.name} for {request.ticker}: {exc}")
-        self.client.set(request.cache_key, payload_json, ex=TICKER_CACHE_TTL_S)
+        self.client.set(keys.ticker_request(request), payload_json, ex=keys.TICKER_PAYLOAD_TTL_S)
         return orjson.loads(payload_json)
 
     def _json(self, key: str) -> dict | None:

@@ -7,7 +7,7 @@ import redis
 from rq import Worker
 
 import jobs.webhooks  # noqa: F401 (loaded once here, so each forked job starts with it: fan-out speed)
-from jobs import synthesis
+from jobs import synthesis, synthesis_failures
 from jobs.queues import QUEUE
 from marketintel.settings import get_settings
 
@@ -19,7 +19,7 @@ def main() -> None:
     connection = redis.Redis.from_url(settings.effective_redis_url)
     # a work horse killed mid-job gets no failure callback from RQ: this handler fails or requeues its synthesis
     Worker([QUEUE], connection=connection,
-           work_horse_killed_handler=synthesis.on_horse_killed).work(with_scheduler=False)
+           work_horse_killed_handler=synthesis_failures.on_horse_killed).work(with_scheduler=False)
 
 
 if __name__ == "__main__":

@@ -63,6 +63,14 @@ def ticker_payload(module_name: str, ticker: str, closed: date) -> str:
     return f"{PREFIX}:ticker:{module_name}:{ticker}:{closed.isoformat()}"
 
 
+TICKER_PAYLOAD_TTL_S = 120  # a ticker module's cached copy: recomputed after this, at most once per window
+
+
+def ticker_request(request) -> str:
+    """The cached copy of an `intel.ticker_payloads.TickerRequest`: its module and ticker on its last closed day."""
+    return ticker_payload(request.module.name, request.ticker, request.closed)
+
+
 def api_key(key_hash: str) -> str:
     return f"{PREFIX}:apikey:{key_hash}"
 

@@ -13,7 +13,7 @@ from api.services import Services
 from api.spec import api_spec
 from api.synthesis_queries import SynthesisQueries
 from charging.prices import CONTENT_PRICES, CONTENT_REASON
-from intel.content.types import CONTENT_TYPES
+from intel.content.types import content_types
 
 CONTENT_TIERS = ("premium", "institutional")  # content generation needs premium or higher (interface.md)
 
@@ -35,7 +35,7 @@ class ContentTypesResource:
         modules, whether it needs a ticker, and its price in sats (paid from the key's credit or balance; no free
         allowance)."""
         resp.media = {"types": [{**t.to_dict(), "price_sats": self.prices.content(t.id).price_sats}
-                                for t in CONTENT_TYPES.values()],
+                                for t in content_types().values()],
                       "prices_by_tier": CONTENT_PRICES, "pricing": CONTENT_REASON}
 
 
@@ -48,7 +48,7 @@ class _Generate:
     async def _generate(self, req, resp) -> None:
         agent = require_agent(req)
         body: ContentBody = req.context.json
-        content_type = CONTENT_TYPES[body.content_type]
+        content_type = content_types()[body.content_type]
         allowed = tiers_for(content_type.tier)
         if agent["tier"] not in allowed:
             raise APIError(403, "tier_required", f"'{content_type.id}' content needs the {content_type.tier} tier"

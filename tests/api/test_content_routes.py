@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from intel.content.types import CONTENT_TYPES
+from intel.content.types import content_types
 from intel.synthesis.published import value_at
 from tests.api.agent_helpers import auth, fund, register, set_tier
 from tests.api.test_synthesis_routes import balance, entries, worker  # noqa: F401 (the worker fixture)
 
 GENERATE = "/api/v1/content/generate"
 UNIFIED = "/api/v1/intelligence/unified"
-PREMIUM_TYPE = next(t for t in CONTENT_TYPES.values() if t.tier == "premium" and not t.needs_ticker)
-INSTITUTIONAL_TYPE = next(t for t in CONTENT_TYPES.values() if t.tier == "institutional")
-TICKER_TYPE = next((t for t in CONTENT_TYPES.values() if t.needs_ticker), None)
+PREMIUM_TYPE = next(t for t in content_types().values() if t.tier == "premium" and not t.needs_ticker)
+INSTITUTIONAL_TYPE = next(t for t in content_types().values() if t.tier == "institutional")
+TICKER_TYPE = next((t for t in content_types().values() if t.needs_ticker), None)
 
 
 def agent_of_tier(client, services, tier: str, sats: int, name: str) -> str:
@@ -29,7 +29,7 @@ def test_the_types_are_listed_without_a_credential_with_their_prices(client, ser
     resp = client.simulate_get("/api/v1/content/types")
     assert resp.status_code == 200, resp.text
     listed = {t["id"]: t for t in resp.json["types"]}
-    assert set(listed) == set(CONTENT_TYPES)
+    assert set(listed) == set(content_types())
     for type_id, entry in listed.items():
         assert entry["price_sats"] == services.prices.content(type_id).price_sats > 0
     pricing = {i["item"]: i for i in client.simulate_get("/api/v1/pricing").json["items"]}
@@ -54,7 +54,7 @@ def test_an_unknown_type_or_a_missing_ticker_is_a_422_naming_what_is_valid(clien
     premium = agent_of_tier(client, services, "premium", 5000, "premium-writer")
     resp = client.simulate_post(GENERATE, headers=auth(premium), json={"content_type": "horoscope"})
     assert resp.status_code == 422 and resp.json["detail"][0]["loc"] == ["body", "content_type"]
-    assert all(type_id in resp.json["detail"][0]["msg"] for type_id in CONTENT_TYPES)
+    assert all(type_id in resp.json["detail"][0]["msg"] for type_id in content_types())
     if TICKER_TYPE is not None:
         needs = client.simulate_post(GENERATE, headers=auth(premium), json={"content_type": TICKER_TYPE.id})
         assert needs.status_code == 422 and needs.json["detail"][0]["loc"] == ["body", "ticker"]

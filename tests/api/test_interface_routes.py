@@ -11,7 +11,9 @@ import redis
 
 from tests.api.agent_helpers import auth, register
 
-FIXED = {"unified": "GET", "ask": "POST", "ask/async": "POST", "consensus": "GET"}  # not built yet: 501
+# each answers as its own route (a free key: ask 402, unified 403 for its tier; consensus is not built yet: 501)
+FIXED = {"unified": ("GET", 403, "tier_required"), "ask": ("POST", 402, "payment_required"),
+         "ask/async": ("POST", 402, "payment_required"), "consensus": ("GET", 501, "not_implemented")}
 VALID_BODY = {"question": "What does the curve say?", "depth": "quick"}
 
 
@@ -23,11 +25,11 @@ def settings(settings):
 @pytest.mark.parametrize("path", sorted(FIXED))
 def test_fixed_sub_paths_are_routes_not_modules(client, path):
     key, _ = register(client)
-    url, method = f"/api/v1/intelligence/{path}", FIXED[path]
+    (method, status, code), url = FIXED[path], f"/api/v1/intelligence/{path}"
     body = {"json": VALID_BODY} if method == "POST" else {}
     for _ in range(5):  # above the per-key budget of 3: these routes never spend it
         resp = client.simulate_request(method, url, headers=auth(key), **body)
-        assert resp.status_code == 501 and resp.json["error"]["code"] == "not_implemented", resp.text
+        assert resp.status_code == status and resp.json["error"]["code"] == code, resp.text
         assert "did_you_mean" not in resp.json["error"] and "unknown_module" not in resp.text
     wrong = client.simulate_request("PUT", url, headers=auth(key))
     assert wrong.status_code == 405 and method in wrong.headers["Allow"] and "unknown_module" not in wrong.text

@@ -21,7 +21,8 @@ TRACED_PULSE_KEYS = ("regime", "signals", "correlation_alerts", "composite_score
 PAID_PER_REQUEST = re.compile(r"^/api/v1/(intelligence/(?!batch)[a-z0-9_]+|catalog)$")
 STRANGERS = ({"X-API-Key": "mi_unknown"}, {"Authorization": "L402 x:y"}, {"Authorization": "Basic dXNlcjpwdw=="})
 STREAMS = {"/api/v1/events/stream"}  # never ends: tests/api/test_event_stream.py holds it to its promises
-FILL = {"module_name": "vix", "payment_hash": "deadbeef00", "package_id": "volatility_shock", "alert_id": "al_none"}
+FILL = {"module_name": "vix", "payment_hash": "deadbeef00", "package_id": "volatility_shock", "alert_id": "al_none",
+        "request_id": "0123456789abcdef", "filename": "none-0123456789ab.png"}
 
 
 def test_the_description_states_every_promise(client):

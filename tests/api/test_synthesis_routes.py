@@ -182,7 +182,7 @@ def test_a_job_that_fails_for_good_is_refunded_exactly_once(client, services, se
     assert entries(services, request_id) == [("query", -500), ("refund", 500)]
 
     # every other path that could notice the failure finds the refund taken
-    from jobs.synthesis import ended
+    from jobs.synthesis_failures import ended
 
     ended(Job.fetch(request_id, connection=services.jobs.connection), "noticed again")
     poll = client.simulate_get(f"/api/v1/synthesis/result/{request_id}", headers=auth(key))

@@ -15,13 +15,18 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
+import orjson
 import psutil
 import pytest
+import redis
 from sqlalchemy import select
 
 from intel.synthesis.published import value_at
 from tests.api.conftest import computed_payloads, publish  # noqa: F401 (the session fixture)
 from tests.e2e.paid_load import ROOT, migrate, register_and_fund, service_env, start_gunicorn, stop
+from tests.sim_published import compute_published
+from warehouse import keys
+from warehouse.cache import ServingCache
 from warehouse.ledger import check_consistency, make_engine
 from warehouse.ledger.tables import ledger_entries
 
@@ -68,13 +73,18 @@ class SlowModel:
 
 @pytest.fixture
 def stack(mi_home, tmp_path, redis_url, request):
-    """The processes on one home: this test's too (`mi_home`), so the dev Lightning node that pays is theirs."""
+    """The processes on one home: this test's too (`mi_home`), so the dev Lightning node that pays is theirs. The
+    worker writes with the built-in composer (the default), or with the local model for a test marked `llm`."""
     model = SlowModel()
     env = service_env(mi_home, redis_url, None)
-    env.update(MI_LLM_BASE_URL=model.url, MI_LLM_MODEL="local", MI_LLM_API_KEY="local", MI_ASK_WINDOW_QUICK_S="1",
-               MI_LLM_TIMEOUT_S="60")
+    env.update(MI_ASK_WINDOW_QUICK_S="1", MI_RATE_LIMIT_FREE="10000/minute")
+    if request.node.get_closest_marker("llm"):
+        env.update(MI_LLM_BASE_URL=model.url, MI_LLM_MODEL="local", MI_LLM_API_KEY="local", MI_LLM_TIMEOUT_S="60")
     migrate(env)
     publish(redis_url, request.getfixturevalue("computed_payloads"))  # tests/api/conftest.py's, imported above
+    products = compute_published().products  # the parallels and regime a deep ask cites
+    ServingCache(redis.Redis.from_url(redis_url)).publish_products(
+        [(name, payload, "sim") for name, payload in products.items()], True, time.time())
     api, base = start_gunicorn(env, workers=1, log=tmp_path / "gunicorn.log")
     worker = subprocess.Popen([sys.executable, "-m", "jobs.worker"], cwd=ROOT, env=env, start_new_session=True,
                               stdout=(tmp_path / "worker.log").open("wb"), stderr=subprocess.STDOUT)
@@ -111,8 +121,22 @@ def entries(env: dict, reference: str) -> list[tuple[str, int]]:
         engine.dispose()
 
 
-def test_asks_are_charged_once_and_cite_the_served_figures(stack):
+def test_asks_are_charged_once_and_cite_the_served_figures(stack, redis_url):
     asker, checker = register_and_fund(stack["base"], 2, 20_000)
+    published = redis.Redis.from_url(redis_url)
+    served: dict[tuple, dict] = {}  # each module (and ticker) fetched once, as any agent would fetch it
+
+    def source_of(client: httpx.Client, fig: dict) -> dict:
+        if fig.get("product"):  # a derived product's figure: its published copy, at the path inside it
+            return {"data": orjson.loads(published.get(keys.product(fig["module"], "full")))}
+        key = (fig["module"], fig.get("ticker"))
+        if key not in served:
+            module = client.get(f"/api/v1/intelligence/{fig['module']}", headers={"X-API-Key": checker["key"]},
+                                params={"ticker": fig["ticker"]} if fig.get("ticker") else None)
+            assert module.status_code == 200, module.text
+            served[key] = module.json()
+        return served[key]
+
     with httpx.Client(base_url=stack["base"], timeout=90) as client:
         for depth, price in PRICES.items():
             resp = client.post("/api/v1/intelligence/ask", json={"question": QUESTION, "depth": depth},
@@ -121,19 +145,20 @@ def test_asks_are_charged_once_and_cite_the_served_figures(stack):
             assert resp.status_code == 200, resp.text
             body, request_id = resp.json(), resp.json()["_meta"]["request_id"]
             assert body["_meta"]["charged_sats"] == price and entries(stack["env"], request_id) == [("query", -price)]
-            assert body["supporting_data"]
-            for fig in body["supporting_data"]:  # the module route serves the same value at the same path
-                module = client.get(f"/api/v1/intelligence/{fig['module']}", headers={"X-API-Key": checker["key"]},
-                                    params={"ticker": fig["ticker"]} if fig.get("ticker") else None)
-                assert module.status_code == 200, module.text
-                assert value_at(module.json()["data"], fig["field"]) == fig["value"], fig
-                assert str(module.json()["as_of"]) == fig["as_of"]
+            assert body["engine"]["name"] == "builtin" and body["answer"] and body["supporting_data"]
+            assert any(f.get("product") for f in body["supporting_data"]) == (depth == "deep")
+            for fig in body["supporting_data"]:  # the service serves the same value at the same path
+                source = source_of(client, fig)
+                assert value_at(source["data"], fig["field"]) == fig["value"], fig
+                if not fig.get("product"):
+                    assert str(source["as_of"]) == fig["as_of"]
             stranger = client.get(f"/api/v1/synthesis/result/{request_id}", headers={"X-API-Key": checker["key"]})
             assert stranger.status_code == 404  # another agent: as if it did not exist
         balance = client.get("/api/v1/agents/balance", headers={"X-API-Key": asker["key"]}).json()["balance_sats"]
     assert balance == 20_000 - sum(PRICES.values())
 
 
+@pytest.mark.llm
 def test_a_job_slower_than_the_window_is_a_202_then_200_on_poll(stack):
     (asker,) = register_and_fund(stack["base"], 1, 1000)
     stack["model"].delay_s = 3.0  # past the 1 s quick window
@@ -149,6 +174,7 @@ def test_a_job_slower_than_the_window_is_a_202_then_200_on_poll(stack):
         assert entries(stack["env"], resp.json()["request_id"]) == [("query", -200)]
 
 
+@pytest.mark.llm
 def test_a_work_horse_killed_mid_request_is_retried_and_charged_once(stack):
     (asker,) = register_and_fund(stack["base"], 1, 1000)
     model = stack["model"]

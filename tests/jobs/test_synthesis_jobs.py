@@ -15,15 +15,16 @@ import redis
 from rq import Callback, Queue, Retry
 from rq.job import Job, JobStatus
 
-from api.ticker_modules import TickerComputer
 from charging.attempt import Attempt, Payer
 from charging.service import Charging
 from intel.providers.sim import SimProvider
 from intel.registry import modules
 from intel.synthesis.published import Unavailable
+from intel.ticker_payloads import TickerComputer
 from jobs.published_reader import RedisPublishedReader
 from jobs.queues import QUEUE
-from jobs.synthesis import on_horse_killed, on_job_failure, run_synthesis
+from jobs.synthesis import run_synthesis
+from jobs.synthesis_failures import on_horse_killed, on_job_failure
 from tests.api.conftest import computed_payloads, publish  # noqa: F401 (the session fixture)
 from warehouse import keys
 from warehouse.ledger import Agents, Invoices, Money, check_consistency, make_engine
