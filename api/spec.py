@@ -55,15 +55,27 @@ volatility, FX, commodities and crypto. Pay per query in sats over Lightning (a 
 request with L402 and no registration); one free query per module per day; the cross-market pulse is free.
 
 **Credentials.** `X-API-Key: <key>` or `Authorization: Bearer <key>` (keys are shown once at registration
-and stored only as hashes); on the routes that take it (module queries and the full catalog)
-`Authorization: L402 <macaroon>:<preimage hex>` pays one request without registering. No credential is
-needed for the pulse, catalog preview, pricing, SLA, health, the docs, subscription plans and payment
-verification.
+and stored only as hashes); on the routes that take it (module queries, the full catalog, ask, parallels, the
+prediction record) `Authorization: L402 <macaroon>:<preimage hex>` pays one request without registering. No
+credential is needed for the pulse, catalog preview, pricing, SLA, health, the docs, subscription plans, payment
+verification, the content types and chart files.
 
 **Paying.** {ORDER_TEXT} Prices (charging/prices.py, the one price list): a standard module
 {MODULE_PRICES["S"]} sats and a proprietary one {MODULE_PRICES["P"]} sats per query; ask by depth
-{ASK_TEXT} sats (not yet served); the full catalog free with a key, else per request with L402. Every price:
+{ASK_TEXT} sats (no free allowance: an ask reads many modules); content per type and unified context by depth
+(with a tiered key); the full catalog free with a key, else per request with L402. Every price and why:
 GET /api/v1/pricing.
+
+**Queued work** (ask, content generation: RQ jobs). The request is charged once, then waits for its job up to a
+window (ask: quick 25 s, standard 40 s, deep 55 s; content 55 s; settings): 200 with the result, or 202 with
+`request_id`, `poll`, `Location` and `Retry-After` while the job keeps running (`/ask/async` and
+`/generate/async` answer 202 at once). `GET /api/v1/synthesis/result/{{request_id}}` answers 202 while it runs, 200
+with the result, and 404 to anyone but the caller who asked (or the L402 payer of that request). Results are kept
+24 hours. An `Idempotency-Key` header makes a repeat return the same request, charged nothing more. A job that
+fails for good (after its retry) or is lost is refunded automatically, exactly once, and answers 500
+`synthesis_failed` with `refunded: true`. Every figure an answer or a piece cites is one of the service's published
+figures: `supporting_data` / `key_data` name its module, its dotted `field` inside that module's `data`, its
+`value` and `as_of`.
 
 **Promises** (tests/api/test_openapi_promises.py checks each against real responses):
 

@@ -266,3 +266,26 @@ def test_a_failed_rq_job_without_its_callback_is_refunded_by_the_poll(client, se
     poll = client.simulate_get(resp.json["poll"], headers=auth(key))
     assert poll.status_code == 500 and poll.json["refunded"] is True, poll.text
     assert balance(client, key) == 500
+
+
+def test_an_l402_payer_asks_without_a_key_and_alone_reads_its_result(client, services, settings, monkeypatch):
+    from tests.api.test_l402 import challenge, pay
+
+    monkeypatch.setattr(settings, "ask_window_quick_s", 0)
+    addr = "10.7.7.7"
+    refused = client.simulate_post(ASK, json=QUESTION, remote_addr=addr)
+    assert refused.status_code == 402 and refused.json["error"]["l402"]["amount_sats"] == 200
+    mac, invoice = challenge(refused)
+    credential = {"Authorization": f"L402 {mac}:{pay(invoice)}"}
+    queued = client.simulate_post(ASK, json=QUESTION, headers=credential, remote_addr=addr)
+    assert queued.status_code == 202, queued.text
+    burst(settings)
+    mine = client.simulate_get(queued.json["poll"], headers=credential, remote_addr=addr)
+    assert mine.status_code == 200 and mine.json["_meta"]["paid_with"] == "l402", mine.text
+    assert mine.json["_meta"]["charged_sats"] == 200 and mine.json["supporting_data"]
+    # the same address without the token, or another paid token: as if the request did not exist
+    other_mac, other_invoice = challenge(client.simulate_post(ASK, json=QUESTION, remote_addr="10.7.7.8"))
+    other = {"Authorization": f"L402 {other_mac}:{pay(other_invoice)}"}
+    for headers in ({}, other):
+        resp = client.simulate_get(queued.json["poll"], headers=headers, remote_addr=addr)
+        assert resp.status_code == 404 and resp.json["error"]["code"] == "unknown_request", resp.text
