@@ -5,14 +5,11 @@ protocol, POST /v1/chat/completions) whose answer can be held back, so a job can
 killed mid-request; the production client is the code under test."""
 from __future__ import annotations
 
-import json
-import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import orjson
@@ -23,6 +20,7 @@ from sqlalchemy import select
 
 from intel.synthesis.published import value_at
 from tests.api.conftest import computed_payloads, publish  # noqa: F401 (the session fixture)
+from tests.chat_server import ChatServer
 from tests.e2e.paid_load import ROOT, migrate, register_and_fund, service_env, start_gunicorn, stop
 from tests.sim_published import compute_published
 from warehouse import keys
@@ -34,71 +32,28 @@ PRICES = {"quick": 200, "standard": 500, "deep": 1000}
 QUESTION = "Is the yield curve inverted, and what does it mean for equities?"
 
 
-class SlowModel:
-    """A chat-completions server that waits `delay_s` before answering, and says when a request arrived."""
-
-    def __init__(self):
-        self.delay_s = 0.0
-        self.arrived = threading.Event()
-        model = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                self.rfile.read(int(self.headers.get("content-length", 0)))
-                model.arrived.set()
-                time.sleep(model.delay_s)
-                body = json.dumps({"id": "chatcmpl-local", "object": "chat.completion", "created": int(time.time()),
-                                   "model": "local", "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                                       "role": "assistant", "content": "The published figures answer this."}}],
-                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
-                try:
-                    self.send_response(200)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                except OSError:  # the asking work horse was killed meanwhile
-                    pass
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-
-
 @pytest.fixture
 def stack(mi_home, tmp_path, redis_url, request):
     """The processes on one home: this test's too (`mi_home`), so the dev Lightning node that pays is theirs. The
     worker writes with the built-in composer (the default), or with the local model for a test marked `llm`."""
-    model = SlowModel()
     env = service_env(mi_home, redis_url, None)
     env.update(MI_ASK_WINDOW_QUICK_S="1", MI_RATE_LIMIT_FREE="10000/minute")
-    if request.node.get_closest_marker("llm"):
-        env.update(MI_LLM_BASE_URL=model.url, MI_LLM_MODEL="local", MI_LLM_API_KEY="local", MI_LLM_TIMEOUT_S="60")
     migrate(env)
     publish(redis_url, request.getfixturevalue("computed_payloads"))  # tests/api/conftest.py's, imported above
     products = compute_published().products  # the parallels and regime a deep ask cites
     ServingCache(redis.Redis.from_url(redis_url)).publish_products(
         [(name, payload, "sim") for name, payload in products.items()], True, time.time())
-    api, base = start_gunicorn(env, workers=1, log=tmp_path / "gunicorn.log")
-    worker = subprocess.Popen([sys.executable, "-m", "jobs.worker"], cwd=ROOT, env=env, start_new_session=True,
-                              stdout=(tmp_path / "worker.log").open("wb"), stderr=subprocess.STDOUT)
-    try:
-        yield {"base": base, "model": model, "worker": worker, "env": env, "home": tmp_path}
-    finally:
-        stop(api)
-        if worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGTERM)
-            try:
-                worker.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(worker.pid, signal.SIGKILL)
-        model.close()
+    with ChatServer() as model:
+        if request.node.get_closest_marker("llm"):
+            env.update(MI_LLM_BASE_URL=model.url, MI_LLM_MODEL="local", MI_LLM_API_KEY="local", MI_LLM_TIMEOUT_S="60")
+        api, base = start_gunicorn(env, workers=1, log=tmp_path / "gunicorn.log")
+        worker = subprocess.Popen([sys.executable, "-m", "jobs.worker"], cwd=ROOT, env=env, start_new_session=True,
+                                  stdout=(tmp_path / "worker.log").open("wb"), stderr=subprocess.STDOUT)
+        try:
+            yield {"base": base, "model": model, "worker": worker, "env": env, "home": tmp_path}
+        finally:
+            stop(api)
+            stop(worker)
 
 
 def answered(client: httpx.Client, resp: httpx.Response, key: str, deadline_s: float = 90) -> httpx.Response:

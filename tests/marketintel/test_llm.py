@@ -4,63 +4,16 @@ writes goes through the number check (an invented number is taken out), the mode
 failing endpoint hands the answer to the built-in composer with a caveat."""
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 
 from intel.synthesis.answer import answer_question
 from intel.synthesis.engines import BuiltinComposer
 from marketintel.llm import ChatCompletionsEngine, engine_from_settings
 from marketintel.settings import Settings
+from tests.chat_server import ChatServer
 from tests.sim_published import NOW, compute_published, reader_of
 
 MODEL = "local-test-model"
-
-
-class ChatServer:
-    """A chat-completions endpoint whose reply (or HTTP error) the test sets; it records each request."""
-
-    def __init__(self):
-        self.reply: str | None = None
-        self.status = 200
-        self.requests: list[dict] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
-                if server.status != 200:
-                    payload = {"error": {"message": "model overloaded", "type": "server_error"}}
-                else:
-                    payload = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1_700_000_000,
-                               "model": body["model"],
-                               "choices": [{"index": 0, "finish_reason": "stop",
-                                            "message": {"role": "assistant", "content": server.reply}}],
-                               "usage": {"prompt_tokens": 100, "completion_tokens": 40, "total_tokens": 140}}
-                data = json.dumps(payload).encode()
-                self.send_response(server.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +23,7 @@ def sim_published():
 
 @pytest.fixture
 def chat():
-    with ChatServer() as server:
+    with ChatServer(reply=None) as server:
         yield server
 
 
