@@ -36,8 +36,6 @@ RESULT_PATH = "/api/v1/synthesis/result"
 RETRY_AFTER_S = 2  # how soon a 202 suggests polling: a quick ask takes about a second on the built-in engine
 LOST_AFTER_S = 30  # a record whose RQ job cannot be found this long after it was accepted was lost
 IDEMPOTENCY_KEY_MAX = 200
-# the derived products unified context draws on beside the modules (the regime view, parallels, the live record)
-UNIFIED_PRODUCTS = ("regime", "parallels", "track_record")
 
 
 @dataclass(frozen=True)
@@ -182,9 +180,9 @@ class SynthesisQueries:
 
 
 class UnifiedQueries:
-    """Unified context, computed in the API (no worker): every published module's full rendering and meta and the
-    products it draws on, read in one MGET into a `SnapshotReader`, then charged once it is computed (a failure
-    costs nothing)."""
+    """Unified context, computed in the API (no worker): every published module's full rendering and meta (the
+    regime comes from `market_regime`), read in one MGET into a `SnapshotReader`, then charged once it is computed
+    (a failure costs nothing)."""
 
     def __init__(self, services: Services, usage: UsageRecorder):
         self.s = services
@@ -216,9 +214,7 @@ class UnifiedQueries:
         if not names:
             raise APIError(503, "data_not_ready", "No module has been published yet. Nothing was charged.",
                            headers={"Retry-After": str(self.s.settings.refresh_minutes * 60)})
-        wanted = [keys.module(n, part) for n in names for part in ("full", "meta")]
-        wanted += [keys.product(p, "full") for p in UNIFIED_PRODUCTS]
-        raw = await self.s.redis.mget(wanted)
+        raw = await self.s.redis.mget([keys.module(n, part) for n in names for part in ("full", "meta")])
         return await asyncio.to_thread(_snapshot, names, raw)
 
 
@@ -228,8 +224,7 @@ def _snapshot(names: list[str], raw: list[bytes | None]) -> SnapshotReader:
         full, meta = raw[2 * index], raw[2 * index + 1]
         if full is not None:  # listed, then gone (a flush between the two reads): left out
             modules_[name], metas[name] = orjson.loads(full), orjson.loads(meta) if meta else {}
-    products = {p: orjson.loads(body) for p, body in zip(UNIFIED_PRODUCTS, raw[2 * len(names):]) if body is not None}
-    return SnapshotReader(modules_, metas, products)
+    return SnapshotReader(modules_, metas)
 
 
 def charge_fields(item: PricedItem, charge: Charge) -> dict:
