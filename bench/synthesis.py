@@ -34,10 +34,13 @@ QUESTION = "Is the yield curve inverted, and what does it mean for equities?"
 TICKER = "AAPL"
 
 
-def published_payloads(redis_url: str) -> tuple[dict, dict]:
-    """Every non-ticker module on sim data as of the last closed day, published; (payloads, metas)."""
+def published_payloads(redis_url: str) -> tuple[dict, dict, dict]:
+    """Every non-ticker module and the chart series on sim data as of the last closed day, published; (payloads,
+    metas, products)."""
     import redis
 
+    from intel.content.chart_series import INPUTS as CHART_INPUTS
+    from intel.content.chart_series import chart_series_view
     from intel.frames import Frames
     from intel.providers.sim import SimProvider
     from intel.registry import modules
@@ -45,13 +48,15 @@ def published_payloads(redis_url: str) -> tuple[dict, dict]:
     from warehouse.cache import ServingCache
 
     registry, now = modules(), last_closed_day(datetime.now(UTC))
-    inputs = sorted({sid for m in registry.values() for sid in m.inputs})
+    inputs = sorted({sid for m in registry.values() for sid in m.inputs} | set(CHART_INPUTS))
     frames = Frames.from_long(SimProvider(seed=7).observations(inputs, now - timedelta(days=3700), now), now, "sim")
     payloads = {name: m.compute(frames) for name, m in registry.items() if not m.takes_ticker}
-    ServingCache(redis.Redis.from_url(redis_url)).publish_modules([(n, p, "sim") for n, p in payloads.items()], True,
-                                                                  time.time())
+    products = {"chart_series": chart_series_view(frames, now, "sim", True)}
+    cache = ServingCache(redis.Redis.from_url(redis_url))
+    cache.publish_modules([(n, p, "sim") for n, p in payloads.items()], True, time.time())
+    cache.publish_products([(n, p, "sim") for n, p in products.items()], True, time.time())
     metas = {n: {"as_of": str(p.get("as_of")), "data_source": "sim", "simulated": True} for n, p in payloads.items()}
-    return payloads, metas
+    return payloads, metas, products
 
 
 async def ask_round(base: str, key: str) -> list[tuple[float, int]]:
@@ -87,14 +92,15 @@ def content_api_seconds(base: str, key: str) -> dict[str, float]:
     return out
 
 
-def in_process_seconds(payloads: dict, metas: dict, folder: Path) -> dict[str, tuple[float, float, int]]:
+def in_process_seconds(payloads: dict, metas: dict, products: dict,
+                       folder: Path) -> dict[str, tuple[float, float, int]]:
     """Per type: (seconds without charts, seconds with charts saved, charts drawn)."""
     from intel.content.types import content_types
     from intel.content.writer import generate_piece
     from intel.synthesis.published import SnapshotReader
     from marketintel.chart_files import ChartFiles
 
-    reader, now, out = SnapshotReader(payloads, metas), datetime.now(UTC), {}
+    reader, now, out = SnapshotReader(payloads, metas, products), datetime.now(UTC), {}
     for type_id, content_type in content_types().items():
         ticker = TICKER if content_type.needs_ticker else None
         began = time.perf_counter()
@@ -115,7 +121,7 @@ def main() -> None:
     workers, api = [], None
     try:
         subprocess.run([CLI, "migrate"], env=env, check=True, capture_output=True)
-        payloads, metas = published_payloads(redis_server.url)
+        payloads, metas, products = published_payloads(redis_server.url)
         port = free_port()
         api = gunicorn("api.asgi:app", port, env)
         workers = [subprocess.Popen([sys.executable, "-m", "jobs.worker"], cwd=ROOT, env=env,
@@ -131,7 +137,8 @@ def main() -> None:
         set_institutional(base, key)
         for type_id, took in content_api_seconds(base, key).items():
             print(f"content {type_id:<28} end to end {took:6.2f} s", flush=True)
-        for type_id, (bare, charted, charts) in in_process_seconds(payloads, metas, home / "bench-charts").items():
+        timings = in_process_seconds(payloads, metas, products, home / "bench-charts")
+        for type_id, (bare, charted, charts) in timings.items():
             per_chart = (charted - bare) / charts if charts else 0.0
             print(f"content {type_id:<28} in process {bare:6.3f} s; {charts} charts, {per_chart:6.3f} s each to "
                   "render and save", flush=True)
