@@ -239,7 +239,9 @@ def children(settings) -> list:
                       "-w", str(settings.api_workers), "-b", f"{settings.api_host}:{settings.api_port}",
                       "--no-control-socket", "--graceful-timeout", "5", "--timeout", "60",
                       "--keep-alive", str(KEEP_ALIVE_S)]),
-        Child("worker", [python, "-m", "jobs.worker"]),
+        # RQ workers: ask and content jobs, webhook and alert deliveries; one job at a time each
+        *(Child("worker" if n == 0 else f"worker-{n + 1}", [python, "-m", "jobs.worker"])
+          for n in range(settings.rq_workers)),
         Child("webhook-sweeper", [python, "-m", "jobs.webhooks"]),  # due webhook retries and lost jobs, every 10 s
         Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"]),
         Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", "127.0.0.1",

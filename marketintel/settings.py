@@ -17,6 +17,7 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     api_workers: int = 2
+    rq_workers: int = Field(2, ge=1, description="RQ worker processes `up` starts (synthesis jobs, deliveries)")
     dagster_port: int = 3000
     database_url: str | None = Field(None, description="SQLAlchemy URL; default SQLite under home")
     redis_url: str | None = Field(None, description="External Redis; default an embedded server")
