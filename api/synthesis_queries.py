@@ -30,7 +30,7 @@ from intel.synthesis.unified import unified_context
 from jobs.synthesis_failures import JOB_FUNCTION, fail_and_refund, on_job_failure
 from marketintel.lightning.proof import preimage_matches
 from warehouse import keys
-from warehouse.synthesis_jobs import DONE, FAILED, JobRecord, SynthesisJobs
+from warehouse.synthesis_jobs import DONE, FAILED, RUNNING, JobRecord, SynthesisJobs
 
 RESULT_PATH = "/api/v1/synthesis/result"
 RETRY_AFTER_S = 2  # how soon a 202 suggests polling: a quick ask takes about a second on the built-in engine
@@ -139,7 +139,12 @@ class SynthesisQueries:
 
     async def reconcile(self, record: JobRecord) -> JobRecord:
         status = await asyncio.to_thread(self._rq_status, record.request_id)
-        if status == JobStatus.STARTED:
+        if record.status == RUNNING and not await self.jobs.lease_held(record.request_id):
+            # the process running it stopped renewing its lease: killed (RQ's heartbeat says so only after 90 s)
+            await fail_and_refund(self.jobs, self.s.charging, record.request_id,
+                                  {"code": "synthesis_failed", "message": "The synthesis job failed: the worker "
+                                   "running it stopped before it finished."})
+        elif status == JobStatus.STARTED:
             # RQ's own check for jobs whose worker died (their heartbeat ran out): it runs the failure callback,
             # which retries or fails and refunds; the record then says which
             await asyncio.to_thread(self.s.jobs.started_job_registry.cleanup)

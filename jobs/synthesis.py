@@ -9,6 +9,7 @@ A failure or a lost job is refunded by jobs/synthesis_failures.py."""
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import datetime
 
 import redis
@@ -23,6 +24,7 @@ from jobs.synthesis_failures import with_jobs
 from marketintel.chart_files import ChartFiles
 from marketintel.llm import engine_from_settings
 from marketintel.settings import Settings, get_settings
+from warehouse import keys
 from warehouse.synthesis_jobs import JobRecord, SynthesisJobs
 
 log = logging.getLogger(__name__)
@@ -47,17 +49,45 @@ def run_synthesis(request_id: str) -> None:
     """The RQ job: compute the record's answer and write it (a job whose record has ended or expired does
     nothing: its request was already answered, or failed and refunded)."""
     settings = get_settings()
-    record = with_jobs(settings, lambda jobs: _start(jobs, request_id))
+    record = with_jobs(settings, lambda jobs: _start(jobs, request_id, settings.synthesis_lease_s))
     if record is None:
         log.info("synthesis %s: ended or expired before it started; nothing to do", request_id)
         return
-    result = compute(record, settings)
-    if not with_jobs(settings, lambda jobs: jobs.finish(request_id, result)):
-        log.warning("synthesis %s: answered after it had ended; the answer is dropped", request_id)
+    with Lease(settings, request_id):
+        result = compute(record, settings)
+        if not with_jobs(settings, lambda jobs: jobs.finish(request_id, result)):
+            log.warning("synthesis %s: answered after it had ended; the answer is dropped", request_id)
 
 
-async def _start(jobs: SynthesisJobs, request_id: str) -> JobRecord | None:
-    return await jobs.get(request_id) if await jobs.started(request_id) else None
+async def _start(jobs: SynthesisJobs, request_id: str, lease_s: float) -> JobRecord | None:
+    return await jobs.get(request_id) if await jobs.started(request_id, lease_s) else None
+
+
+class Lease:
+    """Renews the running job's lease from a thread of the work horse, every third of its length, until the job
+    ends (the key then lapses by itself). A killed worker renews nothing: the poll sees the lapse in seconds."""
+
+    def __init__(self, settings: Settings, request_id: str):
+        self.client = redis.Redis.from_url(settings.effective_redis_url)
+        self.key, self.lease_ms = keys.synthesis_lease(request_id), int(settings.synthesis_lease_s * 1000)
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._renew, name=f"lease-{request_id}", daemon=True)
+
+    def __enter__(self) -> Lease:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stopped.set()
+        self.thread.join()
+        self.client.close()
+
+    def _renew(self) -> None:
+        while not self.stopped.wait(self.lease_ms / 3000):
+            try:
+                self.client.set(self.key, "1", px=self.lease_ms)
+            except redis.RedisError:  # the next round tries again; a lapse only costs this job a refund
+                log.warning("synthesis lease %s: renewal failed", self.key, exc_info=True)
 
 
 def compute(record: JobRecord, settings: Settings) -> dict:

@@ -123,6 +123,9 @@ class Settings(BaseSettings):
                                         "Idempotency-Key) is kept for its owner to read")
     synthesis_job_timeout_s: int = Field(300, gt=0, description="RQ job timeout of one synthesis attempt")
     synthesis_retries: int = Field(1, ge=0, description="RQ retries of a synthesis job that failed or was lost")
+    synthesis_lease_s: float = Field(15.0, gt=0, description="A running job renews its lease every third of this; a "
+                                     "lease that lapses (its worker was killed) fails and refunds the job at the "
+                                     "next poll, rather than after RQ's own 90 s heartbeat")
 
     @property
     def sqlalchemy_url(self) -> str:

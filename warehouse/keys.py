@@ -21,6 +21,7 @@ rebuilt: the serving cache, operational status, request metrics, rate windows, f
     mi:synthesis:job:<request id>                 a synthesis job's record: owner, charge, params, status, result
     mi:synthesis:done:<request id>                its end, for a waiting request's BLPOP (warehouse/synthesis_jobs.py)
     mi:synthesis:refund:<request id>              taken once (SET NX) by whoever refunds a failed or lost job
+    mi:synthesis:lease:<request id>               held (renewed) by the process running the job; gone: it died
     mi:synthesis:idem:<owner>:<sha256 of the key> the request id an Idempotency-Key stands for
 """
 from __future__ import annotations
@@ -101,6 +102,10 @@ def synthesis_done(request_id: str) -> str:
 
 def synthesis_refund(request_id: str) -> str:
     return f"{PREFIX}:synthesis:refund:{request_id}"
+
+
+def synthesis_lease(request_id: str) -> str:
+    return f"{PREFIX}:synthesis:lease:{request_id}"
 
 
 def synthesis_idempotency(owner: str, key_hash: str) -> str:

@@ -35,12 +35,14 @@ if ARGV[6] == '1' then
 end
 return 1
 """
-# KEYS: job. ARGV: status, tries increment. Only a job that has not ended moves (queued <-> running).
+# KEYS: job, lease. ARGV: status, tries increment, lease ms (0: none). Only a job that has not ended moves
+# (queued <-> running); a start takes the lease in the same step, so a running job always has had one.
 _MOVE = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or status == 'done' or status == 'failed' then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'tries', ARGV[2])
+if tonumber(ARGV[3]) > 0 then redis.call('SET', KEYS[2], '1', 'PX', ARGV[3]) end
 return 1
 """
 _DELETE_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
@@ -108,13 +110,20 @@ class SynthesisJobs:
         raw = await self.redis.hgetall(keys.synthesis_job(request_id))
         return JobRecord.from_fields(raw) if raw else None
 
-    async def started(self, request_id: str) -> bool:
-        """A worker starts (or restarts, on an RQ retry) the job; False when it has ended or expired."""
-        return bool(await self._move(keys=[keys.synthesis_job(request_id)], args=[RUNNING, 1]))
+    async def started(self, request_id: str, lease_s: float) -> bool:
+        """A worker starts (or restarts, on an RQ retry) the job and takes its lease for `lease_s`, which it then
+        renews (`renew_lease`) while it runs; False when the job has ended or expired."""
+        return bool(await self._move(keys=[keys.synthesis_job(request_id), keys.synthesis_lease(request_id)],
+                                     args=[RUNNING, 1, int(lease_s * 1000)]))
+
+    async def lease_held(self, request_id: str) -> bool:
+        """Whether the process running the job still renews its lease (a SIGKILLed worker stops at once)."""
+        return bool(await self.redis.exists(keys.synthesis_lease(request_id)))
 
     async def requeued(self, request_id: str, error: dict) -> None:
         """The attempt failed and RQ will retry it: queued again, with the last error for the curious."""
-        if await self._move(keys=[keys.synthesis_job(request_id)], args=[QUEUED, 0]):
+        if await self._move(keys=[keys.synthesis_job(request_id), keys.synthesis_lease(request_id)],
+                            args=[QUEUED, 0, 0]):
             await self.redis.hset(keys.synthesis_job(request_id), "error", orjson.dumps(error))
 
     async def finish(self, request_id: str, result: dict) -> bool:

@@ -16,9 +16,11 @@ import orjson
 import psutil
 import pytest
 import redis
+from rq import Queue
 from sqlalchemy import select
 
 from intel.synthesis.published import value_at
+from jobs.queues import QUEUE
 from tests.api.conftest import computed_payloads, publish  # noqa: F401 (the session fixture)
 from tests.chat_server import ChatServer
 from tests.e2e.paid_load import ROOT, migrate, register_and_fund, service_env, start_gunicorn, stop
@@ -37,7 +39,7 @@ def stack(mi_home, tmp_path, redis_url, request):
     """The processes on one home: this test's too (`mi_home`), so the dev Lightning node that pays is theirs. The
     worker writes with the built-in composer (the default), or with the local model for a test marked `llm`."""
     env = service_env(mi_home, redis_url, None)
-    env.update(MI_ASK_WINDOW_QUICK_S="1", MI_RATE_LIMIT_FREE="10000/minute")
+    env.update(MI_ASK_WINDOW_QUICK_S="1", MI_RATE_LIMIT_FREE="10000/minute", MI_SYNTHESIS_LEASE_S="3")
     migrate(env)
     publish(redis_url, request.getfixturevalue("computed_payloads"))  # tests/api/conftest.py's, imported above
     products = compute_published().products  # the parallels and regime a deep ask cites
@@ -49,11 +51,13 @@ def stack(mi_home, tmp_path, redis_url, request):
         api, base = start_gunicorn(env, workers=1, log=tmp_path / "gunicorn.log")
         worker = subprocess.Popen([sys.executable, "-m", "jobs.worker"], cwd=ROOT, env=env, start_new_session=True,
                                   stdout=(tmp_path / "worker.log").open("wb"), stderr=subprocess.STDOUT)
+        state = {"base": base, "model": model, "worker": worker, "env": env, "home": tmp_path}
         try:
-            yield {"base": base, "model": model, "worker": worker, "env": env, "home": tmp_path}
+            yield state
         finally:
             stop(api)
-            stop(worker)
+            for process in {worker, state["worker"]}:
+                stop(process)
 
 
 def answered(client: httpx.Client, resp: httpx.Response, key: str, deadline_s: float = 90) -> httpx.Response:
@@ -151,6 +155,46 @@ def test_a_work_horse_killed_mid_request_is_retried_and_charged_once(stack):
         assert entries(stack["env"], request_id) == [("query", -500)]  # never a second charge, nor a refund
         balance = client.get("/api/v1/agents/balance", headers={"X-API-Key": asker["key"]}).json()["balance_sats"]
     assert balance == 500
+    engine = make_engine(f"sqlite:///{stack['env']['MI_HOME']}/ledger.sqlite")
+    assert check_consistency(engine) == []
+    engine.dispose()
+
+
+def start_worker(stack) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "jobs.worker"], cwd=ROOT, env=stack["env"], start_new_session=True,
+                            stdout=(stack["home"] / "worker-2.log").open("wb"), stderr=subprocess.STDOUT)
+
+
+@pytest.mark.llm
+def test_a_worker_sigkilled_mid_job_refunds_the_ask_once(stack):
+    (asker,) = register_and_fund(stack["base"], 1, 1000)
+    model, worker = stack["model"], stack["worker"]
+    model.delay_s, model.arrived = 60.0, threading.Event()
+    with httpx.Client(base_url=stack["base"], timeout=90) as client:
+        resp = client.post("/api/v1/intelligence/ask/async", json={"question": QUESTION, "depth": "standard"},
+                           headers={"X-API-Key": asker["key"]})
+        request_id = resp.json()["request_id"]
+        assert model.arrived.wait(60), (stack["home"] / "worker.log").read_text()[-3000:]
+        # the worker and its work horse (RQ puts the horse in a session of its own), mid-request: nothing runs on
+        for process in [*psutil.Process(worker.pid).children(), psutil.Process(worker.pid)]:
+            process.send_signal(signal.SIGKILL)
+        worker.wait(10)
+        done = answered(client, resp, asker["key"], deadline_s=30)  # the lease (3 s here) lapses; the poll sees it
+        assert done.status_code == 500 and done.json()["refunded"] is True, done.text
+        assert done.json()["error"]["code"] == "synthesis_failed" and done.json()["_meta"]["charged_sats"] == 0
+        assert entries(stack["env"], request_id) == [("query", -500), ("refund", 500)]
+
+        # a new worker, and RQ's own check for jobs of dead workers once their heartbeat runs out: its failure
+        # callback finds the refund taken, so nothing is given back twice and the record stays failed
+        stack["worker"] = start_worker(stack)
+        queue = Queue(QUEUE, connection=redis.Redis.from_url(stack["env"]["MI_REDIS_URL"]))
+        queue.started_job_registry.cleanup(timestamp=time.time() + 3600)
+        time.sleep(1.0)  # a retry RQ queued, if any, finds the record ended and does nothing
+        again = client.get(f"/api/v1/synthesis/result/{request_id}", headers={"X-API-Key": asker["key"]})
+        assert again.status_code == 500 and again.json()["refunded"] is True
+        assert entries(stack["env"], request_id) == [("query", -500), ("refund", 500)]
+        balance = client.get("/api/v1/agents/balance", headers={"X-API-Key": asker["key"]}).json()["balance_sats"]
+    assert balance == 1000
     engine = make_engine(f"sqlite:///{stack['env']['MI_HOME']}/ledger.sqlite")
     assert check_consistency(engine) == []
     engine.dispose()

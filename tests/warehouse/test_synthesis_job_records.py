@@ -46,12 +46,12 @@ def test_a_record_round_trips_and_expires_with_the_result_ttl(redis_url):
 def test_a_job_ends_once_whichever_end_comes_first(redis_url):
     async def work(jobs, client):
         await jobs.create(record())
-        assert await jobs.started("req-00000001")
+        assert await jobs.started("req-00000001", 5)
         assert (await jobs.get("req-00000001")).status == RUNNING
         assert await jobs.fail("req-00000001", {"code": "synthesis_failed", "message": "boom"})
         late = await jobs.finish("req-00000001", {"answer": "too late"})  # a late worker cannot overwrite it
         again = await jobs.fail("req-00000001", {"code": "other", "message": "second"})
-        restarted = await jobs.started("req-00000001")
+        restarted = await jobs.started("req-00000001", 5)
         return late, again, restarted, await jobs.get("req-00000001")
 
     late, again, restarted, stored = run(redis_url, work)
@@ -134,3 +134,16 @@ def test_an_idempotency_key_stands_for_its_first_request_until_released(redis_ur
     first, repeat, other_owner, kept, freed, stored = run(redis_url, work)
     assert (first, repeat, other_owner, kept, freed) == (None, "req-first", None, "req-first", None)
     assert all(key not in k for k in stored)  # Redis holds the key's hash, not the key
+
+
+def test_a_start_takes_the_lease_that_says_the_job_is_being_worked_on(redis_url):
+    async def work(jobs, client):
+        await jobs.create(record())
+        before = await jobs.lease_held("req-00000001")
+        await jobs.started("req-00000001", 0.3)
+        held, ttl_ms = await jobs.lease_held("req-00000001"), await client.pttl(keys.synthesis_lease("req-00000001"))
+        await asyncio.sleep(0.4)  # nobody renews it: the worker is gone
+        return before, held, ttl_ms, await jobs.lease_held("req-00000001")
+
+    before, held, ttl_ms, after = run(redis_url, work)
+    assert (before, held, after) == (False, True, False) and 0 < ttl_ms <= 300
