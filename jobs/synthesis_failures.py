@@ -1,13 +1,14 @@
 """When a synthesis job fails or is lost: failed and refunded exactly once, and only when no RQ retry remains.
 
 RQ runs the failure callback before it decides to retry (rq/worker/base.py `_finalize_failure`, rq/registry.py
-`StartedJobRegistry.cleanup` for a job abandoned by a dead worker), with `retries_left` not yet decremented; a
-work horse killed mid-job gets no failure callback, so the worker entry passes `on_horse_killed` as its
+`StartedJobRegistry.cleanup` for a job abandoned by a dead worker), with `retries_left` not yet decremented; a work
+horse killed mid-job gets no failure callback, so the worker entry passes `on_horse_killed` as its
 `work_horse_killed_handler`. The poll route reconciles whatever slipped through all of these
 (api/synthesis_queries.py), including a running job whose lease lapsed because its whole worker was killed
-(jobs/synthesis.py `Lease`; RQ itself sees that only when the job's heartbeat runs out, about 90 s). Whoever refunds takes the job's refund mark first (SET NX): a second path that
-notices the same failure finds it taken and refunds nothing. Kept apart from the job itself so that the API,
-which calls `fail_and_refund`, does not import the synthesis and chart code."""
+(jobs/synthesis.py `Lease`; RQ itself sees that only when the job's heartbeat runs out, about 90 s). Whoever refunds
+takes the job's refund mark first (SET NX): a second path that notices the same failure finds it taken and refunds
+nothing. Kept apart from the job itself so that the API, which calls `fail_and_refund`, does not import the
+synthesis and chart code."""
 from __future__ import annotations
 
 import asyncio
