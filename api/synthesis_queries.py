@@ -27,10 +27,10 @@ from charging.attempt import Attempt, Charge, Payer
 from charging.prices import PricedItem
 from intel.synthesis.published import SnapshotReader
 from intel.synthesis.unified import unified_context
-from jobs.synthesis_failures import JOB_FUNCTION, fail_and_refund, on_job_failure
+from jobs.synthesis_failures import JOB_FUNCTION, fail_and_refund, on_job_failure, refund_if_lapsed
 from marketintel.lightning.proof import preimage_matches
 from warehouse import keys
-from warehouse.synthesis_jobs import DONE, FAILED, RUNNING, JobRecord, SynthesisJobs
+from warehouse.synthesis_jobs import DONE, FAILED, JobRecord, SynthesisJobs
 
 RESULT_PATH = "/api/v1/synthesis/result"
 RETRY_AFTER_S = 2  # how soon a 202 suggests polling: a quick ask takes about a second on the built-in engine
@@ -139,11 +139,8 @@ class SynthesisQueries:
 
     async def reconcile(self, record: JobRecord) -> JobRecord:
         status = await asyncio.to_thread(self._rq_status, record.request_id)
-        if record.status == RUNNING and not await self.jobs.lease_held(record.request_id):
-            # the process running it stopped renewing its lease: killed (RQ's heartbeat says so only after 90 s)
-            await fail_and_refund(self.jobs, self.s.charging, record.request_id,
-                                  {"code": "synthesis_failed", "message": "The synthesis job failed: the worker "
-                                   "running it stopped before it finished."})
+        if await refund_if_lapsed(self.jobs, self.s.charging, record):
+            pass  # its worker was killed: no process renews its lease (RQ's heartbeat says so only after 90 s)
         elif status == JobStatus.STARTED:
             # RQ's own check for jobs whose worker died (their heartbeat ran out): it runs the failure callback,
             # which retries or fails and refunds; the record then says which

@@ -16,13 +16,16 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+import redis
 import redis.asyncio as aioredis
+from rq import Queue
 from rq.job import Job
 
 from charging.attempt import Attempt
 from charging.service import Charging
+from jobs.queues import QUEUE
 from marketintel.settings import Settings, get_settings
-from warehouse.synthesis_jobs import SynthesisJobs
+from warehouse.synthesis_jobs import RUNNING, JobRecord, SynthesisJobs
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -62,6 +65,41 @@ async def _refund_with_own_charging(settings: Settings, jobs: SynthesisJobs, req
     finally:
         await charging.money.aclose()
         await charging.allowance.redis.aclose()
+
+
+LAPSED = {"code": "synthesis_failed", "message": "The synthesis job failed: the worker running it stopped before it "
+          "finished."}
+
+
+async def refund_if_lapsed(jobs: SynthesisJobs, charging: Charging, record: JobRecord) -> bool:
+    """Fail and refund a job that is running by its record while no process renews its lease (its worker was
+    killed); True when it did."""
+    if record.status != RUNNING or await jobs.lease_held(record.request_id):
+        return False
+    return await fail_and_refund(jobs, charging, record.request_id, LAPSED)
+
+
+def sweep_lapsed(settings: Settings) -> int:
+    """The sweeper's pass (`python -m jobs.webhooks`, every few seconds) over the jobs RQ counts as started: each
+    whose lease lapsed is failed and refunded, whether or not anyone polls for it. How many."""
+    started = Queue(QUEUE, connection=redis.Redis.from_url(settings.effective_redis_url)).started_job_registry
+    request_ids = started.get_job_ids()
+    if not request_ids:
+        return 0
+
+    async def sweep(jobs: SynthesisJobs) -> int:
+        charging, refunded = Charging.from_settings(settings), 0
+        try:
+            for request_id in request_ids:
+                record = await jobs.get(request_id)  # None: not a synthesis job (a delivery), or expired
+                if record is not None and await refund_if_lapsed(jobs, charging, record):
+                    refunded += 1
+        finally:
+            await charging.money.aclose()
+            await charging.allowance.redis.aclose()
+        return refunded
+
+    return with_jobs(settings, sweep)
 
 
 async def fail_and_refund(jobs: SynthesisJobs, charging: Charging, request_id: str, error: dict) -> bool:

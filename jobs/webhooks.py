@@ -36,6 +36,7 @@ import httpx
 from rq import Queue
 from standardwebhooks import Webhook
 
+from jobs import synthesis_failures
 from jobs.queues import job_queue
 from marketintel.settings import get_settings
 from marketintel.ssrf import IPAddress, RefusedURL, Unresolvable, checked_target
@@ -224,7 +225,8 @@ def sweep() -> int:
 
 
 def main() -> None:
-    """`python -m jobs.webhooks`: sweep every SWEEP_EVERY_S seconds until stopped."""
+    """`python -m jobs.webhooks`: every SWEEP_EVERY_S seconds until stopped, queue the due webhook deliveries and
+    refund the synthesis jobs whose worker died."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s webhooks %(levelname)s %(message)s")
     while True:
         try:
@@ -233,6 +235,12 @@ def main() -> None:
                 log.info("queued %d due webhook deliveries", queued)
         except Exception:  # a database or Redis hiccup: the next sweep tries again
             log.exception("webhook sweep failed")
+        try:  # synthesis jobs whose worker died are refunded even if nobody polls for them
+            refunded = synthesis_failures.sweep_lapsed(get_settings())
+            if refunded:
+                log.info("failed and refunded %d synthesis jobs whose worker stopped", refunded)
+        except Exception:
+            log.exception("synthesis sweep failed")
         time.sleep(SWEEP_EVERY_S)
 
 

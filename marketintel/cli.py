@@ -242,7 +242,7 @@ def children(settings) -> list:
         # RQ workers: ask and content jobs, webhook and alert deliveries; one job at a time each
         *(Child("worker" if n == 0 else f"worker-{n + 1}", [python, "-m", "jobs.worker"])
           for n in range(settings.rq_workers)),
-        Child("webhook-sweeper", [python, "-m", "jobs.webhooks"]),  # due webhook retries and lost jobs, every 10 s
+        Child("webhook-sweeper", [python, "-m", "jobs.webhooks"]),  # due deliveries, dead synthesis jobs: every 10 s
         Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"]),
         Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", "127.0.0.1",
                                     "-p", str(settings.dagster_port), "-m", "pipelines.definitions"]),

@@ -289,3 +289,31 @@ def test_an_l402_payer_asks_without_a_key_and_alone_reads_its_result(client, ser
     for headers in ({}, other):
         resp = client.simulate_get(queued.json["poll"], headers=headers, remote_addr=addr)
         assert resp.status_code == 404 and resp.json["error"]["code"] == "unknown_request", resp.text
+
+
+def test_a_running_job_whose_lease_lapsed_is_refunded_by_the_poll(client, services, settings, monkeypatch):
+    """As when the whole worker running it is SIGKILLed (tests/e2e/test_synthesis_e2e.py): started, then nothing
+    renews its lease; the poll fails and refunds it within the lease, not after RQ's 90 s heartbeat."""
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from warehouse.synthesis_jobs import SynthesisJobs
+
+    monkeypatch.setattr(settings, "ask_window_quick_s", 0)
+    key = funded(client, 500)
+    resp = client.simulate_post(ASK, headers=auth(key), json=QUESTION)
+    request_id = resp.json["request_id"]
+
+    async def start_and_die():
+        jobs = SynthesisJobs(aioredis.Redis.from_url(settings.effective_redis_url), 60)
+        assert await jobs.started(request_id, 0.2)  # what a worker does first; then it is gone
+        await jobs.redis.aclose()
+
+    asyncio.run(start_and_die())
+    assert client.simulate_get(resp.json["poll"], headers=auth(key)).status_code == 202  # the lease still holds
+    time.sleep(0.3)
+    poll = client.simulate_get(resp.json["poll"], headers=auth(key))
+    assert poll.status_code == 500 and poll.json["refunded"] is True, poll.text
+    assert "stopped before it finished" in poll.json["error"]["message"]
+    assert entries(services, request_id) == [("query", -200), ("refund", 200)] and balance(client, key) == 500

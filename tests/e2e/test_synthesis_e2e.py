@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import orjson
@@ -21,6 +22,8 @@ from sqlalchemy import select
 
 from intel.synthesis.published import value_at
 from jobs.queues import QUEUE
+from jobs.synthesis_failures import sweep_lapsed
+from marketintel.settings import Settings
 from tests.api.conftest import computed_payloads, publish  # noqa: F401 (the session fixture)
 from tests.chat_server import ChatServer
 from tests.e2e.paid_load import ROOT, migrate, register_and_fund, service_env, start_gunicorn, stop
@@ -166,7 +169,7 @@ def start_worker(stack) -> subprocess.Popen:
 
 
 @pytest.mark.llm
-def test_a_worker_sigkilled_mid_job_refunds_the_ask_once(stack):
+def test_a_worker_sigkilled_mid_job_is_refunded_once_by_the_sweeper(stack):
     (asker,) = register_and_fund(stack["base"], 1, 1000)
     model, worker = stack["model"], stack["worker"]
     model.delay_s, model.arrived = 60.0, threading.Event()
@@ -179,7 +182,14 @@ def test_a_worker_sigkilled_mid_job_refunds_the_ask_once(stack):
         for process in [*psutil.Process(worker.pid).children(), psutil.Process(worker.pid)]:
             process.send_signal(signal.SIGKILL)
         worker.wait(10)
-        done = answered(client, resp, asker["key"], deadline_s=30)  # the lease (3 s here) lapses; the poll sees it
+        # nobody polls: the sweeper (`python -m jobs.webhooks`) fails and refunds it once the lease (3 s) lapses
+        settings = Settings(home=Path(stack["env"]["MI_HOME"]), redis_url=stack["env"]["MI_REDIS_URL"])
+        deadline = time.monotonic() + 30
+        while (swept := sweep_lapsed(settings)) == 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+        assert swept == 1 and sweep_lapsed(settings) == 0
+        done = client.get(f"/api/v1/synthesis/result/{request_id}", headers={"X-API-Key": asker["key"]})
         assert done.status_code == 500 and done.json()["refunded"] is True, done.text
         assert done.json()["error"]["code"] == "synthesis_failed" and done.json()["_meta"]["charged_sats"] == 0
         assert entries(stack["env"], request_id) == [("query", -500), ("refund", 500)]
