@@ -71,7 +71,7 @@ class ModuleQueries:
             # one round trip: the key check, the rate window, the free-allowance count, the cached rendering,
             # its meta and the previous snapshot (and, for a free query served as cached, its record)
             counter = self.charging.allowance.counter(attempt)
-            record = self.usage.free_record(attempt) if as_cached else None
+            record = self.usage.free_record(attempt, fmt) if as_cached else None
             # the last seen payload travels back only where it is read: the agent format's deltas, or a ticker
             # module's payload computed after the trip; else the trip only says whether it is this one
             seen_read = fmt == "agent" or module.takes_ticker
@@ -113,7 +113,7 @@ class ModuleQueries:
                 seen_is_payload = seen_before == payload_json if seen_read else taken.seen_is_first
                 if cached_fmt == "full" and not seen_is_payload:  # unchanged: nothing to write
                     pipe.set(seen, payload_json, ex=SEEN_TTL_S)
-                self.usage.add_event(pipe, attempt, charge)
+                self.usage.add_event(pipe, attempt, charge, fmt)
                 gate_taken = (await pipe.execute())[-1]
         except BaseException:
             await self.charging.undo(attempt)  # shielded: a second cancellation cannot stop it half way

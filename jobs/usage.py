@@ -25,7 +25,13 @@ def _collaborators() -> tuple[redis.Redis, Usage]:
 
 def drain_usage() -> int:
     """Move every queued usage event from the stream into SQL; returns how many were written."""
-    client, usage = _collaborators()
+    return drain(*_collaborators())
+
+
+def drain(client: redis.Redis, usage: Usage) -> int:
+    """`drain_usage` on given clients: also run by a reader of usage (agent consensus) before it reads SQL, so
+    what it counts includes every query served so far. Two drains at once write each event once: a repeated
+    request_id is ignored, and deleting a stream entry twice is harmless."""
     client.delete(keys.USAGE_DRAIN_GATE)
     written = 0
     while True:
@@ -41,4 +47,5 @@ def _event(fields: dict) -> dict:
     f = {k.decode(): v.decode() for k, v in fields.items()}
     return {"request_id": f["request_id"], "module": f["module"], "charged_sats": int(f["charged_sats"]),
             "free": f["free"] == "1", "agent_id": int(f["agent_pk"]) if f["agent_pk"] else None,
-            "client": f["client"], "created_at": datetime.fromtimestamp(float(f["ts"]), tz=UTC)}
+            "client": f["client"], "created_at": datetime.fromtimestamp(float(f["ts"]), tz=UTC),
+            "format": f.get("format") or None}  # events queued before formats were recorded have none

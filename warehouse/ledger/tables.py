@@ -153,6 +153,7 @@ usage_events = Table(
     Column("free", Boolean, nullable=False),
     Column("request_id", String(100), nullable=False, unique=True),
     Column("created_at", UTCDateTime, nullable=False, default=utcnow, index=True),
+    Column("format", String(20), nullable=True),  # a module query's format (full, compact, prompt, agent)
 )
 
 # L402 tokens (Lightning Labs' L402): one row per minted macaroon, keyed by the SHA-256 of its identifier.
