@@ -16,7 +16,7 @@ from api.middleware import Authentication, RequestContext, SharedClients
 from api.module_queries import ModuleQueries
 from api.product_queries import ProductQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
-from api.resources import alert_packages, alerts, content, foresight, synthesis, unbuilt
+from api.resources import alert_packages, alerts, content, foresight, synthesis
 from api.resources import plans as plan_routes
 from api.resources.agents import (
     BalanceResource,
@@ -29,6 +29,7 @@ from api.resources.agents import (
 from api.resources.batch import BatchResource
 from api.resources.catalog import CatalogPreviewResource, CatalogResource, ModulesResource
 from api.resources.charts import ChartResource
+from api.resources.consensus import ConsensusQueries, ConsensusResource
 from api.resources.dashboard import DashboardResource
 from api.resources.discovery import DOCS_ASSETS, DocsResource, HealthResource, OpenAPIResource, RootResource
 from api.resources.events_info import ScannerStatusResource, WebhookEventTypesResource
@@ -103,6 +104,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_synthesis_routes(app, services)  # before the intelligence routes: its fixed sub-paths are not modules
     _add_intelligence_routes(app, services, registry, serving, key_budgets)
     _add_foresight_routes(app, ProductQueries(services, serving, UsageRecorder(services.jobs)), key_budgets)
+    _add_consensus_route(app, services, serving, registry, key_budgets)
     app.add_route(f"{V1}/agents/register", RegisterResource(services))
     app.add_route(f"{V1}/agents/me", MeResource(services))
     app.add_route(f"{V1}/agents/balance", BalanceResource(services))
@@ -131,8 +133,6 @@ def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry:
     batch, intelligence = BatchResource(services, registry, queries), IntelligenceResource(registry, queries)
     key_budgets.guard(batch, batch_cost)  # a module query takes its window in its own round trip
     app.add_route(f"{V1}/intelligence/batch", batch)
-    # the fixed sub-paths are routes, not modules (interface.md): literal segments win over {module_name}
-    app.add_route(f"{V1}/intelligence/consensus", unbuilt.ConsensusResource())
     app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
 
 
@@ -161,6 +161,15 @@ def _add_foresight_routes(app: falcon.asgi.App, products: ProductQueries, key_bu
     for path, resource in routes.items():
         key_budgets.guard(resource)  # the caller's per-key query budget, as a module query
         app.add_route(path, resource)
+
+
+def _add_consensus_route(app: falcon.asgi.App, services: Services, serving: AsyncServingCache, registry: dict,
+                         key_budgets: KeyBudgets) -> None:
+    """Agent consensus from the usage ledger; a fixed intelligence sub-path, not a module (literal segments win
+    over {module_name})."""
+    resource = ConsensusResource(ConsensusQueries(services, serving, UsageRecorder(services.jobs), registry))
+    key_budgets.guard(resource)  # the caller's per-key query budget, as a module query
+    app.add_route(f"{V1}/intelligence/consensus", resource)
 
 
 def _add_plan_and_referral_routes(app: falcon.asgi.App, services: Services, plans: Plans,

@@ -67,8 +67,8 @@ class BatchBody(BaseModel):
         return value
 
 
-# Unified context (api/resources/unified.py), ask (api/resources/synthesis.py) and consensus (not built yet:
-# api/resources/unbuilt.py validates it as the finished route will).
+# Unified context (api/resources/unified.py), ask (api/resources/synthesis.py) and consensus
+# (api/resources/consensus.py).
 
 class UnifiedQuery(BaseModel):
     topic: str | None = Field(None, min_length=1, max_length=200, description="What to focus on; all topics if omitted")

@@ -4,9 +4,10 @@ OpenAPI and MCP read it; the charging service charges by it.
 Module prices come from the module's tier (standard 50 sats, proprietary 250 sats, interface.md "Limits");
 ask prices by depth (quick 200, standard 500, deep 1000 sats, the same table); content pieces and unified context
 as CONTENT_PRICES and UNIFIED_PRICES say, with the reason beside them; the full catalog costs
-`MI_L402_CATALOG_PRICE_SATS` per request to a caller without a key and nothing to a registered agent.
-derived products (regime, parallels, the prediction record) as PRODUCT_PRICES says, with the reason beside it;
-alert packages per period as PACKAGE_PRICES says (premium 3,000 sats, institutional 7,500 sats per 30 days).
+`MI_L402_CATALOG_PRICE_SATS` per request to a caller without a key and nothing to a registered agent;
+derived products (regime, parallels, the prediction record, agent consensus) as PRODUCT_PRICES says, with the
+reason beside it; alert packages per period as PACKAGE_PRICES says (premium 3,000 sats, institutional 7,500
+sats per 30 days).
 Paid tiers and plans are not items: they are bought as credit (warehouse/ledger), not charged per request.
 """
 from __future__ import annotations
@@ -43,12 +44,15 @@ UNIFIED_REASON = ("Half an ask of the same depth: the same breadth of published 
 # record is the proof of the service, so a registered agent reads it free and a caller without a key pays the
 # standard module price per request with L402 (the interface lists predictions among credential-only routes);
 # the track record is an intelligence sub-path, metered like a module (one free query a day, even without a
-# key) and free with a key.
+# key) and free with a key. Agent consensus is analysis only this service can make (what its agents attend to,
+# weighed against the signals of every module they attend to) and reads the usage ledger and many published
+# modules per request: a proprietary module's price with its daily free query, payable with L402.
 PRODUCT_PRICES = {"regime": (MODULE_PRICES["P"], "trading regime query", "modules"),
                   "parallels": (MODULE_PRICES["P"], "historical parallels query", "modules"),
                   "predictions": (MODULE_PRICES["S"], "prediction record query", "key"),
                   "prediction_accuracy": (MODULE_PRICES["S"], "prediction accuracy query", "key"),
-                  "track_record": (MODULE_PRICES["S"], "track record query", "modules+key")}
+                  "track_record": (MODULE_PRICES["S"], "track record query", "modules+key"),
+                  "consensus": (MODULE_PRICES["P"], "agent consensus query", "modules")}
 
 # An alert package replaces polling, so it costs what watching its signals by hand would cost at the least over
 # its period, and no more: two standard queries a day for a premium package (its events rest on standard modules:

@@ -66,6 +66,7 @@ class Settings(BaseSettings):
     l402_catalog_price_sats: int = Field(10, description="Price of the full catalog paid with L402 (no key)")
     pulse_rate_per_minute: int = 10
     free_queries_per_module_per_day: int = 1
+    consensus_min_agents: int = Field(3, ge=3, description="Consensus hides topics seen from fewer agents")
     refresh_minutes: int = 2
     trust_forwarded_for: bool = Field(False, description="Take the client IP from X-Forwarded-For")
     # Paid tiers, bought over Lightning (warehouse/ledger/tiers.py has the rules).

@@ -11,9 +11,10 @@ import redis
 
 from tests.api.agent_helpers import auth, register
 
-# each answers as its own route (a free key: ask 402, unified 403 for its tier; consensus is not built yet: 501)
+# each answers as its own route (a free key: ask 402, unified 403 for its tier; consensus: see
+# tests/api/test_consensus_route.py)
 FIXED = {"unified": ("GET", 403, "tier_required"), "ask": ("POST", 402, "payment_required"),
-         "ask/async": ("POST", 402, "payment_required"), "consensus": ("GET", 501, "not_implemented")}
+         "ask/async": ("POST", 402, "payment_required")}
 VALID_BODY = {"question": "What does the curve say?", "depth": "quick"}
 
 
