@@ -22,10 +22,10 @@ PROMISES = (
     "`body`, `path` or `header`.",
     "Every other error is `{\"error\": {\"code\", \"message\", ...}}` and never carries a stack trace: 401 bad or "
     "rotated key, 402 payment required, 403 tier or terms, 404 unknown module (with `did_you_mean`) or resource, 405 "
-    "wrong method (with `Allow`), 409 conflict, 429 rate limited (with `Retry-After`), 500 internal error, 501 a "
-    "route of the interface not built yet, 502 the Lightning node failed, 503 data not yet computed or the Lightning "
-    "node unreachable (with `Retry-After`). Only /health answers in its own shape: its report, with 503 when a "
-    "check fails.",
+    "wrong method (with `Allow`), 409 conflict, 429 rate limited (with `Retry-After`), 500 internal error (a "
+    "synthesis job that failed for good: `synthesis_failed`, refunded), 502 the Lightning node failed, 503 data "
+    "not yet computed or the Lightning node unreachable (with `Retry-After`). Only /health answers in its own "
+    "shape: its report, with 503 when a check fails.",
     "Every 402 carries `error.invoice` (a BOLT11 `payment_request` that credits a balance, with its `payment_hash` "
     "and `amount_sats`) and a `_meta` with `charged_sats` 0. A 402 for something that can be paid per request "
     "(module queries, the full catalog) also carries the L402 challenge for `error.price_sats`, in "
