@@ -16,7 +16,7 @@ from api.middleware import Authentication, RequestContext, SharedClients
 from api.module_queries import ModuleQueries
 from api.product_queries import ProductQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
-from api.resources import alert_packages, alerts, content, foresight, synthesis
+from api.resources import alert_packages, alerts, content, foresight, synthesis, trading
 from api.resources import plans as plan_routes
 from api.resources.agents import (
     BalanceResource,
@@ -103,8 +103,10 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/sampling/status", SamplingStatusResource(services, registry))
     _add_synthesis_routes(app, services)  # before the intelligence routes: its fixed sub-paths are not modules
     _add_intelligence_routes(app, services, registry, serving, key_budgets)
-    _add_foresight_routes(app, ProductQueries(services, serving, UsageRecorder(services.jobs)), key_budgets)
+    products = ProductQueries(services, serving, UsageRecorder(services.jobs))
+    _add_foresight_routes(app, products, key_budgets)
     _add_consensus_route(app, services, serving, registry, key_budgets)
+    _add_trading_routes(app, products, key_budgets)
     app.add_route(f"{V1}/agents/register", RegisterResource(services))
     app.add_route(f"{V1}/agents/me", MeResource(services))
     app.add_route(f"{V1}/agents/balance", BalanceResource(services))
@@ -170,6 +172,14 @@ def _add_consensus_route(app: falcon.asgi.App, services: Services, serving: Asyn
     resource = ConsensusResource(ConsensusQueries(services, serving, UsageRecorder(services.jobs), registry))
     key_budgets.guard(resource)  # the caller's per-key query budget, as a module query
     app.add_route(f"{V1}/intelligence/consensus", resource)
+
+
+def _add_trading_routes(app: falcon.asgi.App, products: ProductQueries, key_budgets: KeyBudgets) -> None:
+    """The trading area's published products (institutional signals)."""
+    routes = {f"{V1}/trading/signals": trading.TradingSignalsResource(products)}
+    for path, resource in routes.items():
+        key_budgets.guard(resource)  # the caller's per-key query budget, as a module query
+        app.add_route(path, resource)
 
 
 def _add_plan_and_referral_routes(app: falcon.asgi.App, services: Services, plans: Plans,

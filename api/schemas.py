@@ -113,6 +113,24 @@ class ParallelsQuery(BaseModel):
     top_n: int = Field(5, ge=1, le=15, description="How many episodes to rank")
 
 
+class TradingSignalsQuery(BaseModel):
+    strategy: str = Field("all", description="all, or one strategy: fed_macro, crypto, convergence, composite")
+    min_edge: float | None = Field(None, ge=0.01, le=0.5,
+                                   description="Only signals whose absolute edge estimate (a fractional return over "
+                                               "the signal's horizon: 0.01 = 1 point) is at least this; absent: "
+                                               "every signal")
+
+    @field_validator("strategy")
+    @classmethod
+    def known_strategy(cls, value: str) -> str:
+        from intel.signals.product import ALL
+        from intel.signals.registry import strategies
+
+        if value != ALL and value not in strategies():
+            raise ValueError(f"unknown strategy '{value}'; one of: {ALL}, {', '.join(strategies())}")
+        return value
+
+
 class ConsensusQuery(BaseModel):
     hours: int = Field(24, ge=1, le=168, description="Look-back window in hours")
 

@@ -52,7 +52,13 @@ PRODUCT_PRICES = {"regime": (MODULE_PRICES["P"], "trading regime query", "module
                   "predictions": (MODULE_PRICES["S"], "prediction record query", "key"),
                   "prediction_accuracy": (MODULE_PRICES["S"], "prediction accuracy query", "key"),
                   "track_record": (MODULE_PRICES["S"], "track record query", "modules+key"),
-                  "consensus": (MODULE_PRICES["P"], "agent consensus query", "modules")}
+                  "consensus": (MODULE_PRICES["P"], "agent consensus query", "modules"),
+                  # Trading signals (institutional) distil a dozen modules' logic (four strategies over seven
+                  # instruments) and add what no module gives: each signal's edge measured by a walk-forward
+                  # back-test over the whole stored history. Two proprietary module queries' worth: the regime
+                  # view's price for the analysis plus as much again for the measured edge; the same daily free
+                  # query as the other proprietary products, so an agent can see what it would be paying for.
+                  "trading_signals": (2 * MODULE_PRICES["P"], "trading signals query", "modules")}
 
 # An alert package replaces polling, so it costs what watching its signals by hand would cost at the least over
 # its period, and no more: two standard queries a day for a premium package (its events rest on standard modules:

@@ -30,6 +30,7 @@ from assets.pulse import pulse
 from assets.regime import regime
 from assets.resources import MarketResource, RecordsResource, ServingCacheResource, WarehouseResource
 from assets.scanner import scanner
+from assets.signals import trading_signals_asset
 from marketintel.settings import Settings, get_settings
 from pipelines.instance import WAREHOUSE_TAGS
 
@@ -45,7 +46,7 @@ def refresh_cron(minutes: int) -> str:
 
 def build_defs(settings: Settings) -> Definitions:
     foresight = (regime, parallels, predictions, prediction_resolutions)
-    products = (*foresight, chart_series)  # the derived products publish puts in Redis
+    products = (*foresight, chart_series, trading_signals_asset)  # the derived products publish puts in Redis
     assets = [observations, *module_assets(), pulse, *products, build_publish_asset(products), scanner]
     # The data-quality checks run in their own job after each ingest or refresh (quality_sensor), so the
     # refresh steps (and `materialize_all`'s progress over them) stay one per asset, and a failed check can

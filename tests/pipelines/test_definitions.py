@@ -24,15 +24,17 @@ def test_one_asset_per_non_ticker_module_grouped_by_category(mi_home):
     registered = modules()
     expected = {m.name for m in registered.values() if not m.takes_ticker}
     foresight = {"regime", "parallels", "predictions", "prediction_resolutions"}
-    assert keys == expected | {"observations", "pulse", "publish", "scanner", "chart_series"} | foresight
+    derived = {"observations", "pulse", "publish", "scanner", "chart_series", "trading_signals"}
+    assert keys == expected | derived | foresight
     for name in foresight:
         assert graph.get(AssetKey(name)).group_name == "foresight"
     assert graph.get(AssetKey("chart_series")).group_name == "content"
+    assert graph.get(AssetKey("trading_signals")).group_name == "trading"
     for name in expected:
         assert graph.get(AssetKey(name)).group_name == registered[name].category
         assert AssetKey("observations") in graph.get(AssetKey(name)).parent_keys
     assert not keys & {m.name for m in registered.values() if m.takes_ticker}
-    published = {AssetKey(n) for n in expected | foresight | {"pulse", "chart_series"}}
+    published = {AssetKey(n) for n in expected | foresight | {"pulse", "chart_series", "trading_signals"}}
     assert graph.get(AssetKey("publish")).parent_keys == published
     assert graph.get(AssetKey("scanner")).parent_keys == {AssetKey("publish")}
     assert graph.get(AssetKey("scanner")).group_name == "events"

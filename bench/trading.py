@@ -1,0 +1,136 @@
+"""Trading figures: seconds of the trading_signals asset (after the ingest, on 16 years of simulated history and,
+where ../shared/data/history is present, on the real history replayed to the end of 2023), and p50 / p95 latency
+of the cached trading routes over the real gunicorn server, called by an institutional key.
+
+Run: `.venv/bin/python bench/trading.py` (about a minute and a half; loopback only). BENCH_REQUESTS (200) per
+route. A route is one line of ROUTES: its path, and the query parameters to call it with."""
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.harness import CLI, gunicorn, stop  # noqa: E402
+from marketintel.redis_server import EmbeddedRedis, free_port  # noqa: E402
+
+REQUESTS = int(os.environ.get("BENCH_REQUESTS", "200"))
+HISTORY = Path(os.environ.get("BENCH_HISTORY", ROOT / ".." / "shared" / "data" / "history")).resolve()
+REPLAY_CLOCK = "2023-12-29"  # every signal input (bitcoin's Coinbase series included) still published then
+ROUTES = (  # the cached trading routes; the day-trade journal's join here, one line each, once built
+    "/api/v1/trading/signals",
+    "/api/v1/trading/signals?strategy=composite&min_edge=0.01",
+)
+GENEROUS = {"MI_SOURCE": "sim", "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "100000000",
+            "MI_RATE_LIMIT_INSTITUTIONAL": "100000000/minute"}
+
+
+def asset_seconds(label: str) -> dict[str, float]:
+    """The ingest, then the signals asset twice (a refresh recomputes the whole back-test each run)."""
+    from dagster import materialize
+
+    from assets.ingest import observations
+    from assets.resources import MarketResource, WarehouseResource
+    from assets.signals import trading_signals_asset
+    from marketintel.settings import Settings
+
+    settings = Settings()
+    resources = {"warehouse": WarehouseResource(path=str(settings.warehouse_path.resolve()),
+                                                analyst_path=str(settings.analyst_path.resolve())),
+                 "market": MarketResource.from_settings(settings)}
+    out = {}
+    for name, selection in ((f"ingest ({label})", [observations]), (f"trading_signals ({label})",
+                                                                    [trading_signals_asset]),
+                            (f"trading_signals again ({label})", [trading_signals_asset])):
+        t = time.perf_counter()
+        result = materialize(selection, resources=resources)
+        assert result.success, name
+        out[name] = round(time.perf_counter() - t, 2)
+        if "trading_signals" in name:
+            meta = result.asset_materializations_for_node("trading_signals")[0].metadata
+            out[f"{name}: back-test compute over {meta['decision_days'].value} decision days"] = \
+                meta["compute_seconds"].value
+    return out
+
+
+def replay_seconds(env: dict) -> dict[str, float]:
+    """The same on the real history, in a home of its own (a warehouse holds one source's runs at a time)."""
+    home = Path(tempfile.mkdtemp(prefix="mi-bench-trading-replay-"))
+    saved = dict(os.environ)
+    os.environ.update({**env, "MI_HOME": str(home), "MI_SOURCE": "replay", "MI_REPLAY_DIR": str(HISTORY),
+                       "MI_REPLAY_START": REPLAY_CLOCK, "MI_CLOCK_SPEED": "0"})
+    try:
+        return asset_seconds(f"real history replayed to {REPLAY_CLOCK}")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def latencies(port: int, key: str) -> dict[str, dict]:
+    out = {}
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"X-API-Key": key}, timeout=30) as client:
+        for path in ROUTES:
+            assert client.get(path).status_code == 200, path
+            samples = []
+            for _ in range(REQUESTS):
+                t = time.perf_counter()
+                resp = client.get(path)
+                samples.append((time.perf_counter() - t) * 1000)
+                assert resp.status_code == 200
+            samples.sort()
+            out[path] = {"p50_ms": round(statistics.median(samples), 2),
+                         "p95_ms": round(samples[int(0.95 * len(samples)) - 1], 2), "bytes": len(resp.content)}
+    return out
+
+
+def institutional_key(port: int, env: dict) -> str:
+    """A registered agent given the institutional tier as an operator does it (`marketintel set-tier`)."""
+    base = f"http://127.0.0.1:{port}/api/v1"
+    key = httpx.post(f"{base}/agents/register", json={"name": "bench-trading"}).json()["api_key"]
+    agent_id = httpx.get(f"{base}/agents/me", headers={"X-API-Key": key}).json()["agent_id"]
+    subprocess.run([CLI, "set-tier", agent_id, "institutional"], env=env, check=True, capture_output=True)
+    return key
+
+
+def main() -> None:
+    home = Path(tempfile.mkdtemp(prefix="mi-bench-trading-"))
+    redis_server = EmbeddedRedis(free_port(), home / "redis").start()
+    env = {**os.environ, **GENEROUS, "MI_HOME": str(home), "MI_REDIS_URL": redis_server.url,
+           "DAGSTER_HOME": str(home / "dagster"), "PYTHONPATH": str(ROOT)}
+    os.environ.update(env)
+    (home / "dagster").mkdir(parents=True)
+    try:
+        subprocess.run([CLI, "migrate"], env=env, check=True)
+        figures = asset_seconds("16 years, sim")
+        if HISTORY.is_dir():
+            figures.update(replay_seconds(env))
+        else:
+            print(f"replay: skipped, no history folder at {HISTORY}")
+        for name, seconds in figures.items():
+            print(f"asset {name:<72} {seconds:8.3f} s", flush=True)
+        subprocess.run([CLI, "materialize"], env=env, check=True, capture_output=True)  # publish everything
+        port = free_port()
+        api = gunicorn("api.asgi:app", port, env)
+        try:
+            for path, row in latencies(port, institutional_key(port, env)).items():
+                print(f"cached {path:<60} p50 {row['p50_ms']:6.2f} ms  p95 {row['p95_ms']:6.2f} ms  "
+                      f"{row['bytes']} bytes (target p50 < 20 ms)", flush=True)
+        finally:
+            stop(api)
+    finally:
+        redis_server.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
