@@ -25,7 +25,7 @@ class Decision:
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.2f}%"
+    return f"{x * 100:+.2f}%"
 
 
 def pullback_in_trend(name: str, closes: np.ndarray) -> Decision | None:
@@ -42,9 +42,9 @@ def pullback_in_trend(name: str, closes: np.ndarray) -> Decision | None:
     else:
         return None
     return Decision(side, RULES["main"],
-                    f"{name} closed {_pct(move)} on the day at {last:.2f}, beyond its 20-day daily volatility of "
-                    f"{_pct(sigma)}, after closing {trend} its 20-day average of {average:.2f}: a {word} for one "
-                    "session.")
+                    f"{name} moved {_pct(move)} on the day to close at {last:.2f}, beyond its 20-day "
+                    f"daily volatility of {sigma * 100:.2f}%, after closing {trend} its 20-day average of "
+                    f"{average:.2f}: a {word} for one session.")
 
 
 def breakout_20(name: str, closes: np.ndarray) -> Decision | None:
