@@ -18,6 +18,7 @@ from spectree import Response
 
 from api.errors import APIError
 from api.middleware import require_agent
+from api.payment_errors import TOPUP, unpaid_meta
 from api.schemas import AcceptTermsBody, DayTradeQuery
 from api.services import Services
 from api.spec import api_spec
@@ -59,7 +60,7 @@ class DayTradeAccess:
     def __init__(self, services: Services, acceptances: TermsAcceptances):
         self.s, self.acceptances = services, acceptances
 
-    async def grant(self, payer: Payer) -> dict:
+    async def grant(self, payer: Payer, request_id: str) -> dict:
         """How the payer reads the feed now, or the APIError / L402Rejected that says how it could."""
         current = terms.current()
         pass_ = self.s.prices.daytrade_pass
@@ -81,6 +82,9 @@ class DayTradeAccess:
                            f"first: POST {ACCEPT_PATH} with {{\"version\": \"{current.version}\"}}.",
                            terms_version=current.version, terms=current.text, accept=how_to_accept(current.version))
         offer = await self.offer(payer)
+        # as every 402 (api/spec.py PROMISES 4): also a top-up invoice for the same sats, which credits a balance
+        invoice = await self.s.charging.challenges.topup_invoice(payer, pass_.priced(offer["btc_usd"]))
+        meta = unpaid_meta(self.s.data_source, self.s.simulated, offer["amount_sats"], request_id)
         raise APIError(402, "payment_required",
                        f"The day-trade journal is read with a {pass_.valid_s // 3600}-hour pass: pay the L402 invoice "
                        f"in WWW-Authenticate ({offer['amount_sats']} sats: USD {pass_.usd_price:.2f} at "
@@ -88,7 +92,8 @@ class DayTradeAccess:
                        f"Paying accepts the terms (version {current.version}) below. A premium or institutional key "
                        f"reads it instead after POST {ACCEPT_PATH}.",
                        headers={"WWW-Authenticate": format_challenge(offer["macaroon"], offer["invoice"])},
-                       item=pass_.key, price_sats=offer["amount_sats"], usd_price=pass_.usd_price,
+                       meta=meta, invoice=invoice, topup=TOPUP, item=pass_.key, price_sats=offer["amount_sats"],
+                       usd_price=pass_.usd_price,
                        btc_usd=offer["btc_usd"], rate=offer["rate"], l402=offer, terms_version=current.version,
                        terms=current.text, accept=how_to_accept(current.version))
 
@@ -122,7 +127,7 @@ class DayTradeIdeasResource:
         premium or institutional key that accepted the terms version in force (POST .../accept-terms); otherwise 402
         with the pass's challenge, or 403 for such a key before it accepts."""
         query: DayTradeQuery = req.context.query
-        access = await self.access.grant(req.context.payer)
+        access = await self.access.grant(req.context.payer, req.context.request_id)
         records = await asyncio.to_thread(self.journal.all_records)
         current = terms.current()
         resp.media = {"track": query.track, "limit": query.limit, "events": listed(records, query.track, query.limit),
