@@ -16,7 +16,7 @@ from api.middleware import Authentication, RequestContext, SharedClients
 from api.module_queries import ModuleQueries
 from api.product_queries import ProductQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
-from api.resources import alert_packages, alerts, content, foresight, synthesis, trading
+from api.resources import alert_packages, alerts, content, daytrade, foresight, synthesis, trading
 from api.resources import plans as plan_routes
 from api.resources.agents import (
     BalanceResource,
@@ -58,6 +58,7 @@ from warehouse.events_async import AsyncEventLog
 from warehouse.ledger import Plans, Referrals, commitment_plans, subscription_plans
 from warehouse.ledger.alert_packages import PackageSubscriptions
 from warehouse.ledger.alerts import Alerts
+from warehouse.ledger.daytrade import Journal, TermsAcceptances
 from warehouse.ledger.records import Records
 from warehouse.ledger.webhooks import Webhooks
 
@@ -106,7 +107,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     products = ProductQueries(services, serving, UsageRecorder(services.jobs))
     _add_foresight_routes(app, products, key_budgets)
     _add_consensus_route(app, services, serving, registry, key_budgets)
-    _add_trading_routes(app, products, key_budgets)
+    _add_trading_routes(app, services, products, key_budgets)
     app.add_route(f"{V1}/agents/register", RegisterResource(services))
     app.add_route(f"{V1}/agents/me", MeResource(services))
     app.add_route(f"{V1}/agents/balance", BalanceResource(services))
@@ -174,12 +175,19 @@ def _add_consensus_route(app: falcon.asgi.App, services: Services, serving: Asyn
     app.add_route(f"{V1}/intelligence/consensus", resource)
 
 
-def _add_trading_routes(app: falcon.asgi.App, products: ProductQueries, key_budgets: KeyBudgets) -> None:
-    """The trading area's published products (institutional signals)."""
+def _add_trading_routes(app: falcon.asgi.App, services: Services, products: ProductQueries,
+                        key_budgets: KeyBudgets) -> None:
+    """The trading area: the institutional signals (a published product), and the day-trade paper journal: its
+    events, the acceptance of its terms, its free track record."""
     routes = {f"{V1}/trading/signals": trading.TradingSignalsResource(products)}
     for path, resource in routes.items():
         key_budgets.guard(resource)  # the caller's per-key query budget, as a module query
         app.add_route(path, resource)
+    journal, acceptances = Journal(services.engine), TermsAcceptances(services.engine)
+    access = daytrade.DayTradeAccess(services, acceptances)
+    app.add_route(daytrade.BASE, daytrade.DayTradeIdeasResource(services, access, journal))
+    app.add_route(daytrade.ACCEPT_PATH, daytrade.AcceptTermsResource(services, acceptances))
+    app.add_route(f"{daytrade.BASE}/track-record", daytrade.TrackRecordResource(services, journal))
 
 
 def _add_plan_and_referral_routes(app: falcon.asgi.App, services: Services, plans: Plans,

@@ -234,3 +234,16 @@ class EventStreamQuery(BaseModel):
                               "/api/v1/webhooks/events); omitted: every type your tier may receive")
     last_event_id: str | None = Field(None, max_length=40, description="For clients that cannot send the "
                                       "Last-Event-ID header: resume after this event id (`<seq>-0`)")
+
+
+DAYTRADE_MAX_LIMIT = 100
+
+
+class DayTradeQuery(BaseModel):
+    limit: int = Field(20, ge=1, le=DAYTRADE_MAX_LIMIT, description="Events, newest first, 1 to 100")
+    track: Literal["main", "other", "all"] = Field("main", description="The journal's track, or both")
+
+
+class AcceptTermsBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    version: StrictStr = Field(..., min_length=1, max_length=40, description="The terms version you accept")

@@ -43,10 +43,11 @@ class Challenges:
         return await self.credit_invoice(payer, item.key, item.price_sats,
                                          f"marketintel: {item.title} ({item.price_sats} sats)", item.ledger_name)
 
-    async def l402(self, payer: Payer, item: PricedItem) -> dict:
-        """An L402 challenge: an invoice for the item's price and a macaroon committing to its payment hash."""
+    async def l402(self, payer: Payer, item: PricedItem, valid_until: int | None = None) -> dict:
+        """An L402 challenge: an invoice for the item's price and a macaroon committing to its payment hash (valid
+        until `valid_until` when given: a pass's window; otherwise a while after the invoice expires)."""
         return await self._reused(keys.challenge("l402", payer.caller_id, item.key), item.price_sats,
-                                  lambda: self.issue_l402(item))
+                                  lambda: self.issue_l402(item, valid_until))
 
     async def credit_invoice(self, payer: Payer, reason: str, amount_sats: int, memo: str,
                              module: str | None = None) -> dict:

@@ -5,13 +5,15 @@ Module prices come from the module's tier (standard 50 sats, proprietary 250 sat
 ask prices by depth (quick 200, standard 500, deep 1000 sats, the same table); content pieces and unified context
 as CONTENT_PRICES and UNIFIED_PRICES say, with the reason beside them; the full catalog costs
 `MI_L402_CATALOG_PRICE_SATS` per request to a caller without a key and nothing to a registered agent;
-derived products (regime, parallels, the prediction record, agent consensus) as PRODUCT_PRICES says, with the
-reason beside it; alert packages per period as PACKAGE_PRICES says (premium 3,000 sats, institutional 7,500
-sats per 30 days).
+derived products (regime, parallels, the prediction record, agent consensus, trading signals) as PRODUCT_PRICES
+says, with the reason beside it; alert packages per period as PACKAGE_PRICES says (premium 3,000 sats,
+institutional 7,500 sats per 30 days); time passes (the day-trade journal's 24-hour L402 pass) at a USD price
+whose sats follow the BTC/USD rate (PricedPass).
 Paid tiers and plans are not items: they are bought as credit (warehouse/ledger), not charged per request.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -68,6 +70,19 @@ PRODUCT_PRICES = {"regime": (MODULE_PRICES["P"], "trading regime query", "module
 PACKAGE_PRICES = {"premium": 2 * MODULE_PRICES["S"], "institutional": MODULE_PRICES["P"]}  # sats per day
 
 
+# The day-trade journal's pass: 24 hours of the feed on the market clock for a USD price (MI_DAYTRADE_PASS_USD), so
+# what it costs does not swing with bitcoin; its sats are that price at the warehouse's published BTC/USD when the
+# challenge is issued. A keyed premium or institutional agent reads the feed without one (after accepting the terms).
+DAYTRADE_PASS_KEY = "pass:daytrade"
+DAYTRADE_PASS_HOURS = 24
+DAYTRADE_PASS_USD = 5.0  # the default of MI_DAYTRADE_PASS_USD: about a premium day's worth of standard queries
+DAYTRADE_PASS_REASON = ("A USD price, converted to sats at the published BTC/USD when the 402 is issued (the rate and "
+                        "the USD price are in its body); the macaroon grants 24 hours of the day-trade journal on the "
+                        "market clock, for any number of requests. Paying it accepts the terms in each event's "
+                        "`disclosure`. Premium and institutional keys that accepted the terms need no pass.")
+SATS_PER_BTC = 100_000_000
+
+
 def package_price(package: AlertPackage) -> int:
     return PACKAGE_PRICES[package.tier] * package.period_days
 
@@ -100,17 +115,48 @@ class PricedItem:
         return self.key.partition(":")[2] if self.kind == "module" else self.key
 
 
+@dataclass(frozen=True)
+class PricedPass:
+    """Time-limited access paid once with L402 (not spent per request), priced in USD; its sats are computed when a
+    challenge is issued, from the BTC/USD rate of that moment."""
+
+    key: str  # the L402 capability, e.g. "pass:daytrade"
+    usd_price: float
+    valid_s: int  # how long a pass grants access, on the market clock
+    title: str
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.usd_price) or self.usd_price <= 0:
+            raise ValueError(f"{self.key}: a USD price is a positive amount, got {self.usd_price!r}")
+
+    def sats_at(self, btc_usd: float) -> int:
+        """The USD price in whole sats at `btc_usd` dollars per bitcoin, rounded up (never below the USD price)."""
+        if not math.isfinite(btc_usd) or btc_usd <= 0:
+            raise ValueError(f"a BTC/USD rate is a positive amount, got {btc_usd!r}")
+        return max(1, math.ceil(self.usd_price / btc_usd * SATS_PER_BTC - 1e-9))
+
+    def priced(self, btc_usd: float) -> PricedItem:
+        """The pass as a PricedItem at this rate: what the invoice and the token are issued for."""
+        sats = self.sats_at(btc_usd)
+        return PricedItem(self.key, sats, f"{self.title} (USD {self.usd_price:.2f} at {btc_usd:,.2f} USD/BTC)",
+                          reason=self.reason)
+
+
 def module_price(module: Module) -> int:
     return MODULE_PRICES[module.tier]
 
 
 class PriceList:
-    def __init__(self, items: Iterable[PricedItem]):
+    def __init__(self, items: Iterable[PricedItem], passes: Iterable[PricedPass] = ()):
         self.items: dict[str, PricedItem] = {}
         for item in items:
             if item.key in self.items:
                 raise ValueError(f"{item.key} is priced twice")
             self.items[item.key] = item
+        self.passes: dict[str, PricedPass] = {p.key: p for p in passes}
+        if set(self.passes) & set(self.items):
+            raise ValueError(f"{sorted(set(self.passes) & set(self.items))} priced as an item and as a pass")
 
     def __getitem__(self, key: str) -> PricedItem:
         return self.items[key]
@@ -137,9 +183,19 @@ class PriceList:
     def catalog(self) -> PricedItem:
         return self.items["catalog"]
 
+    @property
+    def daytrade_pass(self) -> PricedPass:
+        return self.passes[DAYTRADE_PASS_KEY]
+
+
+def daytrade_pass(usd_price: float = DAYTRADE_PASS_USD) -> PricedPass:
+    return PricedPass(DAYTRADE_PASS_KEY, float(usd_price), DAYTRADE_PASS_HOURS * 3600,
+                      f"day-trade journal {DAYTRADE_PASS_HOURS}-hour pass", DAYTRADE_PASS_REASON)
+
 
 def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int,
-               catalog_price_sats: int, content_types: Mapping[str, object] | None = None) -> PriceList:
+               catalog_price_sats: int, content_types: Mapping[str, object] | None = None,
+               daytrade_pass_usd: float = DAYTRADE_PASS_USD) -> PriceList:
     """Every priced item: the registry's modules, the ask depths, the content types (intel/content/types.py:
     `.id`, `.title`, `.tier`), unified context by depth, the full catalog, the derived products, the alert
     packages (one period each, paid from credit or the balance: no L402, nothing to pay per request)."""
@@ -157,7 +213,8 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
                 for name, (price, title, free) in PRODUCT_PRICES.items()]
     packages = [PricedItem(f"package:{p.package_id}", package_price(p),
                            f"{p.name} alert package ({p.period_days} days)", l402=False) for p in PACKAGES.values()]
-    return PriceList([*modules, *asks, *contents, *unified, catalog, *products, *packages])
+    return PriceList([*modules, *asks, *contents, *unified, catalog, *products, *packages],
+                     [daytrade_pass(daytrade_pass_usd)])
 
 
 def from_settings(settings) -> PriceList:
@@ -165,4 +222,4 @@ def from_settings(settings) -> PriceList:
     from intel.registry import modules
 
     return price_list(modules(), settings.free_queries_per_module_per_day, settings.l402_catalog_price_sats,
-                      types.content_types())
+                      types.content_types(), settings.daytrade_pass_usd)

@@ -25,6 +25,7 @@ from charging.attempt import Attempt, Charge
 from charging.errors import L402Rejected, PaymentRequired
 from charging.invoices import Challenges
 from charging.l402 import L402Refused
+from charging.passes import Passes
 from charging.prices import PriceList
 from charging.tokens import TokenSpender
 from intel.clock import MarketClock
@@ -49,6 +50,7 @@ class Charging:
         self.allowance = FreeAllowance(redis, clock)
         self.challenges = Challenges(redis, invoices, tokens, lightning, invoice_expiry_s)
         self.tokens = TokenSpender(tokens, lightning)
+        self.passes = Passes(self.challenges, self.tokens, clock)  # time passes: offered and checked, never spent
 
     @classmethod
     def from_settings(cls, settings) -> Charging:

@@ -22,16 +22,7 @@ class TokenSpender:
         """Verify the payer's credential for the attempt's item and spend it; L402Refused (nothing spent)
         when it does not pay for it."""
         credential: Credential = attempt.payer.l402
-        row = await asyncio.to_thread(self.tokens.get, credential.identifier_hash)
-        if row is None:
-            raise L402Refused("l402_unknown_token", "This server did not mint that macaroon.")
-        check_macaroon(credential, bytes.fromhex(row["root_key"]), attempt.item.key, self.now())
-        # The preimage is the proof of payment: sha256(preimage) == the hash the identifier commits to
-        # (hmac.compare_digest in preimage_matches); so no node lookup on the success path.
-        if not preimage_matches(credential.identifier.payment_hash.hex(), credential.preimage.hex()):
-            if not await self._paid(row["payment_hash"]):
-                raise L402Refused("l402_unpaid", "The invoice of this token is not paid yet.")
-            raise L402Refused("l402_invalid_preimage", "The preimage does not match the token's payment hash.")
+        await self.verify(credential, attempt.item.key, self.now())
         # The spend commits in a thread; if the request is cancelled meanwhile, `release` waits for the commit
         # (the future is on the attempt) and un-spends it rather than racing it.
         attempt.spend = asyncio.ensure_future(asyncio.to_thread(
@@ -41,6 +32,21 @@ class TokenSpender:
         if not spent:
             raise L402Refused("l402_token_spent", "This token was already used; each pays for one request.")
         attempt.token_spent = credential.identifier_hash
+
+    async def verify(self, credential: Credential, capability: str, now: float) -> dict:
+        """The token's row when the credential is paid and grants `capability` at `now` (unix seconds: wall time
+        for per-request tokens, the market clock for passes); L402Refused otherwise. Spends nothing."""
+        row = await asyncio.to_thread(self.tokens.get, credential.identifier_hash)
+        if row is None:
+            raise L402Refused("l402_unknown_token", "This server did not mint that macaroon.")
+        check_macaroon(credential, bytes.fromhex(row["root_key"]), capability, now)
+        # The preimage is the proof of payment: sha256(preimage) == the hash the identifier commits to
+        # (hmac.compare_digest in preimage_matches); so no node lookup on the success path.
+        if not preimage_matches(credential.identifier.payment_hash.hex(), credential.preimage.hex()):
+            if not await self._paid(row["payment_hash"]):
+                raise L402Refused("l402_unpaid", "The invoice of this token is not paid yet.")
+            raise L402Refused("l402_invalid_preimage", "The preimage does not match the token's payment hash.")
+        return row
 
     async def release(self, attempt: Attempt) -> None:
         """Un-spend the token of an attempt that failed after spending it: nothing is charged for a failure.

@@ -384,3 +384,12 @@ scanner_state = Table(
     Column("state", Text, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False, default=utcnow),  # the market clock's time of the scan
 )
+
+# Which version of the day-trade journal's terms (intel/daytrade/terms.py) each agent accepted, and when on the
+# market clock. A key reads the feed only with a row for the version in force; a new version needs a new row.
+daytrade_terms_acceptances = Table(
+    "daytrade_terms_acceptances", metadata,
+    Column("agent_id", Integer, ForeignKey("agents.id"), primary_key=True),
+    Column("terms_version", String(40), primary_key=True),
+    Column("accepted_at", UTCDateTime, nullable=False),
+)
