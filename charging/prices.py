@@ -75,7 +75,6 @@ PACKAGE_PRICES = {"premium": 2 * MODULE_PRICES["S"], "institutional": MODULE_PRI
 # challenge is issued. A keyed premium or institutional agent reads the feed without one (after accepting the terms).
 DAYTRADE_PASS_KEY = "pass:daytrade"
 DAYTRADE_PASS_HOURS = 24
-DAYTRADE_PASS_USD = 5.0  # the default of MI_DAYTRADE_PASS_USD: about a premium day's worth of standard queries
 DAYTRADE_PASS_REASON = ("A USD price, converted to sats at the published BTC/USD when the 402 is issued (the rate and "
                         "the USD price are in its body); the macaroon grants 24 hours of the day-trade journal on the "
                         "market clock, for any number of requests. Paying it accepts the terms in each event's "
@@ -188,14 +187,14 @@ class PriceList:
         return self.passes[DAYTRADE_PASS_KEY]
 
 
-def daytrade_pass(usd_price: float = DAYTRADE_PASS_USD) -> PricedPass:
+def daytrade_pass(usd_price: float) -> PricedPass:
     return PricedPass(DAYTRADE_PASS_KEY, float(usd_price), DAYTRADE_PASS_HOURS * 3600,
                       f"day-trade journal {DAYTRADE_PASS_HOURS}-hour pass", DAYTRADE_PASS_REASON)
 
 
 def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int,
-               catalog_price_sats: int, content_types: Mapping[str, object] | None = None,
-               daytrade_pass_usd: float = DAYTRADE_PASS_USD) -> PriceList:
+               catalog_price_sats: int, daytrade_pass_usd: float,
+               content_types: Mapping[str, object] | None = None) -> PriceList:
     """Every priced item: the registry's modules, the ask depths, the content types (intel/content/types.py:
     `.id`, `.title`, `.tier`), unified context by depth, the full catalog, the derived products, the alert
     packages (one period each, paid from credit or the balance: no L402, nothing to pay per request)."""
@@ -222,4 +221,4 @@ def from_settings(settings) -> PriceList:
     from intel.registry import modules
 
     return price_list(modules(), settings.free_queries_per_module_per_day, settings.l402_catalog_price_sats,
-                      types.content_types(), settings.daytrade_pass_usd)
+                      settings.daytrade_pass_usd, types.content_types())

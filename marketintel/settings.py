@@ -64,6 +64,7 @@ class Settings(BaseSettings):
     lnbits_api_key: SecretStr | None = Field(None, description="LNbits wallet invoice/read key")
     invoice_expiry_s: int = 3600
     l402_catalog_price_sats: int = Field(10, description="Price of the full catalog paid with L402 (no key)")
+    # about a premium day's worth of standard queries; its sats follow the published BTC/USD (charging/prices.py)
     daytrade_pass_usd: float = Field(5.0, gt=0, description="USD price of the day-trade journal's 24-hour L402 pass")
     pulse_rate_per_minute: int = 10
     free_queries_per_module_per_day: int = 1

@@ -21,6 +21,7 @@ from dagster import (
 
 from assets.chart_series import chart_series
 from assets.checks import observations_quality
+from assets.daytrade import daytrade_journal
 from assets.ingest import observations
 from assets.modules import module_assets
 from assets.parallels import parallels
@@ -47,7 +48,8 @@ def refresh_cron(minutes: int) -> str:
 def build_defs(settings: Settings) -> Definitions:
     foresight = (regime, parallels, predictions, prediction_resolutions)
     products = (*foresight, chart_series, trading_signals_asset)  # the derived products publish puts in Redis
-    assets = [observations, *module_assets(), pulse, *products, build_publish_asset(products), scanner]
+    assets = [observations, *module_assets(), pulse, *products, build_publish_asset(products), scanner,
+              daytrade_journal]  # the journal is written to SQL (a signed chain), not published
     # The data-quality checks run in their own job after each ingest or refresh (quality_sensor), so the
     # refresh steps (and `materialize_all`'s progress over them) stay one per asset, and a failed check can
     # never hold back publishing.

@@ -46,6 +46,9 @@ class PricingResource:
             "items": [{"item": i.key, "price_sats": i.price_sats, "title": i.title, "free_per_day": i.free_per_day,
                        "free_with_key": i.free_with_key, "l402": i.l402, "available": i.available, "reason": i.reason}
                       for i in prices.items.values() if i.kind != "module"],
+            "passes": [{"item": p.key, "usd_price": p.usd_price, "hours": p.valid_s // 3600, "title": p.title,
+                        "sats": "the USD price at the published BTC/USD when the 402 is issued", "l402": True,
+                        "reason": p.reason} for p in prices.passes.values()],
             "pulse": {"price_sats": 0, "rate_limit": f"{settings.pulse_rate_per_minute} per minute per client"},
             "payment": {
                 "methods": [
@@ -56,7 +59,9 @@ class PricingResource:
                      "applies_to": ["/api/v1/intelligence/{module_name}", "/api/v1/catalog",
                                     "/api/v1/intelligence/ask", "/api/v1/intelligence/ask/async",
                                     "/api/v1/intelligence/parallels", "/api/v1/intelligence/track_record",
-                                    "/api/v1/predictions", "/api/v1/predictions/accuracy"]}],
+                                    "/api/v1/predictions", "/api/v1/predictions/accuracy",
+                                    "/api/v1/intelligence/consensus",
+                                    "/api/v1/trading/day-trade-ideas (a 24-hour pass: see passes)"]}],
                 "order": ORDER_TEXT},
             "subscription_required": False,
             "tiers": {tier: {"price_sats": p.price_sats, "days": p.duration.days,

@@ -17,7 +17,7 @@ class Terms:
 
 
 CURRENT = Terms(
-    version="2026-11-28",
+    version="2026-11-24",
     text=("Hypothetical paper trading only. These are declarative statements of a rule-based paper journal, "
           "identical for every subscriber; they are not investment advice, not a recommendation to buy or sell any "
           "instrument and not tailored to anyone. No order was placed; the reference prices are daily bar closes "

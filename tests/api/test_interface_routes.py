@@ -108,6 +108,9 @@ def test_pricing_lists_both_ways_to_pay_and_every_priced_item(client, services):
     assert items["catalog"]["price_sats"] == services.settings.l402_catalog_price_sats
     assert items["catalog"]["free_with_key"] is True
     assert pricing["per_query"] == {"standard": 50, "proprietary": 250}
+    (day_pass,) = pricing["passes"]  # priced in USD, its sats set at the BTC/USD of the 402
+    assert day_pass["item"] == "pass:daytrade" and day_pass["hours"] == 24
+    assert day_pass["usd_price"] == services.settings.daytrade_pass_usd and day_pass["l402"] is True
 
 
 def test_shutdown_closes_the_redis_pool_and_the_sql_engine(app, services, settings):

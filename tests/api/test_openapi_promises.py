@@ -16,7 +16,8 @@ from tests.payload_checks import every_figure_traced
 # interface.md, Authentication 3 (and verify: see VerifyPaymentResource): no credential needed
 PUBLIC = {"/", "/health", "/health/dashboard", "/api/v1/pulse", "/api/v1/catalog/preview", "/api/v1/pricing",
           "/api/v1/sla", "/api/v1/subscriptions/plans", "/openapi.json", "/docs",
-          "/api/v1/payments/verify/{payment_hash}", "/api/v1/alert-packages"}
+          "/api/v1/payments/verify/{payment_hash}", "/api/v1/alert-packages",
+          "/api/v1/trading/day-trade-ideas/track-record"}
 TRACED_PULSE_KEYS = ("regime", "signals", "correlation_alerts", "composite_score")
 PAID_PER_REQUEST = re.compile(r"^/api/v1/(intelligence/(?!batch)[a-z0-9_]+|catalog)$")
 STRANGERS = ({"X-API-Key": "mi_unknown"}, {"Authorization": "L402 x:y"}, {"Authorization": "Basic dXNlcjpwdw=="})

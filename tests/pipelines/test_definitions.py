@@ -24,12 +24,13 @@ def test_one_asset_per_non_ticker_module_grouped_by_category(mi_home):
     registered = modules()
     expected = {m.name for m in registered.values() if not m.takes_ticker}
     foresight = {"regime", "parallels", "predictions", "prediction_resolutions"}
-    derived = {"observations", "pulse", "publish", "scanner", "chart_series", "trading_signals"}
+    derived = {"observations", "pulse", "publish", "scanner", "chart_series", "trading_signals", "daytrade_journal"}
     assert keys == expected | derived | foresight
     for name in foresight:
         assert graph.get(AssetKey(name)).group_name == "foresight"
     assert graph.get(AssetKey("chart_series")).group_name == "content"
     assert graph.get(AssetKey("trading_signals")).group_name == "trading"
+    assert graph.get(AssetKey("daytrade_journal")).group_name == "trading"
     for name in expected:
         assert graph.get(AssetKey(name)).group_name == registered[name].category
         assert AssetKey("observations") in graph.get(AssetKey(name)).parent_keys

@@ -41,8 +41,9 @@ def test_sim_materialization_publishes_every_module_and_the_pulse(sim_home):
     settings, out, progress = sim_home.settings, sim_home.out, sim_home.progress
 
     assert out["success"] and out["failed_steps"] == [] and out["module_errors"] == []
-    # observations, pulse, publish; the four foresight assets; chart_series; trading_signals; the scanner
-    total = len(scheduled()) + 3 + 4 + 1 + 1 + 1
+    # observations, pulse, publish; the four foresight assets; chart_series; trading_signals; the scanner; the
+    # day-trade journal
+    total = len(scheduled()) + 3 + 4 + 1 + 1 + 1 + 1
     assert out["steps"] == total and [p[0] for p in progress] == list(range(1, total + 1))
     assert progress[0][2] == "observations" and [p[2] for p in progress[-2:]] == ["publish", "scanner"]
 
