@@ -1,6 +1,7 @@
 """Trading figures: seconds of the trading_signals asset (after the ingest, on 16 years of simulated history and,
 where ../shared/data/history is present, on the real history replayed to the end of 2023), and p50 / p95 latency
-of the cached trading routes over the real gunicorn server, called by an institutional key.
+of the trading routes (signals cached; the journal and its track record from SQL) and agent consensus over the real
+gunicorn server, called by an institutional key that accepted the journal's terms.
 
 Run: `.venv/bin/python bench/trading.py` (about a minute and a half; loopback only). BENCH_REQUESTS (200) per
 route. A route is one line of ROUTES: its path, and the query parameters to call it with."""
@@ -21,14 +22,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.harness import CLI, gunicorn, stop  # noqa: E402
+from intel.daytrade import terms  # noqa: E402
 from marketintel.redis_server import EmbeddedRedis, free_port  # noqa: E402
 
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "200"))
 HISTORY = Path(os.environ.get("BENCH_HISTORY", ROOT / ".." / "shared" / "data" / "history")).resolve()
 REPLAY_CLOCK = "2023-12-29"  # every signal input (bitcoin's Coinbase series included) still published then
-ROUTES = (  # the cached trading routes; the day-trade journal's join here, one line each, once built
+ROUTES = (  # the trading routes, and agent consensus (computed per request from the usage ledger)
     "/api/v1/trading/signals",
     "/api/v1/trading/signals?strategy=composite&min_edge=0.01",
+    "/api/v1/trading/day-trade-ideas?limit=20&track=all",
+    "/api/v1/trading/day-trade-ideas/track-record",
+    "/api/v1/intelligence/consensus?hours=24",
 )
 GENEROUS = {"MI_SOURCE": "sim", "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "100000000",
             "MI_RATE_LIMIT_INSTITUTIONAL": "100000000/minute"}
@@ -94,11 +99,14 @@ def latencies(port: int, key: str) -> dict[str, dict]:
 
 
 def institutional_key(port: int, env: dict) -> str:
-    """A registered agent given the institutional tier as an operator does it (`marketintel set-tier`)."""
+    """A registered agent given the institutional tier as an operator does it (`marketintel set-tier`), that
+    accepted the day-trade journal's terms."""
     base = f"http://127.0.0.1:{port}/api/v1"
     key = httpx.post(f"{base}/agents/register", json={"name": "bench-trading"}).json()["api_key"]
     agent_id = httpx.get(f"{base}/agents/me", headers={"X-API-Key": key}).json()["agent_id"]
     subprocess.run([CLI, "set-tier", agent_id, "institutional"], env=env, check=True, capture_output=True)
+    accept = f"{base}/trading/day-trade-ideas/accept-terms"  # the journal's terms, as its readers accept them
+    httpx.post(accept, json={"version": terms.current().version}, headers={"X-API-Key": key}).raise_for_status()
     return key
 
 
@@ -123,7 +131,7 @@ def main() -> None:
         api = gunicorn("api.asgi:app", port, env)
         try:
             for path, row in latencies(port, institutional_key(port, env)).items():
-                print(f"cached {path:<60} p50 {row['p50_ms']:6.2f} ms  p95 {row['p95_ms']:6.2f} ms  "
+                print(f"route {path:<61} p50 {row['p50_ms']:6.2f} ms  p95 {row['p95_ms']:6.2f} ms  "
                       f"{row['bytes']} bytes (target p50 < 20 ms)", flush=True)
         finally:
             stop(api)
