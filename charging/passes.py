@@ -4,6 +4,8 @@ window the macaroon's `valid_until` caveat names. The window runs from the chall
 MI_INVOICE_EXPIRY_S), on the market clock, so replayed and simulated time advance it as they advance everything."""
 from __future__ import annotations
 
+import asyncio
+
 from charging.attempt import Payer
 from charging.invoices import Challenges
 from charging.prices import PricedPass
@@ -14,6 +16,7 @@ from intel.clock import MarketClock
 class Passes:
     def __init__(self, challenges: Challenges, spender: TokenSpender, clock: MarketClock):
         self.challenges, self.spender, self.clock = challenges, spender, clock
+        self._settled: set[str] = set()  # payment hashes this process has marked settled: one write per pass
 
     async def offer(self, payer: Payer, pass_: PricedPass, btc_usd: float) -> dict:
         """An L402 challenge for the pass at `btc_usd`: the invoice, the macaroon, the sats, the USD price and the
@@ -27,4 +30,8 @@ class Passes:
     async def admit(self, payer: Payer, pass_: PricedPass) -> dict:
         """The pass's token row when the payer's L402 credential is a paid pass valid now on the market clock;
         L402Refused otherwise. Nothing is spent: a pass pays for its whole window."""
-        return await self.spender.verify(payer.l402, pass_.key, self.clock.now().timestamp())
+        row = await self.spender.verify(payer.l402, pass_.key, self.clock.now().timestamp())
+        if row["payment_hash"] not in self._settled:  # the preimage proved payment: the ledger's invoice says so
+            await asyncio.to_thread(self.spender.tokens.settle_invoice, row["payment_hash"])
+            self._settled.add(row["payment_hash"])
+        return row

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import redis
+from sqlalchemy import select
 
 from assets.daytrade import journal_events
 from charging.prices import SATS_PER_BTC
@@ -20,6 +21,7 @@ from marketintel.settings import get_settings
 from tests.api.agent_helpers import auth, register, set_tier
 from warehouse.cache import ServingCache
 from warehouse.ledger.daytrade import Journal
+from warehouse.ledger.tables import invoices
 
 BASE = "/api/v1/trading/day-trade-ideas"
 ACCEPT = f"{BASE}/accept-terms"
@@ -96,16 +98,23 @@ def test_an_l402_pass_opens_the_feed_for_24_hours_on_the_market_clock(client, se
     assert abs(challenge["valid_until"] - (CLOCK.timestamp() + 24 * 3600)) < 60  # 24 h from the challenge
     preimage = make_backend(get_settings()).pay(challenge["invoice"])
     credential = {"Authorization": f"L402 {challenge['macaroon']}:{preimage}"}
+    assert invoice_status(services, challenge["invoice"]) == "open"
     for _ in range(3):  # a pass is not spent per request
         ok = client.simulate_get(BASE, headers=credential, remote_addr="10.7.7.7")
         assert ok.status_code == 200, ok.text
         assert ok.json["access"]["via"] == "l402_pass"
+    assert invoice_status(services, challenge["invoice"]) == "settled"  # the ledger knows the pass was paid
     services.clock.advance(timedelta(hours=23, minutes=58))
     assert client.simulate_get(BASE, headers=credential).status_code == 200
     services.clock.advance(timedelta(minutes=5))
     expired = client.simulate_get(BASE, headers=credential)
     assert expired.status_code == 401 and expired.json["error"]["code"] == "l402_expired"
     assert "L402" in expired.headers["WWW-Authenticate"]  # with a fresh pass challenge
+
+
+def invoice_status(services, bolt11_invoice: str) -> str:
+    with services.engine.connect() as conn:
+        return conn.execute(select(invoices.c.status).where(invoices.c.bolt11 == bolt11_invoice)).scalar_one()
 
 
 def publish_btc_usd(settings, computed_payloads, price: float) -> None:

@@ -50,6 +50,14 @@ class Tokens:
                          .values(status="settled"))
             return True
 
+    def settle_invoice(self, payment_hash: str) -> bool:
+        """Mark a pass's invoice settled (a pass is never spent: its first admitted request proves the payment);
+        True when it was open until now."""
+        with self.engine.begin() as conn:
+            return conn.execute(invoices.update()
+                                .where(invoices.c.payment_hash == payment_hash, invoices.c.status == "open")
+                                .values(status="settled")).rowcount == 1
+
     def unspend(self, identifier_hash: str, request_id: str) -> bool:
         """Give the token back after the request that spent it failed. Only that request can: a token spent
         by another request stays spent."""
