@@ -43,21 +43,30 @@ class ProductQueries:
                            f"{self.s.settings.refresh_minutes} minutes.",
                            headers={"Retry-After": str(self.s.settings.refresh_minutes * 60)})
         shaped = orjson.dumps(shape(orjson.loads(rendering))) if shape else rendering
-        attempt = Attempt(payer, item, request_id)
-        try:
-            charge = await self.s.charging.charge(attempt)
-            meta = {"data_source": published["data_source"], "simulated": published["simulated"],
-                    "cache": cache_meta(published), "price_sats": item.price_sats,
-                    "charged_sats": charge.charged_sats, "paid_with": charge.paid_with,
-                    "free_queries_left": charge.free_queries_left, "request_id": request_id}
-            if charge.balance_sats is not None:
-                meta["balance_sats"] = charge.balance_sats
-            if charge.pool_left_sats is not None:
-                meta["pool_left_sats"] = charge.pool_left_sats
-            async with self.s.redis.pipeline(transaction=False) as pipe:
-                self.usage.add_event(pipe, attempt, charge)
-                gate_taken = (await pipe.execute())[-1]
-        except BaseException:
-            await self.s.charging.undo(attempt)  # shielded: a second cancellation cannot stop it half way
-            raise
-        return ServedProduct(splice_meta(shaped, meta), bool(gate_taken))
+        meta, gate_taken = await charge_and_meter(self.s, self.usage, Attempt(payer, item, request_id), {
+            "data_source": published["data_source"], "simulated": published["simulated"],
+            "cache": cache_meta(published)})
+        return ServedProduct(splice_meta(shaped, meta), gate_taken)
+
+
+async def charge_and_meter(services: Services, usage: UsageRecorder, attempt: Attempt, meta: dict) -> tuple[dict, bool]:
+    """Charge the attempt through the charging service and queue its usage event: (the answer's `_meta`, `meta`
+    plus what was charged and how; whether the usage drain gate was taken). Any failure, the caller's cancellation
+    included, undoes the charge before it propagates."""
+    item = attempt.item
+    try:
+        charge = await services.charging.charge(attempt)
+        meta = {**meta, "price_sats": item.price_sats, "charged_sats": charge.charged_sats,
+                "paid_with": charge.paid_with, "free_queries_left": charge.free_queries_left,
+                "request_id": attempt.request_id}
+        if charge.balance_sats is not None:
+            meta["balance_sats"] = charge.balance_sats
+        if charge.pool_left_sats is not None:
+            meta["pool_left_sats"] = charge.pool_left_sats
+        async with services.redis.pipeline(transaction=False) as pipe:
+            usage.add_event(pipe, attempt, charge)
+            gate_taken = (await pipe.execute())[-1]
+    except BaseException:
+        await services.charging.undo(attempt)  # shielded: a second cancellation cannot stop it half way
+        raise
+    return meta, bool(gate_taken)

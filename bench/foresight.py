@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,7 +21,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import CLI, gunicorn, stop  # noqa: E402
+from bench.harness import CLI, gunicorn, route_latencies, stop  # noqa: E402
 from marketintel.redis_server import EmbeddedRedis, free_port  # noqa: E402
 
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "200"))
@@ -57,23 +56,6 @@ def asset_seconds() -> dict[str, float]:
     return out
 
 
-def latencies(port: int, key: str) -> dict[str, dict]:
-    out = {}
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"X-API-Key": key}, timeout=30) as client:
-        for path in ROUTES:
-            assert client.get(path).status_code == 200, path
-            samples = []
-            for _ in range(REQUESTS):
-                t = time.perf_counter()
-                resp = client.get(path)
-                samples.append((time.perf_counter() - t) * 1000)
-                assert resp.status_code == 200
-            samples.sort()
-            out[path] = {"p50_ms": round(statistics.median(samples), 2),
-                         "p95_ms": round(samples[int(0.95 * len(samples)) - 1], 2), "bytes": len(resp.content)}
-    return out
-
-
 def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="mi-bench-foresight-"))
     redis_server = EmbeddedRedis(free_port(), home / "redis").start()
@@ -105,7 +87,7 @@ def main() -> None:
         try:
             registered = httpx.post(f"http://127.0.0.1:{port}/api/v1/agents/register", json={"name": "bench"})
             key = registered.json()["api_key"]
-            for path, figures in latencies(port, key).items():
+            for path, figures in route_latencies(port, key, ROUTES, REQUESTS).items():
                 print(f"cached {path:<48} p50 {figures['p50_ms']:6.2f} ms  p95 {figures['p95_ms']:6.2f} ms  "
                       f"{figures['bytes']} bytes (target p50 < 20 ms)", flush=True)
         finally:

@@ -3,6 +3,7 @@ loads measured with the CPU each side used, and the servers behind the paid and 
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -162,3 +163,22 @@ def funded_key(base: str, sats: int, home: Path) -> str:
                      json={"payment_hash": inv["payment_hash"], "preimage": preimage})
     top.raise_for_status()
     return key
+
+
+def route_latencies(port: int, key: str, routes: tuple[str, ...], requests: int) -> dict[str, dict]:
+    """Per route, one request at a time with the key: p50 and p95 in ms over `requests` calls after a warm-up, and
+    the answer's size."""
+    out = {}
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"X-API-Key": key}, timeout=30) as client:
+        for path in routes:
+            assert client.get(path).status_code == 200, path
+            samples = []
+            for _ in range(requests):
+                t = time.perf_counter()
+                resp = client.get(path)
+                samples.append((time.perf_counter() - t) * 1000)
+                assert resp.status_code == 200
+            samples.sort()
+            out[path] = {"p50_ms": round(statistics.median(samples), 2),
+                         "p95_ms": round(samples[int(0.95 * len(samples)) - 1], 2), "bytes": len(resp.content)}
+    return out

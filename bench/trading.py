@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,7 +20,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import CLI, gunicorn, stop  # noqa: E402
+from bench.harness import CLI, gunicorn, route_latencies, stop  # noqa: E402
 from intel.daytrade import terms  # noqa: E402
 from marketintel.redis_server import EmbeddedRedis, free_port  # noqa: E402
 
@@ -81,23 +80,6 @@ def replay_seconds(env: dict) -> dict[str, float]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def latencies(port: int, key: str) -> dict[str, dict]:
-    out = {}
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"X-API-Key": key}, timeout=30) as client:
-        for path in ROUTES:
-            assert client.get(path).status_code == 200, path
-            samples = []
-            for _ in range(REQUESTS):
-                t = time.perf_counter()
-                resp = client.get(path)
-                samples.append((time.perf_counter() - t) * 1000)
-                assert resp.status_code == 200
-            samples.sort()
-            out[path] = {"p50_ms": round(statistics.median(samples), 2),
-                         "p95_ms": round(samples[int(0.95 * len(samples)) - 1], 2), "bytes": len(resp.content)}
-    return out
-
-
 def institutional_key(port: int, env: dict) -> str:
     """A registered agent given the institutional tier as an operator does it (`marketintel set-tier`), that
     accepted the day-trade journal's terms."""
@@ -130,7 +112,7 @@ def main() -> None:
         port = free_port()
         api = gunicorn("api.asgi:app", port, env)
         try:
-            for path, row in latencies(port, institutional_key(port, env)).items():
+            for path, row in route_latencies(port, institutional_key(port, env), ROUTES, REQUESTS).items():
                 print(f"route {path:<61} p50 {row['p50_ms']:6.2f} ms  p95 {row['p95_ms']:6.2f} ms  "
                       f"{row['bytes']} bytes (target p50 < 20 ms)", flush=True)
         finally:

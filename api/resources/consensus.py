@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 import orjson
 from spectree import Response
 
+from api.product_queries import charge_and_meter
 from api.responses import cache_meta, send_json, with_meta
 from api.schemas import ConsensusQuery
 from api.services import Services
@@ -54,23 +55,9 @@ class ConsensusQueries:
         computed before the charge, so a failure to compute costs nothing; a failure after it is undone."""
         payload = await self.compute(hours)
         item = self.s.prices.product(ITEM)
-        attempt = Attempt(payer, item, request_id)
-        try:
-            charge = await self.s.charging.charge(attempt)
-            meta = {"data_source": self.s.data_source, "simulated": self.s.simulated, "cache": cache_meta(None),
-                    "price_sats": item.price_sats, "charged_sats": charge.charged_sats, "paid_with": charge.paid_with,
-                    "free_queries_left": charge.free_queries_left, "request_id": request_id}
-            if charge.balance_sats is not None:
-                meta["balance_sats"] = charge.balance_sats
-            if charge.pool_left_sats is not None:
-                meta["pool_left_sats"] = charge.pool_left_sats
-            async with self.s.redis.pipeline(transaction=False) as pipe:
-                self.usage.add_event(pipe, attempt, charge)
-                gate_taken = (await pipe.execute())[-1]
-        except BaseException:
-            await self.s.charging.undo(attempt)  # shielded: a second cancellation cannot stop it half way
-            raise
-        return ServedConsensus(with_meta(payload, meta), bool(gate_taken))
+        meta, gate_taken = await charge_and_meter(self.s, self.usage, Attempt(payer, item, request_id), {
+            "data_source": self.s.data_source, "simulated": self.s.simulated, "cache": cache_meta(None)})
+        return ServedConsensus(with_meta(payload, meta), gate_taken)
 
     async def compute(self, hours: int) -> dict:
         end = self.now()
