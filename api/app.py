@@ -121,6 +121,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_alert_routes(app, services)
     _add_event_info_routes(app, services)
     _add_event_stream_routes(app, services)
+    _add_integration_routes(app, services, registry)
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home)))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
@@ -137,6 +138,21 @@ def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry:
     key_budgets.guard(batch, batch_cost)  # a module query takes its window in its own round trip
     app.add_route(f"{V1}/intelligence/batch", batch)
     app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
+
+
+def _add_integration_routes(app: falcon.asgi.App, services: Services, registry: dict) -> None:
+    """Where agents meet the service: A2A cards, function-calling tools and configs, framework configs, templates."""
+    from api.resources import agent_cards, integrations, templates
+
+    tools = integrations.service_tools(services.prices, registry)
+    app.add_route(agent_cards.LEGACY_CARD_PATH, agent_cards.LegacyAgentCardResource(services, registry))
+    app.add_route(agent_cards.CURRENT_CARD_PATH, agent_cards.CurrentAgentCardResource(services, registry))
+    for path, route in {"functioncalling/tools": integrations.FunctionCallingToolsResource,
+                        "functioncalling/config": integrations.FunctionCallingConfigResource,
+                        "chain/config": integrations.ChainConfigResource,
+                        "crew/config": integrations.CrewConfigResource}.items():
+        app.add_route(f"{V1}/integrations/{path}", route(services, tools, registry))
+    app.add_route(f"{V1}/templates", templates.TemplatesResource(services, registry))
 
 
 def _add_synthesis_routes(app: falcon.asgi.App, services: Services) -> None:
