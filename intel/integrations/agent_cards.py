@@ -87,7 +87,7 @@ def current_card(base_url: str, registry: Mapping) -> dict:
         "capabilities": {"streaming": False, "pushNotifications": True},
         "securitySchemes": {API_KEY_SCHEME: {"apiKeySecurityScheme": {"location": "header", "name": API_KEY_HEADER,
                                                                       "description": API_KEY_TEXT}}},
-        "securityRequirements": [{"schemes": {API_KEY_SCHEME: {"list": []}}}],
+        "securityRequirements": [{"schemes": {API_KEY_SCHEME: {}}}],  # no scopes: as the SDK writes it
         "defaultInputModes": MEDIA, "defaultOutputModes": MEDIA,
         "skills": skills(registry),
     }
