@@ -44,9 +44,12 @@ class MCPMount:
             async with self.endpoint.running():
                 await self.rest_app(scope, receive, send)
             return
-        if scope["type"] == "http" and scope["path"].rstrip("/") == MCP_PATH and self._for_transport(scope):
-            await self._transport(scope, receive, send)
-            return
+        if scope["type"] == "http" and scope["path"].rstrip("/") == MCP_PATH:
+            # ASGI allows iterables of iterables (Falcon's test client passes iterators): read them once, as pairs
+            scope = {**scope, "headers": [tuple(header) for header in scope["headers"]]}
+            if self._for_transport(scope):
+                await self._transport(scope, receive, send)
+                return
         await self.rest_app(scope, receive, send)
 
     @staticmethod
@@ -65,7 +68,7 @@ class MCPMount:
             error = refused.as_api_error()
             await _answer(send, error.status, error.body(), error.headers)
             return
-        scope = {**scope, CALLER_SCOPE_KEY: caller}
+        scope[CALLER_SCOPE_KEY] = caller
         if not await self.endpoint.handle(scope, receive, send):
             await _answer(send, 503, {"error": {"code": "mcp_not_running",
                                                 "message": "The MCP endpoint is starting or stopping; retry shortly."}},
