@@ -7,6 +7,8 @@ calls charged through the one charging service.
 - api/resources/mcp_info.py: the manifest, health and server card (Falcon routes)."""
 from __future__ import annotations
 
+import logging
+
 from api.mcp.calls import ToolCalls
 from api.mcp.mount import MCPMount
 from api.mcp.server import MCP_PATH, MCPEndpoint, build_server
@@ -26,6 +28,8 @@ from warehouse.cache import AsyncServingCache
 
 def mount_mcp(rest_app, services: Services) -> MCPMount:
     """The REST app with the MCP endpoint beside it: its Falcon routes added, its transport in front."""
+    # the SDK logs every stateless exchange at INFO ("Terminating session: None"): its warnings and errors are enough
+    logging.getLogger("mcp").setLevel(logging.WARNING)
     settings, registry = services.settings, modules()
     serving, usage = AsyncServingCache(services.redis), UsageRecorder(services.jobs)
     limiter = RateLimiter(settings.effective_redis_url)
