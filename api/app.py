@@ -131,6 +131,15 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     return app
 
 
+def create_asgi_app(settings: Settings, services: Services | None = None):
+    """The process's ASGI app: the REST API with the MCP endpoint beside it (api/mcp: the SDK's streamable HTTP
+    transport on /mcp, its manifest, health and server card as Falcon routes), on the same collaborators."""
+    from api.mcp import mount_mcp
+
+    services = services or Services.build(settings)
+    return mount_mcp(create_app(settings, services), services)
+
+
 def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry: dict, serving: AsyncServingCache,
                              key_budgets: KeyBudgets) -> None:
     queries = ModuleQueries(services, serving, TickerModules(services), UsageRecorder(services.jobs), key_budgets)

@@ -1,0 +1,170 @@
+"""What an MCP tool call runs: the same queries as the REST routes (ModuleQueries, SynthesisQueries,
+ProductQueries), charged through the one charging service with the caller's `Payer`, answered as a tool result:
+`structuredContent` is the JSON body with `_meta`, the first text block its prompt rendering. A refusal (payment
+required, a rate limit, data not yet published, invalid arguments) is a result with `isError`, carrying the same
+error body as the REST answer, so an agent can act on it (pay the invoice, top up, wait)."""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+import mcp_types as types
+import orjson
+from pydantic import ValidationError
+
+from api import ratelimit
+from api.errors import APIError, ValidationFailed
+from api.mcp.tools import ToolSpec
+from api.module_queries import ModuleQueries
+from api.one_trip import LIMITED
+from api.payment_errors import l402_rejected, payment_required
+from api.product_queries import ProductQueries
+from api.resources.catalog import module_entry
+from api.responses import cache_meta, splice_meta
+from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery
+from api.synthesis_queries import SynthesisQueries
+from charging.attempt import Payer
+from charging.errors import L402Rejected, PaymentRequired
+from intel.formats import prompt_text
+from intel.parallels import CONDITION_TAGS, select
+from intel.registry import Module
+from warehouse.cache import AsyncServingCache
+
+# structuredContent arrived with 2025-06-18: an older session gets the JSON body as a second text block instead
+LEGACY_VERSIONS = ("2024-11-05", "2025-03-26")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls, as the HTTP layer resolved it (api/mcp/mount.py): the payer, and the client address that keys
+    the pulse's per-address budget (shared with GET /api/v1/pulse)."""
+
+    payer: Payer
+    client_ip: str
+
+    @property
+    def tier(self) -> str:
+        return self.payer.agent["tier"] if self.payer.agent is not None else "free"
+
+
+class ToolCalls:
+    def __init__(self, modules: ModuleQueries, synthesis: SynthesisQueries, products: ProductQueries,
+                 serving: AsyncServingCache, pulse_budget: ratelimit.Budget, registry: dict[str, Module]):
+        self.registry = registry
+        self.modules, self.synthesis, self.products = modules, synthesis, products
+        self.s = modules.s
+        self.serving = serving
+        self.pulse_budget = pulse_budget
+
+    async def call(self, caller: Caller, tool: ToolSpec, arguments: dict | None, protocol_version: str
+                   ) -> types.CallToolResult:
+        """Run the tool for the caller; every refusal the REST route would answer comes back as an error result."""
+        request_id = uuid.uuid4().hex  # the ledger reference of this call's charge, as RequestContext makes one
+        try:
+            parsed = tool.arguments.model_validate(arguments or {}) if tool.arguments else None
+            body = await getattr(self, f"_{tool.kind}")(caller, request_id, tool, parsed)
+        except ValidationError as invalid:
+            return error_result({"detail": [{"loc": ["arguments", *e["loc"]], "msg": e["msg"], "type": e["type"]}
+                                            for e in invalid.errors()]}, 422)
+        except ValidationFailed as invalid:
+            return error_result({"detail": invalid.detail}, 422)
+        except PaymentRequired as unpaid:
+            return api_error_result(payment_required(unpaid, self.s.data_source, self.s.simulated))
+        except L402Rejected as rejected:
+            return api_error_result(l402_rejected(rejected))
+        except APIError as refused:
+            return api_error_result(refused)
+        return success_result(orjson.loads(body), protocol_version)
+
+    async def _module(self, caller: Caller, request_id: str, tool: ToolSpec, query: IntelligenceQuery) -> bytes:
+        module = tool.module
+        if module.takes_ticker and not query.ticker:
+            raise ValidationFailed([{"loc": ["arguments", "ticker"], "msg": f"'{module.name}' needs a ticker, e.g. "
+                                     "AAPL", "type": "missing"}])
+        payer = caller.payer
+        served = await self.modules.serve(payer, request_id, module, query.format, query.include_prompt,
+                                          query.ticker.upper() if module.takes_ticker else None,
+                                          self.modules.budgets.window(payer))
+        await self.modules.usage.gate_taken(served.gate_taken)
+        return served.body
+
+    async def _pulse(self, caller: Caller, request_id: str, tool: ToolSpec, _) -> bytes:
+        budget = self.pulse_budget
+        taken = ratelimit.window(budget.item, budget.name, caller.client_ip)  # the REST pulse's window
+        outcome = await self.s.one_trip.run([self.serving.pulse_key("full"), self.serving.pulse_key("meta")],
+                                            window=taken)
+        if outcome.code == LIMITED:
+            raise await budget.refused(taken)
+        payload_json, published = outcome.reads
+        if payload_json is None:
+            raise APIError(503, "data_not_ready", "The pulse has not been computed yet.", retry_after_seconds=60)
+        published = orjson.loads(published) if published else {}
+        meta = {"data_source": published.get("data_source"), "simulated": published.get("simulated"),
+                "cache": cache_meta(published), "price_sats": 0, "charged_sats": 0, "request_id": request_id}
+        return splice_meta(payload_json, meta)  # as GET /api/v1/pulse answers it
+
+    async def _list_modules(self, caller: Caller, request_id: str, tool: ToolSpec, _) -> bytes:
+        registry, prices = self.registry, self.s.prices
+        names = sorted(registry)
+        items = [prices.module(n) for n in names]
+        left = await self.s.charging.allowance.left(caller.payer.caller_id, items)
+        published = set(await self.serving.published_modules())
+        entries = [{**module_entry(registry[n], prices), "free_queries_left_today": left[item.key],
+                    "available": registry[n].takes_ticker or n in published} for n, item in zip(names, items)]
+        return orjson.dumps({"count": len(entries), "modules": entries,
+                             "_meta": {"data_source": self.s.data_source, "simulated": self.s.simulated,
+                                       "price_sats": 0, "charged_sats": 0, "request_id": request_id}})
+
+    async def _ask(self, caller: Caller, request_id: str, tool: ToolSpec, body: AskBody) -> bytes:
+        item = self.s.prices.ask(body.depth)
+        request_id, replay = await self.synthesis.submit(caller.payer, request_id, "ask", item,
+                                                         {"question": body.question, "depth": body.depth})
+        record = await self.synthesis.wait(request_id, getattr(self.s.settings, f"ask_window_{body.depth}_s"))
+        answer = self.synthesis.answer(record, replay)
+        if answer.status >= 400:  # failed for good, its charge refunded: the body says so
+            raise APIError(answer.status, "synthesis_failed", orjson.loads(answer.body)["error"]["message"],
+                           meta=orjson.loads(answer.body).get("_meta"), request_id=request_id)
+        return answer.body  # 200: the answer; 202: its request id and the REST path to poll with the same key
+
+    async def _parallels(self, caller: Caller, request_id: str, tool: ToolSpec, query: ParallelsQuery) -> bytes:
+        tags = [t.strip().lower() for t in (query.conditions or "").split(",") if t.strip()]
+        unknown = [t for t in tags if t not in CONDITION_TAGS]
+        if unknown:
+            raise ValidationFailed([{"loc": ["arguments", "conditions"], "msg": f"unknown condition tags {unknown}; "
+                                     f"known: {', '.join(sorted(CONDITION_TAGS))}", "type": "value_error"}])
+        budgets, payer = self.modules.budgets, caller.payer
+        taken = budgets.window(payer)  # the caller's per-key query budget, as the REST route's guard takes it
+        if not await budgets.limiter.hit(taken.item, *taken.identifiers, cost=taken.cost):
+            raise await budgets.refused(payer, taken)
+        served = await self.products.serve(payer, request_id, "parallels", self.s.prices.product("parallels"),
+                                           lambda payload: select(payload, tags, query.top_n))
+        await self.products.usage.gate_taken(served.gate_taken)
+        return served.body
+
+
+def success_result(payload: dict, protocol_version: str) -> types.CallToolResult:
+    text = payload["prompt"] if isinstance(payload.get("prompt"), str) else prompt_text(payload)
+    content = [types.TextContent(type="text", text=text)]
+    if protocol_version in LEGACY_VERSIONS:
+        content.append(types.TextContent(type="text", text=orjson.dumps(payload).decode()))
+    return types.CallToolResult(content=content, structured_content=payload)
+
+
+def error_result(body: dict, status: int) -> types.CallToolResult:
+    """`structuredContent` is the REST answer's body with its HTTP status; the text says what to do next."""
+    body = {**body, "status": status}
+    error = body.get("error") or {}
+    text = error.get("message") or "; ".join(f"{'.'.join(map(str, d['loc']))}: {d['msg']}"
+                                            for d in body.get("detail", []))
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=body,
+                                is_error=True)
+
+
+def api_error_result(error: APIError) -> types.CallToolResult:
+    body = error.body()
+    challenge = error.headers.get("WWW-Authenticate")
+    if challenge:  # the L402 challenge as the REST answer's header carries it, for a client that pays per call
+        body["error"]["www_authenticate"] = challenge
+    if "Retry-After" in error.headers:
+        body["error"].setdefault("retry_after_seconds", int(error.headers["Retry-After"]))
+    return error_result(body, error.status)

@@ -1,0 +1,150 @@
+"""The MCP server: the official SDK's low-level `Server` with `tools/list` and `tools/call` over the tool catalog
+(api/mcp/tools.py), served by the SDK's streamable HTTP session manager.
+
+Stateless mode: every POST is its own exchange, nothing of a session is kept in the worker. Under gunicorn each
+request may land on another worker (or another instance behind a load balancer), and what must persist between
+calls (balances, free allowances, rate windows) already lives in the ledger and Redis; no tool sends
+server-initiated messages in the middle of a call, so answers are plain JSON (`json_response`), not SSE.
+
+Versions: the initialize handshake answers the client's version when it is 2025-03-26 or newer (the SDK knows
+2025-06-18 and 2025-11-25 too, and the 2026-07-28 per-request envelope); an older offer is answered with the newest
+handshake version, as the protocol's negotiation rule allows."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from contextlib import asynccontextmanager
+
+import mcp_types as types
+import orjson
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
+
+from api.mcp.calls import Caller, ToolCalls, error_result
+from api.mcp.tools import TIERS, ToolSpec, visible
+from charging.attempt import Payer
+
+SERVER_NAME = "marketintel"
+SERVER_VERSION = "1.0.0"
+MCP_PATH = "/mcp"
+PROTOCOL_VERSION = "2025-03-26"  # the interface's; the oldest this endpoint negotiates
+PROTOCOL_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS[HANDSHAKE_PROTOCOL_VERSIONS.index(PROTOCOL_VERSION):],
+                     *MODERN_PROTOCOL_VERSIONS)
+CALLER_SCOPE_KEY = "marketintel.caller"  # where the HTTP layer leaves the resolved Caller in the ASGI scope
+INSTRUCTIONS = ("Market intelligence for AI agents. Start with get_pulse (free), then list_modules; each module "
+                "gives one free query a day, then costs its price in sats from your balance (send your API key as "
+                "X-API-Key). A payment-required result carries a Lightning invoice and how to top up.")
+
+
+def anonymous() -> Caller:
+    """A caller the HTTP layer did not resolve (an in-process client): no key, no address."""
+    return Caller(Payer.of(None, "in-process"), "in-process")
+
+
+def caller_of(ctx) -> Caller:
+    request = ctx.request
+    caller = request.scope.get(CALLER_SCOPE_KEY) if request is not None else None
+    return caller if caller is not None else anonymous()
+
+
+def as_mcp_tool(tool: ToolSpec) -> types.Tool:
+    return types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema)
+
+
+def tier_refusal(tool: ToolSpec, tier: str) -> types.CallToolResult:
+    return error_result({"error": {
+        "code": "tier_required", "message": f"'{tool.name}' needs the {tool.min_tier} tier (yours: {tier}). "
+        "Upgrade with POST /api/v1/agents/upgrade; tools/list shows what your tier can call.",
+        "tool": tool.name, "tier": tier, "required_tier": tool.min_tier,
+        "required": list(TIERS[TIERS.index(tool.min_tier):]), "upgrade": "/api/v1/agents/upgrade"}}, 403)
+
+
+class CounterOfferOldVersions:
+    """Server middleware: an `initialize` offering a version older than PROTOCOL_VERSION is answered with the newest
+    handshake version instead (a stateless exchange keeps no connection state, so the answer is all that counts)."""
+
+    async def __call__(self, ctx, call_next):
+        params = ctx.params
+        if ctx.method == "initialize" and isinstance(params, Mapping) and \
+                params.get("protocolVersion") not in PROTOCOL_VERSIONS:
+            ctx = dataclasses.replace(ctx, params={**params, "protocolVersion": LATEST_HANDSHAKE_VERSION})
+        return await call_next(ctx)
+
+
+def build_server(tools: dict[str, ToolSpec], calls: ToolCalls) -> Server:
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[as_mcp_tool(t) for t in visible(tools, caller_of(ctx).tier)])
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        tool = tools.get(params.name)
+        if tool is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}; tools/list shows the tools")
+        caller = caller_of(ctx)
+        if not tool.visible_to(caller.tier):
+            return tier_refusal(tool, caller.tier)
+        return await calls.call(caller, tool, params.arguments, ctx.protocol_version)
+
+    server = Server(SERVER_NAME, version=SERVER_VERSION, title="Market intelligence", instructions=INSTRUCTIONS,
+                    on_list_tools=list_tools, on_call_tool=call_tool)
+    server.middleware.append(CounterOfferOldVersions())
+    return server
+
+
+class MCPEndpoint:
+    """The SDK server and its session manager, one manager per ASGI lifespan (a manager runs once, and test clients
+    run a lifespan per request)."""
+
+    def __init__(self, server: Server, tools: dict[str, ToolSpec]):
+        self.server, self.tools = server, tools
+        self.manager: StreamableHTTPSessionManager | None = None
+
+    @asynccontextmanager
+    async def running(self):
+        manager = StreamableHTTPSessionManager(app=self.server, stateless=True, json_response=True)
+        async with manager.run():
+            self.manager = manager
+            try:
+                yield
+            finally:
+                self.manager = None
+
+    async def handle(self, scope, receive, send) -> bool:
+        """Serve one request through the SDK's transport; False when no manager runs (no lifespan yet)."""
+        manager = self.manager
+        if manager is None:
+            return False
+        await manager.handle_request(scope, receive, send)
+        return True
+
+    async def lists_tools(self) -> int | None:
+        """A real `tools/list` through the running transport, as an anonymous caller: how many tools it listed
+        (None when it did not answer one)."""
+        request = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+                 "scheme": "http", "path": MCP_PATH, "raw_path": MCP_PATH.encode(), "query_string": b"",
+                 "root_path": "", "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0),
+                 "headers": [(b"content-type", b"application/json"),
+                             (b"accept", b"application/json, text/event-stream"),
+                             (b"mcp-protocol-version", PROTOCOL_VERSION.encode()), (b"host", b"localhost")]}
+        sent = {"status": None, "body": b""}
+        delivered = False
+
+        async def receive():
+            nonlocal delivered
+            if delivered:
+                return {"type": "http.disconnect"}
+            delivered = True
+            return {"type": "http.request", "body": request, "more_body": False}
+
+        async def send(message):
+            if message["type"] == "http.response.start":
+                sent["status"] = message["status"]
+            elif message["type"] == "http.response.body":
+                sent["body"] += message.get("body", b"")
+
+        if not await self.handle(scope, receive, send) or sent["status"] != 200:
+            return None
+        answer = orjson.loads(sent["body"])
+        return len(answer["result"]["tools"]) if "result" in answer else None

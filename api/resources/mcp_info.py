@@ -1,0 +1,106 @@
+"""What an agent reads about the MCP endpoint before speaking it: the manifest (GET /mcp without
+`Accept: text/event-stream`), liveness (/mcp/health, /health/mcp) and the server card (/mcp/server-card.json and the
+discovery paths of MCP's server-card proposals, /.well-known/mcp/server-card.json and /.well-known/mcp.json)."""
+from __future__ import annotations
+
+import time
+
+from spectree import Response
+
+from api.mcp.server import (
+    INSTRUCTIONS,
+    MCP_PATH,
+    PROTOCOL_VERSION,
+    PROTOCOL_VERSIONS,
+    SERVER_NAME,
+    SERVER_VERSION,
+    MCPEndpoint,
+)
+from api.mcp.tools import TIERS, tier_counts, visible
+from api.metrics import PROCESS_STARTED
+from api.payment_errors import REGISTER
+from api.services import Services
+from api.spec import api_spec
+
+SERVER_CARD_PATHS = ("/mcp/server-card.json", "/.well-known/mcp/server-card.json", "/.well-known/mcp.json")
+HEALTH_PATHS = ("/mcp/health", "/health/mcp")
+TRANSPORT = "streamable-http"
+AUTH = {"required": False, "schemes": [
+    {"type": "apiKey", "in": "header", "name": "X-API-Key",
+     "description": "The key from POST /api/v1/agents/register: your tier's tools, charged to your balance"},
+    {"type": "http", "scheme": "bearer", "description": "The same key as Authorization: Bearer <key>"},
+    {"type": "http", "scheme": "L402", "description": "Authorization: L402 <macaroon>:<preimage hex> pays one call, "
+                                                      "from the challenge a payment-required result carries"}],
+    "anonymous": "the free tier's tools; one free query a day per module, by client address"}
+
+
+class ManifestResource:
+    public = True  # interface.md: none or key
+
+    def __init__(self, endpoint: MCPEndpoint):
+        self.endpoint = endpoint
+
+    @api_spec.validate(tags=["mcp"], resp=Response("HTTP_200"))
+    async def on_get(self, req, resp):
+        """The MCP server manifest: name, version, protocol version, transport, the tools your tier sees (all of
+        them with a key of the tier that lists them), the total, your tier, how to authenticate and register.
+        JSON-RPC goes to POST /mcp (the SDK's streamable HTTP transport); GET with `Accept: text/event-stream` is
+        the transport's too."""
+        tier = req.context.agent["tier"] if req.context.agent is not None else "free"
+        tools = self.endpoint.tools
+        resp.media = {"name": SERVER_NAME, "version": SERVER_VERSION, "protocolVersion": PROTOCOL_VERSION,
+                      "protocolVersions": list(PROTOCOL_VERSIONS), "transport": TRANSPORT, "endpoint": MCP_PATH,
+                      "tools": [t.summary() for t in visible(tools, tier)], "tools_total": len(tools),
+                      "tools_by_tier": tier_counts(tools), "your_tier": tier, "auth": AUTH, "docs": "/docs",
+                      "server_card": SERVER_CARD_PATHS[0], "register": REGISTER}
+
+
+class MCPHealthResource:
+    public = True  # interface.md: no credential needed
+
+    def __init__(self, endpoint: MCPEndpoint, services: Services):
+        self.endpoint = endpoint
+        self.s = services
+
+    @api_spec.validate(tags=["mcp"], resp=Response("HTTP_200"))
+    async def on_get(self, req, resp):
+        """Always 200: `status` is `up` when the MCP server answers a real `tools/list` through its transport
+        and Redis answers a ping, else `down`, with each check and the gateway's uptime."""
+        checks = {}
+        try:
+            listed = await self.endpoint.lists_tools()
+            checks["mcp"] = f"ok: {listed} tools listed anonymously" if listed else "down: tools/list did not answer"
+        except Exception as exc:  # noqa: BLE001  (health reports any failure)
+            checks["mcp"] = f"down: {type(exc).__name__}"
+        try:
+            await self.s.redis.ping()
+            checks["redis"] = "ok"
+        except Exception as exc:  # noqa: BLE001
+            checks["redis"] = f"down: {type(exc).__name__}"
+        up = all(v.startswith("ok") for v in checks.values())
+        resp.media = {"status": "up" if up else "down", "checks": checks,
+                      "uptime_seconds": round(time.time() - PROCESS_STARTED, 1)}
+
+
+class ServerCardResource:
+    public = True  # interface.md: well-known manifests need no credential
+
+    def __init__(self, endpoint: MCPEndpoint):
+        self.endpoint = endpoint
+
+    @api_spec.validate(tags=["mcp"], resp=Response("HTTP_200"))
+    async def on_get(self, req, resp):
+        """The MCP server card (SEP-1649/SEP-2127 discovery): server info, the transport endpoint, capabilities,
+        authentication and a summary of the tools by tier."""
+        tools = self.endpoint.tools
+        resp.media = {
+            "serverInfo": {"name": SERVER_NAME, "title": "Market intelligence", "version": SERVER_VERSION},
+            "protocolVersion": PROTOCOL_VERSION, "protocolVersions": list(PROTOCOL_VERSIONS),
+            "description": INSTRUCTIONS,
+            "transport": {"type": TRANSPORT, "endpoint": MCP_PATH, "stateless": True},
+            "capabilities": {"tools": {"listChanged": False}},
+            "authentication": AUTH,
+            "tools": {"total": len(tools), "by_tier": tier_counts(tools),
+                      "tiers": {tier: [t.name for t in visible(tools, tier) if t.min_tier == tier] for tier in TIERS}},
+            "documentation": "/docs", "manifest": MCP_PATH, "health": HEALTH_PATHS[0],
+        }

@@ -1,0 +1,151 @@
+"""The MCP endpoint in process: JSON-RPC through the SDK's streamable HTTP transport behind the ASGI dispatcher,
+on the real collaborators (embedded Redis, a SQLite ledger, the dev Lightning node, published sim payloads)."""
+from __future__ import annotations
+
+import asyncio
+
+import falcon.testing
+import pytest
+from sqlalchemy import text
+
+from api.mcp.tools import FREE_TOOLS
+from tests.api.agent_helpers import auth, fund, register, set_tier
+from tests.api.conftest import publish
+
+ACCEPT = "application/json, text/event-stream"
+
+
+@pytest.fixture
+def asgi(settings, services, computed_payloads):
+    from api.app import create_asgi_app
+
+    publish(settings.effective_redis_url, computed_payloads)
+    return create_asgi_app(settings, services)
+
+
+def run(app, scenario):
+    async def go():
+        async with falcon.testing.ASGIConductor(app) as conductor:
+            return await scenario(conductor)
+    return asyncio.run(go())
+
+
+async def rpc(conductor, method: str, params: dict | None = None, key: str | None = None,
+              version: str = "2025-06-18", rpc_id: int = 1):
+    headers = {"Accept": ACCEPT, "Content-Type": "application/json", "MCP-Protocol-Version": version,
+               **(auth(key) if key else {})}
+    body = {"jsonrpc": "2.0", "id": rpc_id, "method": method, **({"params": params} if params is not None else {})}
+    return await conductor.simulate_post("/mcp", json=body, headers=headers)
+
+
+def call(conductor, tool: str, arguments: dict | None = None, key: str | None = None, version: str = "2025-06-18"):
+    return rpc(conductor, "tools/call", {"name": tool, "arguments": arguments or {}}, key, version)
+
+
+def balance(services, agent_id: str) -> tuple[int, int, int]:
+    """(the agent's balance, the sum of its balance entries, its debits): the ledger's own figures."""
+    with services.engine.connect() as db:
+        agent = db.execute(text("SELECT id, balance_sats FROM agents WHERE agent_id = :a"), {"a": agent_id}).one()
+        total, debits = db.execute(text(
+            "SELECT COALESCE(SUM(amount_sats), 0), COALESCE(SUM(CASE WHEN amount_sats < 0 THEN 1 ELSE 0 END), 0) "
+            "FROM ledger_entries WHERE agent_id = :p AND pool = 'balance'"), {"p": agent.id}).one()
+    return agent.balance_sats, total, debits
+
+
+def test_initialize_negotiates_the_interface_version_and_counter_offers_older_ones(asgi):
+    async def scenario(conductor):
+        params = {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        current = await rpc(conductor, "initialize", params)
+        old = await rpc(conductor, "initialize", {**params, "protocolVersion": "2024-11-05"})
+        return current, old
+
+    current, old = run(asgi, scenario)
+    assert current.status_code == 200, current.text
+    result = current.json["result"]
+    assert result["protocolVersion"] == "2025-03-26"
+    assert result["serverInfo"]["name"] == "marketintel" and result["serverInfo"]["version"] == "1.0.0"
+    assert "tools" in result["capabilities"]
+    assert old.json["result"]["protocolVersion"] == "2025-11-25"
+
+
+def test_tools_list_by_tier(asgi, services):
+    client = falcon.testing.TestClient(asgi)
+    premium, premium_agent = register(client, "premium-agent")
+    set_tier(services, premium_agent["agent_id"], "premium")
+    institutional, institutional_agent = register(client, "institutional-agent")
+    set_tier(services, institutional_agent["agent_id"], "institutional")
+
+    async def scenario(conductor):
+        return [(await rpc(conductor, "tools/list", key=key)).json["result"]["tools"]
+                for key in (None, premium, institutional)]
+
+    anonymous, premium_tools, institutional_tools = run(asgi, scenario)
+    assert [t["name"] for t in anonymous] == list(FREE_TOOLS)
+    assert len(premium_tools) == 73 and "ask" not in {t["name"] for t in premium_tools}
+    assert len(institutional_tools) == 75
+    by_name = {t["name"]: t for t in institutional_tools}
+    assert by_name["technical_analysis"]["inputSchema"]["required"] == ["ticker"]
+    assert by_name["market_intelligence"]["inputSchema"]["properties"]["format"]["enum"] == [
+        "full", "compact", "prompt", "agent"]
+    assert by_name["ask"]["inputSchema"]["required"] == ["question"]
+
+
+def test_pulse_and_a_free_module_answer_structured_content_and_prompt_text(asgi):
+    async def scenario(conductor):
+        return (await call(conductor, "get_pulse"), await call(conductor, "market_intelligence"),
+                await call(conductor, "get_pulse", version="2025-03-26"))
+
+    pulse, module, legacy = (r.json["result"] for r in run(asgi, scenario))
+    assert not pulse["isError"] and pulse["structuredContent"]["_meta"]["charged_sats"] == 0
+    assert pulse["content"][0]["type"] == "text" and pulse["content"][0]["text"].startswith("## pulse")
+    assert module["structuredContent"]["module"] == "market_intelligence"
+    assert module["structuredContent"]["_meta"]["paid_with"] == "free_allowance"
+    assert module["content"][0]["text"].startswith("## market_intelligence")
+    # 2025-03-26 predates structuredContent: the JSON body rides as a second text block too
+    assert legacy["content"][0]["text"].startswith("## pulse") and '"_meta"' in legacy["content"][1]["text"]
+
+
+def test_a_paid_module_is_debited_once_and_an_unfunded_key_gets_the_invoice(asgi, services):
+    client = falcon.testing.TestClient(asgi)
+    key, agent = register(client, "payer")
+    set_tier(services, agent["agent_id"], "premium")
+    fund(client, key, 1000)
+    broke, broke_agent = register(client, "broke")
+    set_tier(services, broke_agent["agent_id"], "premium")
+
+    async def scenario(conductor):
+        free = await call(conductor, "yield_curve", key=key)
+        paid = await call(conductor, "yield_curve", key=key)
+        await call(conductor, "yield_curve", key=broke)
+        unpaid = await call(conductor, "yield_curve", key=broke)
+        return free, paid, unpaid
+
+    free, paid, unpaid = (r.json["result"] for r in run(asgi, scenario))
+    assert free["structuredContent"]["_meta"]["charged_sats"] == 0
+    meta = paid["structuredContent"]["_meta"]
+    assert meta["charged_sats"] == 50 and meta["balance_sats"] == 950 and meta["paid_with"] == "balance"
+    assert balance(services, agent["agent_id"]) == (950, 950, 1)  # one debit; the entries sum to the balance
+    assert unpaid["isError"]
+    error = unpaid["structuredContent"]["error"]
+    assert unpaid["structuredContent"]["status"] == 402 and error["code"] == "payment_required"
+    assert error["invoice"]["payment_request"] and error["topup"]["path"] == "/api/v1/agents/topup"
+    assert error["www_authenticate"].startswith("L402 ") and error["l402"]["macaroon"]
+    assert balance(services, broke_agent["agent_id"]) == (0, 0, 0)
+
+
+def test_a_tool_above_the_tier_names_the_tier_and_a_bad_key_is_401(asgi):
+    async def scenario(conductor):
+        hidden = await call(conductor, "yield_curve")
+        bad = await rpc(conductor, "tools/list", key="not-a-key")
+        unknown = await call(conductor, "no_such_tool")
+        invalid = await call(conductor, "market_intelligence", {"format": "poster"})
+        return hidden, bad, unknown, invalid
+
+    hidden, bad, unknown, invalid = run(asgi, scenario)
+    result = hidden.json["result"]
+    assert result["isError"] and result["structuredContent"]["error"]["required_tier"] == "premium"
+    assert "premium" in result["content"][0]["text"]
+    assert bad.status_code == 401 and bad.json["error"]["code"] == "invalid_api_key"
+    assert unknown.json["error"]["code"] == -32602
+    detail = invalid.json["result"]["structuredContent"]["detail"]
+    assert invalid.json["result"]["isError"] and detail[0]["loc"] == ["arguments", "format"]
