@@ -1,7 +1,8 @@
 """The MCP tool catalog: one tool per registry module plus the pulse, the module list, ask and historical parallels,
 their input schemas from the REST routes' validation models and their prices from the one price list.
 
-Who sees what (interface.md "Limits": 4 of 75 tools at the free tier):
+Who sees what (interface.md "Limits": 4 of 75 tools at the free tier; the rule is intel/integrations/tools.py's
+`required_tier`, the same for the function-calling tool lists):
 - free and anonymous callers: `get_pulse`, `list_modules`, `market_intelligence`, `economic_calendar`: the
   quick-start's free surface, an overview module and the calendar every other figure is read against;
 - premium: every module tool (71) with `get_pulse` and `list_modules` (73): the per-query data a paying agent
@@ -19,13 +20,10 @@ from pydantic import BaseModel
 
 from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery
 from charging.prices import ASK_PRICES, PriceList
+from intel.integrations.tools import FREE_TOOLS, NO_ARGUMENTS, TIERS, required_tier
 from intel.registry import Module
 
-TIERS = ("free", "premium", "institutional")  # lowest first: a tool listed at one tier is listed above it
-FREE_TOOLS = ("get_pulse", "list_modules", "market_intelligence", "economic_calendar")
 PULSE, LIST_MODULES, ASK, PARALLELS = "get_pulse", "list_modules", "ask", "historical_parallels"
-INSTITUTIONAL_TOOLS = (ASK, PARALLELS)
-NO_ARGUMENTS = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
 @dataclass(frozen=True)
@@ -63,7 +61,7 @@ def module_tool(module: Module, prices: PriceList) -> ToolSpec:
     description = (f"{module.description}.{ticker} {price} sats per query after the day's free query; `format` "
                    "picks the rendering (full, compact, prompt, agent).")
     return ToolSpec(module.name, description, schema_of(IntelligenceQuery, ("ticker",) if module.takes_ticker else ()),
-                    "free" if module.name in FREE_TOOLS else "premium", "module", price, IntelligenceQuery, module)
+                    required_tier(module.name), "module", price, IntelligenceQuery, module)
 
 
 def catalog(registry: dict[str, Module], prices: PriceList) -> dict[str, ToolSpec]:
@@ -71,9 +69,11 @@ def catalog(registry: dict[str, Module], prices: PriceList) -> dict[str, ToolSpe
     tools = [
         ToolSpec(PULSE, "Free cross-market pulse: regime with rationale, signals for equities, bonds, crypto, "
                  "volatility and FX, breaking-correlation alerts, a composite score from -100 to +100. Shares the "
-                 "REST pulse's budget of 10 calls a minute per client address.", NO_ARGUMENTS, "free", "pulse", 0),
+                 "REST pulse's budget of 10 calls a minute per client address.", NO_ARGUMENTS, required_tier(PULSE),
+                 "pulse", 0),
         ToolSpec(LIST_MODULES, "Every module with its price in sats, category, whether it takes a ticker, whether "
-                 "it is published, and your free queries left today.", NO_ARGUMENTS, "free", "list_modules", 0),
+                 "it is published, and your free queries left today.", NO_ARGUMENTS, required_tier(LIST_MODULES),
+                 "list_modules", 0),
     ]
     tools += [module_tool(registry[name], prices) for name in FREE_TOOLS if name in registry]
     tools += [module_tool(m, prices) for name, m in sorted(registry.items()) if name not in FREE_TOOLS]
@@ -82,11 +82,12 @@ def catalog(registry: dict[str, Module], prices: PriceList) -> dict[str, ToolSpe
         ToolSpec(ASK, f"A question in natural language answered from the service's published figures, with a "
                  f"conviction score and every supporting figure. Priced by depth (sats): {asks}; no free "
                  "allowance. A long synthesis answers its request_id and the REST path to poll.",
-                 schema_of(AskBody), "institutional", "ask", None, AskBody),
+                 schema_of(AskBody), required_tier(ASK), "ask", None, AskBody),
         ToolSpec(PARALLELS, "Ranked historical parallels: today's market against 30 curated episodes (1929-2024), "
                  "each with its similarity, what happened next and implications per asset class. "
                  f"{prices.product('parallels').price_sats} sats after the day's free query.",
-                 schema_of(ParallelsQuery), "institutional", "parallels", prices.product("parallels").price_sats,
+                 schema_of(ParallelsQuery), required_tier(PARALLELS), "parallels",
+                 prices.product("parallels").price_sats,
                  ParallelsQuery),
     ]
     return {tool.name: tool for tool in tools}
