@@ -45,7 +45,7 @@ from api.resources.sla import SLAResource
 from api.resources.unified import UnifiedResource
 from api.resources.webhooks import WebhookDeliveriesResource, WebhookSubscribeResource, WebhookUnsubscribeResource
 from api.services import Services
-from api.spec import api_spec
+from api.spec import api_spec, routes_added
 from api.synthesis_queries import SynthesisQueries, UnifiedQueries
 from api.ticker_modules import TickerModules
 from api.usage import UsageRecorder
@@ -137,7 +137,9 @@ def create_asgi_app(settings: Settings, services: Services | None = None):
     from api.mcp import mount_mcp
 
     services = services or Services.build(settings)
-    return mount_mcp(create_app(settings, services), services)
+    app = mount_mcp(create_app(settings, services), services)
+    routes_added()  # the MCP routes are in /openapi.json too
+    return app
 
 
 def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry: dict, serving: AsyncServingCache,

@@ -51,3 +51,8 @@ def test_the_server_card_at_every_discovery_path(asgi):
     assert card["transport"] == {"type": "streamable-http", "endpoint": "/mcp", "stateless": True}
     assert card["capabilities"] == {"tools": {"listChanged": False}}
     assert card["tools"]["total"] == 75 and card["tools"]["tiers"]["institutional"] == ["ask", "historical_parallels"]
+
+
+def test_the_openapi_document_describes_the_mcp_routes(asgi):
+    paths = falcon.testing.TestClient(asgi).simulate_get("/openapi.json").json["paths"]
+    assert {"/mcp", *HEALTH_PATHS, *SERVER_CARD_PATHS} <= set(paths)
