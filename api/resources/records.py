@@ -28,12 +28,14 @@ from warehouse.ledger.records import EXPORT_PAGE_MAX, ORIGINS, Records, predicti
 
 SIGNING_KEY_PATH = "/.well-known/marketintel-signing-key.json"
 CHAIN_EXPORT_PATH = "/api/v1/predictions/chain"
+SEQ_MAX = 2**63 - 1  # the largest BigInteger (chain_records.seq)
 PROCEDURE_TEXT = "\n".join(f"{n}. {step}" for n, step in enumerate(VERIFY_PROCEDURE, 1))
 
 
 class ChainQuery(BaseModel):
     origin: Literal[ORIGINS] = Field("live", description="`live` predictions, or the `backtest` (never mixed)")
-    after: int = Field(0, ge=0, description="Records with seq above this (0: from the first)")
+    # le: seq is a signed 64-bit column; a larger `after` made SQLite raise OverflowError, a 500 (found by the fuzz)
+    after: int = Field(0, ge=0, le=SEQ_MAX, description="Records with seq above this (0: from the first)")
     limit: int = Field(EXPORT_PAGE_MAX, ge=1, le=EXPORT_PAGE_MAX, description="Records per page")
 
 
