@@ -54,8 +54,8 @@ class SigningKeyResource:
             "how_to_verify": list(VERIFY_PROCEDURE),
         }
 
-    # Not in the OpenAPI document, like /openapi.json itself: spectree escapes the dots of a literal path there
-    # ("/\.well-known/..."). The chain export's description names this URL.
+    # In the OpenAPI document (api/spec.py gives the escaped dots of its path back), with its one status.
+    @api_spec.validate(tags=["predictions"], resp=Response("HTTP_200"))
     async def on_get(self, req, resp):
         """The service's Ed25519 public key (raw, hex and base64), its key id, and the rules of the prediction
         record: canonical serialization, hashing, the signed head message, and how to verify step by step."""
