@@ -127,8 +127,17 @@ SYNTHESIS_REQUEST_ID_PATTERN = r"^[A-Za-z0-9._-]{8,64}$"
 CHART_FILENAME_PATTERN = r"^[a-z0-9_-]{1,120}\.png$"
 
 
+def _ticker_types_need_a_ticker(schema: dict) -> None:
+    """The document says what the route checks: a type with `needs_ticker` is refused without a ticker."""
+    from intel.content.types import content_types
+
+    needing = sorted(name for name, kind in content_types().items() if kind.needs_ticker)
+    schema["if"] = {"properties": {"content_type": {"enum": needing}}, "required": ["content_type"]}
+    schema["then"] = {"required": ["ticker"], "properties": {"ticker": {"type": "string"}}}
+
+
 class ContentBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_ticker_types_need_a_ticker)
     content_type: str = Field(min_length=1, max_length=64, description="One of the ids of GET /api/v1/content/types",
                               json_schema_extra=documented_enum(_content_types))
     topic: str | None = Field(None, min_length=1, max_length=200, description="What the piece should focus on")
