@@ -79,8 +79,17 @@ MODULE_NAME_PATTERN = r"^[a-z0-9_]{1,64}$"
 BATCH_MAX_MODULES = 20
 
 
+def _ticker_modules_need_a_ticker(schema: dict) -> None:
+    """The document says what the batch checks: a module that takes a ticker is refused without one."""
+    from intel.registry import modules
+
+    needing = sorted(name for name, module in modules().items() if module.takes_ticker)
+    schema["if"] = {"properties": {"module": {"enum": needing}}, "required": ["module"]}
+    schema["then"] = {"required": ["ticker"], "properties": {"ticker": {"type": "string"}}}
+
+
 class BatchItem(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_ticker_modules_need_a_ticker)
     module: str = Field(pattern=MODULE_NAME_PATTERN, description="Module name, as in /api/v1/modules",
                         json_schema_extra=documented_enum(_registered_modules))
     ticker: str | None = Field(None, max_length=10, pattern=TICKER_PATTERN, description="For ticker modules")
