@@ -11,8 +11,16 @@ from api.schemas import PAYMENT_HASH_PATTERN
 PLAN_NAME_PATTERN = r"^[a-z0-9_-]{1,40}$"
 
 
+# What `fits_purpose` requires, said in the document too (JSON Schema's if/then/else, OpenAPI 3.1): a credit
+# invoice needs amount_sats, an upgrade needs tier and takes no amount
+INVOICE_BY_PURPOSE = {"if": {"properties": {"purpose": {"const": "upgrade"}}, "required": ["purpose"]},
+                      "then": {"required": ["tier"], "properties": {"tier": {"type": "string"},
+                                                                   "amount_sats": {"type": "null"}}},
+                      "else": {"required": ["amount_sats"], "properties": {"amount_sats": {"type": "integer"}}}}
+
+
 class InvoiceBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=INVOICE_BY_PURPOSE)
     purpose: Literal["credit", "upgrade"] = Field(
         "credit", description="credit: sats for the balance (give amount_sats); upgrade: a paid tier (give tier)")
     amount_sats: StrictInt | None = Field(None, ge=1, le=10_000_000, description="Sats to add to the balance")

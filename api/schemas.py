@@ -1,6 +1,7 @@
 """Request declarations: they validate requests and generate the OpenAPI description."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, field_validator
@@ -9,12 +10,47 @@ from charging.prices import ASK_PRICES
 from intel.events.packages import DELIVERY_CHANNELS, PACKAGE_TIERS
 from intel.events.types import URGENCIES
 from intel.formats import FORMATS
+from intel.parallels import CONDITION_TAGS
+from intel.predictions.questions import CATEGORIES
 from intel.tickers import TICKER_PATTERN
 from warehouse.ledger.tables import ALERT_LOGIC
 
 PAYMENT_HASH_PATTERN = r"^[A-Za-z0-9-]{8,128}$"
 Format = Literal[FORMATS]
 Depth = Literal["quick", "standard", "deep"]
+
+
+def documented_enum(names: Callable[[], Iterable[str]]) -> Callable[[dict], None]:
+    """`json_schema_extra` naming a field's accepted values as a JSON Schema `enum`, read from their registry
+    when the OpenAPI document is generated (so importing this module loads no registry). The field's validator
+    or its route still checks them with its own message; without the enum the document promised any string and
+    clients (and the fuzz) sent values that were then refused."""
+    def add(schema: dict) -> None:
+        schema["enum"] = sorted(names())
+    return add
+
+
+def _registered_modules() -> Iterable[str]:
+    from intel.registry import modules
+
+    return modules()
+
+
+def _strategies_or_all() -> Iterable[str]:
+    from intel.signals.product import ALL
+    from intel.signals.registry import strategies
+
+    return [ALL, *strategies()]
+
+
+def _content_types() -> Iterable[str]:
+    from intel.content.types import content_types
+
+    return content_types()
+
+
+_TAG = "|".join(sorted(CONDITION_TAGS))
+CONDITIONS_PATTERN = rf"^(({_TAG})(,({_TAG}))*)?$"  # the canonical form; spaces and capitals are also accepted
 
 
 class IntelligenceQuery(BaseModel):
@@ -43,9 +79,19 @@ MODULE_NAME_PATTERN = r"^[a-z0-9_]{1,64}$"
 BATCH_MAX_MODULES = 20
 
 
+def _ticker_modules_need_a_ticker(schema: dict) -> None:
+    """The document says what the batch checks: a module that takes a ticker is refused without one."""
+    from intel.registry import modules
+
+    needing = sorted(name for name, module in modules().items() if module.takes_ticker)
+    schema["if"] = {"properties": {"module": {"enum": needing}}, "required": ["module"]}
+    schema["then"] = {"required": ["ticker"], "properties": {"ticker": {"type": "string"}}}
+
+
 class BatchItem(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    module: str = Field(pattern=MODULE_NAME_PATTERN, description="Module name, as in /api/v1/modules")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_ticker_modules_need_a_ticker)
+    module: str = Field(pattern=MODULE_NAME_PATTERN, description="Module name, as in /api/v1/modules",
+                        json_schema_extra=documented_enum(_registered_modules))
     ticker: str | None = Field(None, max_length=10, pattern=TICKER_PATTERN, description="For ticker modules")
     format: Format | None = Field(None, description="Overrides the batch's format for this module")
 
@@ -90,9 +136,19 @@ SYNTHESIS_REQUEST_ID_PATTERN = r"^[A-Za-z0-9._-]{8,64}$"
 CHART_FILENAME_PATTERN = r"^[a-z0-9_-]{1,120}\.png$"
 
 
+def _ticker_types_need_a_ticker(schema: dict) -> None:
+    """The document says what the route checks: a type with `needs_ticker` is refused without a ticker."""
+    from intel.content.types import content_types
+
+    needing = sorted(name for name, kind in content_types().items() if kind.needs_ticker)
+    schema["if"] = {"properties": {"content_type": {"enum": needing}}, "required": ["content_type"]}
+    schema["then"] = {"required": ["ticker"], "properties": {"ticker": {"type": "string"}}}
+
+
 class ContentBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    content_type: str = Field(min_length=1, max_length=64, description="One of the ids of GET /api/v1/content/types")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_ticker_types_need_a_ticker)
+    content_type: str = Field(min_length=1, max_length=64, description="One of the ids of GET /api/v1/content/types",
+                              json_schema_extra=documented_enum(_content_types))
     topic: str | None = Field(None, min_length=1, max_length=200, description="What the piece should focus on")
     ticker: str | None = Field(None, max_length=10, pattern=TICKER_PATTERN,
                                description="For the types that need one (`needs_ticker` in /api/v1/content/types)")
@@ -109,12 +165,14 @@ class ContentBody(BaseModel):
 
 class ParallelsQuery(BaseModel):
     conditions: str | None = Field(None, max_length=500,
-                                   description="Comma-separated condition tags; empty: detected from live data")
+                                   description="Comma-separated condition tags; empty: detected from live data",
+                                   json_schema_extra={"pattern": CONDITIONS_PATTERN})
     top_n: int = Field(5, ge=1, le=15, description="How many episodes to rank")
 
 
 class TradingSignalsQuery(BaseModel):
-    strategy: str = Field("all", description="all, or one strategy: fed_macro, crypto, convergence, composite")
+    strategy: str = Field("all", description="all, or one strategy: fed_macro, crypto, convergence, composite",
+                          json_schema_extra=documented_enum(_strategies_or_all))
     min_edge: float | None = Field(None, ge=0.01, le=0.5,
                                    description="Only signals whose absolute edge estimate (a fractional return over "
                                                "the signal's horizon: 0.01 = 1 point) is at least this; absent: "
@@ -136,7 +194,8 @@ class ConsensusQuery(BaseModel):
 
 
 class TrackRecordQuery(BaseModel):
-    category: str | None = Field(None, min_length=1, max_length=64, description="Only predictions of this category")
+    category: str | None = Field(None, min_length=1, max_length=64, description="Only predictions of this category",
+                                 json_schema_extra={"enum": list(CATEGORIES)})
     min_confidence: float | None = Field(None, ge=0.0, le=1.0, description="Only predictions at least this confident")
     days_back: int | None = Field(None, ge=1, le=365, description="Only predictions made this many days back")
     status: Literal["open", "resolved", "all"] = Field("all", description="Which predictions")

@@ -8,10 +8,15 @@ from __future__ import annotations
 import falcon
 from spectree import SpecTree
 
+from api.schemas import PAYMENT_HASH_PATTERN, SYNTHESIS_REQUEST_ID_PATTERN
 from charging.prices import ASK_PRICES, MODULE_PRICES
 from charging.service import ORDER_TEXT
 
 ASK_TEXT = ", ".join(f"{depth} {price}" for depth, price in ASK_PRICES.items())
+
+# spectree declares every path parameter a bare string; the routes that answer 422 for a malformed one say which
+# form they accept, so clients (and the fuzz) know a 422 there is theirs
+PATH_PARAMETER_PATTERNS = {"payment_hash": PAYMENT_HASH_PATTERN, "request_id": SYNTHESIS_REQUEST_ID_PATTERN}
 
 LOCATION_BY_SUFFIX = {"Query": "query", "Body": "body", "Path": "path", "Headers": "header"}
 
@@ -137,6 +142,9 @@ def openapi_document() -> dict:
     spec["paths"] = {name.replace("\\.", "."): item for name, item in spec.get("paths", {}).items()}
     for path in spec["paths"].values():
         for operation in path.values():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path" and parameter["name"] in PATH_PARAMETER_PATTERNS:
+                    parameter["schema"]["pattern"] = PATH_PARAMETER_PATTERNS[parameter["name"]]
             responses = operation.get("responses", {})
             if "422" in responses:
                 responses["422"] = {"description": "Validation error", "content": {"application/json": {

@@ -43,7 +43,7 @@ class BatchResource:
         self.source = (services.data_source, services.simulated)
 
     @api_spec.validate(json=BatchBody, tags=["intelligence"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_422"))
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_422", "HTTP_429"))
     async def on_post(self, req, resp):
         """Query several modules in one request (premium and institutional tiers).
 

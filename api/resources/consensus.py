@@ -96,7 +96,7 @@ class ConsensusResource:
         self.queries = queries
 
     @api_spec.validate(query=ConsensusQuery, tags=["intelligence"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422"))
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429"))
     async def on_get(self, req, resp):
         """Agent consensus over the last `hours` (1-168, default 24), from the queries agents made of this
         service: trending topics (modules, other items and module categories whose share of queries rose against

@@ -20,7 +20,7 @@ class RootResource:
     def __init__(self, services: Services):
         self.s = services
 
-    @api_spec.validate(tags=["discovery"])
+    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200"))
     async def on_get(self, req, resp):
         """Discovery links and the quick-start order."""
         resp.media = {

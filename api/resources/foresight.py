@@ -30,7 +30,8 @@ class _ProductRoute:
 
 
 class RegimeResource(_ProductRoute):
-    @api_spec.validate(tags=["trading"], resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_503"))
+    @api_spec.validate(tags=["trading"],
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_429", "HTTP_503"))
     async def on_get(self, req, resp):
         """The market regime (institutional tier): today's state with its probabilities and drivers (the same
         classifier as `market_regime` and the pulse), the empirical transition matrix between regimes over a
@@ -50,7 +51,7 @@ class PredictionsResource(_ProductRoute):
     accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
 
     @api_spec.validate(query=PredictionsQuery, tags=["predictions"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_503"))
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503"))
     async def on_get(self, req, resp):
         """The prediction record, newest first: each prediction (the series, comparison, threshold, horizon,
         issuer, category, inputs' as-of dates and a calibrated probability) with its place in the hash chain
@@ -69,7 +70,7 @@ class AccuracyResource(_ProductRoute):
     accepts_l402 = True
 
     @api_spec.validate(query=AccuracyQuery, tags=["predictions"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_503"))
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503"))
     async def on_get(self, req, resp):
         """Accuracy of the resolved predictions, by origin (live, backtest) and by category: counts, hit rate,
         Brier score, the base-rate (climatology) Brier score and the Brier skill score against it, log loss,
@@ -84,7 +85,7 @@ class ParallelsResource(_ProductRoute):
     accepts_l402 = True
 
     @api_spec.validate(query=ParallelsQuery, tags=["intelligence"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_503"))
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503"))
     async def on_get(self, req, resp):
         """Ranked historical parallels: today's market state (from the warehouse, at the market clock) against
         30 curated episodes from 1929 to 2024, on standardized features (equity drawdown and trend, valuation,
@@ -111,7 +112,7 @@ class TrackRecordResource(_ProductRoute):
     accepts_l402 = True
 
     @api_spec.validate(query=TrackRecordQuery, tags=["intelligence"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_503"))
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503"))
     async def on_get(self, req, resp):
         """The live prediction record, queryable: the predictions of a `category`, at least `min_confidence`
         sure of the side they favour (max(p, 1 - p)), issued within `days_back` days of the market clock, open

@@ -21,7 +21,8 @@ class IntelligenceResource:
         self.queries = queries
 
     @api_spec.validate(query=IntelligenceQuery, tags=["intelligence"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_404", "HTTP_422", "HTTP_503"))
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_404", "HTTP_422", "HTTP_429",
+                                     "HTTP_503"))
     async def on_get(self, req, resp, module_name: str):
         """Query a module by name.
 

@@ -28,12 +28,14 @@ from warehouse.ledger.records import EXPORT_PAGE_MAX, ORIGINS, Records, predicti
 
 SIGNING_KEY_PATH = "/.well-known/marketintel-signing-key.json"
 CHAIN_EXPORT_PATH = "/api/v1/predictions/chain"
+SEQ_MAX = 2**63 - 1  # the largest BigInteger (chain_records.seq)
 PROCEDURE_TEXT = "\n".join(f"{n}. {step}" for n, step in enumerate(VERIFY_PROCEDURE, 1))
 
 
 class ChainQuery(BaseModel):
     origin: Literal[ORIGINS] = Field("live", description="`live` predictions, or the `backtest` (never mixed)")
-    after: int = Field(0, ge=0, description="Records with seq above this (0: from the first)")
+    # le: seq is a signed 64-bit column; a larger `after` made SQLite raise OverflowError, a 500 (found by the fuzz)
+    after: int = Field(0, ge=0, le=SEQ_MAX, description="Records with seq above this (0: from the first)")
     limit: int = Field(EXPORT_PAGE_MAX, ge=1, le=EXPORT_PAGE_MAX, description="Records per page")
 
 
@@ -52,8 +54,8 @@ class SigningKeyResource:
             "how_to_verify": list(VERIFY_PROCEDURE),
         }
 
-    # Not in the OpenAPI document, like /openapi.json itself: spectree escapes the dots of a literal path there
-    # ("/\.well-known/..."). The chain export's description names this URL.
+    # In the OpenAPI document (api/spec.py gives the escaped dots of its path back), with its one status.
+    @api_spec.validate(tags=["predictions"], resp=Response("HTTP_200"))
     async def on_get(self, req, resp):
         """The service's Ed25519 public key (raw, hex and base64), its key id, and the rules of the prediction
         record: canonical serialization, hashing, the signed head message, and how to verify step by step."""

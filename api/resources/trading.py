@@ -16,7 +16,8 @@ SIGNALS_TIERS = ("institutional",)
 
 class TradingSignalsResource(_ProductRoute):
     @api_spec.validate(query=TradingSignalsQuery, tags=["trading"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_503"))
+                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_429",
+                                     "HTTP_503"))
     async def on_get(self, req, resp):
         """Trading signals (institutional tier) from four rule-based strategies: `fed_macro` (policy path, curve,
         inflation and growth momentum), `crypto` (bitcoin trend, volatility and liquidity), `convergence` (six
