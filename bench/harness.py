@@ -3,18 +3,22 @@ loads measured with the CPU each side used, and the servers behind the paid and 
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import psutil
 
 from bench.loadgen import lead_s, run
-from marketintel.redis_server import free_port
+from marketintel.redis_server import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = str(Path(sys.executable).parent / "marketintel")
@@ -182,3 +186,21 @@ def route_latencies(port: int, key: str, routes: tuple[str, ...], requests: int)
             out[path] = {"p50_ms": round(statistics.median(samples), 2),
                          "p95_ms": round(samples[int(0.95 * len(samples)) - 1], 2), "bytes": len(resp.content)}
     return out
+
+
+@contextmanager
+def bench_home(prefix: str, settings_env: dict, dagster: bool = False) -> Iterator[tuple[Path, dict]]:
+    """A throwaway MI_HOME with an embedded Redis of its own: (the home, the environment for the service's
+    processes: `settings_env`, the home, the Redis, DAGSTER_HOME when `dagster`); both gone afterwards."""
+    home = Path(tempfile.mkdtemp(prefix=prefix))
+    redis_server = EmbeddedRedis(free_port(), home / "redis").start()
+    env = {**os.environ, **settings_env, "MI_HOME": str(home), "MI_REDIS_URL": redis_server.url,
+           "PYTHONPATH": str(ROOT)}
+    if dagster:
+        env["DAGSTER_HOME"] = str(home / "dagster")
+        (home / "dagster").mkdir(parents=True)
+    try:
+        yield home, env
+    finally:
+        redis_server.stop()
+        shutil.rmtree(home, ignore_errors=True)

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,8 +22,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import CLI, gunicorn, stop  # noqa: E402
-from marketintel.redis_server import EmbeddedRedis, free_port  # noqa: E402
+from bench.harness import CLI, bench_home, gunicorn, stop  # noqa: E402
+from marketintel.redis_server import free_port  # noqa: E402
 
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "200"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "5"))
@@ -106,13 +104,9 @@ async def load(base: str, key: str, method: str, path: str, body: dict | None) -
 
 
 def main() -> None:
-    home = Path(tempfile.mkdtemp(prefix="mi-bench-mcp-"))
-    redis_server = EmbeddedRedis(free_port(), home / "redis").start()
-    env = {**os.environ, **GENEROUS, "MI_HOME": str(home), "MI_REDIS_URL": redis_server.url,
-           "PYTHONPATH": str(ROOT)}
-    try:
+    with bench_home("mi-bench-mcp-", GENEROUS) as (_, env):
         subprocess.run([CLI, "migrate"], env=env, check=True, capture_output=True)
-        publish(redis_server.url)
+        publish(env["MI_REDIS_URL"])
         port = free_port()
         api = gunicorn("api.asgi:app", port, env)
         base = f"http://127.0.0.1:{port}"
@@ -131,9 +125,6 @@ def main() -> None:
             print(f"MCP tools/call throughput = {ratio:.0%} of REST's (target >= 50%)", flush=True)
         finally:
             stop(api)
-    finally:
-        redis_server.stop()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -20,9 +20,9 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import CLI, gunicorn, route_latencies, stop  # noqa: E402
+from bench.harness import CLI, bench_home, gunicorn, route_latencies, stop  # noqa: E402
 from intel.daytrade import terms  # noqa: E402
-from marketintel.redis_server import EmbeddedRedis, free_port  # noqa: E402
+from marketintel.redis_server import free_port  # noqa: E402
 
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "200"))
 HISTORY = Path(os.environ.get("BENCH_HISTORY", ROOT / ".." / "shared" / "data" / "history")).resolve()
@@ -93,13 +93,8 @@ def institutional_key(port: int, env: dict) -> str:
 
 
 def main() -> None:
-    home = Path(tempfile.mkdtemp(prefix="mi-bench-trading-"))
-    redis_server = EmbeddedRedis(free_port(), home / "redis").start()
-    env = {**os.environ, **GENEROUS, "MI_HOME": str(home), "MI_REDIS_URL": redis_server.url,
-           "DAGSTER_HOME": str(home / "dagster"), "PYTHONPATH": str(ROOT)}
-    os.environ.update(env)
-    (home / "dagster").mkdir(parents=True)
-    try:
+    with bench_home("mi-bench-trading-", GENEROUS, dagster=True) as (_, env):
+        os.environ.update(env)
         subprocess.run([CLI, "migrate"], env=env, check=True)
         figures = asset_seconds("16 years, sim")
         if HISTORY.is_dir():
@@ -117,9 +112,6 @@ def main() -> None:
                       f"{row['bytes']} bytes (target p50 < 20 ms)", flush=True)
         finally:
             stop(api)
-    finally:
-        redis_server.stop()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":
