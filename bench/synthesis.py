@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,8 +22,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import CLI, funded_key, gunicorn, stop  # noqa: E402
-from marketintel.redis_server import EmbeddedRedis, free_port  # noqa: E402
+from bench.harness import CLI, bench_home, funded_key, gunicorn, stop  # noqa: E402
+from marketintel.redis_server import free_port  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_ASK_ROUNDS", "5"))
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "10"))
@@ -113,15 +111,16 @@ def in_process_seconds(payloads: dict, metas: dict, products: dict,
 
 
 def main() -> None:
-    home = Path(tempfile.mkdtemp(prefix="mi-bench-synthesis-"))
-    redis_server = EmbeddedRedis(free_port(), home / "redis").start()
-    env = {**os.environ, "MI_SOURCE": "sim", "MI_HOME": str(home), "MI_REDIS_URL": redis_server.url,
-           "PYTHONPATH": str(ROOT), "MI_LLM_BASE_URL": ""}  # the built-in engine
-    os.environ.update(env)
+    with bench_home("mi-bench-synthesis-", {"MI_SOURCE": "sim", "MI_LLM_BASE_URL": ""}) as (home, env):  # built-in
+        os.environ.update(env)
+        run_bench(home, env)
+
+
+def run_bench(home: Path, env: dict) -> None:
     workers, api = [], None
     try:
         subprocess.run([CLI, "migrate"], env=env, check=True, capture_output=True)
-        payloads, metas, products = published_payloads(redis_server.url)
+        payloads, metas, products = published_payloads(env["MI_REDIS_URL"])
         port = free_port()
         api = gunicorn("api.asgi:app", port, env)
         workers = [subprocess.Popen([sys.executable, "-m", "jobs.worker"], cwd=ROOT, env=env,
@@ -148,8 +147,6 @@ def main() -> None:
             worker.wait(15)
         if api is not None:
             stop(api)
-        redis_server.stop()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def set_institutional(base: str, key: str) -> None:
