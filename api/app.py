@@ -10,6 +10,9 @@ import falcon.asgi
 from api import errors, payment_errors
 from api.context import Request
 from api.event_fanout import EventFanout, RedisGate
+from api.mcp.calls import ToolCalls
+from api.mcp.server import MCP_PATH, MCPEndpoint, build_server
+from api.mcp.tools import catalog
 from api.media import json_handlers
 from api.metrics import RequestMetrics
 from api.middleware import Authentication, RequestContext, SharedClients
@@ -45,7 +48,7 @@ from api.resources.sla import SLAResource
 from api.resources.unified import UnifiedResource
 from api.resources.webhooks import WebhookDeliveriesResource, WebhookSubscribeResource, WebhookUnsubscribeResource
 from api.services import Services
-from api.spec import api_spec, routes_added
+from api.spec import api_spec
 from api.synthesis_queries import SynthesisQueries, UnifiedQueries
 from api.ticker_modules import TickerModules
 from api.usage import UsageRecorder
@@ -102,9 +105,12 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/catalog", CatalogResource(services, registry, serving))
     app.add_route(f"{V1}/catalog/preview", CatalogPreviewResource(services, registry, pulse_budget))
     app.add_route(f"{V1}/sampling/status", SamplingStatusResource(services, registry))
-    _add_synthesis_routes(app, services)  # before the intelligence routes: its fixed sub-paths are not modules
-    _add_intelligence_routes(app, services, registry, serving, key_budgets)
-    products = ProductQueries(services, serving, UsageRecorder(services.jobs))
+    usage = UsageRecorder(services.jobs)
+    module_queries = ModuleQueries(services, serving, TickerModules(services), usage, key_budgets)
+    synthesis_queries = SynthesisQueries(services, usage)
+    products = ProductQueries(services, serving, usage)
+    _add_synthesis_routes(app, services, synthesis_queries)  # before the intelligence routes: fixed sub-paths
+    _add_intelligence_routes(app, services, registry, module_queries, key_budgets)
     _add_foresight_routes(app, products, key_budgets)
     _add_consensus_route(app, services, serving, registry, key_budgets)
     _add_trading_routes(app, services, products, key_budgets)
@@ -122,6 +128,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_event_info_routes(app, services)
     _add_event_stream_routes(app, services)
     _add_integration_routes(app, services, registry)
+    _add_mcp_routes(app, services, ToolCalls(module_queries, synthesis_queries, products, serving, pulse_budget,
+                                            registry))
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home)))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
@@ -131,20 +139,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     return app
 
 
-def create_asgi_app(settings: Settings, services: Services | None = None):
-    """The process's ASGI app: the REST API with the MCP endpoint beside it (api/mcp: the SDK's streamable HTTP
-    transport on /mcp, its manifest, health and server card as Falcon routes), on the same collaborators."""
-    from api.mcp import mount_mcp
-
-    services = services or Services.build(settings)
-    app = mount_mcp(create_app(settings, services), services)
-    routes_added()  # the MCP routes are in /openapi.json too
-    return app
-
-
-def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry: dict, serving: AsyncServingCache,
+def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry: dict, queries: ModuleQueries,
                              key_budgets: KeyBudgets) -> None:
-    queries = ModuleQueries(services, serving, TickerModules(services), UsageRecorder(services.jobs), key_budgets)
     batch, intelligence = BatchResource(services, registry, queries), IntelligenceResource(registry, queries)
     key_budgets.guard(batch, batch_cost)  # a module query takes its window in its own round trip
     app.add_route(f"{V1}/intelligence/batch", batch)
@@ -166,14 +162,31 @@ def _add_integration_routes(app: falcon.asgi.App, services: Services, registry: 
     app.add_route(f"{V1}/templates", templates.TemplatesResource(services, registry))
 
 
-def _add_synthesis_routes(app: falcon.asgi.App, services: Services) -> None:
+def _add_mcp_routes(app: falcon.asgi.App, services: Services, calls: ToolCalls) -> None:
+    """/mcp (the manifest and the transport), its health and server card (api/mcp); the SDK's session manager runs
+    for the app's lifespan."""
+    from api.resources import mcp_endpoint, mcp_info
+
+    # the SDK logs every stateless exchange at INFO ("Terminating session: None"): its warnings and errors are enough
+    logging.getLogger("mcp").setLevel(logging.WARNING)
+    tools = catalog(calls.registry, services.prices)
+    endpoint = MCPEndpoint(build_server(tools, calls), tools)
+    app.add_middleware(endpoint)  # after SharedClients: shut down first, before the shared clients close
+    app.add_route(MCP_PATH, mcp_endpoint.MCPResource(endpoint))
+    health = mcp_info.MCPHealthResource(endpoint, services)
+    for path in mcp_info.HEALTH_PATHS:
+        app.add_route(path, health)
+    card = mcp_info.ServerCardResource(endpoint)
+    for path in mcp_info.SERVER_CARD_PATHS:
+        app.add_route(path, card)
+
+
+def _add_synthesis_routes(app: falcon.asgi.App, services: Services, queries: SynthesisQueries) -> None:
     """Ask, content and their poll target (RQ jobs, api/synthesis_queries.py), unified context and chart files."""
-    usage = UsageRecorder(services.jobs)
-    queries = SynthesisQueries(services, usage)
     # the fixed sub-paths are routes, not modules (interface.md): literal segments win over {module_name}
     app.add_route(f"{V1}/intelligence/ask", synthesis.AskResource(queries))
     app.add_route(f"{V1}/intelligence/ask/async", synthesis.AskAsyncResource(queries))
-    app.add_route(f"{V1}/intelligence/unified", UnifiedResource(UnifiedQueries(services, usage)))
+    app.add_route(f"{V1}/intelligence/unified", UnifiedResource(UnifiedQueries(services, queries.usage)))
     app.add_route(f"{V1}/synthesis/result/{{request_id}}", synthesis.SynthesisResultResource(queries))
     app.add_route(f"{V1}/content/types", content.ContentTypesResource(services))
     app.add_route(f"{V1}/content/generate", content.GenerateResource(queries))

@@ -88,11 +88,12 @@ class Authentication:
     """Resolves the caller once routing has found the resource, into `req.context.payer`
     (charging.attempt.Payer; `req.context.agent` reads its agent).
 
-    On a public resource (`public = True`: the routes interface.md lists as needing no credential) a valid key
-    identifies the caller and anything else (an unknown key, another scheme, an L402 credential) is ignored, as
-    the `X-Credentials-Ignored` header says (e.g. `invalid_api_key, l402_not_needed`), never refused. Elsewhere
-    a key that is sent but wrong is a 401, and an L402 credential on a resource that does not take one (no
-    `accepts_l402`) is a 401 `l402_not_accepted` rather than a payment silently ignored.
+    On a public resource (`public = True`, or its method in `public_methods`: the routes interface.md lists as
+    needing no credential) a valid key identifies the caller and anything else (an unknown key, another scheme,
+    an L402 credential) is ignored, as the `X-Credentials-Ignored` header says (e.g. `invalid_api_key,
+    l402_not_needed`), never refused. Elsewhere a key that is sent but wrong is a 401, and an L402 credential on a
+    resource that does not take one (no `accepts_l402`) is a 401 `l402_not_accepted` rather than a payment
+    silently ignored.
 
     A resource with `checks_key = True` has the key checked in its own round trip (api/one_trip.py): a key this
     process has seen is taken from memory here, and `req.context.key_check` says what the check expects."""
@@ -106,7 +107,7 @@ class Authentication:
     async def process_resource(self, req, resp, resource, params):
         if resource is None:
             return
-        if getattr(resource, "public", False):
+        if getattr(resource, "public", False) or req.method in getattr(resource, "public_methods", ()):
             await self._identify(req, resp)
             return
         try:

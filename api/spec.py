@@ -111,13 +111,6 @@ api_spec = SpecTree(
 )
 
 
-def routes_added() -> None:
-    """Routes added to the app after `api_spec.register` (the MCP endpoint's manifest, health and server card, by
-    api/mcp) join the spec: spectree generates it once at register and keeps it, so the kept copy is dropped and
-    the next read regenerates it from the app's routes."""
-    api_spec.__dict__.pop("_spec", None)
-
-
 def openapi_document() -> dict:
     """The spec spectree generates, with the standard 422 shape in place of spectree's own model."""
     spec = api_spec.spec

@@ -5,7 +5,6 @@ required, a rate limit, data not yet published, invalid arguments) is a result w
 error body as the REST answer, so an agent can act on it (pay the invoice, top up, wait)."""
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 
 import mcp_types as types
@@ -36,11 +35,14 @@ LEGACY_VERSIONS = ("2024-11-05", "2025-03-26")
 
 @dataclass(frozen=True)
 class Caller:
-    """Who calls, as the HTTP layer resolved it (api/mcp/mount.py): the payer, and the client address that keys
-    the pulse's per-address budget (shared with GET /api/v1/pulse)."""
+    """Who calls, as the REST API's middleware resolved it for POST /mcp (api/resources/mcp_endpoint.py): the
+    payer, the client address that keys the pulse's per-address budget (shared with GET /api/v1/pulse), and the
+    request's id (`X-Request-ID`), the ledger reference of what the call charges (one call per POST: the
+    transport takes no JSON-RPC batches)."""
 
     payer: Payer
     client_ip: str
+    request_id: str
 
     @property
     def tier(self) -> str:
@@ -59,7 +61,7 @@ class ToolCalls:
     async def call(self, caller: Caller, tool: ToolSpec, arguments: dict | None, protocol_version: str
                    ) -> types.CallToolResult:
         """Run the tool for the caller; every refusal the REST route would answer comes back as an error result."""
-        request_id = uuid.uuid4().hex  # the ledger reference of this call's charge, as RequestContext makes one
+        request_id = caller.request_id
         try:
             parsed = tool.arguments.model_validate(arguments or {}) if tool.arguments else None
             body = await getattr(self, f"_{tool.kind}")(caller, request_id, tool, parsed)

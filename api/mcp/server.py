@@ -12,8 +12,10 @@ handshake version, as the protocol's negotiation rule allows."""
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections.abc import Mapping
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
 
 import mcp_types as types
 import orjson
@@ -39,8 +41,8 @@ INSTRUCTIONS = ("Market intelligence for AI agents. Start with get_pulse (free),
 
 
 def anonymous() -> Caller:
-    """A caller the HTTP layer did not resolve (an in-process client): no key, no address."""
-    return Caller(Payer.of(None, "in-process"), "in-process")
+    """A caller the HTTP layer did not resolve (the health probe's in-process exchange): no key, no address."""
+    return Caller(Payer.of(None, "in-process"), "in-process", uuid.uuid4().hex)
 
 
 def caller_of(ctx) -> Caller:
@@ -93,30 +95,52 @@ def build_server(tools: dict[str, ToolSpec], calls: ToolCalls) -> Server:
 
 
 class MCPEndpoint:
-    """The SDK server and its session manager, one manager per ASGI lifespan (a manager runs once, and test clients
-    run a lifespan per request)."""
+    """The SDK server and its session manager, run for the process's ASGI lifespan as a Falcon middleware (startup
+    and shutdown run in the one lifespan task, as the manager's task group needs); a manager runs once, so each
+    lifespan gets its own (test clients run a lifespan per conversation). Added after api/middleware.SharedClients,
+    it stops first (Falcon shuts middleware down in reverse), before the shared Redis pool and SQL engine close."""
 
     def __init__(self, server: Server, tools: dict[str, ToolSpec]):
         self.server, self.tools = server, tools
         self.manager: StreamableHTTPSessionManager | None = None
+        self._running: AsyncExitStack | None = None
 
-    @asynccontextmanager
-    async def running(self):
+    async def process_startup(self, scope, event) -> None:
         manager = StreamableHTTPSessionManager(app=self.server, stateless=True, json_response=True)
-        async with manager.run():
-            self.manager = manager
-            try:
-                yield
-            finally:
-                self.manager = None
+        self._running = AsyncExitStack()
+        await self._running.enter_async_context(manager.run())
+        self.manager = manager
 
-    async def handle(self, scope, receive, send) -> bool:
-        """Serve one request through the SDK's transport; False when no manager runs (no lifespan yet)."""
+    async def process_shutdown(self, scope, event) -> None:
+        self.manager = None
+        if self._running is not None:
+            running, self._running = self._running, None
+            await running.aclose()
+
+    async def exchange(self, scope: dict, body: bytes) -> Exchange | None:
+        """One HTTP exchange with the SDK's transport, answered whole (stateless JSON answers are one body); None
+        when no manager runs (outside a lifespan)."""
         manager = self.manager
         if manager is None:
-            return False
+            return None
+        answer = Exchange(0, [], b"")
+        delivered = False
+
+        async def receive():
+            nonlocal delivered
+            if delivered:
+                return {"type": "http.disconnect"}
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message):
+            if message["type"] == "http.response.start":
+                answer.status, answer.headers = message["status"], list(message.get("headers", []))
+            elif message["type"] == "http.response.body":
+                answer.body += message.get("body", b"")
+
         await manager.handle_request(scope, receive, send)
-        return True
+        return answer
 
     async def lists_tools(self) -> int | None:
         """A real `tools/list` through the running transport, as an anonymous caller: how many tools it listed
@@ -125,26 +149,19 @@ class MCPEndpoint:
         scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
                  "scheme": "http", "path": MCP_PATH, "raw_path": MCP_PATH.encode(), "query_string": b"",
                  "root_path": "", "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0),
-                 "headers": [(b"content-type", b"application/json"),
-                             (b"accept", b"application/json, text/event-stream"),
+                 "headers": [(b"content-type", b"application/json"), (b"accept", b"application/json"),
                              (b"mcp-protocol-version", PROTOCOL_VERSION.encode()), (b"host", b"localhost")]}
-        sent = {"status": None, "body": b""}
-        delivered = False
-
-        async def receive():
-            nonlocal delivered
-            if delivered:
-                return {"type": "http.disconnect"}
-            delivered = True
-            return {"type": "http.request", "body": request, "more_body": False}
-
-        async def send(message):
-            if message["type"] == "http.response.start":
-                sent["status"] = message["status"]
-            elif message["type"] == "http.response.body":
-                sent["body"] += message.get("body", b"")
-
-        if not await self.handle(scope, receive, send) or sent["status"] != 200:
+        answer = await self.exchange(scope, request)
+        if answer is None or answer.status != 200:
             return None
-        answer = orjson.loads(sent["body"])
-        return len(answer["result"]["tools"]) if "result" in answer else None
+        reply = orjson.loads(answer.body)
+        return len(reply["result"]["tools"]) if "result" in reply else None
+
+
+@dataclass
+class Exchange:
+    """What the transport answered to one HTTP request."""
+
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes

@@ -1,6 +1,6 @@
-"""What an agent reads about the MCP endpoint before speaking it: the manifest (GET /mcp without
-`Accept: text/event-stream`), liveness (/mcp/health, /health/mcp) and the server card (/mcp/server-card.json and the
-discovery paths of MCP's server-card proposals, /.well-known/mcp/server-card.json and /.well-known/mcp.json)."""
+"""What an agent reads about the MCP endpoint besides speaking it (api/resources/mcp_endpoint.py): liveness
+(/mcp/health, /health/mcp) and the server card (/mcp/server-card.json and the discovery paths of MCP's server-card
+proposals, /.well-known/mcp/server-card.json and /.well-known/mcp.json)."""
 from __future__ import annotations
 
 import time
@@ -18,7 +18,6 @@ from api.mcp.server import (
 )
 from api.mcp.tools import TIERS, tier_counts, visible
 from api.metrics import PROCESS_STARTED
-from api.payment_errors import REGISTER
 from api.services import Services
 from api.spec import api_spec
 
@@ -32,27 +31,6 @@ AUTH = {"required": False, "schemes": [
     {"type": "http", "scheme": "L402", "description": "Authorization: L402 <macaroon>:<preimage hex> pays one call, "
                                                       "from the challenge a payment-required result carries"}],
     "anonymous": "the free tier's tools; one free query a day per module, by client address"}
-
-
-class ManifestResource:
-    public = True  # interface.md: none or key
-
-    def __init__(self, endpoint: MCPEndpoint):
-        self.endpoint = endpoint
-
-    @api_spec.validate(tags=["mcp"], resp=Response("HTTP_200"))
-    async def on_get(self, req, resp):
-        """The MCP server manifest: name, version, protocol version, transport, the tools your tier sees (all of
-        them with a key of the tier that lists them), the total, your tier, how to authenticate and register.
-        JSON-RPC goes to POST /mcp (the SDK's streamable HTTP transport); GET with `Accept: text/event-stream` is
-        the transport's too."""
-        tier = req.context.agent["tier"] if req.context.agent is not None else "free"
-        tools = self.endpoint.tools
-        resp.media = {"name": SERVER_NAME, "version": SERVER_VERSION, "protocolVersion": PROTOCOL_VERSION,
-                      "protocolVersions": list(PROTOCOL_VERSIONS), "transport": TRANSPORT, "endpoint": MCP_PATH,
-                      "tools": [t.summary() for t in visible(tools, tier)], "tools_total": len(tools),
-                      "tools_by_tier": tier_counts(tools), "your_tier": tier, "auth": AUTH, "docs": "/docs",
-                      "server_card": SERVER_CARD_PATHS[0], "register": REGISTER}
 
 
 class MCPHealthResource:

@@ -3,24 +3,28 @@ on the real collaborators (embedded Redis, a SQLite ledger, the dev Lightning no
 from __future__ import annotations
 
 import asyncio
+import time
 
 import falcon.testing
 import pytest
+import redis
 from sqlalchemy import text
 
 from api.mcp.tools import FREE_TOOLS
 from tests.api.agent_helpers import auth, fund, register, set_tier
 from tests.api.conftest import publish
+from tests.api.test_foresight_routes import parallels_payload  # noqa: F401, F811 (a fixture)
+from warehouse.cache import ServingCache
 
 ACCEPT = "application/json, text/event-stream"
 
 
 @pytest.fixture
 def asgi(settings, services, computed_payloads):
-    from api.app import create_asgi_app
+    from api.app import create_app
 
     publish(settings.effective_redis_url, computed_payloads)
-    return create_asgi_app(settings, services)
+    return create_app(settings, services)
 
 
 def run(app, scenario):
@@ -131,6 +135,80 @@ def test_a_paid_module_is_debited_once_and_an_unfunded_key_gets_the_invoice(asgi
     assert error["invoice"]["payment_request"] and error["topup"]["path"] == "/api/v1/agents/topup"
     assert error["www_authenticate"].startswith("L402 ") and error["l402"]["macaroon"]
     assert balance(services, broke_agent["agent_id"]) == (0, 0, 0)
+
+
+def test_a_call_goes_through_the_apps_middleware_and_its_request_id_is_the_ledger_reference(asgi, services):
+    client = falcon.testing.TestClient(asgi)
+    key, agent = register(client, "traced")
+    set_tier(services, agent["agent_id"], "premium")
+    fund(client, key, 1000)
+
+    async def scenario(conductor):
+        await call(conductor, "yield_curve", key=key)  # the day's free query
+        return await call(conductor, "yield_curve", key=key)
+
+    paid = run(asgi, scenario)
+    request_id = paid.headers["X-Request-ID"]
+    assert paid.json["result"]["structuredContent"]["_meta"]["request_id"] == request_id
+    assert paid.headers["X-Data-Source"] == "sim" and paid.headers["X-Simulated"] == "true"
+    with services.engine.connect() as db:
+        charged = db.execute(text("SELECT amount_sats FROM ledger_entries WHERE reference = :r"),
+                             {"r": request_id}).scalars().all()
+    assert charged == [-50]
+
+
+def test_no_event_stream_and_no_sessions_to_delete(asgi):
+    async def scenario(conductor):
+        return (await conductor.simulate_get("/mcp", headers={"Accept": "text/event-stream"}),
+                await conductor.simulate_delete("/mcp", headers={"Accept": ACCEPT}))
+
+    stream, delete = run(asgi, scenario)
+    assert stream.status_code == 405 and stream.json["error"]["code"] == "no_event_stream"
+    assert delete.status_code == 405 and "POST" in delete.headers["Allow"]
+
+
+@pytest.fixture
+def institutional(asgi, services):
+    key, agent = register(falcon.testing.TestClient(asgi), "institution")
+    set_tier(services, agent["agent_id"], "institutional")
+    fund(falcon.testing.TestClient(asgi), key, 10_000)
+    return key, agent
+
+
+def test_ask_is_charged_by_depth_and_answers_its_request_to_poll(asgi, services, settings, institutional,
+                                                                 monkeypatch):
+    monkeypatch.setattr(settings, "ask_window_quick_s", 0.0)  # no worker runs here: the 202 comes at once
+    key, agent = institutional
+
+    async def scenario(conductor):
+        return await call(conductor, "ask", {"question": "Is the yield curve inverted?", "depth": "quick"}, key=key)
+
+    result = run(asgi, scenario).json["result"]
+    body = result["structuredContent"]
+    assert not result["isError"] and body["status"] == "queued" and body["poll"].endswith(body["request_id"])
+    price = services.prices.ask("quick").price_sats
+    assert balance(services, agent["agent_id"]) == (10_000 - price, 10_000 - price, 1)  # no free allowance
+
+
+def test_historical_parallels_answers_the_published_product(asgi, services, settings, institutional,
+                                                             parallels_payload):  # noqa: F811
+    ServingCache(redis.Redis.from_url(settings.effective_redis_url)).publish_products(
+        [("parallels", parallels_payload, "sim")], True, time.time())
+    key, agent = institutional
+
+    async def scenario(conductor):
+        first = await call(conductor, "historical_parallels", {"top_n": 3}, key=key)
+        second = await call(conductor, "historical_parallels", {"top_n": 3}, key=key)
+        refused = await call(conductor, "historical_parallels", {"conditions": "locusts"}, key=key)
+        return first, second, refused
+
+    first, second, refused = (r.json["result"] for r in run(asgi, scenario))
+    assert not first["isError"] and len(first["structuredContent"]["results"]) == 3
+    assert first["structuredContent"]["_meta"]["charged_sats"] == 0  # the day's free query
+    price = services.prices.product("parallels").price_sats
+    assert second["structuredContent"]["_meta"]["charged_sats"] == price
+    assert refused["isError"] and refused["structuredContent"]["detail"][0]["loc"] == ["arguments", "conditions"]
+    assert balance(services, agent["agent_id"]) == (10_000 - price, 10_000 - price, 1)
 
 
 def test_a_tool_above_the_tier_names_the_tier_and_a_bad_key_is_401(asgi):
