@@ -51,6 +51,7 @@ from api.services import Services
 from api.spec import api_spec
 from api.synthesis_queries import SynthesisQueries, UnifiedQueries
 from api.ticker_modules import TickerModules
+from api.tools import service_tools
 from api.usage import UsageRecorder
 from intel.registry import modules
 from marketintel.chart_files import ChartFiles
@@ -151,7 +152,7 @@ def _add_integration_routes(app: falcon.asgi.App, services: Services, registry: 
     """Where agents meet the service: A2A cards, function-calling tools and configs, framework configs, templates."""
     from api.resources import agent_cards, integrations, templates
 
-    tools = integrations.service_tools(services.prices, registry)
+    tools = service_tools(services.prices, registry)
     app.add_route(agent_cards.LEGACY_CARD_PATH, agent_cards.LegacyAgentCardResource(services, registry))
     app.add_route(agent_cards.CURRENT_CARD_PATH, agent_cards.CurrentAgentCardResource(services, registry))
     for path, route in {"functioncalling/tools": integrations.FunctionCallingToolsResource,

@@ -1,8 +1,9 @@
-"""The MCP tool catalog: one tool per registry module plus the pulse, the module list, ask and historical parallels,
-their input schemas from the REST routes' validation models and their prices from the one price list.
+"""The MCP tool catalog: the service's tools (api/tools.py `service_tools`: names, descriptions, argument schemas,
+prices, tiers, the same list the function-calling routes serve), each with what a call runs and the validation model
+its arguments go through.
 
 Who sees what (interface.md "Limits": 4 of 75 tools at the free tier; the rule is intel/integrations/tools.py's
-`required_tier`, the same for the function-calling tool lists):
+`required_tier`):
 - free and anonymous callers: `get_pulse`, `list_modules`, `market_intelligence`, `economic_calendar`: the
   quick-start's free surface, an overview module and the calendar every other figure is read against;
 - premium: every module tool (71) with `get_pulse` and `list_modules` (73): the per-query data a paying agent
@@ -19,78 +20,57 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery
-from charging.prices import ASK_PRICES, PriceList
-from intel.integrations.tools import FREE_TOOLS, NO_ARGUMENTS, TIERS, required_tier
+from api.tools import service_tools
+from charging.prices import PriceList
+from intel.integrations.tools import FREE_TOOLS, TIERS, Tool
 from intel.registry import Module
 
 PULSE, LIST_MODULES, ASK, PARALLELS = "get_pulse", "list_modules", "ask", "historical_parallels"
+# what a call of each non-module tool runs (ToolCalls' method) and the model its arguments validate with
+SERVICE_KINDS = {PULSE: ("pulse", None), LIST_MODULES: ("list_modules", None), ASK: ("ask", AskBody),
+                 PARALLELS: ("parallels", ParallelsQuery)}
 
 
 @dataclass(frozen=True)
 class ToolSpec:
-    name: str
-    description: str
-    input_schema: dict
-    min_tier: str  # the lowest tier that lists it
+    tool: Tool  # the one definition: name, description, arguments' schema, price, tier, REST route
     kind: str  # "module", "pulse", "list_modules", "ask", "parallels": what a call runs
-    price_sats: int | None  # per call beyond the free allowance; None: priced by an argument (ask's depth)
-    arguments: type[BaseModel] | None = None  # the REST route's validation model, None for no arguments
+    arguments: type[BaseModel] | None  # the REST route's validation model, None for no arguments
     module: Module | None = None
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+    @property
+    def description(self) -> str:
+        return self.tool.description
+
+    @property
+    def input_schema(self) -> dict:
+        return self.tool.parameters
+
+    @property
+    def min_tier(self) -> str:
+        return self.tool.tier
 
     def visible_to(self, tier: str) -> bool:
         return TIERS.index(tier) >= TIERS.index(self.min_tier)
 
     def summary(self) -> dict:
-        """What the manifest and the server card say of a tool."""
+        """What the manifest and the server card say of a tool (ask: its cheapest depth's price)."""
         return {"name": self.name, "description": self.description, "min_tier": self.min_tier,
-                "price_sats": self.price_sats}
-
-
-def schema_of(model: type[BaseModel], required: tuple[str, ...] = ()) -> dict:
-    """The model's JSON Schema as the tool's inputSchema (an object at the root, as every protocol version asks)."""
-    schema = model.model_json_schema()
-    schema.pop("title", None)
-    if required:
-        schema["required"] = sorted(set(schema.get("required", [])) | set(required))
-    return schema
-
-
-def module_tool(module: Module, prices: PriceList) -> ToolSpec:
-    price = prices.module(module.name).price_sats
-    ticker = " Needs `ticker`." if module.takes_ticker else ""
-    description = (f"{module.description}.{ticker} {price} sats per query after the day's free query; `format` "
-                   "picks the rendering (full, compact, prompt, agent).")
-    return ToolSpec(module.name, description, schema_of(IntelligenceQuery, ("ticker",) if module.takes_ticker else ()),
-                    required_tier(module.name), "module", price, IntelligenceQuery, module)
+                "price_sats": self.tool.price_sats}
 
 
 def catalog(registry: dict[str, Module], prices: PriceList) -> dict[str, ToolSpec]:
     """Every tool by name, in listing order: the four free tools first, then the modules, then institutional."""
-    tools = [
-        ToolSpec(PULSE, "Free cross-market pulse: regime with rationale, signals for equities, bonds, crypto, "
-                 "volatility and FX, breaking-correlation alerts, a composite score from -100 to +100. Shares the "
-                 "REST pulse's budget of 10 calls a minute per client address.", NO_ARGUMENTS, required_tier(PULSE),
-                 "pulse", 0),
-        ToolSpec(LIST_MODULES, "Every module with its price in sats, category, whether it takes a ticker, whether "
-                 "it is published, and your free queries left today.", NO_ARGUMENTS, required_tier(LIST_MODULES),
-                 "list_modules", 0),
-    ]
-    tools += [module_tool(registry[name], prices) for name in FREE_TOOLS if name in registry]
-    tools += [module_tool(m, prices) for name, m in sorted(registry.items()) if name not in FREE_TOOLS]
-    asks = ", ".join(f"{depth} {price}" for depth, price in ASK_PRICES.items())
-    tools += [
-        ToolSpec(ASK, f"A question in natural language answered from the service's published figures, with a "
-                 f"conviction score and every supporting figure. Priced by depth (sats): {asks}; no free "
-                 "allowance. A long synthesis answers its request_id and the REST path to poll.",
-                 schema_of(AskBody), required_tier(ASK), "ask", None, AskBody),
-        ToolSpec(PARALLELS, "Ranked historical parallels: today's market against 30 curated episodes (1929-2024), "
-                 "each with its similarity, what happened next and implications per asset class. "
-                 f"{prices.product('parallels').price_sats} sats after the day's free query.",
-                 schema_of(ParallelsQuery), required_tier(PARALLELS), "parallels",
-                 prices.product("parallels").price_sats,
-                 ParallelsQuery),
-    ]
-    return {tool.name: tool for tool in tools}
+    specs = {}
+    for tool in service_tools(prices, registry):
+        kind, model = SERVICE_KINDS.get(tool.name, ("module", IntelligenceQuery))
+        specs[tool.name] = ToolSpec(tool, kind, model, registry.get(tool.name))
+    order = [*FREE_TOOLS, *(name for name in specs if name not in FREE_TOOLS)]
+    return {name: specs[name] for name in order}
 
 
 def visible(tools: dict[str, ToolSpec], tier: str) -> list[ToolSpec]:

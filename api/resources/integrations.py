@@ -1,8 +1,8 @@
 """Function-calling tools and configs, and the agent-toolkit and crew configurations (/api/v1/integrations/...),
 from the tools intel/integrations builds over the registry, the REST routes' request models and the price list.
 
-`service_tools(prices, registry)` is the one assembly of the 75 tools with their schemas and prices: the MCP server
-can list the same ones (visibility by tier: intel.integrations.tools.visible_tools)."""
+The tools are api/tools.py's `service_tools`, the one assembly the MCP server lists too (visibility by tier:
+intel.integrations.tools.visible_tools)."""
 from __future__ import annotations
 
 from typing import Literal
@@ -10,17 +10,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from spectree import Response
 
-from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery
 from api.services import Services
 from api.spec import api_spec
-from charging.prices import ASK_PRICES, PriceList
 from intel.integrations import frameworks
 from intel.integrations.tools import (
     TIERS,
     Tool,
-    ToolPrices,
-    ToolSchemas,
-    build_tools,
     chat_completions_tools,
     visible_tools,
 )
@@ -32,17 +27,6 @@ TIER_TEXT = "Tools visible at this tier; default: your key's tier, free without 
 
 class IntegrationsQuery(BaseModel):
     tier: Literal[TIERS] | None = Field(None, description=TIER_TEXT)
-
-
-def service_tools(prices: PriceList, registry: dict[str, Module]) -> list[Tool]:
-    """Every tool, its arguments' schema from the model its REST route validates with, its price from the list."""
-    schemas = ToolSchemas(IntelligenceQuery.model_json_schema(), AskBody.model_json_schema(),
-                          ParallelsQuery.model_json_schema())
-    tool_prices = ToolPrices({name: prices.module(name).price_sats for name in registry},
-                             prices.module(next(iter(registry))).free_per_day,
-                             {depth: prices.ask(depth).price_sats for depth in ASK_PRICES},
-                             prices.product("parallels").price_sats)
-    return build_tools(registry, schemas, tool_prices)
 
 
 def base_url(req, services: Services) -> str:

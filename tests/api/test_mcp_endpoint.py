@@ -92,6 +92,11 @@ def test_tools_list_by_tier(asgi, services):
     assert by_name["market_intelligence"]["inputSchema"]["properties"]["format"]["enum"] == [
         "full", "compact", "prompt", "agent"]
     assert by_name["ask"]["inputSchema"]["required"] == ["question"]
+    # one catalog: the function-calling listing serves the same tools, schemas and descriptions
+    listed = client.simulate_get("/api/v1/integrations/functioncalling/tools",
+                                 params={"tier": "institutional"}).json["tools"]
+    assert {t["function"]["name"]: (t["function"]["description"], t["function"]["parameters"]) for t in listed} == {
+        t["name"]: (t["description"], t["inputSchema"]) for t in institutional_tools}
 
 
 def test_pulse_and_a_free_module_answer_structured_content_and_prompt_text(asgi):

@@ -9,8 +9,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from api.resources.integrations import service_tools
 from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery
+from api.tools import service_tools
 from charging.prices import MODULE_PRICES, price_list
 from intel.integrations import frameworks
 from intel.integrations.templates import TEMPLATES, estimated_usage, template_listing
