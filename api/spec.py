@@ -8,6 +8,7 @@ from __future__ import annotations
 import falcon
 from spectree import SpecTree
 
+from api.response_docs import attach as attach_response_docs
 from api.schemas import PAYMENT_HASH_PATTERN, SYNTHESIS_REQUEST_ID_PATTERN
 from charging.prices import ASK_PRICES, MODULE_PRICES
 from charging.service import ORDER_TEXT
@@ -112,7 +113,8 @@ api_spec = SpecTree(
 
 
 def openapi_document() -> dict:
-    """The spec spectree generates, with the standard 422 shape in place of spectree's own model."""
+    """The spec spectree generates, with the standard 422 shape in place of spectree's own model and the documented
+    response bodies."""
     spec = api_spec.spec
     schemas = spec.setdefault("components", {}).setdefault("schemas", {})
     schemas["ValidationErrorResponse"] = {
@@ -123,13 +125,6 @@ def openapi_document() -> dict:
                            "msg": {"type": "string"}, "type": {"type": "string"}},
             "required": ["loc", "msg", "type"]}}},
         "required": ["detail"],
-    }
-    schemas["ErrorResponse"] = {
-        "type": "object",
-        "properties": {"error": {"type": "object", "properties": {
-            "code": {"type": "string"}, "message": {"type": "string"}}, "required": ["code", "message"],
-            "additionalProperties": True}},
-        "required": ["error"],
     }
     # spectree writes a route's literal dots as regex escapes (`/\.well-known/...`): give them back their name
     spec["paths"] = {name.replace("\\.", "."): item for name, item in spec.get("paths", {}).items()}
@@ -142,4 +137,5 @@ def openapi_document() -> dict:
             if "422" in responses:
                 responses["422"] = {"description": "Validation error", "content": {"application/json": {
                     "schema": {"$ref": "#/components/schemas/ValidationErrorResponse"}}}}
+    attach_response_docs(spec)  # every other status's body, ErrorResponse among them (api/response_docs.py)
     return spec
