@@ -4,11 +4,12 @@ The models (api/response_docs_shapes.py, api/response_docs_routes.py) are attach
 only, never given to spectree's `resp=`: spectree would then validate each response at run time and turn a
 payload that grew into a 500. `attach(spec)` fills every status of every operation: the 200 (and 202) bodies
 from BODIES, 402 the payment error, /health's 503 its report, every other error but 422 the error shape. The
-MCP, integrations and agent-card routes are documented with their own code (OWN_DOCS)."""
+bodies POST /mcp documents with its own models (the JSON-RPC exchange) are kept."""
 from __future__ import annotations
 
 from pydantic.json_schema import models_json_schema
 
+from api import response_docs_agents as a
 from api import response_docs_routes as r
 from api.response_docs_shapes import (
     ErrorResponse,
@@ -21,9 +22,6 @@ from api.response_docs_shapes import (
 
 V1 = "/api/v1"
 REF = "#/components/schemas/{model}"
-# documented next to their own routes (api/mcp, api/resources/integrations.py, api/resources/agent_cards.py)
-OWN_DOCS = ("/mcp", "/health/mcp", "/.well-known/mcp", f"{V1}/integrations/", "/.well-known/agent.json",
-            "/.well-known/agent-card.json")
 
 # queued work: 200 the result, 202 where to poll (api/synthesis_queries.py `answer`)
 _QUEUED = {"200": SynthesisResult, "202": SynthesisQueued}
@@ -93,6 +91,16 @@ BODIES: dict[tuple[str, str], dict[str, type]] = {
     (f"{V1}/events/scanner", "get"): {"200": r.ScannerStatus},
     (f"{V1}/events/status", "get"): {"200": r.EventStatus},
     (f"{V1}/templates", "get"): {"200": r.Templates},
+    ("/mcp", "get"): {"200": a.MCPManifest},
+    **{(path, "get"): {"200": a.MCPHealth} for path in ("/mcp/health", "/health/mcp")},
+    **{(path, "get"): {"200": a.MCPServerCard}
+       for path in ("/mcp/server-card.json", "/.well-known/mcp/server-card.json", "/.well-known/mcp.json")},
+    ("/.well-known/agent.json", "get"): {"200": a.LegacyAgentCard},
+    ("/.well-known/agent-card.json", "get"): {"200": a.CurrentAgentCard},
+    (f"{V1}/integrations/functioncalling/tools", "get"): {"200": a.FunctionCallingTools},
+    (f"{V1}/integrations/functioncalling/config", "get"): {"200": a.FunctionCallingConfig},
+    (f"{V1}/integrations/chain/config", "get"): {"200": a.ChainConfig},
+    (f"{V1}/integrations/crew/config", "get"): {"200": a.CrewConfig},
 }
 # bodies that are not JSON: the media type and its schema
 RAW_BODIES = {
@@ -102,13 +110,9 @@ RAW_BODIES = {
 ERROR_MODELS = (ErrorResponse, PaymentRequiredResponse)
 
 
-def documented_elsewhere(path: str) -> bool:
-    return any(path == prefix or path.startswith(prefix) for prefix in OWN_DOCS)
-
-
 def model_for(path: str, method: str, status: str) -> type | None:
-    """The documentation model of one status of one operation, or None (422 and the routes in OWN_DOCS)."""
-    if documented_elsewhere(path) or status == "422":
+    """The documentation model of one status of one operation, or None (422, and statuses without a body)."""
+    if status == "422":
         return None
     model = BODIES.get((path, method), {}).get(status)
     if model is None and status[0] in "45":
@@ -128,5 +132,5 @@ def attach(spec: dict) -> None:
                 model = model_for(path, method, status)
                 if raw is not None:
                     response["content"] = {raw[0]: {"schema": raw[1]}}
-                elif model is not None:
+                elif model is not None and "content" not in response:  # POST /mcp's JSON-RPC models stay
                     response["content"] = {"application/json": {"schema": {"$ref": REF.format(model=model.__name__)}}}
