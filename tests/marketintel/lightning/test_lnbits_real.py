@@ -54,15 +54,17 @@ def lnbits(tmp_path_factory) -> dict:
     if not (LNBITS_BIN.exists() and python.exists()):
         _unavailable(f"no real LNbits at {LNBITS_BIN}")
     folder = tmp_path_factory.mktemp("lnbits")
-    # LNbits serves its static files from "lnbits/static" relative to the working folder.
-    where = "import lnbits, pathlib; print(pathlib.Path(lnbits.__file__).parent.parent)"
-    found = subprocess.run([str(python), "-c", where], capture_output=True, text=True, timeout=120)
-    if found.returncode != 0:
-        _unavailable(f"the LNbits at {LNBITS_BIN} does not import: {found.stderr.strip()[-300:]}")
-    port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MI_")}
     env.update(LNBITS_BACKEND_WALLET_CLASS="FakeWallet", LNBITS_DATA_FOLDER=str(folder / "data"),
                LNBITS_ADMIN_UI="true", LNBITS_EXTENSIONS_DEFAULT_INSTALL="", AUTH_HTTPS_ONLY="false")
+    # LNbits serves its static files from "lnbits/static" relative to the working folder. Importing it
+    # already writes an auth key into its data folder (./data by default): keep that in the temporary one.
+    where = "import lnbits, pathlib; print(pathlib.Path(lnbits.__file__).parent.parent)"
+    found = subprocess.run([str(python), "-c", where], capture_output=True, text=True, timeout=120, env=env,
+                           cwd=folder)
+    if found.returncode != 0:
+        _unavailable(f"the LNbits at {LNBITS_BIN} does not import: {found.stderr.strip()[-300:]}")
+    port = _free_port()
     log = (folder / "lnbits.log").open("wb")
     proc = subprocess.Popen([str(LNBITS_BIN), "--host", "127.0.0.1", "--port", str(port)], cwd=found.stdout.strip(),
                             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
