@@ -44,22 +44,25 @@ def generator() -> str:
 
 
 def run(host: str, port: int, path: str, headers: dict[str, str] | None = None, connections: int = 16,
-        seconds: float = 8.0) -> dict:
+        seconds: float = 8.0, method: str = "GET", body: bytes = b"") -> dict:
     """{requests, rps, p50_ms, p99_ms, statuses {code: n}, errors, generator ('wrk' or 'python'),
-    generator_cpu_s}."""
+    generator_cpu_s}. Every request is `method path` with `headers` and `body`."""
     wrk = _wrk()
     if wrk:
-        return _run_wrk(wrk, host, port, path, headers or {}, connections, seconds)
-    return _python(host, port, path, headers or {}, connections, seconds)
+        return _run_wrk(wrk, host, port, path, headers or {}, connections, seconds, method, body)
+    return _python(host, port, path, headers or {}, connections, seconds, method, body)
 
 
-def _run_wrk(wrk: str, host: str, port: int, path: str, headers: dict, connections: int, seconds: float) -> dict:
+def _run_wrk(wrk: str, host: str, port: int, path: str, headers: dict, connections: int, seconds: float,
+             method: str, body: bytes) -> dict:
     argv = [wrk, f"-t{min(WRK_THREADS, connections)}", f"-c{connections}", f"-d{max(1, round(seconds))}s",
             "--timeout", "5s", "-s", str(LUA)]
     for name, value in headers.items():
         argv += ["-H", f"{name}: {value}"]
     before = _children_cpu()
-    out = subprocess.run(argv + [f"http://{host}:{port}{path}"], capture_output=True, text=True, check=True).stdout
+    env = {**os.environ, "BENCH_METHOD": method, "BENCH_BODY": body.decode()}  # wrk_report.lua sets them
+    out = subprocess.run(argv + [f"http://{host}:{port}{path}"], capture_output=True, text=True, check=True,
+                         env=env).stdout
     cpu = _children_cpu() - before
     figures = dict(line.split()[1:3] for line in out.splitlines() if line.startswith("bench "))
     statuses = {int(k.removeprefix("status_")): int(v) for k, v in figures.items() if k.startswith("status_")}
@@ -75,9 +78,10 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _python(host: str, port: int, path: str, headers: dict, connections: int, seconds: float) -> dict:
-    head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-    request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{head}\r\n".encode()
+def _python(host: str, port: int, path: str, headers: dict, connections: int, seconds: float, method: str,
+            body: bytes) -> dict:
+    head = "".join(f"{k}: {v}\r\n" for k, v in {**headers, **({"Content-Length": len(body)} if body else {})}.items())
+    request = f"{method} {path} HTTP/1.1\r\nHost: {host}\r\n{head}\r\n".encode() + body
     processes = max(1, min(PY_PROCESSES, connections))
     ctx = multiprocessing.get_context("spawn")  # no fork of the bench's threads
     queue = ctx.Queue()

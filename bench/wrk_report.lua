@@ -1,5 +1,9 @@
 -- wrk hooks for bench/loadgen.py: each thread counts its responses by status; done() prints one summary
 -- (requests, duration, latency percentiles and the status counts merged across threads), a line per figure.
+-- BENCH_METHOD and BENCH_BODY (set by bench/loadgen.py) make every request that method with that body.
+wrk.method = os.getenv("BENCH_METHOD") or wrk.method
+local body = os.getenv("BENCH_BODY")
+if body and body ~= "" then wrk.body = body end
 local threads = {}
 statuses = {}
 

@@ -31,6 +31,7 @@ from warehouse.cache import AsyncServingCache
 
 # structuredContent arrived with 2025-06-18: an older session gets the JSON body as a second text block instead
 LEGACY_VERSIONS = ("2024-11-05", "2025-03-26")
+PROMPTS_KEPT = 512  # prompt renderings kept per process (a few per module and format between publications)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class ToolCalls:
         self.s = modules.s
         self.serving = serving
         self.pulse_budget = pulse_budget
+        self.prompts: dict[tuple, str] = {}
 
     async def call(self, caller: Caller, tool: ToolSpec, arguments: dict | None, protocol_version: str
                    ) -> types.CallToolResult:
@@ -76,7 +78,25 @@ class ToolCalls:
             return api_error_result(l402_rejected(rejected))
         except APIError as refused:
             return api_error_result(refused)
-        return success_result(orjson.loads(body), protocol_version)
+        payload = orjson.loads(body)
+        return success_result(payload, self._prompt(tool, payload, arguments), protocol_version)
+
+    def _prompt(self, tool: ToolSpec, payload: dict, arguments: dict | None) -> str:
+        """The text block: the payload's own prompt, else its prompt rendering, made once per published copy of a
+        module or the pulse (named by its module, ticker, dates and the format asked; `_meta`, which differs per
+        call, is not rendered). Answers made per request (ask, parallels, the listing) are rendered each time."""
+        if isinstance(payload.get("prompt"), str):
+            return payload["prompt"]
+        copy = (tool.name, payload.get("ticker"), payload.get("as_of"), payload.get("generated_at"),
+                (arguments or {}).get("format"))
+        if tool.kind not in ("module", "pulse") or copy[3] is None:
+            return prompt_text(payload)
+        text = self.prompts.get(copy)
+        if text is None:
+            if len(self.prompts) >= PROMPTS_KEPT:
+                self.prompts.clear()
+            text = self.prompts[copy] = prompt_text(payload)
+        return text
 
     async def _module(self, caller: Caller, request_id: str, tool: ToolSpec, query: IntelligenceQuery) -> bytes:
         module = tool.module
@@ -144,8 +164,7 @@ class ToolCalls:
         return served.body
 
 
-def success_result(payload: dict, protocol_version: str) -> types.CallToolResult:
-    text = payload["prompt"] if isinstance(payload.get("prompt"), str) else prompt_text(payload)
+def success_result(payload: dict, text: str, protocol_version: str) -> types.CallToolResult:
     content = [types.TextContent(type="text", text=text)]
     if protocol_version in LEGACY_VERSIONS:
         content.append(types.TextContent(type="text", text=orjson.dumps(payload).decode()))
