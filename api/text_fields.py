@@ -2,12 +2,16 @@
 
 PostgreSQL refuses NUL in text (a 500 where SQLite stored it), a lone surrogate cannot be encoded as UTF-8 (so
 neither stored, nor put on a queue, nor sent to an LLM or a webhook), and control characters in a name or a URL
-are at best invisible and at worst a forged log line or header. Every free-text field of a request declares one of
-two annotated types with its own `max_length`:
+are at best invisible and at worst a forged log line or header. Every free-text field of a request declares its type
+with one of two factories (as pydantic's `constr`), its documented maximum length required:
 
-- `SafeLine`: one line (names, memos, URLs, ids, codes): no C0 control (U+0000..U+001F), no DEL nor C1
-  (U+007F..U+009F), no surrogate.
-- `SafeText`: multi-line text (questions): the same, except that tab, line feed and carriage return are allowed.
+- `safe_line(max_length, min_length=None)`: one line (names, memos, URLs, ids, codes): no C0 control
+  (U+0000..U+001F), no DEL nor C1 (U+007F..U+009F), no surrogate.
+- `safe_text(max_length, min_length=None)`: multi-line text (questions): the same, except that tab, line feed and
+  carriage return are allowed.
+
+The lengths sit inside the type, before the character check: given to `Field()` on an optional field, pydantic
+could no longer place them on the string and answered a generic `too_long` ("at most 200 items").
 
 Both refuse with a 422 naming the field (`type` `string_control_character` or `string_unicode`) and write their
 `pattern` into the JSON Schema, so the OpenAPI document and the fuzz know which strings are accepted.
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import orjson
-from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, StrictStr
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, StrictStr, StringConstraints
 from pydantic_core import PydanticCustomError, core_schema
 
 from api.errors import ValidationFailed
@@ -70,8 +74,18 @@ def first_refused(value: str, refused: str) -> tuple[int, str] | None:
     return (match.start(), match.group()) if match else None
 
 
-SafeLine = Annotated[StrictStr, Printable(LINE_REFUSED, "one line of printable text")]
-SafeText = Annotated[StrictStr, Printable(TEXT_REFUSED, "printable text; tab and line breaks are allowed")]
+ONE_LINE = Printable(LINE_REFUSED, "one line of printable text")
+MULTI_LINE = Printable(TEXT_REFUSED, "printable text; tab and line breaks are allowed")
+
+
+def safe_line(max_length: int, min_length: int | None = None) -> type[str]:
+    """A one-line text field of at most `max_length` characters."""
+    return Annotated[StrictStr, StringConstraints(min_length=min_length, max_length=max_length), ONE_LINE]
+
+
+def safe_text(max_length: int, min_length: int | None = None) -> type[str]:
+    """A multi-line text field (tab, LF and CR allowed) of at most `max_length` characters."""
+    return Annotated[StrictStr, StringConstraints(min_length=min_length, max_length=max_length), MULTI_LINE]
 
 
 def is_safe_line(value: str) -> bool:
