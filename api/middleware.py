@@ -6,6 +6,7 @@ import uuid
 
 from api.errors import APIError
 from api.key_directory import KeyDirectory
+from api.text_fields import is_safe_line
 from charging.attempt import Payer
 from charging.l402 import L402Refused, is_l402_scheme, parse_authorization
 
@@ -28,7 +29,7 @@ class RequestContext:
         resp.set_header("X-Request-ID", req.context.request_id)
         resp.set_headers(self.source_headers)
         given = req.get_header("X-Request-ID")
-        if given and REQUEST_ID.match(given):
+        if given and REQUEST_ID.fullmatch(given):  # fullmatch: `$` alone lets a trailing newline through
             resp.set_header("X-Client-Request-ID", given)
         req.context.client_ip = self._client_ip(req)
 
@@ -58,18 +59,26 @@ def api_key_from(req) -> str | None:
     Authorization is read by `l402_from`)."""
     key = req.get_header("X-API-Key")
     if key:
-        return key.strip()
+        return printable_key(key.strip())
     auth = req.get_header("Authorization")
     if not auth:
         return None
     scheme, _, value = auth.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
-        return value.strip()
+        return printable_key(value.strip())
     if is_l402_scheme(scheme):
         return None
     raise CredentialRefused("unsupported_credentials",
                             f"Authorization scheme '{scheme}' is not accepted here; send X-API-Key, Authorization: "
                             "Bearer or (on the routes that take it) Authorization: L402.")
+
+
+def printable_key(key: str) -> str:
+    """A key is printable text (ours are URL-safe ASCII): one with a control character is refused as a credential
+    (401, or ignored on a public route) before it is looked up, logged or hashed into a Redis key."""
+    if not is_safe_line(key):
+        raise CredentialRefused("malformed_api_key", "The API key holds a control character; keys are printable text.")
+    return key
 
 
 def l402_from(req):

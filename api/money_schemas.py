@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from api.schemas import PAYMENT_HASH_PATTERN
+from api.text_fields import safe_line
 
 PLAN_NAME_PATTERN = r"^[a-z0-9_-]{1,40}$"
 
@@ -25,7 +26,7 @@ class InvoiceBody(BaseModel):
         "credit", description="credit: sats for the balance (give amount_sats); upgrade: a paid tier (give tier)")
     amount_sats: StrictInt | None = Field(None, ge=1, le=10_000_000, description="Sats to add to the balance")
     tier: Literal["premium", "institutional"] | None = Field(None, description="The tier to buy (purpose upgrade)")
-    memo: str | None = Field(None, max_length=200, description="Free text shown in the wallet")
+    memo: safe_line(200) | None = Field(None, description="Free text shown in the wallet")
 
     @model_validator(mode="after")
     def fits_purpose(self):

@@ -4,8 +4,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
 
+from api.text_fields import safe_line, safe_text
 from charging.prices import ASK_PRICES
 from intel.events.packages import DELIVERY_CHANNELS, PACKAGE_TIERS
 from intel.events.types import URGENCIES
@@ -65,8 +66,8 @@ class RegisterBody(BaseModel):
     # Agents send what their frameworks send (a description, a version...): fields we do not know are
     # ignored (and named in the answer's `ignored_fields`); a known field of the wrong type is still a 422.
     model_config = ConfigDict(extra="ignore")
-    name: str = Field(min_length=1, max_length=100, description="Display name of the agent")
-    referral_code: str | None = Field(None, min_length=4, max_length=64, description="Code of a referring agent")
+    name: safe_line(100, min_length=1) = Field(description="Display name of the agent")
+    referral_code: safe_line(64, min_length=4) | None = Field(None, description="Code of a referring agent")
 
 
 class TopupBody(BaseModel):
@@ -117,14 +118,14 @@ class BatchBody(BaseModel):
 # (api/resources/consensus.py).
 
 class UnifiedQuery(BaseModel):
-    topic: str | None = Field(None, min_length=1, max_length=200, description="What to focus on; all topics if omitted")
+    topic: safe_line(200, min_length=1) | None = Field(None, description="What to focus on; all topics if omitted")
     depth: Depth = Field("standard", description="How many modules to aggregate")
     include_prompt: bool = Field(False, description="Add pre-formatted prompt text to the response")
 
 
 class AskBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, max_length=2000, description="The question, in natural language")
+    question: safe_text(2000, min_length=1) = Field(description="The question, in natural language")
     depth: Depth = Field("standard", description="Priced by depth: "
                          + ", ".join(f"{d} {p} sats" for d, p in ASK_PRICES.items()))
 
@@ -147,9 +148,9 @@ def _ticker_types_need_a_ticker(schema: dict) -> None:
 
 class ContentBody(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra=_ticker_types_need_a_ticker)
-    content_type: str = Field(min_length=1, max_length=64, description="One of the ids of GET /api/v1/content/types",
-                              json_schema_extra=documented_enum(_content_types))
-    topic: str | None = Field(None, min_length=1, max_length=200, description="What the piece should focus on")
+    content_type: safe_line(64, min_length=1) = Field(description="One of the ids of GET /api/v1/content/types",
+                                                      json_schema_extra=documented_enum(_content_types))
+    topic: safe_line(200, min_length=1) | None = Field(None, description="What the piece should focus on")
     ticker: str | None = Field(None, max_length=10, pattern=TICKER_PATTERN,
                                description="For the types that need one (`needs_ticker` in /api/v1/content/types)")
 
@@ -164,15 +165,15 @@ class ContentBody(BaseModel):
 
 
 class ParallelsQuery(BaseModel):
-    conditions: str | None = Field(None, max_length=500,
-                                   description="Comma-separated condition tags; empty: detected from live data",
-                                   json_schema_extra={"pattern": CONDITIONS_PATTERN})
+    conditions: safe_line(500) | None = Field(
+        None, description="Comma-separated condition tags; empty: detected from live data",
+        json_schema_extra={"pattern": CONDITIONS_PATTERN})
     top_n: int = Field(5, ge=1, le=15, description="How many episodes to rank")
 
 
 class TradingSignalsQuery(BaseModel):
-    strategy: str = Field("all", description="all, or one strategy: fed_macro, crypto, convergence, composite",
-                          json_schema_extra=documented_enum(_strategies_or_all))
+    strategy: safe_line(64) = Field("all", description="all, or one strategy: fed_macro, crypto, convergence, "
+                                    "composite", json_schema_extra=documented_enum(_strategies_or_all))
     min_edge: float | None = Field(None, ge=0.01, le=0.5,
                                    description="Only signals whose absolute edge estimate (a fractional return over "
                                                "the signal's horizon: 0.01 = 1 point) is at least this; absent: "
@@ -194,8 +195,8 @@ class ConsensusQuery(BaseModel):
 
 
 class TrackRecordQuery(BaseModel):
-    category: str | None = Field(None, min_length=1, max_length=64, description="Only predictions of this category",
-                                 json_schema_extra={"enum": list(CATEGORIES)})
+    category: safe_line(64, min_length=1) | None = Field(None, description="Only predictions of this category",
+                                      json_schema_extra={"enum": list(CATEGORIES)})
     min_confidence: float | None = Field(None, ge=0.0, le=1.0, description="Only predictions at least this confident")
     days_back: int | None = Field(None, ge=1, le=365, description="Only predictions made this many days back")
     status: Literal["open", "resolved", "all"] = Field("all", description="Which predictions")
@@ -217,19 +218,20 @@ class AccuracyQuery(BaseModel):
 
 # Webhooks (api/resources/webhooks.py)
 WEBHOOK_DELIVERIES_MAX_LIMIT = 200
+URL_MAX_CHARS = 2000  # a callback URL, as browsers and proxies commonly hold
 
 
 class WebhookSubscribeBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    event_type: str = Field(min_length=1, max_length=60,
-                            description="One event type of GET /api/v1/webhooks/events that your tier may receive")
-    callback_url: str = Field(min_length=1, max_length=2000,
-                              description="An https URL on a public address; it receives a signed POST per event")
+    event_type: safe_line(60, min_length=1) = Field(
+        description="One event type of GET /api/v1/webhooks/events that your tier may receive")
+    callback_url: safe_line(URL_MAX_CHARS, min_length=1) = Field(
+        description="An https URL on a public address; it receives a signed POST per event")
 
 
 class WebhookUnsubscribeQuery(BaseModel):
-    subscription_id: str = Field(min_length=1, max_length=40,
-                                 description="The `subscription_id` returned by POST /api/v1/webhooks/subscribe")
+    subscription_id: safe_line(40, min_length=1) = Field(
+        description="The `subscription_id` returned by POST /api/v1/webhooks/subscribe")
 
 
 class WebhookDeliveriesQuery(BaseModel):
@@ -242,20 +244,21 @@ class WebhookDeliveriesQuery(BaseModel):
 ALERT_DEFAULT_COOLDOWN_S = 3600  # a condition that keeps holding fires at most hourly unless asked otherwise
 ALERT_DEFAULT_MAX_TRIGGERS = 10
 ALERT_MAX_CONDITIONS = 10
-URL_MAX_CHARS = 2000
+ALERT_STATE_MAX_CHARS = 60  # a state field's value (a regime name...): as long as a field name
 DAY_S = 86_400
 
 
 class AlertCondition(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    field: str = Field(min_length=1, max_length=60, description="A field of GET /api/v1/alerts/fields")
-    operator: str = Field(min_length=1, max_length=20, description="One of the operators of GET /api/v1/alerts/fields")
-    value: StrictInt | StrictFloat | StrictStr = Field(description="A number, or one of a state field's values")
+    field: safe_line(60, min_length=1) = Field(description="A field of GET /api/v1/alerts/fields")
+    operator: safe_line(20, min_length=1) = Field(description="One of the operators of GET /api/v1/alerts/fields")
+    value: StrictInt | StrictFloat | safe_line(ALERT_STATE_MAX_CHARS) = Field(
+        description="A number, or one of a state field's values")
 
 
 class AlertSubscribeBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1, max_length=100, description="Your name for the alert, shown in its events")
+    name: safe_line(100, min_length=1) = Field(description="Your name for the alert, shown in its events")
     conditions: list[AlertCondition] = Field(min_length=1, max_length=ALERT_MAX_CONDITIONS,
                                              description=f"1 to {ALERT_MAX_CONDITIONS} conditions")
     logic: Literal[ALERT_LOGIC] = Field("AND", description="AND: every condition holds; OR: any one holds")
@@ -264,8 +267,8 @@ class AlertSubscribeBody(BaseModel):
     max_triggers: StrictInt = Field(ALERT_DEFAULT_MAX_TRIGGERS, ge=1, le=1000,
                                     description="Triggers after which the alert is spent")
     expires_in_seconds: StrictInt = Field(0, ge=0, le=365 * DAY_S, description="0: never expires")
-    callback_url: str | None = Field(None, min_length=8, max_length=URL_MAX_CHARS,
-                                     description="An https URL that also receives each trigger, signed")
+    callback_url: safe_line(URL_MAX_CHARS, min_length=8) | None = Field(
+        None, description="An https URL that also receives each trigger, signed")
 
 
 class AlertPackagesQuery(BaseModel):
@@ -276,10 +279,10 @@ class PackageSubscribeBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     delivery_channels: list[Literal[DELIVERY_CHANNELS]] = Field(
         min_length=1, max_length=2, description="webhook (needs callback_url), chat (needs chat_webhook_url)")
-    callback_url: str | None = Field(None, min_length=8, max_length=URL_MAX_CHARS,
-                                     description="https URL receiving the package's events, signed")
-    chat_webhook_url: str | None = Field(None, min_length=8, max_length=URL_MAX_CHARS,
-                                         description="A Slack- or Discord-style incoming webhook (https)")
+    callback_url: safe_line(URL_MAX_CHARS, min_length=8) | None = Field(
+        None, description="https URL receiving the package's events, signed")
+    chat_webhook_url: safe_line(URL_MAX_CHARS, min_length=8) | None = Field(
+        None, description="A Slack- or Discord-style incoming webhook (https)")
     min_urgency: Literal[URGENCIES] = Field(
         "low", description="Only events at or above this urgency")
 
@@ -289,10 +292,10 @@ class PackageHistoryQuery(BaseModel):
 
 
 class EventStreamQuery(BaseModel):
-    types: str | None = Field(None, max_length=1000, description="Comma-separated event types (GET "
-                              "/api/v1/webhooks/events); omitted: every type your tier may receive")
-    last_event_id: str | None = Field(None, max_length=40, description="For clients that cannot send the "
-                                      "Last-Event-ID header: resume after this event id (`<seq>-0`)")
+    types: safe_line(1000) | None = Field(None, description="Comma-separated event types (GET "
+                                          "/api/v1/webhooks/events); omitted: every type your tier may receive")
+    last_event_id: safe_line(40) | None = Field(None, description="For clients that cannot send the "
+                                                "Last-Event-ID header: resume after this event id (`<seq>-0`)")
 
 
 DAYTRADE_MAX_LIMIT = 100
@@ -305,4 +308,4 @@ class DayTradeQuery(BaseModel):
 
 class AcceptTermsBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    version: StrictStr = Field(..., min_length=1, max_length=40, description="The terms version you accept")
+    version: safe_line(40, min_length=1) = Field(..., description="The terms version you accept")

@@ -14,6 +14,7 @@ from api.resources.webhooks import SIGNING
 from api.schemas import AlertSubscribeBody
 from api.services import Services
 from api.spec import api_spec
+from api.text_fields import is_safe_line
 from intel.events.alert_fields import FIELDS, OPERATOR_TEXT, OPERATORS, condition_problems, value_of
 from marketintel.ssrf import RefusedURL, checked_target
 from warehouse import keys
@@ -92,7 +93,9 @@ class AlertResource:
     async def on_delete(self, req, resp, alert_id: str):
         """Delete one of your alerts (404 for an id that is not one of yours)."""
         agent = require_agent(req)
-        if len(alert_id) > 40 or not await asyncio.to_thread(self.alerts.delete, agent["id"], alert_id):
+        # an id with a control character names no alert (and PostgreSQL refuses NUL even in a WHERE)
+        named = len(alert_id) <= 40 and is_safe_line(alert_id)
+        if not named or not await asyncio.to_thread(self.alerts.delete, agent["id"], alert_id):
             raise APIError(404, "unknown_alert", "You have no alert with that alert_id.")
         resp.media = {"deleted": True, "alert_id": alert_id}
 

@@ -28,7 +28,7 @@ parameters is a 409. 503 before the first publish, nothing charged."""
 
 def idempotency_key(req) -> str | None:
     key = req.get_header("Idempotency-Key")
-    if key is not None and not IDEMPOTENCY_KEY.match(key):
+    if key is not None and not IDEMPOTENCY_KEY.fullmatch(key):  # `match` lets a trailing newline through
         raise invalid(["header", "Idempotency-Key"], "printable ASCII without spaces, 1 to 200 characters",
                       "string_pattern_mismatch")
     return key
