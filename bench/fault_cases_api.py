@@ -110,6 +110,7 @@ class FaultStack:
         self._exit = ExitStack()
         self.env = env
         self.restarted: list[EmbeddedRedis] = []
+        self.samples: list[Sample] = []  # every fault's, for the ledger check: the ledger holds all their charges
 
     def __enter__(self) -> FaultStack:
         try:
@@ -198,7 +199,8 @@ def run_fault(stack: FaultStack, name: str, fail, restore, down_s: float, note: 
     time.sleep(RECOVER_WITHIN_S)
     load.stop.set()
     thread.join(CLIENT_TIMEOUT_S + 5)
-    problems = ledger_problems(stack, load.samples)
+    stack.samples += load.samples
+    problems = ledger_problems(stack, stack.samples)
     return FaultRun(row(name, load.samples, (failed_at, back_at), problems, note), load.samples,
                     (failed_at, back_at), problems)
 
