@@ -5,10 +5,21 @@ import logging
 
 import falcon
 import falcon.asgi
+import redis.exceptions
+import sqlalchemy.exc
 
 from marketintel.lightning.base import BackendAuthError, BackendResponseError, BackendUnavailable, LightningError
+from marketintel.settings import get_settings
 
 log = logging.getLogger(__name__)
+
+# What a failure of each dependency looks like from here: redis-py's connection errors and timeouts (also a full
+# pool, a server still loading its data after a restart), and SQLAlchemy's (a refused or lost connection, no free
+# connection in the pool within its timeout, a statement timeout, SQLite's lock wait running out).
+REDIS_FAILURES = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+LEDGER_FAILURES = (sqlalchemy.exc.OperationalError, sqlalchemy.exc.TimeoutError, sqlalchemy.exc.DisconnectionError,
+                   sqlalchemy.exc.InterfaceError)
+DEPENDENCY_NAMES = {"redis": "Redis (the serving cache, rate windows and queues)", "ledger": "the SQL ledger"}
 
 
 class APIError(Exception):
@@ -68,8 +79,43 @@ async def handle_http_error(req, resp, ex: falcon.HTTPError, params):
         resp.set_header(name, value)
 
 
+def failed_dependency(ex: BaseException | None) -> str | None:
+    """"redis" or "ledger" when `ex`, or an exception it was raised from or during (a group's too), is that
+    dependency failing; else None."""
+    seen = 0
+    while ex is not None and seen < 10:
+        if isinstance(ex, REDIS_FAILURES):
+            return "redis"
+        if isinstance(ex, LEDGER_FAILURES):
+            return "ledger"
+        if isinstance(ex, BaseExceptionGroup):
+            return next(filter(None, map(failed_dependency, ex.exceptions)), None)
+        ex, seen = ex.__cause__ or ex.__context__, seen + 1
+    return None
+
+
+def dependency_unavailable(resp, dependency: str, request_id: str | None, retry_after_s: int) -> None:
+    """The 503 a client gets when a part the service depends on is down: which part, and when to try again."""
+    resp.status = 503
+    resp.set_header("Retry-After", str(retry_after_s))
+    resp.media = {"error": {"code": "dependency_unavailable", "dependency": dependency,
+                            "message": f"{DEPENDENCY_NAMES[dependency]} did not answer in time; try again in "
+                                       f"{retry_after_s} s. Nothing was charged.",
+                            "retry_after_seconds": retry_after_s, "request_id": request_id}}
+
+
+async def handle_dependency_failure(req, resp, ex: Exception, params):
+    dependency = failed_dependency(ex)
+    log.warning("%s unavailable on %s %s (request %s): %s: %s", dependency, req.method, req.path,
+                req.context.request_id, type(ex).__name__, ex)
+    dependency_unavailable(resp, dependency, req.context.request_id, get_settings().dependency_retry_after_s)
+
+
 async def handle_unexpected(req, resp, ex: Exception, params):
-    """Never a stack trace to the client; the log keeps it with the request id."""
+    """Never a stack trace to the client; the log keeps it with the request id. A dependency failure the code
+    wrapped in an error of its own still answers as one."""
+    if failed_dependency(ex) is not None:
+        return await handle_dependency_failure(req, resp, ex, params)
     request_id = req.context.request_id
     log.exception("unhandled error on %s %s (request %s)", req.method, req.path, request_id)
     resp.status = 500
@@ -107,3 +153,5 @@ def install(app: falcon.asgi.App) -> None:
     app.add_error_handler(BackendAuthError, handle_lightning_failure)
     app.add_error_handler(BackendResponseError, handle_lightning_failure)
     app.add_error_handler(BackendUnavailable, handle_lightning_unavailable)
+    for failure in REDIS_FAILURES + LEDGER_FAILURES:
+        app.add_error_handler(failure, handle_dependency_failure)

@@ -21,7 +21,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 import orjson
+import redis.asyncio as aioredis
 
+from marketintel.redis_clients import blocking_twin
 from warehouse.events import event_id, seq_of
 from warehouse.events_async import AsyncEventLog, decoded
 
@@ -31,7 +33,7 @@ QUEUE_SIZE = 1000  # events a client may have waiting before it counts as too sl
 READ_BATCH = 500  # events per XREAD and per replay page
 BLOCK_MS = 2000  # one XREAD waits this long for a new event, then asks again: under redis-py 8's 5 s read timeout
 BACKOFF_S = (0.1, 5.0)  # first and longest wait between reconnection attempts
-READY_TIMEOUT_S = 10.0  # how long a new client waits for the reader to find its start (Redis down)
+READY_TIMEOUT_S = 1.5  # how long a new client waits for the reader to find its start (Redis down): under the 2 s bound
 # Redis calls the streams of one process make at once (connecting, replaying, heartbeats): a burst of clients
 # (a reconnect storm after a restart) queues here instead of exhausting the process's Redis pool (redis-py 8:
 # 100 connections, then MaxConnectionsError), which the other routes share.
@@ -88,6 +90,7 @@ class EventFanout:
         self._task: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = asyncio.Event()
+        self._xread: tuple[asyncio.AbstractEventLoop, aioredis.Redis] | None = None  # per loop, as the task
 
     async def subscribe(self) -> tuple[Subscriber, int]:
         """A new subscriber, collecting every event the reader passes on from now, and the seq it stands at."""
@@ -173,8 +176,8 @@ class EventFanout:
                     async for event in self._replay(self.position):  # SQL when the stream was lost
                         self._pass_on(event)
                     lost = False
-                reply = await self.log.r.xread({self.log.stream: event_id(self.position)}, count=READ_BATCH,
-                                               block=BLOCK_MS)
+                reply = await self._blocking().xread({self.log.stream: event_id(self.position)}, count=READ_BATCH,
+                                                     block=BLOCK_MS)
                 for _, entries in reply or []:
                     for entry_id, fields in entries:
                         self._pass_on(StreamEvent.of(decoded(entry_id, fields)))
@@ -186,6 +189,13 @@ class EventFanout:
                 lost = True
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, BACKOFF_S[1])
+
+    def _blocking(self) -> aioredis.Redis:
+        """The reader's XREAD client: the request path's read timeout is shorter than BLOCK_MS (a blocked XREAD
+        would time out while Redis is only waiting for news), so the reader has a client of its own."""
+        if self._xread is None or self._xread[0] is not self._loop:
+            self._xread = (self._loop, blocking_twin(self.log.r, BLOCK_MS / 1000))
+        return self._xread[1]
 
     def _pass_on(self, event: StreamEvent) -> None:
         if event.seq <= self.position:
@@ -204,3 +214,6 @@ class EventFanout:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        if self._xread is not None:
+            await self._xread[1].aclose(close_connection_pool=True)
+            self._xread = None

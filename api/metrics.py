@@ -32,6 +32,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from marketintel.redis_clients import async_options
+from marketintel.settings import get_settings
 from warehouse import keys
 
 WORKERS = keys.METRICS_WORKERS
@@ -174,7 +176,9 @@ class _Loop:
     def __init__(self, url: str):
         # One retry, no backoff: the flusher retries every interval itself, and a reader flushing first
         # should not wait seconds on a Redis that is down.
-        self.client = aioredis.Redis.from_url(url, client_name="mi-api-metrics", retry=Retry(NoBackoff(), 1))
+        # The settings' timeouts, so a frozen Redis holds a reader's flush no longer than any other call.
+        options = {**async_options(get_settings()), "retry": Retry(NoBackoff(), 1)}
+        self.client = aioredis.Redis.from_url(url, client_name="mi-api-metrics", **options)
         self.lock = asyncio.Lock()
         self.flusher: asyncio.Task | None = None
 

@@ -14,13 +14,17 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from api.errors import APIError
 from api.one_trip import LIMITED, OneTrip, Window
 from charging.attempt import Payer
+from marketintel.redis_clients import async_options
+from marketintel.settings import get_settings
 from warehouse import keys
 
 
 class RateLimiter:
-    def __init__(self, redis_url: str):
+    def __init__(self, redis_url: str, redis_options: dict | None = None):
+        # the API's Redis timeouts and retries (marketintel/redis_clients.py), as the settings read them
+        options = async_options(get_settings()) if redis_options is None else redis_options
         storage = RedisStorage(redis_url.replace("redis://", "async+redis://", 1), implementation="redispy",
-                               key_prefix=keys.RATE)
+                               key_prefix=keys.RATE, **options)
         self.limiter = MovingWindowRateLimiter(storage)
         self.full = FullWindows()
 

@@ -20,9 +20,10 @@ from intel.providers.factory import make_clock, make_provider
 from jobs.queues import job_queue
 from marketintel.lightning.base import LightningBackend
 from marketintel.lightning.factory import make_backend
+from marketintel.redis_clients import async_client, sync_options
 from marketintel.settings import Settings
 from warehouse.ledger import Agents, Invoices, Money, Tokens
-from warehouse.ledger.db import make_engine
+from warehouse.ledger.db import SQLTimeouts, make_engine
 
 REDIS_CLIENT_NAME = "mi-api"  # how the API's connections show in Redis' CLIENT LIST
 
@@ -44,16 +45,17 @@ class Services:
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
-        engine = make_engine(settings.sqlalchemy_url)
+        # the API's engine bounds each statement too (workers and migrations may run longer ones)
+        engine = make_engine(settings.sqlalchemy_url, SQLTimeouts.for_api(settings))
         provider = make_provider(settings)
         clock = make_clock(settings, provider)
-        redis = aioredis.Redis.from_url(settings.effective_redis_url, client_name=REDIS_CLIENT_NAME)
+        redis = async_client(settings, REDIS_CLIENT_NAME)
         money, invoices, lightning = Money(engine), Invoices(engine), make_backend(settings)
         prices = price_lists.from_settings(settings)
         return cls(
             settings=settings, engine=engine, redis=redis, agents=Agents(engine), money=money, invoices=invoices,
-            lightning=lightning, provider=provider, clock=clock, jobs=job_queue(settings.effective_redis_url),
-            prices=prices,
+            lightning=lightning, provider=provider, clock=clock, prices=prices,
+            jobs=job_queue(settings.effective_redis_url, **sync_options(settings)),
             charging=Charging(prices, redis, money, invoices, Tokens(engine), lightning, clock,
                               settings.invoice_expiry_s),
         )

@@ -7,5 +7,7 @@ from rq import Queue
 QUEUE = "mi"
 
 
-def job_queue(redis_url: str) -> Queue:
-    return Queue(QUEUE, connection=redis.Redis.from_url(redis_url))
+def job_queue(redis_url: str, **redis_options) -> Queue:
+    """The queue for enqueuing; `redis_options` (the API's timeouts: marketintel/redis_clients.py) go to its
+    client. Not for a worker's own connection: its blocking dequeue needs a read timeout longer than the wait."""
+    return Queue(QUEUE, connection=redis.Redis.from_url(redis_url, **redis_options))

@@ -22,6 +22,28 @@ class Settings(BaseSettings):
     database_url: str | None = Field(None, description="SQLAlchemy URL; default SQLite under home")
     redis_url: str | None = Field(None, description="External Redis; default an embedded server")
     redis_port: int = Field(6390, description="Port of the embedded Redis server")
+    # The API's own dependencies: how long a call to Redis or the SQL ledger may take before the request answers
+    # 503 `dependency_unavailable` (api/errors.py), and how many connections each process keeps. The defaults are
+    # argued in docs/timeouts-and-pools.md; together they keep a client's wait under FAULT_BOUND_S there (2 s).
+    redis_socket_timeout_s: float = Field(0.5, gt=0, description="Longest wait for one Redis reply")
+    redis_connect_timeout_s: float = Field(0.5, gt=0, description="Longest wait to open a Redis connection")
+    redis_retries: int = Field(1, ge=0, description="Retries of a Redis call whose connection was lost (redis-py's "
+                               "Retry, exponential backoff with jitter); a timeout is not retried")
+    redis_backoff_base_s: float = Field(0.05, ge=0, description="First Redis retry's backoff")
+    redis_backoff_cap_s: float = Field(0.2, ge=0, description="Longest Redis retry backoff")
+    redis_max_connections: int = Field(200, gt=0, description="Redis connections per client pool per process; one "
+                                       "more is a 503, not a socket more")
+    redis_health_check_interval_s: float = Field(30.0, ge=0, description="A Redis connection idle this long is "
+                                                 "PINGed before use (0: never)")
+    db_pool_size: int = Field(10, gt=0, description="SQL connections kept open per engine (PostgreSQL)")
+    db_max_overflow: int = Field(20, ge=0, description="SQL connections opened beyond the pool under a burst")
+    db_pool_timeout_s: float = Field(1.0, gt=0, description="Longest wait for a free SQL connection")
+    db_connect_timeout_s: int = Field(2, ge=2, description="Longest wait to open a PostgreSQL connection (libpq's "
+                                      "minimum is 2 s)")
+    db_statement_timeout_ms: int = Field(1500, ge=0, description="PostgreSQL statement_timeout of the API's "
+                                         "connections (0: none); workers and migrations have none")
+    health_check_timeout_s: float = Field(1.0, gt=0, description="Longest wait of each /health check")
+    dependency_retry_after_s: int = Field(2, gt=0, description="Retry-After of a 503 dependency_unavailable")
     source: Literal["auto", "live", "sim", "replay"] = Field(
         "auto", description="auto: live when its sources answer at start-up, else sim")
     replay_dir: Path = Path("../shared/data/history")

@@ -46,28 +46,38 @@ class HealthResource:
     @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_503"))
     async def on_get(self, req, resp):
         """Liveness of the ledger and the cache, and the age of the published data. 503 when a dependency
-        is down or nothing has been published yet."""
-        checks = {}
-        try:
-            await self.s.redis.ping()
-            checks["redis"] = "ok"
-        except Exception as exc:  # noqa: BLE001  (health reports any failure)
-            checks["redis"] = f"down: {type(exc).__name__}"
-        try:
-            await asyncio.to_thread(ping, self.s.engine)
-            checks["ledger"] = "ok"
-        except Exception as exc:  # noqa: BLE001
-            checks["ledger"] = f"down: {type(exc).__name__}"
-        published = None
-        if checks["redis"] == "ok":
-            _, published = await self.serving.get_pulse()
+        is down (named in `down`, with Retry-After) or nothing has been published yet. Each check is bounded by
+        MI_HEALTH_CHECK_TIMEOUT_S and they run at once, so a frozen part costs this answer that bound, not more."""
+        bound = self.s.settings.health_check_timeout_s
+        redis_check, ledger_check = await asyncio.gather(
+            bounded(self._redis_and_pulse(), bound), bounded(asyncio.to_thread(ping, self.s.engine), bound))
+        checks = {"redis": redis_check[0], "ledger": ledger_check[0]}
+        published = redis_check[1] if checks["redis"] == "ok" else None
         checks["data"] = "ok" if published else "not yet published"
         healthy = all(v == "ok" for v in checks.values())
+        down = [part for part in ("redis", "ledger") if checks[part] != "ok"]
         resp.status = 200 if healthy else 503
-        resp.media = {"status": "ok" if healthy else "degraded", "checks": checks,
+        if down:
+            resp.set_header("Retry-After", str(self.s.settings.dependency_retry_after_s))
+        resp.media = {"status": "ok" if healthy else "degraded", "checks": checks, "down": down,
                       "data_source": self.s.data_source, "simulated": self.s.simulated,
                       "data_age_seconds": round(time.time() - published["published_at"], 1) if published else None,
                       "uptime_seconds": round(time.time() - PROCESS_STARTED, 1)}
+
+
+    async def _redis_and_pulse(self):
+        await self.s.redis.ping()
+        return (await self.serving.get_pulse())[1]
+
+
+async def bounded(check, seconds: float) -> tuple[str, object]:
+    """("ok", its result), or ("down: <why>", None) when it failed or took longer than `seconds`."""
+    try:
+        return "ok", await asyncio.wait_for(check, seconds)
+    except TimeoutError:
+        return f"down: no answer within {seconds:g} s", None
+    except Exception as exc:  # noqa: BLE001  (health reports any failure)
+        return f"down: {type(exc).__name__}", None
 
 
 class OpenAPIResource:

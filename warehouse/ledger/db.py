@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from alembic import command
@@ -25,15 +27,57 @@ SQLITE_BUSY_TIMEOUT_S = 10
 _MIGRATION_LOCK_ID = int.from_bytes(hashlib.sha256(b"marketintel-ledger-migrate").digest()[:7], "big")
 
 
-def make_engine(url: str) -> Engine:
-    """An engine configured for concurrent use: WAL + BEGIN IMMEDIATE on SQLite, a pinged pool on PostgreSQL."""
+@dataclass(frozen=True)
+class SQLTimeouts:
+    """Pool sizes and timeouts of a ledger engine (the `db_*` settings; docs/timeouts-and-pools.md)."""
+    pool_size: int = 10
+    max_overflow: int = 20
+    pool_timeout_s: float = 1.0  # SQLAlchemy's own 30 s would hold a request far past its client's patience
+    connect_timeout_s: int = 2
+    statement_timeout_ms: int = 0  # 0: none (workers, migrations); the API's engine sets one
+
+    @classmethod
+    def from_settings(cls, settings) -> SQLTimeouts:
+        return cls(settings.db_pool_size, settings.db_max_overflow, settings.db_pool_timeout_s,
+                   settings.db_connect_timeout_s)
+
+    @classmethod
+    def for_api(cls, settings) -> SQLTimeouts:
+        return replace(cls.from_settings(settings), statement_timeout_ms=settings.db_statement_timeout_ms)
+
+    def pool_options(self, pool_size: int | None = None, max_overflow: int | None = None) -> dict:
+        """create_engine's pool and connection options on PostgreSQL (psycopg: libpq's connect_timeout, and the
+        session's statement_timeout so a statement stuck behind a lock fails rather than holding the request)."""
+        connect_args: dict = {"connect_timeout": self.connect_timeout_s}
+        if self.statement_timeout_ms:
+            connect_args["options"] = f"-c statement_timeout={self.statement_timeout_ms}"
+        return {"pool_size": self.pool_size if pool_size is None else pool_size,
+                "max_overflow": self.max_overflow if max_overflow is None else max_overflow,
+                "pool_timeout": self.pool_timeout_s, "pool_recycle": 1800, "connect_args": connect_args}
+
+
+_TIMEOUTS = weakref.WeakKeyDictionary()  # engine -> its SQLTimeouts, for the engines derived from it (loop_writer)
+
+
+def make_engine(url: str, timeouts: SQLTimeouts | None = None) -> Engine:
+    """An engine configured for concurrent use: WAL + BEGIN IMMEDIATE on SQLite, a pinged pool on PostgreSQL.
+    `timeouts` default to the settings' (without a statement timeout)."""
+    if timeouts is None:
+        from marketintel.settings import get_settings  # here: warehouse modules load without settings
+
+        timeouts = SQLTimeouts.from_settings(get_settings())
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        return sqlite_engine(url)
-    return create_engine(psycopg_url(parsed), **_PG_POOL)
+        engine = sqlite_engine(url)  # a file on this machine: no connect to fail; writers queue on busy_timeout
+    else:
+        engine = create_engine(psycopg_url(parsed), pool_pre_ping=True, **timeouts.pool_options())
+    _TIMEOUTS[engine] = timeouts
+    return engine
 
 
-_PG_POOL = {"pool_pre_ping": True, "pool_size": 10, "max_overflow": 20, "pool_recycle": 1800}
+def timeouts_of(engine: Engine) -> SQLTimeouts:
+    """The timeouts `engine` was made with (defaults for an engine made elsewhere)."""
+    return _TIMEOUTS.get(engine, SQLTimeouts())
 
 
 def psycopg_url(parsed):

@@ -11,7 +11,7 @@ from typing import TypeVar
 from sqlalchemy import Engine, event
 from sqlalchemy.exc import DisconnectionError, OperationalError
 
-from .db import SQLITE_BUSY_TIMEOUT_S, psycopg_url, reading, sqlite_engine
+from .db import SQLITE_BUSY_TIMEOUT_S, psycopg_url, reading, sqlite_engine, timeouts_of
 
 T = TypeVar("T")
 # How a coroutine waits for another writer's SQLite lock: the first retries at the next turns of the event
@@ -110,15 +110,16 @@ class LoopWriter:
                 for engine in self._async[1:]:
                     engine.sync_engine.dispose(close=False)
             url = psycopg_url(self.engine.url)
-            engines = (self._create_async_engine(url, **_ASYNC_POOL),
-                       self._create_async_engine(url, isolation_level="AUTOCOMMIT", **_ASYNC_POOL))
+            pool = timeouts_of(self.engine).pool_options(*_ASYNC_POOL_SIZE)  # the main engine's timeouts
+            engines = (self._create_async_engine(url, **pool),
+                       self._create_async_engine(url, isolation_level="AUTOCOMMIT", **pool))
             for engine in engines:
                 _ping_when_idle(engine.sync_engine)
             self._async = (loop, *engines)
         return self._async[1:]
 
 
-_ASYNC_POOL = {"pool_size": 5, "max_overflow": 10, "pool_recycle": 1800}
+_ASYNC_POOL_SIZE = (5, 10)  # pool size and overflow of each asyncio engine: debits and refunds, one at a time each
 PING_AFTER_IDLE_S = 5.0
 
 
