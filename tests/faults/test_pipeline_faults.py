@@ -1,0 +1,223 @@
+"""Faults behind the published data, on real processes: the materialization runs in a child process (the real
+Dagster `refresh_job`, tests/faults/pipeline_helpers.py), the API under real gunicorn, clients asking all along.
+
+- The disk of MI_HOME full for the warehouse write: simulated with RLIMIT_FSIZE on any machine, and with a real
+  tmpfs too small for the write where mounting is permitted. The run fails and says so (run failure, the ingest
+  report /health/dashboard shows), the DuckDB file stays whole, no half-written file is left, the clients keep
+  getting the last published data, and the next run once space returns recovers everything.
+- The live data sources hanging (a local server speaking their protocols that never answers in time): the run
+  ends in bounded time, the breakers open, the clients keep getting the last published data, and the next run
+  after the sources return is fresh again.
+- A published copy that outlives its freshness window (the pipeline failing or stopped) is served labelled
+  `_meta.cache.stale: true`, and only then.
+The RQ worker killed mid-job is in test_synthesis_worker_faults.py's place here: see the last test."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+import redis
+
+from intel.envelope import copy_stale_after
+from tests.api.conftest import app, computed_payloads, services  # noqa: F401 (fixtures)
+from tests.e2e.paid_load import migrate, service_env, start_gunicorn, stop
+from tests.faults.pipeline_helpers import Watch, materialize_in_child, published_metas, warehouse_rows
+from tests.intel.providers.live.protocol_server import ProtocolServer
+from warehouse import keys
+from warehouse.cache import ServingCache
+
+pytestmark = pytest.mark.e2e
+WATCHED = ("/api/v1/pulse", "/api/v1/intelligence/market_intelligence")
+GOOD_RUN_DB = 13  # a database of the session's Redis that no test's `redis_url` (database 0) flushes
+# clients may ask as often as they like here: the faults, not the budgets, decide what they see
+LIMITS = {"MI_PULSE_RATE_PER_MINUTE": "100000", "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "1000000",
+          "MI_RATE_LIMIT_FREE": "100000/minute", "MI_SIM_YEARS": "3"}
+
+
+def fault_env(home: Path, redis_url: str) -> dict:
+    return {**service_env(home, redis_url, None), **LIMITS}
+
+
+@pytest.fixture(scope="module")
+def good_run(tmp_path_factory, redis_server):
+    """One good sim materialization (3 years of history) in a child process: its home and its Redis keys."""
+    home = tmp_path_factory.mktemp("good-run") / "home"
+    home.mkdir()
+    url = redis_server.url.rsplit("/", 1)[0] + f"/{GOOD_RUN_DB}"
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    try:
+        env = fault_env(home, url)
+        migrate(env)
+        out = materialize_in_child(env)
+        assert out["success"], out
+        dump = {key: client.dump(key) for key in client.scan_iter(count=1000)}
+    finally:
+        client.flushdb()
+        client.close()
+    return home, dump
+
+
+@pytest.fixture
+def ran_once(good_run, tmp_path, redis_url):
+    """This test's home and Redis as the good run left them, and the environment of its processes."""
+    source, dump = good_run
+    home = tmp_path / "home"
+    shutil.copytree(source, home)
+    client = redis.Redis.from_url(redis_url)
+    with client.pipeline(transaction=False) as pipe:
+        for key, payload in dump.items():
+            pipe.restore(key, 0, payload, replace=True)
+        pipe.execute()
+    client.close()
+    return home, fault_env(home, redis_url)
+
+
+def ingest_report(redis_url: str) -> dict:
+    return orjson.loads(redis.Redis.from_url(redis_url).get(keys.STATUS_INGEST))
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def assert_served_throughout(watch: Watch) -> None:
+    assert watch.statuses and set(watch.statuses) == {200}, watch.statuses
+    assert all(body["_meta"]["cache"]["source"] == "redis" for _, body in watch.bodies)
+
+
+def test_a_full_disk_fails_the_warehouse_write_cleanly_and_the_next_run_recovers(ran_once, tmp_path, redis_url):
+    home, env = ran_once
+    folder = home / "warehouse"
+    wh, analyst = folder / "warehouse.duckdb", folder / "analyst.duckdb"
+    rows, analyst_rows, analyst_mtime = warehouse_rows(wh), warehouse_rows(analyst), analyst.stat().st_mtime_ns
+    api, base = start_gunicorn(env, workers=1, log=tmp_path / "gunicorn.log")
+    try:
+        with Watch(base, WATCHED) as watch:
+            # no file may grow past half the warehouse: the analyst copy (a whole copy) cannot be written
+            full = materialize_in_child(env, file_limit_bytes=wh.stat().st_size // 2)
+        assert not full["success"] and "publish" in full["failed_steps"], full
+        assert_served_throughout(watch)
+        after = warehouse_rows(wh)  # opens: the file is whole; what the run committed before the failure stays
+        assert all(after[t] >= rows[t] for t in rows), (rows, after)
+        assert warehouse_rows(analyst) == analyst_rows and analyst.stat().st_mtime_ns == analyst_mtime
+        assert leftovers(folder) == []  # the half-written copy is gone, its space given back
+        noted = ingest_report(redis_url)["warehouse_error"]
+        assert noted["step"] == "publish" and "too large" in noted["error"].lower(), noted
+
+        with Watch(base, WATCHED) as watch:
+            recovered = materialize_in_child(env)  # space is back: the next run, as the schedule would start it
+        assert recovered["success"], recovered
+        assert_served_throughout(watch)
+        assert analyst.stat().st_mtime_ns > analyst_mtime and leftovers(folder) == []
+        assert "warehouse_error" not in ingest_report(redis_url)
+    finally:
+        stop(api)
+
+
+def mount_tmpfs(folder: Path, size_bytes: int) -> str | None:
+    """Mount a tmpfs of `size_bytes` on `folder`; the reason when this machine does not permit it."""
+    if shutil.which("mount") is None:
+        return "no mount command"
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_bytes}", "tmpfs", str(folder)],
+                          capture_output=True, text=True)
+    return None if done.returncode == 0 else f"mounting a tmpfs is not permitted here: {done.stderr.strip()}"
+
+
+def test_a_real_full_tmpfs_under_the_warehouse(ran_once, tmp_path, redis_url):
+    home, env = ran_once
+    folder = home / "warehouse"
+    held = tmp_path / "held"
+    shutil.move(folder, held)
+    folder.mkdir()
+    used = sum(p.stat().st_size for p in held.iterdir())
+    reason = mount_tmpfs(folder, used + 256 * 1024)  # the files, and a quarter MB for the run's writes
+    if reason:
+        shutil.rmtree(folder)
+        shutil.move(held, folder)
+        pytest.skip(reason)
+    try:
+        for path in held.iterdir():
+            shutil.copy2(path, folder / path.name)
+        rows, metas = warehouse_rows(folder / "warehouse.duckdb"), published_metas(redis_url)
+        api, base = start_gunicorn(env, workers=1, log=tmp_path / "gunicorn.log")
+        try:
+            with Watch(base, WATCHED) as watch:
+                full = materialize_in_child(env)
+            assert not full["success"], full
+            assert_served_throughout(watch)
+            after = warehouse_rows(folder / "warehouse.duckdb")  # whole, and nothing it had is lost
+            assert all(after[t] >= rows[t] for t in rows), (rows, after)
+            assert leftovers(folder) == [], leftovers(folder)
+            noted = ingest_report(redis_url)["warehouse_error"]
+            assert "space" in noted["error"].lower() or "too large" in noted["error"].lower(), noted
+
+            subprocess.run(["mount", "-o", f"remount,size={used * 4}", str(folder)], check=True)
+            with Watch(base, WATCHED) as watch:
+                recovered = materialize_in_child(env)
+            assert recovered["success"], recovered
+            assert_served_throughout(watch)
+            assert "warehouse_error" not in ingest_report(redis_url)
+            assert published_metas(redis_url)["pulse"]["published_at"] > metas["pulse"]["published_at"]
+        finally:
+            stop(api)
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def test_hanging_live_sources_end_the_run_in_bounded_time_and_the_next_run_recovers(mi_home, tmp_path,
+                                                                                    redis_url):
+    with ProtocolServer() as sources:
+        env = {**fault_env(mi_home, redis_url), **sources.env(), "MI_SOURCE": "live", "MI_LIVE_TIMEOUT_S": "0.5",
+               "MI_LIVE_RETRIES": "0", "MI_LIVE_BREAKER_RESET_S": "1"}
+        migrate(env)
+        good = materialize_in_child(env)
+        assert good["success"], good
+        metas = published_metas(redis_url)
+        api, base = start_gunicorn(env, workers=1, log=tmp_path / "gunicorn.log")
+        try:
+            sources.timeout_sleep_s = 30.0  # every source accepts the request, then says nothing
+            sources.faults.update({name: "timeout" for name in ("fred", "treasury", "ecb", "coinbase", "stooq")})
+            with Watch(base, WATCHED) as watch:
+                hung = materialize_in_child(env, timeout_s=300)
+            assert_served_throughout(watch)
+            report = ingest_report(redis_url)
+            assert report["series_ok"] == [] and report["rows_written"] == 0, report
+            assert hung["wall_s"] < 120, hung  # the timeouts and breakers bound the run
+            served = published_metas(redis_url)
+            assert all(served[n]["as_of"] == metas[n]["as_of"] for n in metas), "the last good results are served"
+
+            sources.faults.clear()
+            time.sleep(1.0)  # the breakers' reset
+            with Watch(base, WATCHED) as watch:
+                recovered = materialize_in_child(env)
+            assert recovered["success"], recovered
+            assert_served_throughout(watch)
+            report = ingest_report(redis_url)
+            assert report["series_failed"] == {} and report["series_ok"], report
+        finally:
+            stop(api)
+
+
+def test_a_copy_past_its_freshness_window_is_served_labelled_stale(app, computed_payloads, redis_url):  # noqa: F811
+    import falcon.testing
+
+    payloads, pulse = computed_payloads
+    cache = ServingCache(redis.Redis.from_url(redis_url))
+    client = falcon.testing.TestClient(app)
+    for age_minutes, stale in ((1, False), (3 * 2 + 1, True)):  # the default schedule refreshes every 2 minutes
+        published_at = time.time() - age_minutes * 60
+        stale_after = copy_stale_after(published_at, 2)
+        cache.publish_modules([("market_intelligence", payloads["market_intelligence"], "sim")], True, published_at,
+                              stale_after)
+        cache.publish_pulse(pulse, "sim", True, published_at, stale_after)
+        for path in WATCHED:
+            meta = client.simulate_get(path).json["_meta"]["cache"]
+            assert meta["stale"] is stale and meta["stale_after"] == pytest.approx(stale_after), (path, meta)
+    # a copy published without a window (an older publisher) claims nothing either way
+    cache.publish_pulse(pulse, "sim", True, time.time())
+    assert "stale" not in client.simulate_get("/api/v1/pulse").json["_meta"]["cache"]
