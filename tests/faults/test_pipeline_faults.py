@@ -38,6 +38,13 @@ LIMITS = {"MI_PULSE_RATE_PER_MINUTE": "100000", "MI_FREE_QUERIES_PER_MODULE_PER_
           "MI_RATE_LIMIT_FREE": "100000/minute", "MI_SIM_YEARS": "3"}
 
 
+@pytest.fixture(autouse=True)
+def generous_limits(monkeypatch):
+    """The same budgets for an in-process app (its settings read the environment)."""
+    for name, value in LIMITS.items():
+        monkeypatch.setenv(name, value)
+
+
 def fault_env(home: Path, redis_url: str) -> dict:
     return {**service_env(home, redis_url, None), **LIMITS}
 
