@@ -1,10 +1,7 @@
 """Ingest: provider observations into the warehouse, incrementally from the watermarks."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 
-import duckdb
 import orjson
 import redis
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
@@ -89,21 +86,6 @@ def _publish_status(context, client, provider: Provider, report: dict) -> None:
         context.log.warning(f"could not publish the ingest status: {exc}")
 
 
-@contextmanager
-def warehouse_errors_noted(context, client, step: str, now: datetime) -> Iterator[None]:
-    """A warehouse write that fails (a full disk: EFBIG/ENOSPC under DuckDB's IOException or an OSError) fails the
-    step as before, and is also noted in the ingest report /health/dashboard shows, so the operator sees why the
-    served data stopped moving. DuckDB writes through its WAL, so the file keeps its last committed state."""
-    try:
-        yield
-    except (duckdb.Error, OSError) as exc:
-        try:
-            ops_status.note_warehouse_error(client, step, f"{type(exc).__name__}: {exc}", now.isoformat())
-        except redis.RedisError as note_failed:
-            context.log.warning(f"could not note the warehouse error: {note_failed}")
-        raise
-
-
 @asset(group_name="ingest",
        description="Every catalog series the provider offers, with revisions, as of the market clock.")
 def observations(context: AssetExecutionContext, market: MarketResource,
@@ -112,7 +94,7 @@ def observations(context: AssetExecutionContext, market: MarketResource,
     client = market.status_client()
     _restore_breakers(context, provider, client)
     failures: dict[str, str] = {}
-    with warehouse_errors_noted(context, client, "observations", market.now), warehouse.open() as store:
+    with warehouse.open() as store:
         marks = store.watermarks(provider.name)
         ids = sorted(provider.series_ids())
         new = [s for s in ids if s not in marks]

@@ -6,7 +6,6 @@ import time
 from dagster import AssetExecutionContext, AssetKey, MaterializeResult, MetadataValue, asset
 
 from assets.checks import series_freshness
-from assets.ingest import warehouse_errors_noted
 from assets.modules import scheduled_modules
 from assets.pulse import pulse
 from assets.resources import MarketResource, ServingCacheResource, WarehouseResource
@@ -27,7 +26,7 @@ def build_publish_asset(products: tuple = ()):
         published_at = time.time()
         # past this, with no newer publish (runs failing or stopped), the API labels these copies stale
         stale_after = copy_stale_after(published_at, market.settings().refresh_minutes)
-        with warehouse_errors_noted(context, cache.r, "publish", market.now), warehouse.open() as store:
+        with warehouse.open() as store:
             # Only results of the source in use: a home switched from sim to replay never serves sim numbers.
             results = store.latest_module_results(source)
             latest_pulse = store.latest_pulse(source)

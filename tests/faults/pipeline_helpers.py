@@ -23,6 +23,11 @@ import orjson
 import redis
 
 ROOT = Path(__file__).resolve().parents[2]
+WATCHED = ("/api/v1/pulse", "/api/v1/intelligence/market_intelligence")  # what the clients ask for during a fault
+# clients may ask as often as they like: the faults, not the budgets, decide what they see; 3 years of sim history
+# keep a refresh run short
+FAULT_LIMITS = {"MI_PULSE_RATE_PER_MINUTE": "100000", "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "1000000",
+                "MI_RATE_LIMIT_FREE": "100000/minute", "MI_SIM_YEARS": "3"}
 TABLES = ("observations", "module_results", "pulse_results", "product_results", "watermarks")
 
 
@@ -111,8 +116,30 @@ class Watch:
 
     @property
     def p99_ms(self) -> float | None:
-        waits = sorted(self.waits_ms)
-        return round(waits[min(len(waits) - 1, int(len(waits) * 0.99))], 1) if waits else None
+        return p99(self.waits_ms)
+
+
+def poll_until_ended(client: httpx.Client, request_id: str, api_key: str, deadline_s: float = 60,
+                     every_s: float = 0.25) -> tuple[httpx.Response, Counter, list[float]]:
+    """Poll a queued synthesis job's result as a client would, faster than its Retry-After so the figures show when
+    it ended: (the first answer that is not 202, every status seen, each poll's wait in ms)."""
+    statuses, waits = Counter(), []
+    deadline = time.monotonic() + deadline_s
+    while True:
+        sent = time.perf_counter()
+        resp = client.get(f"/api/v1/synthesis/result/{request_id}", headers={"X-API-Key": api_key})
+        waits.append((time.perf_counter() - sent) * 1000)
+        statuses[resp.status_code] += 1
+        if resp.status_code != 202:
+            return resp, statuses, waits
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still 202 after {deadline_s} s: {resp.text}")
+        time.sleep(every_s)
+
+
+def p99(waits_ms: list[float]) -> float | None:
+    waits = sorted(waits_ms)
+    return round(waits[min(len(waits) - 1, int(len(waits) * 0.99))], 1) if waits else None
 
 
 def ledger_ok(database_url: str) -> bool:

@@ -10,43 +10,55 @@ Dagster `refresh_job`, tests/faults/pipeline_helpers.py), the API under real gun
   after the sources return is fresh again.
 - A published copy that outlives its freshness window (the pipeline failing or stopped) is served labelled
   `_meta.cache.stale: true`, and only then.
-The RQ worker killed mid-job is in test_synthesis_worker_faults.py's place here: see the last test."""
+- The RQ worker SIGKILLed mid-ask (the stack of tests/e2e/test_synthesis_e2e.py: gunicorn, `python -m jobs.worker`,
+  a local chat-completions model that holds its answer): the polling client gets a 500 `synthesis_failed` with
+  `refunded: true` within the lease, never a 202 forever, refunded exactly once; a new worker answers the next ask."""
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
+import httpx
 import orjson
+import psutil
 import pytest
 import redis
 
 from intel.envelope import copy_stale_after
 from tests.api.conftest import app, computed_payloads, services  # noqa: F401 (fixtures)
-from tests.e2e.paid_load import migrate, service_env, start_gunicorn, stop
-from tests.faults.pipeline_helpers import Watch, materialize_in_child, published_metas, warehouse_rows
+from tests.e2e.paid_load import migrate, register_and_fund, service_env, start_gunicorn, stop
+from tests.e2e.test_synthesis_e2e import QUESTION, answered, entries, stack, start_worker  # noqa: F401 (stack)
+from tests.faults.pipeline_helpers import (
+    FAULT_LIMITS,
+    WATCHED,
+    Watch,
+    ledger_ok,
+    materialize_in_child,
+    poll_until_ended,
+    published_metas,
+    warehouse_rows,
+)
 from tests.intel.providers.live.protocol_server import ProtocolServer
 from warehouse import keys
 from warehouse.cache import ServingCache
 
 pytestmark = pytest.mark.e2e
-WATCHED = ("/api/v1/pulse", "/api/v1/intelligence/market_intelligence")
 GOOD_RUN_DB = 13  # a database of the session's Redis that no test's `redis_url` (database 0) flushes
-# clients may ask as often as they like here: the faults, not the budgets, decide what they see
-LIMITS = {"MI_PULSE_RATE_PER_MINUTE": "100000", "MI_FREE_QUERIES_PER_MODULE_PER_DAY": "1000000",
-          "MI_RATE_LIMIT_FREE": "100000/minute", "MI_SIM_YEARS": "3"}
 
 
 @pytest.fixture(autouse=True)
 def generous_limits(monkeypatch):
     """The same budgets for an in-process app (its settings read the environment)."""
-    for name, value in LIMITS.items():
+    for name, value in FAULT_LIMITS.items():
         monkeypatch.setenv(name, value)
 
 
 def fault_env(home: Path, redis_url: str) -> dict:
-    return {**service_env(home, redis_url, None), **LIMITS}
+    return {**service_env(home, redis_url, None), **FAULT_LIMITS}
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +126,7 @@ def test_a_full_disk_fails_the_warehouse_write_cleanly_and_the_next_run_recovers
         assert warehouse_rows(analyst) == analyst_rows and analyst.stat().st_mtime_ns == analyst_mtime
         assert leftovers(folder) == []  # the half-written copy is gone, its space given back
         noted = ingest_report(redis_url)["warehouse_error"]
-        assert noted["step"] == "publish" and "too large" in noted["error"].lower(), noted
+        assert noted["path"] == str(wh) and "too large" in noted["error"].lower(), noted  # EFBIG's message
 
         with Watch(base, WATCHED) as watch:
             recovered = materialize_in_child(env)  # space is back: the next run, as the schedule would start it
@@ -228,3 +240,38 @@ def test_a_copy_past_its_freshness_window_is_served_labelled_stale(app, computed
     # a copy published without a window (an older publisher) claims nothing either way
     cache.publish_pulse(pulse, "sim", True, time.time())
     assert "stale" not in client.simulate_get("/api/v1/pulse").json["_meta"]["cache"]
+
+
+@pytest.mark.llm
+def test_a_worker_sigkilled_mid_ask_is_a_refunded_500_to_the_polling_client_then_a_new_worker_answers(stack):  # noqa: F811
+    (asker,) = register_and_fund(stack["base"], 1, 1000)
+    model, worker, lease_s = stack["model"], stack["worker"], float(stack["env"]["MI_SYNTHESIS_LEASE_S"])
+    model.delay_s, model.arrived = 60.0, threading.Event()
+    with httpx.Client(base_url=stack["base"], timeout=30) as client:
+        resp = client.post("/api/v1/intelligence/ask/async", json={"question": QUESTION, "depth": "standard"},
+                           headers={"X-API-Key": asker["key"]})
+        request_id = resp.json()["request_id"]
+        assert model.arrived.wait(60), (stack["home"] / "worker.log").read_text()[-3000:]
+        for process in [*psutil.Process(worker.pid).children(), psutil.Process(worker.pid)]:
+            process.send_signal(signal.SIGKILL)  # the worker and its work horse, mid-request
+        killed = time.monotonic()
+        worker.wait(10)
+        done, statuses, _ = poll_until_ended(client, request_id, asker["key"])
+        waited_s = time.monotonic() - killed
+        assert done.status_code == 500 and done.json()["refunded"] is True, done.text
+        assert done.json()["error"]["code"] == "synthesis_failed" and set(statuses) == {202, 500}
+        assert waited_s < lease_s + 2, waited_s  # the lease lapses: no waiting for RQ's 90 s heartbeat
+        assert entries(stack["env"], request_id) == [("query", -500), ("refund", 500)]
+
+        model.delay_s = 0.0
+        stack["worker"] = start_worker(stack)
+        again = client.post("/api/v1/intelligence/ask", json={"question": QUESTION, "depth": "standard"},
+                            headers={"X-API-Key": asker["key"]})
+        again = answered(client, again, asker["key"])
+        assert again.status_code == 200, again.text
+        assert client.get(f"/api/v1/synthesis/result/{request_id}",
+                          headers={"X-API-Key": asker["key"]}).json()["refunded"] is True  # still, and once
+        assert entries(stack["env"], request_id) == [("query", -500), ("refund", 500)]
+        balance = client.get("/api/v1/agents/balance", headers={"X-API-Key": asker["key"]}).json()["balance_sats"]
+    assert balance == 500
+    assert ledger_ok(f"sqlite:///{stack['env']['MI_HOME']}/ledger.sqlite")
