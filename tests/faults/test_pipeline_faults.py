@@ -275,3 +275,17 @@ def test_a_worker_sigkilled_mid_ask_is_a_refunded_500_to_the_polling_client_then
         balance = client.get("/api/v1/agents/balance", headers={"X-API-Key": asker["key"]}).json()["balance_sats"]
     assert balance == 500
     assert ledger_ok(f"sqlite:///{stack['env']['MI_HOME']}/ledger.sqlite")
+
+
+def test_the_analyst_copy_clears_what_an_earlier_failed_copy_left(tmp_path):
+    """A copy killed half-way (SIGKILL, or a full disk before this fix) left its temp file under its own pid: as
+    large as the copy got. The next copy removes it, whatever pid left it."""
+    from warehouse.duckdb_store import Warehouse
+
+    dest = tmp_path / "analyst.duckdb"
+    left = [tmp_path / ".analyst.duckdb.99999.tmp", tmp_path / ".analyst.duckdb.99999.tmp.wal"]
+    for path in left:
+        path.write_bytes(b"\0" * 4096)
+    with Warehouse(tmp_path / "warehouse.duckdb") as store:
+        store.refresh_analyst_copy(dest)
+    assert leftovers(tmp_path) == [] and warehouse_rows(dest)["observations"] == 0
