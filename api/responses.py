@@ -5,6 +5,8 @@ import time
 
 import orjson
 
+from intel.envelope import copy_staleness
+
 
 def splice_meta(payload_json: bytes, meta: dict) -> bytes:
     """`{...}` + `_meta` without re-serializing the payload (the cache holds it already serialized)."""
@@ -20,7 +22,7 @@ def cache_meta(published: dict | None) -> dict:
         return {"source": "computed", "age_seconds": 0.0}
     published_at = float(published.get("published_at", 0.0))
     return {"source": "redis", "age_seconds": round(max(0.0, time.time() - published_at), 3),
-            "published_at": published_at}
+            "published_at": published_at, **copy_staleness(published, time.time())}
 
 
 def send_json(resp, body: bytes, status: int = 200) -> None:

@@ -9,6 +9,7 @@ from assets.checks import series_freshness
 from assets.modules import scheduled_modules
 from assets.pulse import pulse
 from assets.resources import MarketResource, ServingCacheResource, WarehouseResource
+from intel.envelope import copy_stale_after
 from warehouse.status import publish_freshness
 
 
@@ -23,6 +24,8 @@ def build_publish_asset(products: tuple = ()):
         cache = serving.cache()
         source, simulated = market.provider.name, market.provider.simulated
         published_at = time.time()
+        # past this, with no newer publish (runs failing or stopped), the API labels these copies stale
+        stale_after = copy_stale_after(published_at, market.settings().refresh_minutes)
         with warehouse.open() as store:
             # Only results of the source in use: a home switched from sim to replay never serves sim numbers.
             results = store.latest_module_results(source)
@@ -30,11 +33,12 @@ def build_publish_asset(products: tuple = ()):
             products = store.latest_products(source)
             # A module that failed today keeps serving its last good result; its meta `as_of` says how old.
             items = [(n, results[n].payload, results[n].data_source) for n in names if n in results]
-            count = cache.publish_modules(items, simulated, published_at)
+            count = cache.publish_modules(items, simulated, published_at, stale_after)
             if latest_pulse is not None:
-                cache.publish_pulse(latest_pulse.payload, latest_pulse.data_source, simulated, published_at)
+                cache.publish_pulse(latest_pulse.payload, latest_pulse.data_source, simulated, published_at,
+                                    stale_after)
             cache.publish_products([(n, p.payload, p.data_source) for n, p in sorted(products.items())], simulated,
-                                   published_at)
+                                   published_at, stale_after)
             # Per-series freshness against the catalog's cadence, relative to the market clock.
             freshness = series_freshness(list(market.provider.series_ids()), store.watermarks(source), market.today)
             store.refresh_analyst_copy(warehouse.analyst_path)

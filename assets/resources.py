@@ -4,16 +4,20 @@
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
+import duckdb
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
 from marketintel.settings import Settings
 from warehouse.duckdb_store import Warehouse
+
+log = logging.getLogger(__name__)
 
 
 class WarehouseResource(ConfigurableResource):
@@ -24,8 +28,16 @@ class WarehouseResource(ConfigurableResource):
 
     @contextmanager
     def open(self) -> Iterator[Warehouse]:
-        with Warehouse(Path(self.path)) as store:
-            yield store
+        """The warehouse for one step. A write that fails (a full disk: DuckDB's IOException, or an OSError from
+        the analyst copy) fails the step as before, and is also noted where /health/dashboard shows it, so the
+        operator sees why the served data stopped moving. DuckDB commits through its WAL: the file keeps its last
+        committed state, and the API keeps serving the last published copies."""
+        try:
+            with Warehouse(Path(self.path)) as store:
+                yield store
+        except (duckdb.Error, OSError) as exc:
+            _note_warehouse_error(self.path, exc)
+            raise
 
 
 class ServingCacheResource(ConfigurableResource):
@@ -122,6 +134,20 @@ class RecordsResource(ConfigurableResource):
         from marketintel.signing import load_or_create
 
         return load_or_create(Path(self.home))
+
+
+def _note_warehouse_error(path: str, exc: BaseException) -> None:
+    import redis
+
+    from warehouse.status import note_warehouse_error
+
+    client = redis.Redis.from_url(Settings().effective_redis_url, socket_connect_timeout=2, socket_timeout=5)
+    try:
+        note_warehouse_error(client, path, f"{type(exc).__name__}: {exc}", datetime.now(UTC).isoformat())
+    except redis.RedisError:  # the status is rebuildable; the step's own failure is what matters
+        log.warning("could not note the warehouse error", exc_info=True)
+    finally:
+        client.close()
 
 
 @functools.cache

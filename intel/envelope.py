@@ -314,3 +314,22 @@ def staleness_note(sources: dict) -> str:
     if sources["missing"]:
         parts.append("missing inputs: " + ", ".join(sources["missing"]))
     return (" Note, " + "; ".join(parts) + ".") if parts else ""
+
+
+# A published copy counts as stale once this many refresh intervals pass with no newer publish: the schedule skips a
+# tick while a run is still going, so one slow run costs one interval; a third interval means runs fail or stopped.
+STALE_AFTER_REFRESHES = 3
+
+
+def copy_stale_after(published_at: float, refresh_minutes: int) -> float:
+    """When a copy published at `published_at` (epoch seconds) turns stale, on a `refresh_minutes` schedule."""
+    return published_at + STALE_AFTER_REFRESHES * refresh_minutes * 60
+
+
+def copy_staleness(published: dict, now: float) -> dict:
+    """`stale` and `stale_after` for a served copy's `_meta.cache`: stale when `now` is past the time its publish
+    set. A copy published before copies carried `stale_after` says nothing rather than guess."""
+    stale_after = published.get("stale_after")
+    if stale_after is None:
+        return {}
+    return {"stale": now > float(stale_after), "stale_after": float(stale_after)}

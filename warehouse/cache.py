@@ -3,7 +3,7 @@
 Keys (laid out in warehouse/keys.py):
     mi:module:<name>:full | :compact | :prompt   orjson bytes of the rendering, without `_meta`
     mi:module:<name>:meta                        orjson {module, as_of, data_as_of, generated_at, published_at,
-                                                        data_source, simulated}
+                                                        stale_after, data_source, simulated}
     mi:modules                                   set of published module names
     mi:pulse:full, mi:pulse:meta                 the pulse, same shape
     mi:product:<name>:full, :meta                a derived product (regime, parallels, ...), same shape
@@ -64,17 +64,20 @@ class ServingCache(_Keys):
     # ---- modules ----------------------------------------------------------------------------------
 
     def publish_modules(
-        self, items: Iterable[tuple[str, dict, str]], simulated: bool, published_at: float
+        self, items: Iterable[tuple[str, dict, str]], simulated: bool, published_at: float,
+        stale_after: float | None = None,
     ) -> int:
         """Publish many `(name, payload, data_source)` in one transaction: readers switch from one run's
-        results to the next all at once. Rendering happens before MULTI so the transaction is short."""
+        results to the next all at once. Rendering happens before MULTI so the transaction is short.
+        `stale_after` (epoch seconds, intel.envelope.copy_stale_after): when the API starts labelling the copy
+        stale if no newer publish replaced it (the pipeline failing or stopped)."""
         staged: list[tuple[str, dict[str, bytes]]] = []
         for name, payload, data_source in items:
             values = {fmt: _dumps(_without_meta(render(payload, fmt))) for fmt in FORMATS}
             values["meta"] = _dumps(
                 {"module": name, "as_of": payload.get("as_of"), "data_as_of": payload.get("data_as_of"),
                  "generated_at": payload.get("generated_at"), "published_at": published_at,
-                 "data_source": data_source, "simulated": simulated}
+                 **_when_given(stale_after), "data_source": data_source, "simulated": simulated}
             )
             staged.append((name, values))
         if not staged:
@@ -88,19 +91,22 @@ class ServingCache(_Keys):
 
     # ---- pulse ------------------------------------------------------------------------------------
 
-    def publish_pulse(self, payload: dict, data_source: str, simulated: bool, published_at: float) -> None:
+    def publish_pulse(self, payload: dict, data_source: str, simulated: bool, published_at: float,
+                      stale_after: float | None = None) -> None:
         self.r.mset({self.pulse_key("full"): _dumps(_without_meta(payload)),
-                     self.pulse_key("meta"): _dumps(_meta(payload, data_source, simulated, published_at))})
+                     self.pulse_key("meta"): _dumps(_meta(payload, data_source, simulated, published_at,
+                                                          stale_after))})
 
     # ---- derived products -------------------------------------------------------------------------
 
-    def publish_products(self, items: Iterable[tuple[str, dict, str]], simulated: bool, published_at: float) -> int:
+    def publish_products(self, items: Iterable[tuple[str, dict, str]], simulated: bool, published_at: float,
+                         stale_after: float | None = None) -> int:
         """`(name, payload, data_source)` each as a full rendering and its meta, in one MSET."""
         values: dict[str, bytes] = {}
         for name, payload, data_source in items:
             values[self.product_key(name, "full")] = _dumps(_without_meta(payload))
             values[self.product_key(name, "meta")] = _dumps(
-                {"product": name, **_meta(payload, data_source, simulated, published_at)})
+                {"product": name, **_meta(payload, data_source, simulated, published_at, stale_after)})
         if values:
             self.r.mset(values)
         return len(values) // 2
@@ -128,10 +134,16 @@ class AsyncServingCache(_Keys):
         return body, (orjson.loads(meta) if meta is not None else None)
 
 
-def _meta(payload: dict, data_source: str, simulated: bool, published_at: float) -> dict:
+def _meta(payload: dict, data_source: str, simulated: bool, published_at: float,
+          stale_after: float | None = None) -> dict:
     return {"as_of": payload.get("as_of"), "data_as_of": payload.get("data_as_of"),
             "generated_at": payload.get("generated_at"), "published_at": published_at,
-            "data_source": data_source, "simulated": simulated}
+            **_when_given(stale_after), "data_source": data_source, "simulated": simulated}
+
+
+def _when_given(stale_after: float | None) -> dict:
+    # a copy published without one (a test's, an older publisher's) keeps the meta it always had
+    return {} if stale_after is None else {"stale_after": stale_after}
 
 
 def _without_meta(rendering: dict) -> dict:

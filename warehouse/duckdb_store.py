@@ -436,16 +436,25 @@ class Warehouse:
         dest = Path(dest)
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-        for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
-            stale.unlink(missing_ok=True)
+        # A copy that failed or was killed half-way (a full disk, a SIGKILLed run) left its temp file behind under
+        # another pid: as large as the copy got, it would keep a full disk full. Warehouse-writing runs are
+        # serialized (this connection holds the write lock), so no other copy is being built now.
+        for leftover in dest.parent.glob(f".{dest.name}.*.tmp*"):
+            leftover.unlink(missing_ok=True)
         source = self.con.execute("select current_database()").fetchone()[0]
         quoted = str(tmp).replace("'", "''")
-        self.con.execute(f"attach '{quoted}' as analyst_copy")
         try:
-            self.con.execute(f'copy from database "{source}" to analyst_copy')
-        finally:
-            self.con.execute("detach analyst_copy")
-        os.replace(tmp, dest)
+            self.con.execute(f"attach '{quoted}' as analyst_copy")
+            try:
+                self.con.execute(f'copy from database "{source}" to analyst_copy')
+            finally:
+                self.con.execute("detach analyst_copy")
+            os.replace(tmp, dest)
+        except BaseException:
+            # the old copy stays as it was; the half-written one goes, so the space it took comes back at once
+            for partial in (tmp, tmp.with_name(tmp.name + ".wal")):
+                partial.unlink(missing_ok=True)
+            raise
         return dest
 
     # ---- helpers --------------------------------------------------------------------------------
