@@ -55,6 +55,7 @@ from api.tools import service_tools
 from api.usage import UsageRecorder
 from intel.registry import modules
 from marketintel.chart_files import ChartFiles
+from marketintel.redis_clients import async_options
 from marketintel.settings import Settings
 from marketintel.signing import load_or_create
 from warehouse.cache import AsyncServingCache
@@ -74,7 +75,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     services = services or Services.build(settings)
     registry = modules()
     serving = AsyncServingCache(services.redis)
-    limiter = RateLimiter(settings.effective_redis_url)
+    limiter = RateLimiter(settings.effective_redis_url, async_options(settings))
     pulse_budget = limiter.budget("pulse", f"{settings.pulse_rate_per_minute}/minute")
     key_budgets = KeyBudgets(limiter, {"free": settings.rate_limit_free, "premium": settings.rate_limit_premium,
                                        "institutional": settings.rate_limit_institutional})

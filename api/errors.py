@@ -94,14 +94,18 @@ def failed_dependency(ex: BaseException | None) -> str | None:
     return None
 
 
-def dependency_unavailable(resp, dependency: str, request_id: str | None, retry_after_s: int) -> None:
+def dependency_error(dependency: str, request_id: str | None, retry_after_s: int) -> APIError:
     """The 503 a client gets when a part the service depends on is down: which part, and when to try again."""
-    resp.status = 503
+    return APIError(503, "dependency_unavailable", f"{DEPENDENCY_NAMES[dependency]} did not answer in time; try "
+                    f"again in {retry_after_s} s. Nothing was charged.", headers={"Retry-After": str(retry_after_s)},
+                    dependency=dependency, retry_after_seconds=retry_after_s, request_id=request_id)
+
+
+def dependency_unavailable(resp, dependency: str, request_id: str | None, retry_after_s: int) -> None:
+    error = dependency_error(dependency, request_id, retry_after_s)
+    resp.status = error.status
     resp.set_header("Retry-After", str(retry_after_s))
-    resp.media = {"error": {"code": "dependency_unavailable", "dependency": dependency,
-                            "message": f"{DEPENDENCY_NAMES[dependency]} did not answer in time; try again in "
-                                       f"{retry_after_s} s. Nothing was charged.",
-                            "retry_after_seconds": retry_after_s, "request_id": request_id}}
+    resp.media = error.body()
 
 
 async def handle_dependency_failure(req, resp, ex: Exception, params):

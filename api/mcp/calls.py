@@ -5,6 +5,7 @@ required, a rate limit, data not yet published, invalid arguments) is a result w
 error body as the REST answer, so an agent can act on it (pay the invoice, top up, wait)."""
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import mcp_types as types
@@ -12,7 +13,7 @@ import orjson
 from pydantic import ValidationError
 
 from api import ratelimit
-from api.errors import APIError, ValidationFailed
+from api.errors import APIError, ValidationFailed, dependency_error, failed_dependency
 from api.mcp.tools import ToolSpec
 from api.module_queries import ModuleQueries
 from api.one_trip import LIMITED
@@ -30,6 +31,7 @@ from intel.registry import Module
 from warehouse.cache import AsyncServingCache
 
 # structuredContent arrived with 2025-06-18: an older session gets the JSON body as a second text block instead
+log = logging.getLogger(__name__)
 LEGACY_VERSIONS = ("2024-11-05", "2025-03-26")
 PROMPTS_KEPT = 512  # prompt renderings kept per process (a few per module and format between publications)
 
@@ -78,8 +80,22 @@ class ToolCalls:
             return api_error_result(l402_rejected(rejected))
         except APIError as refused:
             return api_error_result(refused)
+        except Exception as failed:  # noqa: BLE001  (as the REST error handlers: a result, never a trace)
+            return self._failure_result(failed, request_id)
         payload = orjson.loads(body)
         return success_result(payload, self._prompt(tool, payload, arguments), protocol_version)
+
+    def _failure_result(self, failed: Exception, request_id: str) -> types.CallToolResult:
+        """A part the service depends on being down answers what REST answers (503 naming it, nothing charged);
+        anything else an internal error with the request id, its trace kept in the log."""
+        dependency = failed_dependency(failed)
+        if dependency is not None:
+            log.warning("%s unavailable in an MCP call (request %s): %s", dependency, request_id, failed)
+            return api_error_result(dependency_error(dependency, request_id,
+                                                     self.s.settings.dependency_retry_after_s))
+        log.exception("unhandled error in an MCP call (request %s)", request_id)
+        return api_error_result(APIError(500, "internal_error", "Internal error; nothing was charged.",
+                                         request_id=request_id))
 
     def _prompt(self, tool: ToolSpec, payload: dict, arguments: dict | None) -> str:
         """The text block: the payload's own prompt, else its prompt rendering, made once per published copy of a

@@ -1,7 +1,8 @@
 """Schemathesis over the served /openapi.json: every documented operation, fuzzed with valid and invalid inputs
-against the real app (embedded Redis, a migrated SQLite ledger, the dev Lightning node, module payloads computed
-on simulated data and published). Each case is sent twice, anonymously and with a funded premium key, and every
-response must be no 5xx, a documented status with the documented content type, and match its documented schema.
+against the real app (embedded Redis, a migrated SQLite and then PostgreSQL ledger, the dev Lightning node, module
+payloads computed on simulated data and published). Each case is sent twice, anonymously and with a funded premium
+key, and every response must be no 5xx, a documented status with the documented content type, and match its
+documented schema.
 
 The cases come from each operation's Hypothesis strategy rather than `@schema.parametrize()`: schemathesis 4.32's
 pytest plugin reads `request.node._nodeid`, which pytest 9 no longer has. Failures are gathered over every
@@ -138,7 +139,8 @@ def served_app(app):
     asgi.shutdown_lifespans()
 
 
-def test_every_operation_keeps_its_documented_promises(every_product_published, served_app, premium_key):
+@pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)  # PostgreSQL refuses what SQLite stores
+def test_every_operation_keeps_its_documented_promises(every_product_published, served_app, premium_key, ledger):
     schema = schemathesis.openapi.from_asgi("/openapi.json", served_app, config=CONFIG)
     operations = [result.ok() for result in schema.get_all_operations()]
     began, sent, found = time.monotonic(), 0, {}
@@ -147,6 +149,6 @@ def test_every_operation_keeps_its_documented_promises(every_product_published, 
             continue
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             sent += fuzz_operation(operation, mode, [{}, auth(premium_key)], found)
-    print(f"\nschemathesis: {len(operations)} operations ({len(STREAMS)} stream skipped), {sent} requests, "
+    print(f"\nschemathesis ({ledger}): {len(operations)} operations ({len(STREAMS)} stream skipped), {sent} requests, "
           f"{len(found)} kinds of failure in {time.monotonic() - began:.0f} s")
     assert not found, "\n".join(f"{kind}\n    {example}" for kind, example in sorted(found.items()))

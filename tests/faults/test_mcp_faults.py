@@ -1,0 +1,36 @@
+"""MCP tool calls when Redis freezes: the result names the part that is down (as REST's 503 does), fast, nothing is
+charged, and calls are served again once it resumes, with no restart."""
+from __future__ import annotations
+
+import signal
+import time
+
+from tests.api.conftest import app, computed_payloads, publish, services  # noqa: F401 (fixtures)
+from tests.api.test_mcp_endpoint import call, run
+
+BOUND_S = 2.0
+
+
+def test_a_frozen_redis_is_a_fast_tool_error_naming_it_and_calls_recover(app, settings, private_redis,  # noqa: F811
+                                                                         computed_payloads):  # noqa: F811
+    publish(settings.effective_redis_url, computed_payloads)
+
+    async def scenario(conductor):
+        served = await call(conductor, "market_intelligence")
+        private_redis.process.send_signal(signal.SIGSTOP)
+        try:
+            began = time.monotonic()
+            frozen = await call(conductor, "market_intelligence")
+            waited = time.monotonic() - began
+        finally:
+            private_redis.process.send_signal(signal.SIGCONT)
+        return served, frozen, waited, await call(conductor, "get_pulse")  # (the free module query is spent)
+
+    served, frozen, waited, again = run(app, scenario)
+    assert not served.json["result"]["isError"]
+    result = frozen.json["result"]
+    assert result["isError"] and waited < BOUND_S, (result, waited)
+    body = result["structuredContent"]
+    assert body["status"] == 503 and body["error"]["code"] == "dependency_unavailable"
+    assert body["error"]["dependency"] == "redis" and body["error"]["retry_after_seconds"] > 0
+    assert not again.json["result"]["isError"], again.json  # the same process serves again once Redis answers
