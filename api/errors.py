@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 import falcon
 import falcon.asgi
@@ -19,6 +20,9 @@ log = logging.getLogger(__name__)
 REDIS_FAILURES = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 LEDGER_FAILURES = (sqlalchemy.exc.OperationalError, sqlalchemy.exc.TimeoutError, sqlalchemy.exc.DisconnectionError,
                    sqlalchemy.exc.InterfaceError)
+# SQLite's messages for a ledger it cannot use now: a write lock held past the busy timeout, a full or failing disk
+SQLITE_UNAVAILABLE = ("database is locked", "database table is locked", "disk I/O error", "database or disk is full",
+                      "unable to open database file")
 DEPENDENCY_NAMES = {"redis": "Redis (the serving cache, rate windows and queues)", "ledger": "the SQL ledger"}
 
 
@@ -86,7 +90,7 @@ def failed_dependency(ex: BaseException | None) -> str | None:
     while ex is not None and seen < 10:
         if isinstance(ex, REDIS_FAILURES):
             return "redis"
-        if isinstance(ex, LEDGER_FAILURES):
+        if isinstance(ex, LEDGER_FAILURES) and _ledger_unavailable(ex):
             return "ledger"
         if isinstance(ex, BaseExceptionGroup):
             return next(filter(None, map(failed_dependency, ex.exceptions)), None)
@@ -108,8 +112,20 @@ def dependency_unavailable(resp, dependency: str, request_id: str | None, retry_
     resp.media = error.body()
 
 
+def _ledger_unavailable(ex: sqlalchemy.exc.SQLAlchemyError) -> bool:
+    """The ledger's server or file not answering, as opposed to a fault of the code or the schema: SQLite raises
+    OperationalError for a missing table too, which is a bug to report (500), not a part to wait for."""
+    if not isinstance(ex, sqlalchemy.exc.DBAPIError) or ex.connection_invalidated:
+        return True  # the pool's own timeout, a detected disconnect
+    if isinstance(ex.orig, sqlite3.Error):
+        return any(sign in str(ex.orig) for sign in SQLITE_UNAVAILABLE)
+    return True  # a server database: its operational errors are the server or the network (lost, shut down, timed out)
+
+
 async def handle_dependency_failure(req, resp, ex: Exception, params):
     dependency = failed_dependency(ex)
+    if dependency is None:  # an error of a dependency's type that is not the dependency being down
+        return await handle_unexpected(req, resp, ex, params)
     log.warning("%s unavailable on %s %s (request %s): %s: %s", dependency, req.method, req.path,
                 req.context.request_id, type(ex).__name__, ex)
     dependency_unavailable(resp, dependency, req.context.request_id, get_settings().dependency_retry_after_s)

@@ -19,3 +19,12 @@ def test_a_wrapped_dependency_failure_is_still_named():
     lost = sqlalchemy.exc.OperationalError("SELECT 1", {}, Exception("server closed the connection unexpectedly"))
     assert failed_dependency(ExceptionGroup("batch", [ValueError("x"), lost])) == "ledger"
     assert failed_dependency(ValueError("a bug")) is None
+
+
+def test_a_sqlite_schema_fault_is_a_bug_and_a_lock_wait_is_the_ledger_down():
+    import sqlite3
+
+    missing = sqlalchemy.exc.OperationalError("SELECT 1", {}, sqlite3.OperationalError("no such table: agents"))
+    locked = sqlalchemy.exc.OperationalError("UPDATE", {}, sqlite3.OperationalError("database is locked"))
+    assert failed_dependency(missing) is None  # answered 500 internal_error, and logged
+    assert failed_dependency(locked) == "ledger"
