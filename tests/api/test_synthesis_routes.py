@@ -237,7 +237,9 @@ def test_a_queue_that_refuses_the_job_undoes_the_charge_at_once(client, services
 
     monkeypatch.setattr(services.jobs, "enqueue", refuse)
     resp = client.simulate_post(ASK, headers=auth(key), json=QUESTION)
-    assert resp.status_code == 500 and "nothing was charged" in resp.json["error"]["message"]
+    # the queue is Redis: a 503 naming it, as any request that finds Redis down (api/errors.py)
+    assert resp.status_code == 503 and resp.json["error"]["dependency"] == "redis", resp.text
+    assert "Nothing was charged" in resp.json["error"]["message"] and resp.headers["Retry-After"]
     assert balance(client, key) == 500 and check_consistency(services.engine) == []
 
 
