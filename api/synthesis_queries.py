@@ -29,6 +29,7 @@ from intel.synthesis.published import SnapshotReader
 from intel.synthesis.unified import unified_context
 from jobs.synthesis_failures import JOB_FUNCTION, fail_and_refund, on_job_failure, refund_if_lapsed
 from marketintel.lightning.proof import preimage_matches
+from marketintel.redis_clients import blocking_twin
 from warehouse import keys
 from warehouse.synthesis_jobs import DONE, FAILED, JobRecord, SynthesisJobs
 
@@ -55,7 +56,12 @@ class SynthesisQueries:
     def __init__(self, services: Services, usage: UsageRecorder):
         self.s = services
         self.usage = usage
-        self.jobs = SynthesisJobs(services.redis, services.settings.synthesis_result_ttl_s)
+        settings = services.settings
+        longest_wait = max(settings.ask_window_quick_s, settings.ask_window_standard_s, settings.ask_window_deep_s,
+                           settings.content_window_s)
+        # a request waits for its job in a BLPOP of up to its window: on a client whose read timeout covers it
+        blocking = blocking_twin(services.redis, longest_wait, settings.redis_max_connections)
+        self.jobs = SynthesisJobs(services.redis, settings.synthesis_result_ttl_s, blocking)
 
     # --- accepting a request ----------------------------------------------------------------------------------
 

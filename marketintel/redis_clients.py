@@ -49,12 +49,12 @@ def sync_client(settings: Settings, client_name: str | None = None) -> redis.Red
     return redis.Redis.from_url(settings.effective_redis_url, client_name=client_name, **sync_options(settings))
 
 
-def blocking_twin(client: aioredis.Redis, block_s: float) -> aioredis.Redis:
+def blocking_twin(client: aioredis.Redis, block_s: float, max_connections: int = 2) -> aioredis.Redis:
     """A client of its own, on the same server and options as `client`, whose read timeout also covers a
-    blocking command's `block_s` (XREAD BLOCK): under the short read timeout of the request path it would
+    blocking command's `block_s` (XREAD BLOCK, BLPOP): under the short read timeout of the request path it would
     time out while the server is merely waiting for news."""
     kwargs = dict(client.connection_pool.connection_kwargs)
     kwargs["socket_timeout"] = block_s + (kwargs.get("socket_timeout") or 0)
-    pool = aioredis.ConnectionPool(connection_class=client.connection_pool.connection_class, max_connections=2,
-                                   **kwargs)
+    pool = aioredis.ConnectionPool(connection_class=client.connection_pool.connection_class,
+                                   max_connections=max_connections, **kwargs)
     return aioredis.Redis(connection_pool=pool)

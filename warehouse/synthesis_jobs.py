@@ -94,8 +94,9 @@ def key_hash(idempotency_key: str) -> str:
 
 
 class SynthesisJobs:
-    def __init__(self, redis: aioredis.Redis, ttl_s: int):
+    def __init__(self, redis: aioredis.Redis, ttl_s: int, blocking: aioredis.Redis | None = None):
         self.redis = redis
+        self.blocking = blocking or redis  # `wait`'s BLPOP: a client whose read timeout covers the longest wait
         self.ttl_s = ttl_s
         self._end = redis.register_script(_END)
         self._move = redis.register_script(_MOVE)
@@ -162,7 +163,7 @@ class SynthesisJobs:
         whose entry is put back for any other request waiting on the same job (an Idempotency-Key repeat)."""
         done = keys.synthesis_done(request_id)
         if timeout_s > 0:
-            popped = await self.redis.blpop([done], timeout=timeout_s)
+            popped = await self.blocking.blpop([done], timeout=timeout_s)
             if popped is not None:
                 async with self.redis.pipeline(transaction=True) as pipe:
                     await pipe.rpush(done, popped[1]).expire(done, self.ttl_s).execute()
