@@ -29,11 +29,10 @@ from api.resources.mcp_info import AUTH, SERVER_CARD_PATHS, TRANSPORT
 from api.spec import api_spec
 
 METHODS = ("initialize", "notifications/initialized", "ping", "tools/list", "tools/call")
+ACCEPTED = b"application/json, text/event-stream"
 
 
 class MCPHeaders(BaseModel):
-    accept: Literal["application/json", "application/json, text/event-stream"] = Field(
-        description="Must accept application/json (answers are JSON, never a stream): 406 otherwise")
     mcp_protocol_version: Literal[PROTOCOL_VERSIONS] = Field(
         None, alias="mcp-protocol-version", description="The version initialize negotiated (optional); 400 when "
         "unknown")
@@ -102,20 +101,22 @@ class MCPResource:
 
     @api_spec.validate(json=JSONRPCBody, headers=MCPHeaders, tags=["mcp"], skip_validation=True,
                        resp=Response(HTTP_200=JSONRPCAnswer, HTTP_202=None, HTTP_400=TransportError,
-                                     HTTP_401=None, HTTP_406=TransportError, HTTP_413=TransportError,
-                                     HTTP_415=TransportError, HTTP_503=None))
+                                     HTTP_401=None, HTTP_413=TransportError, HTTP_415=TransportError, HTTP_503=None))
     async def on_post(self, req, resp):
         """MCP over streamable HTTP (JSON-RPC 2.0; protocol 2025-03-26 and newer; server version 1.0.0; stateless:
         no session id, every POST stands alone). `initialize` negotiates the version; `tools/list` lists the tools
         your key's tier sees (4 without a key); `tools/call` runs one, charged as its REST route is (the day's free
         query, then L402, pools or balance). A refusal (payment required with the invoice and the L402 challenge,
         a tier that does not list the tool, a rate limit, invalid arguments) is a tool result with `isError` and
-        the REST answer's body in `structuredContent`. A notification is answered 202 with no body. Send your key
-        as `X-API-Key` or `Authorization: Bearer`; an unknown key is 401."""
+        the REST answer's body in `structuredContent`. A notification is answered 202 with no body. Answers are
+        JSON whatever `Accept` says. Send your key as `X-API-Key` or `Authorization: Bearer`; an unknown key is
+        401; a body that is not JSON-RPC (or not `application/json`) is 400."""
         body = await req.bounded_stream.read()
         caller = Caller(req.context.payer, req.context.client_ip, req.context.request_id)
-        # the headers as Falcon read them (an ASGI server may pass them as an iterator, which Falcon consumed)
-        headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in req.headers.items()]
+        # the headers as Falcon read them (an ASGI server may pass them as an iterator, which Falcon consumed); the
+        # answer is JSON whatever the client's Accept says, as on every REST route (the transport would answer 406)
+        headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in req.headers.items()
+                   if name.lower() != "accept"] + [(b"accept", ACCEPTED)]
         scope = {**req.scope, "headers": headers, CALLER_SCOPE_KEY: caller}
         answer = await self.endpoint.exchange(scope, body)
         if answer is None:

@@ -232,3 +232,14 @@ def test_a_tool_above_the_tier_names_the_tier_and_a_bad_key_is_401(asgi):
     assert unknown.json["error"]["code"] == -32602
     detail = invalid.json["result"]["structuredContent"]["detail"]
     assert invalid.json["result"]["isError"] and detail[0]["loc"] == ["arguments", "format"]
+
+
+def test_answers_are_json_whatever_accept_says(asgi):
+    async def scenario(conductor):
+        body = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
+        return [await conductor.simulate_post("/mcp", json=body, headers=headers)
+                for headers in ({}, {"Accept": "text/html"}, {"Accept": "*/*"})]
+
+    for resp in run(asgi, scenario):
+        assert resp.status_code == 200 and resp.headers["content-type"].startswith("application/json"), resp.text
+        assert resp.json["id"] == 7 and len(resp.json["result"]["tools"]) == 4
