@@ -4,15 +4,15 @@ p99 wait during it, the seconds to recover after the part returns, and the ledge
     PYTHONPATH=. .venv/bin/python -m bench.faults
 
 Rows are plain dicts {"fault", "statuses": {status: count}, "p99_ms", "recover_s", "ledger_ok", "note"}. The API's
-own dependencies (Redis, PostgreSQL) come from bench/fault_cases_api.py; the pipeline's faults from
-bench/fault_cases_pipeline.py when it exists (`PIPELINE_FAULTS`: functions taking no argument, each returning a
-row). Data is simulated (MI_SOURCE=sim); the load is paced paid queries of one module on gunicorn."""
+own dependencies (Redis, PostgreSQL) come from bench/fault_cases_api.py; the pipeline's faults (the RQ worker
+killed mid-job, the disk full for the warehouse write, live sources hanging) from bench/fault_cases_pipeline.py.
+Data is simulated (MI_SOURCE=sim); the load is paced paid queries of one module on gunicorn."""
 from __future__ import annotations
 
-import importlib
 import sys
 
 from bench.fault_cases_api import API_FAULTS, BOUND_S, RECOVER_WITHIN_S, FaultStack
+from bench.fault_cases_pipeline import PIPELINE_FAULTS
 from bench.harness import bench_home
 
 COLUMNS = ("fault", "statuses", "p99_ms", "recover_s", "ledger_ok", "note")
@@ -22,16 +22,6 @@ def api_rows() -> list[dict]:
     """Every API fault, one after another, on one stack (each leaves the service recovered for the next)."""
     with bench_home("mi-bench-faults-", {"MI_SOURCE": "sim"}) as (home, env), FaultStack(home, env) as stack:
         return [fault(stack).row for fault in API_FAULTS]
-
-
-def pipeline_cases() -> list:
-    try:
-        module = importlib.import_module("bench.fault_cases_pipeline")
-    except ModuleNotFoundError as exc:
-        if exc.name != "bench.fault_cases_pipeline":
-            raise
-        return []
-    return list(module.PIPELINE_FAULTS)
 
 
 def statuses_text(statuses: dict) -> str:
@@ -50,7 +40,7 @@ def table(rows: list[dict]) -> str:
 
 def main() -> int:
     rows = api_rows()
-    for case in pipeline_cases():
+    for case in PIPELINE_FAULTS:
         rows.append(case())
     print(f"Bound: every answer during a fault within {BOUND_S:g} s; recovery watched for {RECOVER_WITHIN_S:g} s "
           "after the part returns. Simulated data.")
