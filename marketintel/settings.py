@@ -37,10 +37,10 @@ class Settings(BaseSettings):
                                                  "PINGed before use (0: never)")
     db_pool_size: int = Field(10, gt=0, description="SQL connections kept open per engine (PostgreSQL)")
     db_max_overflow: int = Field(20, ge=0, description="SQL connections opened beyond the pool under a burst")
-    db_pool_timeout_s: float = Field(1.0, gt=0, description="Longest wait for a free SQL connection")
+    db_pool_timeout_s: float = Field(2.0, gt=0, description="Longest wait for a free SQL connection")
     db_connect_timeout_s: int = Field(2, ge=2, description="Longest wait to open a PostgreSQL connection (libpq's "
                                       "minimum is 2 s)")
-    db_statement_timeout_ms: int = Field(1500, ge=0, description="PostgreSQL statement_timeout of the API's "
+    db_statement_timeout_ms: int = Field(5000, ge=0, description="PostgreSQL statement_timeout of the API's "
                                          "connections (0: none); workers and migrations have none")
     health_check_timeout_s: float = Field(1.0, gt=0, description="Longest wait of each /health check")
     dependency_retry_after_s: int = Field(2, gt=0, description="Retry-After of a 503 dependency_unavailable")
