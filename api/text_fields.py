@@ -39,8 +39,6 @@ SURROGATES = r"\ud800-\udfff"
 # The documented patterns leave surrogates out: a JSON text is Unicode scalar values (a lone surrogate escape is
 # refused as such, see below), and the fuzz's validator (Rust `regex`) cannot compile a surrogate range, so a
 # pattern naming one was dropped and the fuzz sent control characters as "valid" data.
-LINE_PATTERN = rf"^[^{LINE_CONTROLS}]*$"
-TEXT_PATTERN = rf"^[^{TEXT_CONTROLS}]*$"
 _SURROGATE = re.compile(f"[{SURROGATES}]")
 
 
@@ -54,9 +52,13 @@ class Printable:
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         return core_schema.no_info_after_validator_function(self.check, handler(source))
 
+    @property
+    def pattern(self) -> str:
+        return rf"^[^{self.controls}]*$"
+
     def __get_pydantic_json_schema__(self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler) -> dict:
         document = handler(schema)
-        document["pattern"] = rf"^[^{self.controls}]*$"
+        document["pattern"] = self.pattern
         return document
 
     def check(self, value: str) -> str:
@@ -80,6 +82,7 @@ def first_refused(value: str, refused: str) -> tuple[int, str] | None:
 
 ONE_LINE = Printable(LINE_CONTROLS, "one line of printable text")
 MULTI_LINE = Printable(TEXT_CONTROLS, "printable text; tab and line breaks are allowed")
+LINE_PATTERN, TEXT_PATTERN = ONE_LINE.pattern, MULTI_LINE.pattern
 
 
 def safe_line(max_length: int, min_length: int | None = None) -> type[str]:
