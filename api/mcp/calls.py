@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import mcp_types as types
 import orjson
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from api import ratelimit
@@ -63,7 +64,7 @@ class ToolCalls:
         self.prompts: dict[tuple, str] = {}
 
     async def call(self, caller: Caller, tool: ToolSpec, arguments: dict | None, protocol_version: str
-                   ) -> types.CallToolResult:
+                   ) -> types.CallToolResult | dict:
         """Run the tool for the caller; every refusal the REST route would answer comes back as an error result."""
         request_id = caller.request_id
         try:
@@ -180,11 +181,16 @@ class ToolCalls:
         return served.body
 
 
-def success_result(payload: dict, text: str, protocol_version: str) -> types.CallToolResult:
-    content = [types.TextContent(type="text", text=text)]
+def success_result(payload: dict, text: str, protocol_version: str) -> dict:
+    """The result in its wire form: the SDK validates and shapes a handler's dict as it does a model, and a model
+    would cost one more walk of the payload per call (about 0.1 ms for a module's 15 KB)."""
+    content = [{"type": "text", "text": text}]
     if protocol_version in LEGACY_VERSIONS:
-        content.append(types.TextContent(type="text", text=orjson.dumps(payload).decode()))
-    return types.CallToolResult(content=content, structured_content=payload)
+        content.append({"type": "text", "text": orjson.dumps(payload).decode()})
+    result = {"content": content, "structuredContent": payload, "isError": False}
+    if protocol_version in MODERN_PROTOCOL_VERSIONS:
+        result["resultType"] = "complete"  # a 2026-07-28 result names its type (the model's default)
+    return result
 
 
 def error_result(body: dict, status: int) -> types.CallToolResult:

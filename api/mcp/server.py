@@ -79,7 +79,7 @@ def build_server(tools: dict[str, ToolSpec], calls: ToolCalls) -> Server:
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[as_mcp_tool(t) for t in visible(tools, caller_of(ctx).tier)])
 
-    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult | dict:
         tool = tools.get(params.name)
         if tool is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}; tools/list shows the tools")
@@ -88,8 +88,14 @@ def build_server(tools: dict[str, ToolSpec], calls: ToolCalls) -> Server:
             return tier_refusal(tool, caller.tier)
         return await calls.call(caller, tool, params.arguments, ctx.protocol_version)
 
+    def input_schema(name: str) -> dict | None:
+        tool = tools.get(name)
+        return tool.input_schema if tool is not None else None
+
+    # input_schema: the transport checks a 2026-07-28 call's `Mcp-Param-*` headers against the tool's schema; without
+    # it the SDK lists every tool the caller can see on each call that carries arguments, to find that one schema
     server = Server(SERVER_NAME, version=SERVER_VERSION, title="Market intelligence", instructions=INSTRUCTIONS,
-                    on_list_tools=list_tools, on_call_tool=call_tool)
+                    on_list_tools=list_tools, on_call_tool=call_tool, get_tool_input_schema=input_schema)
     server.middleware.append(CounterOfferOldVersions())
     return server
 

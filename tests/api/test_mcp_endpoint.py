@@ -243,3 +243,37 @@ def test_answers_are_json_whatever_accept_says(asgi):
     for resp in run(asgi, scenario):
         assert resp.status_code == 200 and resp.headers["content-type"].startswith("application/json"), resp.text
         assert resp.json["id"] == 7 and len(resp.json["result"]["tools"]) == 4
+
+
+class Dispatched:
+    """SDK server middleware recording each method the server dispatches."""
+
+    def __init__(self):
+        self.methods = []
+
+    async def __call__(self, ctx, call_next):
+        self.methods.append(ctx.method)
+        return await call_next(ctx)
+
+
+def test_a_2026_call_with_arguments_dispatches_the_call_alone(asgi):
+    """At 2026-07-28 the transport checks a call's arguments against its tool's schema: it takes the schema from the
+    catalog, not from a `tools/list` run on every call."""
+    dispatched = Dispatched()
+    asgi._router.find("/mcp")[0].endpoint.server.middleware.append(dispatched)
+
+    async def scenario(conductor):
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "market_intelligence", "arguments": {"format": "compact"}, "_meta": meta}}
+        headers = {"Accept": ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                   "Mcp-Name": "market_intelligence"}
+        return await conductor.simulate_post("/mcp", json=body, headers=headers)
+
+    resp = run(asgi, scenario)
+    assert resp.status_code == 200, resp.text
+    result = resp.json["result"]
+    assert result["resultType"] == "complete" and not result["isError"]
+    assert result["structuredContent"]["_meta"]["charged_sats"] == 0
+    assert dispatched.methods == ["tools/call"]
