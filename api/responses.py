@@ -20,9 +20,9 @@ def with_meta(payload: dict, meta: dict) -> bytes:
 def cache_meta(published: dict | None) -> dict:
     if not published:
         return {"source": "computed", "age_seconds": 0.0}
-    published_at = float(published.get("published_at", 0.0))
-    return {"source": "redis", "age_seconds": round(max(0.0, time.time() - published_at), 3),
-            "published_at": published_at, **copy_staleness(published, time.time())}
+    published_at, now = float(published.get("published_at", 0.0)), time.time()
+    return {"source": "redis", "age_seconds": round(max(0.0, now - published_at), 3),
+            "published_at": published_at, **copy_staleness(published, now)}
 
 
 def send_json(resp, body: bytes, status: int = 200) -> None:

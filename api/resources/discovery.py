@@ -64,7 +64,6 @@ class HealthResource:
                       "data_age_seconds": round(time.time() - published["published_at"], 1) if published else None,
                       "uptime_seconds": round(time.time() - PROCESS_STARTED, 1)}
 
-
     async def _redis_and_pulse(self):
         await self.s.redis.ping()
         return (await self.serving.get_pulse())[1]
