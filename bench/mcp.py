@@ -123,6 +123,42 @@ def load(port: int, method: str, path: str, headers: dict, body: dict | None) ->
     return figures
 
 
+def serialization(base: str, headers: dict, body: dict, redis_url: str) -> dict:
+    """Microseconds per call that the SDK spends turning one tools/call result into its answer at 2026-07-28 (the
+    result's validation and shaping, mcp/server/runner.py `_serialize`; the JSON-RPC reply's dump and stdlib JSON,
+    mcp/server/_streamable_http_modern.py `_write`), beside what the REST route does to the same published copy
+    (api/responses.splice_meta): where the gap between the two throughputs comes from."""
+    import json
+
+    import redis
+    from mcp_types import JSONRPCResponse
+    from mcp_types.methods import serialize_server_result
+
+    from api.responses import splice_meta
+    from warehouse.cache import ServingCache
+
+    client = redis.Redis.from_url(redis_url)
+    published = client.get(ServingCache(client).module_key(MODULE, "full"))
+    result = httpx.post(f"{base}/mcp", headers=headers, json=body).json()["result"]
+    meta = result["structuredContent"]["_meta"]
+
+    def shape():
+        return serialize_server_result("tools/call", MODERN, result)
+
+    def write():
+        reply = JSONRPCResponse(jsonrpc="2.0", id=1, result=result)
+        return json.dumps(reply.model_dump(mode="json", by_alias=True, exclude_none=True), separators=(",", ":"))
+
+    def per_call_us(step, n: int = 300) -> float:
+        began = time.perf_counter()
+        for _ in range(n):
+            step()
+        return (time.perf_counter() - began) / n * 1e6
+
+    return {"shape_us": per_call_us(shape), "write_us": per_call_us(write),
+            "rest_us": per_call_us(lambda: splice_meta(published, meta))}
+
+
 def main() -> None:
     with bench_home("mi-bench-mcp-", GENEROUS) as (_, env):
         subprocess.run([CLI, "migrate"], env=env, check=True, capture_output=True)
@@ -148,6 +184,10 @@ def main() -> None:
                 print(f"MCP tools/call at {version}: throughput = {rates[f'MCP tools/call{era}'] / rest:.0%} of "
                       "REST's (target >= 50%)", flush=True)
             print(f"the {HANDSHAKE} transport alone (ping) = {rates[f'MCP ping {HANDSHAKE}'] / rest:.0%}", flush=True)
+            _, _, headers, body = requests_of(key)["MCP tools/call"]
+            costs = serialization(base, headers, body, env["MI_REDIS_URL"])
+            print(f"one tools/call result through the SDK: {costs['shape_us']:.0f} us shaped + {costs['write_us']:.0f} "
+                  f"us written, per call; REST's splice of the same copy: {costs['rest_us']:.0f} us", flush=True)
         finally:
             stop(api)
 
