@@ -76,8 +76,13 @@ class CounterOfferOldVersions:
 
 
 def build_server(tools: dict[str, ToolSpec], calls: ToolCalls) -> Server:
-    async def list_tools(ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[as_mcp_tool(t) for t in visible(tools, caller_of(ctx).tier)])
+    # each tier's listing dumped once as the SDK dumps a result model (it shapes the dump to the caller's version):
+    # the catalog is fixed at start-up, and a premium listing is 73 tools (49 KB)
+    listings = {tier: types.ListToolsResult(tools=[as_mcp_tool(t) for t in visible(tools, tier)]).model_dump(
+        mode="json", by_alias=True, exclude_none=True) for tier in TIERS}
+
+    async def list_tools(ctx, params) -> dict:
+        return dict(listings[caller_of(ctx).tier])
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult | dict:
         tool = tools.get(params.name)
