@@ -277,3 +277,16 @@ def test_a_2026_call_with_arguments_dispatches_the_call_alone(asgi):
     assert result["resultType"] == "complete" and not result["isError"]
     assert result["structuredContent"]["_meta"]["charged_sats"] == 0
     assert dispatched.methods == ["tools/call"]
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])
+def test_a_result_in_wire_form_reaches_the_wire_as_its_model_would(version):
+    """success_result hands the SDK a dict: shaped for each version, it is what the CallToolResult model gives."""
+    import mcp_types
+    from mcp_types.methods import serialize_server_result
+
+    from api.mcp.calls import success_result
+
+    wire = success_result({"regime": "expansion", "score": 0.25, "_meta": {"charged_sats": 0}}, "## text", version)
+    model = mcp_types.CallToolResult.model_validate(wire).model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert serialize_server_result("tools/call", version, wire) == serialize_server_result("tools/call", version, model)
