@@ -26,7 +26,7 @@ class Settings(BaseSettings):
     # 503 `dependency_unavailable` (api/errors.py), and how many connections each process keeps. The defaults are
     # argued in docs/timeouts-and-pools.md; together they keep a client's wait under FAULT_BOUND_S there (2 s).
     redis_socket_timeout_s: float = Field(0.5, gt=0, description="Longest wait for one Redis reply")
-    redis_connect_timeout_s: float = Field(0.5, gt=0, description="Longest wait to open a Redis connection")
+    redis_connect_timeout_s: float = Field(2.0, gt=0, description="Longest wait to open a Redis connection")
     redis_retries: int = Field(1, ge=0, description="Retries of a Redis call whose connection was lost (redis-py's "
                                "Retry, exponential backoff with jitter); a timeout is not retried")
     redis_backoff_base_s: float = Field(0.05, ge=0, description="First Redis retry's backoff")
