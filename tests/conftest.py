@@ -10,7 +10,10 @@ import redis
 
 from marketintel.postgres_cluster import throwaway_cluster, unavailable_reason
 from marketintel.redis_server import EmbeddedRedis, free_port
+from tests.absent import absent
 from tests.databases import copy_sqlite, fresh_database, migrated_sqlite_file
+
+pytest_plugins = ["tests.parallel"]  # how the suite runs on xdist workers (`make test`)
 
 
 @pytest.fixture(autouse=True)
@@ -51,10 +54,11 @@ def mi_home(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def pg_url():
-    """A throwaway PostgreSQL cluster on a free loopback port, or skip where the binaries are absent."""
+    """A throwaway PostgreSQL cluster on a free loopback port (one per worker). Where the binaries are absent the
+    test skips, or fails under CI: `make test` installs them."""
     reason = unavailable_reason()
     if reason:
-        pytest.skip(reason)
+        absent(reason)
     memory = Path("/dev/shm")  # CREATE DATABASE per test is ~10x faster on tmpfs than on a busy disk
     with throwaway_cluster(parent=memory if memory.is_dir() and os.access(memory, os.W_OK) else None) as url:
         yield url

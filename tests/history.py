@@ -5,10 +5,9 @@ failure: they are the only tests that check, on real data, that modules use noth
 a CI run that skipped them would pass without having checked it."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import pytest
+from tests.absent import absent
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = (ROOT / ".." / "shared").resolve()
@@ -18,10 +17,7 @@ HISTORY_DIR = SHARED / "data" / "history"
 def required(path: Path, what: str) -> Path:
     """`path`, or skip the calling test saying why (fail under CI=true)."""
     if not path.exists():
-        message = f"{what} absent at {path}"
-        if os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(f"{message}: CI runs beside ../shared and must not skip the tests that read it")
-        pytest.skip(message)
+        absent(f"{what} absent at {path} (CI runs beside ../shared)")
     return path
 
 

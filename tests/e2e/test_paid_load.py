@@ -32,9 +32,10 @@ from tests.e2e.paid_load import (
     stop,
     workers_of,
 )
+from tests.parallel import ALONE
 from warehouse.ledger import check_consistency, make_engine
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(ALONE)]
 AGENTS, PER_AGENT, FUNDING = 50, 25, 1000
 
 

@@ -19,15 +19,17 @@ from bench.fault_cases_api import (
     redis_killed,
 )
 from marketintel.postgres_cluster import unavailable_reason
+from tests.absent import absent
+from tests.parallel import ALONE
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(ALONE)]
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     reason = unavailable_reason()
     if reason:
-        pytest.skip(reason)
+        absent(reason)
     from marketintel.redis_server import EmbeddedRedis, free_port
 
     home = tmp_path_factory.mktemp("faults-home")

@@ -16,9 +16,11 @@ from bench.fault_cases_api import BOUND_S
 from tests.api.agent_helpers import auth, fund, register
 from tests.api.usage_faults import ledger_moves
 from tests.e2e.paid_load import MODULE, publish_module
+from tests.parallel import ALONE
 from warehouse.ledger import check_consistency
 
-pytestmark = pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True)
+pytestmark = [pytest.mark.parametrize("ledger", ["sqlite", "postgresql"], indirect=True),
+              pytest.mark.xdist_group(ALONE)]
 
 
 @pytest.fixture

@@ -5,8 +5,13 @@ from __future__ import annotations
 import signal
 import time
 
+import pytest
+
 from tests.api.conftest import app, computed_payloads, publish, services  # noqa: F401 (fixtures)
 from tests.api.test_mcp_endpoint import call, run
+from tests.parallel import ALONE
+
+pytestmark = pytest.mark.xdist_group(ALONE)
 
 BOUND_S = 2.0
 

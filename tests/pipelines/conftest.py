@@ -3,7 +3,7 @@ tests) and `sim_home` (a home holding a real sim materialization, made once per 
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
 import pytest
@@ -11,6 +11,7 @@ import redis
 
 from intel.providers import factory
 from tests.intel.providers.live.protocol_server import ProtocolServer
+from tests.made_once import made_once
 
 
 @pytest.fixture
@@ -41,13 +42,19 @@ MATERIALIZATION_DB = 15
 
 @pytest.fixture(scope="session")
 def materialized_sim(tmp_path_factory, redis_server) -> Materialized:
-    """One real sim `refresh_job` run for the session, as `marketintel up` makes it, into its own home and
-    its own database of the session's Redis (which no test's flush reaches); its keys are dumped and that
-    database emptied again. Tests get copies through `sim_home`."""
+    """One real sim `refresh_job` run for the whole test run (every worker shares it: tests/made_once.py), as
+    `marketintel up` makes it, into its own home and its own database of a session Redis (which no test's flush
+    reaches); its keys are dumped and that database emptied again. Tests get copies through `sim_home`."""
+    made = made_once(tmp_path_factory, "materialized-sim",
+                     lambda folder: astuple(_materialize_sim(folder, redis_server)))
+    return Materialized(*made)  # shared as plain values: a class of a conftest does not unpickle by name
+
+
+def _materialize_sim(folder: Path, redis_server) -> Materialized:
     from marketintel.settings import Settings, get_settings
     from pipelines.materialize import materialize_all
 
-    home = tmp_path_factory.mktemp("materialized-sim") / "home"
+    home = folder / "home"
     home.mkdir()
     url = redis_server.url.rsplit("/", 1)[0] + f"/{MATERIALIZATION_DB}"
     client = redis.Redis.from_url(url)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -27,6 +26,8 @@ from pydantic import SecretStr
 
 from marketintel.lightning import BackendAuthError, BackendResponseError, preimage_matches
 from marketintel.lightning.lnbits import LnbitsLightning
+from marketintel.redis_server import free_port
+from tests.absent import absent
 
 ROOT = Path(__file__).resolve().parents[3]
 LNBITS_BIN = Path(os.environ.get("MI_TEST_LNBITS_BIN", ROOT / ".venv-lnbits" / "bin" / "lnbits"))
@@ -36,15 +37,7 @@ START_TIMEOUT_S = 90
 
 def _unavailable(why: str) -> None:
     """Skip saying why; under CI fail instead: a skip there would hide that the real LNbits never ran."""
-    message = f"{why}: {INSTALL_HINT}"
-    if os.environ.get("CI", "").lower() in ("true", "1"):
-        pytest.fail(f"{message}. CI must run the real-LNbits tests, not skip them", pytrace=False)
-    pytest.skip(message)
-
-
-def _free_port() -> int:
-    with socket.create_server(("127.0.0.1", 0)) as sock:
-        return sock.getsockname()[1]
+    absent(f"{why}: {INSTALL_HINT}")
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +57,7 @@ def lnbits(tmp_path_factory) -> dict:
                            cwd=folder)
     if found.returncode != 0:
         _unavailable(f"the LNbits at {LNBITS_BIN} does not import: {found.stderr.strip()[-300:]}")
-    port = _free_port()
+    port = free_port()
     log = (folder / "lnbits.log").open("wb")
     proc = subprocess.Popen([str(LNBITS_BIN), "--host", "127.0.0.1", "--port", str(port)], cwd=found.stdout.strip(),
                             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
