@@ -1,4 +1,5 @@
-"""The Dagster instance under `settings.dagster_home`: local storage and one warehouse-writing run at a time."""
+"""The Dagster instance under `settings.dagster_home`: local storage (Dagster's SQLite files, through
+`pipelines/storage.py`) and one warehouse-writing run at a time."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,8 +14,11 @@ WAREHOUSE_TAGS = {WAREHOUSE_TAG: "writer"}
 DAGSTER_YAML = """\
 # Written by pipelines/instance.py (`ensure_dagster_home`); edits are overwritten.
 storage:
-  sqlite:
-    base_dir: {storage}
+  custom:
+    module: pipelines.storage
+    class: SqliteStorage
+    config:
+      base_dir: {storage}
 local_artifact_storage:
   module: dagster._core.storage.root
   class: LocalArtifactStorage
