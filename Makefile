@@ -16,15 +16,19 @@ TEST_WORKERS ?= 3
 
 .PHONY: run test lint setup bench clean postgres
 
+# uv installs the packages: the same resolution from PyPI as pip, in a fraction of the time (a clean clone's
+# set-up is part of every CI run); the bytecode is compiled here, not by the first tests that import it.
+UV := $(BIN)/uv pip install -q --compile-bytecode
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q --upgrade uv
+	$(UV) --python $(BIN)/python -e '.[test]'
 	touch $(STAMP)
 
-$(LNBITS_STAMP): $(LNBITS_PINS) $(LNBITS_LOCK)
-	test -x $(LNBITS_VENV)/bin/python || $(PY) -m venv $(LNBITS_VENV)
-	$(LNBITS_VENV)/bin/python -m pip install -q -r $(LNBITS_PINS)
+$(LNBITS_STAMP): $(LNBITS_PINS) $(LNBITS_LOCK) | $(STAMP)
+	test -x $(LNBITS_VENV)/bin/python || $(PY) -m venv --without-pip $(LNBITS_VENV)
+	$(UV) --python $(LNBITS_VENV)/bin/python -r $(LNBITS_PINS)
 	touch $(LNBITS_STAMP)
 
 setup: $(STAMP)

@@ -4,24 +4,25 @@
   a `marketintel up`) is started once. Modules marked `xdist_group(ALONE)` (the API fault suite, which freezes and
   kills the parts under paid load, and the load tests) form one unit together: they run one after another on one
   worker and never beside each other.
-- Units are handed out in the order of RUN_FIRST, the longest first (the pipeline faults' eight materializations,
-  the other fault and load tests, the stacks and materializations of e2e, pipelines and assets), then the rest
-  in collection order, so the last units left are short ones and the workers finish together. (xdist's own
-  reordering, by number of tests, would hand out the 364 quick module-contract tests first.)
+- The longest unit (RUN_FIRST: the pipeline faults' eight materializations beside a gunicorn) is handed out
+  first, so it cannot be the one left running at the end; the others go out as xdist orders them, the units with
+  the most tests first. That mixes the few long tests that start processes with the many quick ones all through
+  the run: starting every stack and materialization at once (tried) cost more CPU than it saved, as their
+  clients and pollers run as long as they wait.
 - Each worker has its own temporary folders, embedded Redis and PostgreSQL cluster (the session fixtures), and its
   own range of ports for the servers its tests start (`marketintel.redis_server.free_port`).
 - The run closes with each worker's share: how many tests it ran and for how long."""
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import pytest
 
 from marketintel.redis_server import PORT_RANGE_ENV
 
 ALONE = "alone"  # the xdist group of the modules that must not run beside one another
-RUN_FIRST = ("tests/faults/test_pipeline_faults.py", "tests/faults/", "tests/e2e/", "tests/pipelines/", "tests/assets/")
+RUN_FIRST = ("tests/faults/test_pipeline_faults.py",)
 PORTS_PER_WORKER, FIRST_PORT = 1000, 20000  # gw0 20000-20999, gw1 21000-21999, ... all below 32768
 
 
@@ -41,10 +42,19 @@ def pytest_configure(config):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    def rank(item) -> int:
-        return next((i for i, prefix in enumerate(RUN_FIRST) if item.nodeid.startswith(prefix)), len(RUN_FIRST))
+    sizes = Counter(unit(item) for item in items)
 
-    items.sort(key=rank)  # stable: each module stays in one piece, in its own order
+    def rank(item) -> tuple[int, int]:
+        first = next((i for i, prefix in enumerate(RUN_FIRST) if item.nodeid.startswith(prefix)), len(RUN_FIRST))
+        return first, -sizes[unit(item)]
+
+    items.sort(key=rank)  # stable: each unit stays in one piece, its tests in their own order
+
+
+def unit(item) -> str:
+    """The unit of work of a test: its xdist group, else its module."""
+    group = item.get_closest_marker("xdist_group")
+    return str(group.args[0]) if group else item.nodeid.split("::", 1)[0]
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -59,7 +69,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     if config.getvalue("dist") != "loadgroup":
         return None
-    config.option.loadscopereorder = False  # hand the units out in the collection's order (RUN_FIRST)
+    config.option.loadscopereorder = False  # hand the units out in the collection's order (above)
     return ModuleOrGroupScheduling(config, log)
 
 

@@ -90,8 +90,9 @@ def launched(home: Path, argv: list[str]) -> Iterator[tuple[subprocess.Popen, li
     """`up` on free ports with `home`; afterwards, pass or fail, it and whatever it started are killed."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MI_", "DAGSTER_"))}
     ports = [free_port(), free_port(), free_port()]
+    # 3 years of sim history keep the first materialization short: the stop is what is tested, not the data
     env.update(MI_HOME=str(home), MI_API_PORT=str(ports[0]), MI_DAGSTER_PORT=str(ports[1]),
-               MI_REDIS_PORT=str(ports[2]), MI_SOURCE="sim", MI_API_WORKERS="1")
+               MI_REDIS_PORT=str(ports[2]), MI_SOURCE="sim", MI_API_WORKERS="1", MI_SIM_YEARS="3")
     with open(home / "up.log", "wb") as out:
         up = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     try:
