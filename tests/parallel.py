@@ -4,11 +4,9 @@
   a `marketintel up`) is started once. Modules marked `xdist_group(ALONE)` (the API fault suite, which freezes and
   kills the parts under paid load, and the load tests) form one unit together: they run one after another on one
   worker and never beside each other.
-- The longest unit (RUN_FIRST: the pipeline faults' eight materializations beside a gunicorn) is handed out
-  first, so it cannot be the one left running at the end; the others go out as xdist orders them, the units with
-  the most tests first. That mixes the few long tests that start processes with the many quick ones all through
-  the run: starting every stack and materialization at once (tried) cost more CPU than it saved, as their
-  clients and pollers run as long as they wait.
+- The long units go out first, longest first (RUN_FIRST, from measured runs: the pipeline faults' eight
+  materializations, the fault and load group, the start-up stops, the replays and fuzzing), so none of them is
+  left running alone at the end; the rest go out as xdist orders them, the units with the most tests first.
 - Each worker has its own temporary folders, embedded Redis and PostgreSQL cluster (the session fixtures), and its
   own range of ports for the servers its tests start (`marketintel.redis_server.free_port`).
 - The run closes with each worker's share: how many tests it ran and for how long."""
@@ -22,7 +20,19 @@ import pytest
 from marketintel.redis_server import PORT_RANGE_ENV
 
 ALONE = "alone"  # the xdist group of the modules that must not run beside one another
-RUN_FIRST = ("tests/faults/test_pipeline_faults.py",)
+RUN_FIRST = (
+    "tests/faults/test_pipeline_faults.py",
+    ALONE,
+    "tests/e2e/test_start_up_stop.py",
+    "tests/pipelines/test_materialize.py",
+    "tests/api/test_fuzz_openapi.py",
+    "tests/pipelines/test_replay_crisis.py",
+    "tests/e2e/test_quickstart.py",
+    "tests/assets/test_scanner_asset.py",
+    "tests/e2e/test_synthesis_e2e.py",
+    "tests/e2e/test_event_stream_resume.py",
+    "tests/assets/test_regime_asset.py",
+)
 PORTS_PER_WORKER, FIRST_PORT = 1000, 20000  # gw0 20000-20999, gw1 21000-21999, ... all below 32768
 
 
@@ -45,8 +55,8 @@ def pytest_collection_modifyitems(config, items):
     sizes = Counter(unit(item) for item in items)
 
     def rank(item) -> tuple[int, int]:
-        first = next((i for i, prefix in enumerate(RUN_FIRST) if item.nodeid.startswith(prefix)), len(RUN_FIRST))
-        return first, -sizes[unit(item)]
+        name = unit(item)
+        return (RUN_FIRST.index(name) if name in RUN_FIRST else len(RUN_FIRST)), -sizes[name]
 
     items.sort(key=rank)  # stable: each unit stays in one piece, its tests in their own order
 
