@@ -6,6 +6,7 @@ rounded), and `last_obs`, `nth_obs`, `obs_on_or_before` and `obs_days_before`, w
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 
@@ -173,7 +174,7 @@ def cadence_of(frame: pl.DataFrame) -> str:
     dates = frame["date"].tail(25).to_numpy().astype("datetime64[D]")
     if len(dates) < 2:
         return "daily"
-    gap = float(np.median(np.diff(dates).astype(np.int64)))
+    gap = float(statistics.median(np.diff(dates).astype(np.int64).tolist()))  # np.median costs 10x on 24 gaps
     if gap <= 4:
         return "daily"
     if gap <= 10:

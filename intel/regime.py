@@ -108,12 +108,19 @@ def classify(frames: Frames, facts: dict | None = None) -> dict:
     facts = regime_facts(frames) if facts is None else facts
     scores = dict.fromkeys(STATES, 0.0)
     rationale: list[tuple[float, str, dict]] = []
+    statuses: dict[str, dict | None] = {}  # several rules read one series: its status once
+
+    def status_of(series_id: str) -> dict | None:
+        if series_id not in statuses:
+            statuses[series_id] = series_status(frames, series_id)
+        return statuses[series_id]
+
     for key, series_id, bands in _rules(facts):
         value = facts.get(key)
         if value is None:
             continue
         # the curve may come from DGS10 - DGS2 when T10Y2Y itself is absent
-        status = series_status(frames, series_id) or series_status(frames, "DGS10")
+        status = status_of(series_id) or status_of("DGS10")
         stale = bool(status and status["stale"])
         for test, state, points, text in bands:
             if test(value):

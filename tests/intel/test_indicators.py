@@ -1,6 +1,6 @@
 """Indicators against the `ta` library on constructed OHLC data, plus tiny hand-computed cases."""
 import math
-from datetime import date
+from datetime import date, timedelta
 
 import numpy as np
 import pandas as pd
@@ -105,3 +105,20 @@ def test_frame_lookups():
     assert ind.change_since(f, 30, "bp") == pytest.approx(50)  # vs 2024-01-31
     assert ind.change_since(f, 59, "pct") == pytest.approx(25)  # vs 2024-01-02
     assert ind.ytd_change_pct(f) is None
+
+
+def test_date_searches_agree_with_the_filters_they_replace():
+    """`rows_through` (numpy's search) against the polars filters it stands for, on gaps, repeated dates and every
+    boundary: the window keeps exactly the rows dated after its cut, the lookup the last row on or before a day."""
+    rng = np.random.default_rng(5)
+    days = np.sort(rng.choice(np.arange(19000, 19400), 250)).astype("datetime64[D]")  # repeats and gaps
+    f = pl.DataFrame({"date": days, "value": rng.normal(size=250)})
+    for n in (1, 7, 30, 365, 1000):
+        cut = f["date"][-1] - timedelta(days=n)
+        assert ind.window(f, n).equals(f.filter(pl.col("date") > cut)), n
+    for offset in range(-2, 402, 3):
+        day = (np.datetime64(19000, "D") + offset).astype(object)
+        before = f.filter(pl.col("date") <= day)
+        expected = None if before.is_empty() else (before["date"][-1], float(before["value"][-1]))
+        assert ind.value_on_or_before(f, day) == expected, day
+        assert ind.rows_through(f, day) == before.height
