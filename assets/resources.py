@@ -21,23 +21,45 @@ log = logging.getLogger(__name__)
 
 
 class WarehouseResource(ConfigurableResource):
-    """The DuckDB warehouse file. Opened per asset and closed right after, so no handle outlives a step."""
+    """The DuckDB warehouse file, opened by a run's first step that reads it and closed when the run ends.
+
+    Every job runs its steps one after another in one process (the in-process executor), so one connection
+    serves them all. Opening DuckDB costs about 15 ms of CPU even for an in-memory database (the engine starts
+    anew), and closing checkpoints: per step, that was an eighth of a refresh run. Runs that write the warehouse
+    are serialized by their tag (`WAREHOUSE_TAGS`); another process that opens the file during a run (an operator's
+    `marketintel materialize`, a back-test) waits for the run, up to `Warehouse`'s lock timeout."""
 
     path: str
     analyst_path: str
+
+    _store: Warehouse | None = PrivateAttr(default=None)
 
     @contextmanager
     def open(self) -> Iterator[Warehouse]:
         """The warehouse for one step. A write that fails (a full disk: DuckDB's IOException, or an OSError from
         the analyst copy) fails the step as before, and is also noted where /health/dashboard shows it, so the
-        operator sees why the served data stopped moving. DuckDB commits through its WAL: the file keeps its last
+        operator sees why the served data stopped moving. The connection is dropped with it, so the next step
+        starts on the file as it was last committed. DuckDB commits through its WAL: the file keeps its last
         committed state, and the API keeps serving the last published copies."""
         try:
-            with Warehouse(Path(self.path)) as store:
-                yield store
+            if self._store is None:
+                self._store = Warehouse(Path(self.path))
+            yield self._store
         except (duckdb.Error, OSError) as exc:
+            self._close()
             _note_warehouse_error(self.path, exc)
             raise
+
+    def teardown_after_execution(self, context: InitResourceContext) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        store, self._store = self._store, None
+        if store is not None:
+            try:
+                store.close()
+            except duckdb.Error:  # a connection a failed write left unusable: the run's error says why
+                log.warning("could not close the warehouse", exc_info=True)
 
 
 class ServingCacheResource(ConfigurableResource):

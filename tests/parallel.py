@@ -67,6 +67,7 @@ def unit(item) -> str:
     return str(group.args[0]) if group else item.nodeid.split("::", 1)[0]
 
 
+@pytest.hookimpl(optionalhook=True)  # `-p no:xdist` runs the suite without xdist's hooks
 def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadGroupScheduling
 
