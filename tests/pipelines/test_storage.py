@@ -1,9 +1,15 @@
 """The instance's storage (pipelines/storage.py): Dagster's SQLite files and layout, written through engines kept
-per file (a bounded number of them), readable by Dagster's own SQLite storage."""
+per file (a bounded number of them), readable by Dagster's own SQLite storage; the index file's connection kept
+open, and a running run's events still seen live by another process's watcher (the UI's)."""
 from __future__ import annotations
 
-from dagster import DagsterInstance, job, op
+import threading
+import time
+import uuid
+
+from dagster import DagsterEventType, DagsterInstance, job, op
 from dagster._core.storage.sqlite_storage import DagsterSqliteStorage
+from sqlalchemy.pool import NullPool
 
 from marketintel.settings import Settings
 from pipelines.instance import ensure_dagster_home
@@ -41,3 +47,40 @@ def test_runs_are_recorded_in_dagsters_layout_through_a_bounded_set_of_kept_engi
         assert {r.run_id for r in stock.run_storage.get_runs()} >= set(run_ids)
     finally:
         stock.dispose()
+
+
+release = threading.Event()
+
+
+@op
+def held() -> int:
+    release.wait(60)
+    return 1
+
+
+@job
+def holding():
+    held()
+
+
+def test_the_index_keeps_its_connection_and_a_watcher_sees_a_running_runs_events_live(mi_home):
+    home = ensure_dagster_home(Settings())
+    run_id, seen = str(uuid.uuid4()), []
+    release.clear()
+    with DagsterInstance.from_config(str(home)) as instance, DagsterInstance.from_config(str(home)) as ui:
+        tiny.execute_in_process(instance=instance)  # the run file's folder and the index exist
+        ui.event_log_storage.watch(run_id, None, lambda entry, cursor: seen.append(entry.dagster_event_type))
+        run = threading.Thread(target=holding.execute_in_process, kwargs={"instance": instance, "run_id": run_id})
+        run.start()
+        try:
+            deadline = time.monotonic() + 30
+            while DagsterEventType.STEP_START not in seen:  # the step is held: the run is still going
+                assert time.monotonic() < deadline and run.is_alive(), seen
+                time.sleep(0.05)
+        finally:
+            release.set()
+            run.join(60)
+        ui.event_log_storage.end_watch(run_id, ui.event_log_storage._watchers[run_id].copy().popitem()[0])
+        index = instance.event_log_storage._engines["index"]
+        assert index.pool.checkedin() == 1  # kept open between uses
+        assert isinstance(instance.event_log_storage._engines[run_id].pool, NullPool)  # closed after each use
