@@ -17,11 +17,13 @@ from tests.made_once import made_once
 @pytest.fixture
 def live(mi_home, redis_url, monkeypatch):
     with ProtocolServer() as server:
-        env = {**server.env(), "MI_SOURCE": "live", "MI_REDIS_URL": redis_url, "MI_LIVE_TIMEOUT_S": "0.3",
+        # The server answers from this process, beside the run: on a busy machine (parallel workers) an answer took
+        # more than 0.3 s, and a 503 read as a timeout. 2 s is ample for an answer; a "timeout" fault sleeps 3 s.
+        env = {**server.env(), "MI_SOURCE": "live", "MI_REDIS_URL": redis_url, "MI_LIVE_TIMEOUT_S": "2",
                "MI_LIVE_RETRIES": "1", "MI_LIVE_BACKOFF_S": "0.01"}
         for key, value in env.items():
             monkeypatch.setenv(key, value)
-        server.timeout_sleep_s = 1.0
+        server.timeout_sleep_s = 3.0
         yield server
     factory._CACHE.clear()  # drop this server's provider (and its breakers)
 
