@@ -11,7 +11,8 @@ LNBITS_LOCK := tests/marketintel/lightning/lnbits-constraints.txt
 LNBITS_STAMP := $(LNBITS_VENV)/.installed
 
 # Test workers (pytest-xdist; tests/parallel.py says how the work is split). On this 2-core machine the suite is
-# CPU-bound: 2 workers took 656 s, 3 between 543 and 722 s over five runs, 4 took 603 s.
+# CPU-bound: before the CPU cuts of 2026-11-28, 2 workers took 656 s, 3 between 543 and 722 s, 4 took 603 s; after
+# them, 3 workers took 449 to 529 s over nine runs.
 TEST_WORKERS ?= 3
 
 .PHONY: run test lint setup bench clean postgres
