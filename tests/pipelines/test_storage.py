@@ -69,7 +69,10 @@ def test_the_index_keeps_its_connection_and_a_watcher_sees_a_running_runs_events
     release.clear()
     with DagsterInstance.from_config(str(home)) as instance, DagsterInstance.from_config(str(home)) as ui:
         tiny.execute_in_process(instance=instance)  # the run file's folder and the index exist
-        ui.event_log_storage.watch(run_id, None, lambda entry, cursor: seen.append(entry.dagster_event_type))
+        def watcher(entry, cursor) -> None:
+            seen.append(entry.dagster_event_type)
+
+        ui.event_log_storage.watch(run_id, None, watcher)
         run = threading.Thread(target=holding.execute_in_process, kwargs={"instance": instance, "run_id": run_id})
         run.start()
         try:
@@ -80,7 +83,7 @@ def test_the_index_keeps_its_connection_and_a_watcher_sees_a_running_runs_events
         finally:
             release.set()
             run.join(60)
-        ui.event_log_storage.end_watch(run_id, ui.event_log_storage._watchers[run_id].copy().popitem()[0])
+        ui.event_log_storage.end_watch(run_id, watcher)
         index = instance.event_log_storage._engines["index"]
         assert index.pool.checkedin() == 1  # kept open between uses
         assert isinstance(instance.event_log_storage._engines[run_id].pool, NullPool)  # closed after each use
