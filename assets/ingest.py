@@ -48,12 +48,12 @@ def backfill_start(market: MarketResource, today: date) -> date:
 
 
 def _fetch(provider: Provider, series_ids: list[str], start: date, end: date):
-    """(frame, {series_id: error}). The live provider reports failed series and leaves them out of the
-    frame, so a failure writes nothing for them and their stored rows stay as they were."""
+    """(frame, {series_id: error}, {series_id: source}). The live provider reports failed series and leaves them
+    out of the frame, so a failure writes nothing for them and their stored rows stay as they were."""
     if isinstance(provider, ReportsFailures):
         result = provider.fetch(series_ids, start, end)
-        return result.frame, result.failures
-    return provider.observations(series_ids, start, end), {}
+        return result.frame, result.failures, result.sources
+    return provider.observations(series_ids, start, end), {}, {}
 
 
 def _ingest_intraday(provider: Provider, store, ids: list[str], now: datetime) -> tuple[int, dict[str, str]]:
@@ -94,6 +94,7 @@ def observations(context: AssetExecutionContext, market: MarketResource,
     client = market.status_client()
     _restore_breakers(context, provider, client)
     failures: dict[str, str] = {}
+    series_sources: dict[str, str] = {}
     with warehouse.open() as store:
         marks = store.watermarks(provider.name)
         ids = sorted(provider.series_ids())
@@ -102,8 +103,9 @@ def observations(context: AssetExecutionContext, market: MarketResource,
         for series_ids, start in fetch_plans(ids, marks, backfill_start(market, today)):
             if start > today:
                 continue
-            frame, failed = _fetch(provider, series_ids, start, today)
+            frame, failed, answered = _fetch(provider, series_ids, start, today)
             failures.update(failed)
+            series_sources.update(answered)
             fetched += frame.height
             written += store.write_observations(frame, provider.name, market.now)
             context.log.info(f"{len(series_ids)} series from {start}: {frame.height} fetched, {len(failed)} failed")
@@ -115,8 +117,12 @@ def observations(context: AssetExecutionContext, market: MarketResource,
     for series_id, error in sorted(intraday_failed.items()):
         context.log.warning(f"{series_id} (hourly candles): {error}")
     missing = sorted(set(ids) - set(after))
+    # a refusing source (Stooq) that did answer this time makes its series live, not unavailable
+    unavailable = ({sid: keys for sid, keys in provider.unavailable().items() if sid not in series_sources}
+                   if isinstance(provider, ReportsFailures) else {})
     report = {"run_at": market.now.isoformat(), "data_source": provider.name, "rows_written": written,
               "series_ok": sorted(set(ids) - set(failures)), "series_failed": failures,
+              "series_sources": series_sources, "series_unavailable": unavailable,
               "intraday_rows_written": intraday_written, "intraday_failed": intraday_failed}
     _publish_status(context, client, provider, report)
     sources = provider.status() if isinstance(provider, SourceBreakers) else {}
@@ -129,6 +135,8 @@ def observations(context: AssetExecutionContext, market: MarketResource,
             "series_new": len(new),
             "series_without_data": MetadataValue.json(missing),
             "series_failed": MetadataValue.json(failures),
+            "series_sources": MetadataValue.json(series_sources),
+            "series_unavailable": MetadataValue.json(unavailable),
             "intraday_rows_written": intraday_written,
             "intraday_failed": MetadataValue.json(intraday_failed),
             "source_status": MetadataValue.json(sources),

@@ -163,11 +163,11 @@ def disk_full_warehouse_write() -> dict:
 
 
 def live_sources_hanging() -> dict:
-    from tests.intel.providers.live.protocol_server import ProtocolServer
+    from tests.intel.providers.live.protocol_server import FRED_KEY, ProtocolServer
 
     with bench_home("mi-fault-live-", FAULT_LIMITS) as (home, env), ProtocolServer() as sources:
         env.update(sources.env(), MI_SOURCE="live", MI_LIVE_TIMEOUT_S="0.5", MI_LIVE_RETRIES="0",
-                   MI_LIVE_BREAKER_RESET_S="1")
+                   MI_LIVE_BREAKER_RESET_S="1", MI_FRED_API_KEY=FRED_KEY, MI_LIVE_FRED_API_REQUESTS_PER_MINUTE="100000")
         migrate(env)
         assert materialize_in_child(env)["success"]
         metas = published_metas(env["MI_REDIS_URL"])

@@ -52,13 +52,18 @@ class Settings(BaseSettings):
     clock_anchor: float | None = Field(None, description="Wall time (epoch s) the clock started; set by `up`")
     sim_seed: int = 7
     sim_years: int = 16
-    # Live sources (keyless). Base URLs are settings so tests point them at a local protocol server.
-    live_fred_url: str = "https://fred.stlouisfed.org/graph/fredgraph.csv"
+    # Live sources. Base URLs are settings so tests point them at a local protocol server.
+    live_fred_api_url: str = "https://api.stlouisfed.org/fred"
     live_treasury_url: str = ("https://home.treasury.gov/resource-center/data-chart-center/interest-rates/"
                               "daily-treasury-rates.csv")
     live_ecb_url: str = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip"
     live_coinbase_url: str = "https://api.exchange.coinbase.com"
     live_stooq_url: str = "https://stooq.com/q/d/l/"
+    live_cboe_url: str = "https://cdn.cboe.com/api/global/us_indices/daily_prices"
+    live_frb_url: str = "https://www.federalreserve.gov/datadownload/Output.aspx"
+    live_nyfed_url: str = "https://markets.newyorkfed.org"
+    live_freddiemac_url: str = "https://www.freddiemac.com/pmms/docs/PMMS_history.csv"
+    live_bls_url: str = "https://api.bls.gov/publicAPI/v2/timeseries/data/"
     live_timeout_s: float = Field(10.0, description="Per-request timeout of the live sources")
     live_retries: int = Field(2, description="Retries after a 429, 5xx, timeout or connection error")
     live_backoff_s: float = Field(0.5, description="First retry delay; doubles per retry")
@@ -66,6 +71,13 @@ class Settings(BaseSettings):
     live_breaker_reset_s: float = Field(300.0, description="Seconds an open breaker waits before one trial")
     live_request_budget: int = Field(600, description="Requests per source per hour")
     live_probe_timeout_s: float = Field(2.0, description="Timeout of the `auto` start-up probe")
+    live_fred_api_requests_per_minute: int = Field(
+        120, ge=1, description="Pace of FRED API requests (FRED's published limit is 120 a minute per key)")
+    live_fred_api_pace_window_s: int = Field(60, ge=1, description="The window of that pace, in seconds")
+    fred_api_key: SecretStr | None = Field(
+        None, description="FRED API key (free, https://fred.stlouisfed.org/docs/api/api_key.html): every FRED series")
+    bls_api_key: SecretStr | None = Field(
+        None, description="BLS API registration key (free): lifts the keyless daily limit of the BLS API")
     # Optional keyed daily-bar providers, tried before Stooq (Tiingo, then Alpha Vantage) only when keyed.
     tiingo_api_key: SecretStr | None = Field(None, description="Tiingo API token; enables Tiingo daily bars")
     alphavantage_api_key: SecretStr | None = Field(

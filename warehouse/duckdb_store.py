@@ -24,14 +24,21 @@ import polars as pl
 from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA, Frames
 from intel.regime_history import LABEL_SCHEMA
 
+# when each observation was first published and its value then, where the source says (else null)
+PUBLICATION_SCHEMA = {"published": pl.Date, "first_value": pl.Float64}
+
 SCHEMA = """
 create table if not exists observations (
     series_id varchar not null,
     date date not null,
     value double not null,
     source varchar not null,
-    ingested_at timestamp not null  -- market-clock time the value became known (UTC, naive)
+    ingested_at timestamp not null,  -- market-clock time the value became known (UTC, naive)
+    published date,  -- the day the observation was first published, where the source says (FRED's ALFRED)
+    first_value double  -- its value as first published (revised series differ from `value`)
 );
+alter table observations add column if not exists published date;
+alter table observations add column if not exists first_value double;
 create table if not exists bars (
     ticker varchar not null,
     date date not null,
@@ -171,10 +178,14 @@ class Warehouse:
     def write_observations(self, long_df: pl.DataFrame, source: str, ingested_at: datetime) -> int:
         """Append `series_id, date, value` rows from `source` as a revision known at `ingested_at`, skipping
         rows whose value equals the latest stored revision of that source for that (series_id, date).
+        `published` and `first_value` columns, where the frame has them, are kept with each row.
         Advances the source's watermarks. Returns the number of rows written."""
+        extra = {name: dtype for name, dtype in PUBLICATION_SCHEMA.items() if name in long_df.columns}
         incoming = (
-            long_df.select(list(LONG_SCHEMA))
-            .cast(LONG_SCHEMA)
+            long_df.with_columns(pl.lit(None, dtype).alias(name) for name, dtype in PUBLICATION_SCHEMA.items()
+                                 if name not in extra)
+            .select([*LONG_SCHEMA, *PUBLICATION_SCHEMA])
+            .cast({**LONG_SCHEMA, **PUBLICATION_SCHEMA})
             .filter(pl.col("value").is_not_null() & pl.col("value").is_finite())
             .unique(["series_id", "date"], keep="last")
         )
@@ -190,7 +201,7 @@ class Warehouse:
             written = con.execute(
                 """
                 insert into observations
-                select n.series_id, n.date, n.value, $source, $stamp
+                select n.series_id, n.date, n.value, $source, $stamp, n.published, n.first_value
                 from _incoming n
                 left join (
                     select series_id, date, arg_max(value, ingested_at) as value

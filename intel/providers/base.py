@@ -21,6 +21,7 @@ class FetchResult:
 
     frame: pl.DataFrame
     failures: dict[str, str] = field(default_factory=dict)  # series_id -> why it failed
+    sources: dict[str, str] = field(default_factory=dict)  # series_id -> the source whose numbers these are
 
 
 @runtime_checkable
@@ -51,6 +52,9 @@ class ReportsFailures(Protocol):
 
     def fetch(self, series_ids: Sequence[str], start: date, end: date) -> FetchResult:
         """`observations`' frame, and {series_id: error} for the series that did not fetch."""
+
+    def unavailable(self) -> dict[str, list[str]]:
+        """{series_id: the unset settings that would bring a source} for the series no source serves."""
 
 
 @runtime_checkable

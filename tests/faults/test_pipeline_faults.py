@@ -42,7 +42,7 @@ from tests.faults.pipeline_helpers import (
     published_metas,
     warehouse_rows,
 )
-from tests.intel.providers.live.protocol_server import ProtocolServer
+from tests.intel.providers.live.protocol_server import FRED_KEY, ProtocolServer
 from warehouse import keys
 from warehouse.cache import ServingCache
 
@@ -191,7 +191,8 @@ def test_a_real_full_tmpfs_under_the_warehouse(ran_once, tmp_path, redis_url):
 def test_hanging_live_sources_end_the_run_in_bounded_time_and_the_next_run_recovers(mi_home, tmp_path,
                                                                                     redis_url):
     with ProtocolServer() as sources:
-        env = {**fault_env(mi_home, redis_url), **sources.env(), "MI_SOURCE": "live", "MI_LIVE_TIMEOUT_S": "0.5",
+        env = {**fault_env(mi_home, redis_url), **sources.env(), "MI_FRED_API_KEY": FRED_KEY,
+               "MI_LIVE_FRED_API_REQUESTS_PER_MINUTE": "100000", "MI_SOURCE": "live", "MI_LIVE_TIMEOUT_S": "0.5",
                "MI_LIVE_RETRIES": "0", "MI_LIVE_BREAKER_RESET_S": "1"}
         migrate(env)
         good = materialize_in_child(env)

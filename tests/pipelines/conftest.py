@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from intel.providers import factory
-from tests.intel.providers.live.protocol_server import ProtocolServer
+from tests.intel.providers.live.protocol_server import FRED_KEY, ProtocolServer
 from tests.made_once import made_once
 
 
@@ -20,7 +20,8 @@ def live(mi_home, redis_url, monkeypatch):
         # The server answers from this process, beside the run: on a busy machine (parallel workers) an answer took
         # more than 0.3 s, and a 503 read as a timeout. 2 s is ample for an answer; a "timeout" fault sleeps 3 s.
         env = {**server.env(), "MI_SOURCE": "live", "MI_REDIS_URL": redis_url, "MI_LIVE_TIMEOUT_S": "2",
-               "MI_LIVE_RETRIES": "1", "MI_LIVE_BACKOFF_S": "0.01"}
+               "MI_LIVE_RETRIES": "1", "MI_LIVE_BACKOFF_S": "0.01", "MI_FRED_API_KEY": FRED_KEY,
+               "MI_LIVE_FRED_API_REQUESTS_PER_MINUTE": "100000"}
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         server.timeout_sleep_s = 3.0

@@ -186,3 +186,25 @@ def test_sources_never_mix(wh):
     assert wh.latest_module_results("replay")["vix"].payload == {"v": "replay"}
     assert wh.latest_module_results("replay")["vix"].as_of == date(2024, 3, 1)
     assert wh.latest_pulse("replay") is None and wh.latest_pulse("sim").payload == {"v": "sim"}
+
+
+def test_first_publication_is_kept_where_the_source_gives_it(tmp_path):
+    """A FRED row carries the day it was first published and its value then; a row without says nothing (null).
+    A warehouse file from before these columns takes them on open, its rows null."""
+    path = tmp_path / "old" / "warehouse.duckdb"
+    path.parent.mkdir()
+    with duckdb.connect(str(path)) as con:  # the table as it was before
+        con.execute("create table observations (series_id varchar not null, date date not null, value double not "
+                    "null, source varchar not null, ingested_at timestamp not null)")
+        con.execute("insert into observations values ('GDP', '2023-10-01', 27610.1, 'live', '2024-01-01')")
+    frame = pl.DataFrame([("GDP", date(2024, 1, 1), 28296.9, date(2024, 4, 25), 28269.2),
+                          ("UNRATE", date(2024, 3, 1), 3.9, None, None)],
+                         schema={"series_id": pl.Utf8, "date": pl.Date, "value": pl.Float64, "published": pl.Date,
+                                 "first_value": pl.Float64}, orient="row")
+    with Warehouse(path) as store:
+        assert store.write_observations(frame, "live", T2) == 2
+        assert store.write_observations(long([("DGS10", date(2024, 3, 1), 4.2)]), "live", T2) == 1
+        rows = store.con.execute("select series_id, published, first_value from observations order by series_id"
+                                 ).fetchall()
+    assert rows == [("DGS10", None, None), ("GDP", None, None), ("GDP", date(2024, 4, 25), 28269.2),
+                    ("UNRATE", None, None)]

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import httpx
 import orjson
-from limits import RateLimitItemPerHour
+from limits import RateLimitItem, RateLimitItemPerHour
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
@@ -28,13 +28,25 @@ class SourceError(Exception):
     """A source did not deliver usable data (transport, status, format). Its series keep their old rows."""
 
 
+class SeriesError(SourceError):
+    """The source answered, about one series: it does not have it. Not a failure of the source (its breaker
+    counts a success), so one discontinued series cannot cut off the others."""
+
+
 @dataclass(frozen=True)
 class LiveConfig:
-    fred_url: str
-    treasury_url: str
-    ecb_url: str
-    coinbase_url: str
-    stooq_url: str
+    """Every URL is the publisher's own (settings `MI_LIVE_<NAME>_URL`, so tests point them at a local server)."""
+    fred_api_url: str = "https://api.stlouisfed.org/fred"
+    treasury_url: str = ("https://home.treasury.gov/resource-center/data-chart-center/interest-rates/"
+                         "daily-treasury-rates.csv")
+    ecb_url: str = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip"
+    coinbase_url: str = "https://api.exchange.coinbase.com"
+    stooq_url: str = "https://stooq.com/q/d/l/"
+    cboe_url: str = "https://cdn.cboe.com/api/global/us_indices/daily_prices"
+    frb_url: str = "https://www.federalreserve.gov/datadownload/Output.aspx"
+    nyfed_url: str = "https://markets.newyorkfed.org"
+    freddiemac_url: str = "https://www.freddiemac.com/pmms/docs/PMMS_history.csv"
+    bls_url: str = "https://api.bls.gov/publicAPI/v2/timeseries/data/"
     timeout_s: float = 10.0
     retries: int = 2
     backoff_s: float = 0.5
@@ -42,11 +54,16 @@ class LiveConfig:
     breaker_reset_s: float = 300.0
     request_budget: int = 600
     probe_timeout_s: float = 2.0
+    # FRED's published limit is 120 requests a minute per key: requests are paced to stay inside it
+    fred_api_requests_per_minute: int = 120
+    fred_api_pace_window_s: int = 60  # the window of that pace (a test shortens it to see the pacing at work)
     # optional keyed daily-bar providers: on only when their key is set (keys never in repr or logs)
     tiingo_url: str = "https://api.tiingo.com"
     alphavantage_url: str = "https://www.alphavantage.co"
     tiingo_api_key: str | None = field(default=None, repr=False)
     alphavantage_api_key: str | None = field(default=None, repr=False)
+    fred_api_key: str | None = field(default=None, repr=False)
+    bls_api_key: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_settings(cls, settings) -> LiveConfig:
@@ -139,13 +156,17 @@ class SourceClient:
     the breaker counts the outcome of the whole call (retries included, parse errors included)."""
 
     def __init__(self, name: str, config: LiveConfig, transport: httpx.BaseTransport | None = None,
-                 headers: dict[str, str] | None = None, secrets: tuple[str, ...] = ()) -> None:
-        """`headers` go with every request (an auth header); `secrets` are cut out of every error text."""
+                 headers: dict[str, str] | None = None, secrets: tuple[str, ...] = (),
+                 pace: RateLimitItem | None = None) -> None:
+        """`headers` go with every request (an auth header); `secrets` are cut out of every error text;
+        `pace`: the publisher's own rate limit, kept by waiting before a request rather than by a 429."""
         self.name, self.config = name, config
         self.secrets = tuple(s for s in secrets if s)
         self.breaker = Breaker(config.breaker_failures, config.breaker_reset_s)
         self._budget = RateLimitItemPerHour(max(1, config.request_budget))
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._pace = pace
+        self.paced_s = 0.0  # time spent waiting for the pace, for the status
         self._http = httpx.Client(timeout=config.timeout_s, follow_redirects=True, transport=transport,
                                   headers={"User-Agent": "marketintel/0.1 (+self-hosted)", **(headers or {})})
 
@@ -160,17 +181,33 @@ class SourceClient:
         b.allow()  # an open breaker whose reset time passed reports half_open
         return {"state": b.state, "consecutive_failures": b.consecutive_failures, "last_error": b.last_error,
                 "last_error_at": _iso(b.last_error_at), "last_success_at": _iso(b.last_success_at),
-                "requests_used": self.requests_used(), "request_budget": self.config.request_budget}
+                "requests_used": self.requests_used(), "request_budget": self.config.request_budget,
+                "paced_s": round(self.paced_s, 1)}
+
+    def _wait_for_pace(self) -> None:
+        """Sleep until the publisher's window has room (a moving window: at most N in any stretch of its length)."""
+        if self._pace is None:
+            return
+        while not self._limiter.hit(self._pace, self.name, "pace"):
+            reset = self._limiter.get_window_stats(self._pace, self.name, "pace").reset_time
+            wait = min(max(reset - time.time(), 0.01), float(self._pace.get_expiry()))
+            self.paced_s += wait
+            time.sleep(wait)
 
     def call(self, url: str, params: dict | None, parse: Callable[[httpx.Response], T],
-             retries: int | None = None, timeout_s: float | None = None, accept: tuple[int, ...] = ()) -> T:
-        """`accept`: 4xx statuses that are answers for `parse` (e.g. a 404 meaning "no such ticker")."""
+             retries: int | None = None, timeout_s: float | None = None, accept: tuple[int, ...] = (),
+             json: object = None) -> T:
+        """`accept`: 4xx statuses that are answers for `parse` (e.g. a 404 meaning "no such ticker");
+        `json`: a body to POST as JSON (the BLS API takes its queries so); without it, a GET."""
         if not self.breaker.allow():
             raise SourceError(f"{self.name}: circuit open after {self.breaker.consecutive_failures} failures "
                               f"(last: {self.breaker.last_error})")
         try:
             result = parse(self._get(url, params, self.config.retries if retries is None else retries,
-                                     timeout_s, accept))
+                                     timeout_s, accept, json))
+        except SeriesError as exc:
+            self.breaker.success()
+            raise SeriesError(redact(str(exc), self.secrets)) from None
         except SourceError as exc:
             message = redact(str(exc), self.secrets)
             if not message.startswith(f"{self.name}: request budget"):  # our limit, not the source's fault
@@ -186,14 +223,17 @@ class SourceClient:
         return result
 
     def _get(self, url: str, params: dict | None, retries: int, timeout_s: float | None,
-             accept: tuple[int, ...] = ()) -> httpx.Response:
+             accept: tuple[int, ...] = (), json: object = None) -> httpx.Response:
         error = ""
         for attempt in range(retries + 1):
             if not self._limiter.hit(self._budget, self.name):
                 raise SourceError(f"{self.name}: request budget of {self.config.request_budget}/hour used up")
+            self._wait_for_pace()
             delay = self.config.backoff_s * 2 ** attempt
             try:
-                response = self._http.get(url, params=params, timeout=timeout_s or self.config.timeout_s)
+                timeout = timeout_s or self.config.timeout_s
+                response = (self._http.get(url, params=params, timeout=timeout) if json is None
+                            else self._http.post(url, params=params, json=json, timeout=timeout))
             except httpx.TimeoutException:
                 error = f"{self.name}: timeout after {timeout_s or self.config.timeout_s}s"
             except httpx.HTTPError as exc:  # connection refused, reset, truncated transfer, DNS

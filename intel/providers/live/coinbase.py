@@ -11,8 +11,11 @@ import orjson
 
 from intel.providers.live.client import SourceClient, SourceError
 
+NAME = "coinbase"
 PRODUCTS = {"CBBTCUSD": "BTC-USD", "CBETHUSD": "ETH-USD"}
 FIRST = {"CBBTCUSD": date(2014, 12, 1), "CBETHUSD": date(2016, 5, 18)}
+SERIES = PRODUCTS
+DERIVED: dict[str, str] = {}
 WINDOW_DAYS = 300
 
 Bars = list[tuple[date, float, float, float, float, float]]  # date, open, high, low, close, volume

@@ -16,10 +16,15 @@ import httpx
 from intel.providers.live.client import SourceClient, SourceError
 from intel.providers.live.csvdata import parse_date, parse_value, read_rows
 
+NAME = "ecb"
 # series -> (currency, True when the series is USD per unit of that currency)
 SERIES = {"DEXUSEU": ("EUR", True), "DEXUSUK": ("GBP", True), "DEXUSAL": ("AUD", True),
           "DEXJPUS": ("JPY", False), "DEXSZUS": ("CHF", False), "DEXCAUS": ("CAD", False),
           "DEXCHUS": ("CNY", False), "DEXMXUS": ("MXN", False)}
+
+DERIVED = {sid: (f"US dollars per {cur}" if usd else f"{cur} per US dollar") + " through the euro: the ECB's "
+           "reference rates (14:15 CET) of the dollar and the currency against the euro"
+           for sid, (cur, usd) in SERIES.items() if sid != "DEXUSEU"}
 
 Points = list[tuple[date, float]]
 

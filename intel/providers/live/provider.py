@@ -1,17 +1,16 @@
-"""The live provider: routes every catalog series to one keyless public source and reports what failed.
-
-Routing (no silent fallback between sources, so one series never mixes two publishers' numbers):
-Treasury curve -> the Treasury CSV, FX -> the ECB reference rates, crypto -> Coinbase candles, sector
-ETFs -> Stooq, everything else -> FRED's CSV. A failed source leaves its series out of the frame;
-`fetch()`'s result says which and why.
+"""The live provider: fetches every catalog series from the source its route names (`sources.py`: the publisher's own
+keyless feed first, then the FRED API when `MI_FRED_API_KEY` is set) and reports what failed and what no source
+can serve. A series fetched from a fallback source is fetched whole from it: one fetch never mixes two
+publishers' numbers in a series.
 
 Daily bars of a ticker (`bars()`) are the exception: every provider there serves the whole bar history of
 the ticker, so they are tried in order and the first with bars wins: Tiingo (when `MI_TIINGO_API_KEY` is
 set; adjusted prices), then Alpha Vantage (when `MI_ALPHAVANTAGE_API_KEY` is set; unadjusted), then Stooq
-(keyless). A failure (breaker open, transport, status, a refusal or malformed body) or an empty answer falls
-through to the next; `bars_with_source()`'s result names the one that answered and why the others did not.
-The keyed providers take plain US tickers only (letters, digits, `-`, optional `.US`); index, FX and
-exchange-suffixed symbols go to Stooq directly. The two crypto series come from Coinbase as before.
+(keyless, but refusing scripts since 2026: its refusal is a named failure). A failure (breaker open, transport,
+status, a refusal or malformed body) or an empty answer falls through to the next; `bars_with_source()`'s result
+names the one that answered and why the others did not. The keyed providers take plain US tickers only (letters,
+digits, `-`, optional `.US`); index, FX and exchange-suffixed symbols go to Stooq directly. The two crypto
+series come from Coinbase.
 
 Hourly candles (`fetch_intraday()`) exist for the two crypto series only, from Coinbase.
 """
@@ -19,36 +18,39 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 import polars as pl
 
-from intel.catalog import ADJUSTED, CATALOG, SECTORS, TREASURY_TENORS, release_lag
+from intel.catalog import ADJUSTED, CATALOG, release_lag
 from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA
 from intel.providers.base import FetchResult
-from intel.providers.live import alphavantage, coinbase, coinbase_hourly, ecb, fred, stooq, tiingo, treasury
+from intel.providers.live import alphavantage, coinbase, coinbase_hourly, sources, stooq, tiingo
 from intel.providers.live.client import LiveConfig, SourceClient, SourceError
 from intel.providers.sim_bars import valid_ticker
 
-FETCHERS = {"fred": fred.fetch, "treasury": treasury.fetch, "ecb": ecb.fetch, "coinbase": coinbase.fetch,
-            "stooq": stooq.fetch}
 # keyed daily-bar providers, in the order `bars()` tries them: (name, config key field, module)
 KEYED_BARS = (("tiingo", "tiingo_api_key", tiingo), ("alphavantage", "alphavantage_api_key", alphavantage))
 BARS_ADJUSTMENT = {"tiingo": ADJUSTED, "stooq": ADJUSTED}
 PLAIN_US_TICKER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
+# the frame `fetch()` returns: LONG_SCHEMA plus when each value was first published and what it was then
+# (null where the source does not say: the catalog's publication rule applies)
+FETCH_SCHEMA = {**LONG_SCHEMA, "published": pl.Date, "first_value": pl.Float64}
 
 
-def route(series_id: str) -> str:
-    if series_id in TREASURY_TENORS:
-        return "treasury"
-    if series_id in ecb.SERIES:
-        return "ecb"
-    if series_id in coinbase.PRODUCTS:
-        return "coinbase"
-    if series_id in SECTORS:
-        return "stooq"
-    return "fred"
+def _frame(series_id: str, points: list, start: date, end: date) -> pl.DataFrame:
+    """One series' points, (date, value) or (date, value, first published, first value), kept when dated in
+    start..end and published by `end`."""
+    lag = timedelta(days=release_lag(series_id))
+    rows = []
+    for point in points:
+        day, value = point[0], point[1]
+        published, first = (point[2], point[3]) if len(point) > 2 else (None, None)
+        if start <= day <= end and (published or day + lag) <= end:
+            rows.append((series_id, day, value, published, first))
+    return pl.DataFrame(rows, schema=FETCH_SCHEMA, orient="row")
 
 
 @dataclass
@@ -70,42 +72,70 @@ class LiveProvider:
 
     def __init__(self, config: LiveConfig, transport=None) -> None:
         self.config = config
-        self.clients = {name: SourceClient(name, config, transport) for name in FETCHERS}
-        # a keyed provider exists (client, status, breaker) only when its key is set
+        self.clients: dict[str, SourceClient] = {}
+        for module in sources.MODULES.values():  # a keyed source exists (client, status, breaker) only when keyed
+            key_field = next((f for m, f, _ in sources.KEYED if m is module), None)
+            if key_field is None or getattr(config, key_field):
+                options = module.client_options(config) if hasattr(module, "client_options") else {}
+                self.clients[module.NAME] = SourceClient(module.NAME, config, transport, **options)
+        # daily bars of any ticker: the keyed providers when keyed, then Stooq
         self.bar_providers: list[tuple[str, object]] = []
         for name, key_field, module in KEYED_BARS:
             key = getattr(config, key_field)
             if key:
-                self.clients[name] = SourceClient(name, config, transport, **module.client_options(key))
+                if name not in self.clients:
+                    self.clients[name] = SourceClient(name, config, transport, **module.client_options(key))
                 self.bar_providers.append((name, module))
         self.bar_providers.append(("stooq", stooq))
         self._bars_source: dict[str, str] = {}  # ticker -> the provider whose bars were returned last
+        self.series_source: dict[str, str] = {}  # series -> the source whose numbers the last fetch returned
 
     def series_ids(self) -> list[str]:
-        return sorted(CATALOG)
+        """The catalog series some source can serve with this configuration."""
+        return sorted(sid for sid in CATALOG if sources.chain(sid, self.config))
+
+    def unavailable(self) -> dict[str, list[str]]:
+        """{series: the unset settings that would bring a source} for the series no working source serves."""
+        return {sid: sources.keys_needed(sid, self.config) for sid in sorted(CATALOG)
+                if not sources.counts(sid, self.config)}
 
     def fetch(self, series_ids: Sequence[str], start: date, end: date) -> FetchResult:
-        """Observations of the series that fetched cleanly, published by `end` (date + release lag), and
-        {series_id: error} for the others."""
-        groups: dict[str, list[str]] = {}
-        for sid in series_ids:
-            groups.setdefault(route(sid), []).append(sid)
-        parts, failures = [], {}
-        for source, ids in groups.items():
-            got, failed = FETCHERS[source](self.clients[source], ids, start, end)
-            failures.update(failed)
-            for sid, points in got.items():
-                lag = timedelta(days=release_lag(sid))
-                kept = [(d, v) for d, v in points if start <= d <= end and d + lag <= end]
-                if kept:
-                    parts.append(pl.DataFrame({"series_id": [sid] * len(kept), "date": [d for d, _ in kept],
-                                               "value": [v for _, v in kept]}, schema=LONG_SCHEMA))
-        frame = pl.concat(parts) if parts else pl.DataFrame(schema=LONG_SCHEMA)
+        """Observations of the series that fetched cleanly, published by `end` (their first publication where the
+        source says, else date + the catalog's release lag), with `published` and `first_value` (FETCH_SCHEMA);
+        {series_id: error} for the others. Each series goes down its chain of sources until one delivers it."""
+        pending = {sid: sources.chain(sid, self.config) for sid in series_ids}
+        errors: dict[str, list[str]] = {sid: [] for sid in series_ids}
+        got: dict[str, tuple[str, list]] = {}
+        for sid, route in pending.items():
+            if not route:
+                keys = sources.keys_needed(sid, self.config)
+                errors[sid].append("no source serves it" + (f" (set {' or '.join(keys)})" if keys else ""))
+        while pending := {sid: route for sid, route in pending.items() if route}:
+            groups: dict[str, list[str]] = {}
+            for sid, route in pending.items():
+                groups.setdefault(route[0], []).append(sid)
+            for source, ids in groups.items():
+                points, failed = sources.MODULES[source].fetch(self.clients[source], ids, start, end)
+                for sid in ids:
+                    if sid in failed:
+                        errors[sid].append(failed[sid])
+                        pending[sid] = pending[sid][1:]
+                    else:
+                        got[sid] = (source, points.get(sid, []))
+                        pending[sid] = []
+        parts = []
+        for sid, (source, points) in got.items():
+            self.series_source[sid] = source
+            frame = _frame(sid, points, start, end)
+            if frame.height:
+                parts.append(frame)
+        frame = pl.concat(parts) if parts else pl.DataFrame(schema=FETCH_SCHEMA)
         frame = frame.unique(["series_id", "date"], keep="last").sort(["series_id", "date"])
-        return FetchResult(frame, failures)
+        failures = {sid: "; ".join(why) for sid, why in errors.items() if sid not in got}
+        return FetchResult(frame, failures, {sid: source for sid, (source, _) in got.items()})
 
     def observations(self, series_ids: Sequence[str], start: date, end: date) -> pl.DataFrame:
-        return self.fetch(series_ids, start, end).frame
+        return self.fetch(series_ids, start, end).frame.select(list(LONG_SCHEMA))
 
     def fetch_intraday(self, series_ids: Sequence[str], start: datetime, end: datetime) -> FetchResult:
         """Hourly candles (INTRADAY_SCHEMA, `ts` the close time) of the series Coinbase serves (others are
@@ -171,14 +201,29 @@ class LiveProvider:
                 self.clients[name].breaker.restore(status)
 
 
+# cheap requests that tell whether a source answers (never the BLS: its keyless day has 25 queries)
+PROBES = (("coinbase", "CBBTCUSD"), ("treasury", "DGS10"), ("cboe", "VIXCLS"), ("fred", "DGS10"))
+
+
 def probe(config: LiveConfig) -> tuple[bool, str]:
-    """One small FRED request with a short timeout and no retry: does the live data answer at all?"""
-    client = SourceClient("probe", LiveConfig(**{**config.__dict__, "retries": 0, "timeout_s": config.probe_timeout_s}))
-    try:
-        points = fred.fetch_one(client, "DGS10", date.today() - timedelta(days=14), date.today(),
-                                retries=0, timeout_s=config.probe_timeout_s)
-    except SourceError as exc:
-        return False, str(exc)
-    finally:
-        client.close()
-    return (True, "FRED answered") if points else (False, "FRED answered without data")
+    """Does any live source answer? One small request to each cheap source at once, short timeout, no retry."""
+    quick = LiveConfig(**{**config.__dict__, "retries": 0, "timeout_s": config.probe_timeout_s})
+    today = date.today()
+    checks = [(name, sid) for name, sid in PROBES if name in sources.MODULES and name in sources.chain(sid, quick)]
+
+    def ask(name: str, sid: str) -> str | None:
+        module = sources.MODULES[name]
+        options = module.client_options(quick) if hasattr(module, "client_options") else {}
+        client = SourceClient(f"probe {name}", quick, **options)
+        try:
+            got, failed = module.fetch(client, [sid], today - timedelta(days=14), today)
+        finally:
+            client.close()
+        return failed.get(sid) or (None if got.get(sid) else f"{name}: answered without data")
+
+    with ThreadPoolExecutor(max_workers=max(1, len(checks))) as pool:
+        errors = dict(zip([n for n, _ in checks], pool.map(lambda c: ask(*c), checks)))
+    answered = sorted(name for name, error in errors.items() if error is None)
+    if answered:
+        return True, f"{', '.join(answered)} answered"
+    return False, "; ".join(errors.values()) or "no live source configured"

@@ -40,10 +40,19 @@ def daily(client: SourceClient, ticker: str, start: date, end: date) -> Bars:
     return client.call(client.config.stooq_url, params, lambda r: parse(ticker, _body(r)))
 
 
+# what Stooq's refusals say: an apikey obtained through a captcha (March 2026), then a browser proof-of-work page
+# for scripts (July 2026)
+REFUSALS = ("apikey", "captcha", "proof-of-work", "proof of work", "checking your browser")
+
+
 def _body(response) -> str:
     # "No data" comes without a final newline; it is a complete answer, not a truncated file
     if response.text.strip().lower() == "no data" and "html" not in response.headers.get("content-type", ""):
         return "No data"
+    page = response.text[:4000].lower()
+    if page.lstrip().startswith("<") and any(word in page for word in REFUSALS):
+        raise SourceError("stooq: refused: a captcha or browser-challenge page instead of data (Stooq no longer "
+                          "serves scripts; set MI_TIINGO_API_KEY for daily bars)")
     return text_body("stooq", response)
 
 

@@ -8,7 +8,7 @@ from builders import NOW, bdays, check_payload, make_frames, month_starts, rando
 from intel.catalog import CATALOG
 from intel.frames import Frames
 from intel.modules import fx_carry as fc
-from intel.providers.live.provider import route
+from intel.providers.live import LiveConfig, sources
 from intel.providers.sim import SimProvider
 from intel.registry import modules
 from tests.history import history_dir
@@ -73,7 +73,8 @@ def test_foreign_rates_are_the_catalogs_monthly_oecd_series():
         entry = CATALOG[sid]
         assert (entry.frequency, entry.unit, entry.asset_class) == ("monthly", "percent", "rates")
         assert entry.release_lag_days >= 31  # a month's average is out only after the month
-        assert sid in fc.INPUTS and route(sid) == "fred"  # the live provider asks FRED for it
+        # the live provider asks the FRED API for it, with a key
+        assert sid in fc.INPUTS and sources.chain(sid, LiveConfig(fred_api_key="k")) == ["fred"]
 
 
 def test_carry_uses_the_latest_monthly_rate_and_names_its_date():

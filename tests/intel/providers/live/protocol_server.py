@@ -1,7 +1,8 @@
 """A local stand-in for the live sources: each path speaks the source's documented response format
-(FRED fredgraph.csv, Treasury yearly curve CSV, ECB eurofxref-hist.zip, Coinbase daily and hourly candles JSON,
-Stooq daily CSV, and the keyed bar providers Tiingo daily prices JSON and Alpha Vantage TIME_SERIES_DAILY JSON) from
-deterministic fixtures, and can be told to fail (`faults[source] = mode`) in the ways the real ones do.
+(the FRED API series/observations JSON, Treasury yearly curve CSV, ECB eurofxref-hist.zip, Coinbase daily and
+hourly candles JSON, Stooq daily CSV, and the keyed bar providers Tiingo daily prices JSON and Alpha Vantage
+TIME_SERIES_DAILY JSON) from deterministic fixtures, and can be told to fail (`faults[source] = mode`) in the
+ways the real ones do.
 Nothing here talks to the internet; the production clients point their base URLs at it.
 
 Bar prices differ per provider so a test can tell whose bars it got: Stooq closes are `fixture_value`,
@@ -20,13 +21,14 @@ from urllib.parse import parse_qs, urlparse
 import orjson
 
 from intel.catalog import CATALOG
-from intel.providers.live.provider import route
+from intel.providers.live import LiveConfig, sources
 from intel.providers.live.treasury import COLUMNS as TREASURY_COLUMNS
 
 MODES = ("429", "503", "timeout", "empty", "html", "truncated", "dots")
 # extra failure modes of the keyed JSON providers (Tiingo, Alpha Vantage): 200 answers that are not data
 KEYED_MODES = ("note", "information", "error_message", "empty_list", "malformed", "not_list")
 TIINGO_KEY = "tiingo-secret-0123456789abcdef"
+FRED_KEY = "abcdefghijklmnopqrstuvwxyz123456"  # FRED keys are 32 lower-case alphanumerics
 ALPHAVANTAGE_KEY = "AVSECRETKEY42XYZ"
 TIINGO_ADJ, TIINGO_RAW, AV_BUMP = 0.25, 10.0, 0.5
 BAR_TICKERS = ("SPY", "AAPL")  # besides the catalog's tickers, the ones every bar provider knows
@@ -92,23 +94,50 @@ class ProtocolServer:
 
     def env(self) -> dict[str, str]:
         """MI_* variables pointing every live client here."""
-        return {"MI_LIVE_FRED_URL": f"{self.url}/fred/fredgraph.csv", "MI_LIVE_TREASURY_URL": f"{self.url}/treasury",
+        return {"MI_LIVE_FRED_API_URL": f"{self.url}/fred", "MI_LIVE_TREASURY_URL": f"{self.url}/treasury",
                 "MI_LIVE_ECB_URL": f"{self.url}/ecb/eurofxref-hist.zip", "MI_LIVE_COINBASE_URL": f"{self.url}/coinbase",
                 "MI_LIVE_STOOQ_URL": f"{self.url}/stooq/", "MI_LIVE_TIINGO_URL": f"{self.url}/tiingo",
-                "MI_LIVE_ALPHAVANTAGE_URL": f"{self.url}/alphavantage"}
+                "MI_LIVE_ALPHAVANTAGE_URL": f"{self.url}/alphavantage",
+                # the publishers this fixture server does not speak answer 404, so their series fall to FRED
+                **{f"MI_LIVE_{name.upper()}_URL": f"{self.url}/unserved/{name}"
+                   for name in ("cboe", "frb", "nyfed", "freddiemac", "bls")}}
 
     def keys_env(self) -> dict[str, str]:
         """The keys this server accepts, as the variables that enable the keyed providers."""
-        return {"MI_TIINGO_API_KEY": TIINGO_KEY, "MI_ALPHAVANTAGE_API_KEY": ALPHAVANTAGE_KEY}
+        return {"MI_TIINGO_API_KEY": TIINGO_KEY, "MI_ALPHAVANTAGE_API_KEY": ALPHAVANTAGE_KEY,
+                "MI_FRED_API_KEY": FRED_KEY}
 
     # --- bodies in each source's documented format ---
 
-    def fred_csv(self, series_id: str, dots: bool) -> bytes:
-        lines = [f"observation_date,{series_id}"]
-        for i, day in enumerate(fixture_dates(series_id, self.today)):
-            holiday = (i % 17 == 5) or (dots and i >= len(fixture_dates(series_id, self.today)) - 5)
-            lines.append(f"{day.isoformat()},{'.' if holiday else fixture_value(series_id, day, self.bump)}")
-        return ("\n".join(lines) + "\n").encode()
+    def fred_json(self, query: dict, dots: bool) -> tuple[bytes, int]:
+        """series/observations as the FRED API answers it (see tests/.../wire/fred.py for the documented shape):
+        values as strings, "." for holidays; with output_type=4 each observation's realtime_start is the day it
+        was first published (date + the catalog's lag here)."""
+        series_id = query.get("series_id", "")
+        if query.get("api_key") != FRED_KEY:
+            return orjson.dumps({"error_code": 400, "error_message": "Bad Request.  The value for variable api_key "
+                                 "is not registered.  Read https://fred.stlouisfed.org/docs/api/api_key.html for "
+                                 "more information."}), 400
+        if series_id not in CATALOG:
+            return orjson.dumps({"error_code": 400, "error_message": "Bad Request.  The series does not exist."}), 400
+        lo = date.fromisoformat(query.get("observation_start", "1776-07-04"))
+        hi = date.fromisoformat(query.get("observation_end", "9999-12-31"))
+        days = fixture_dates(series_id, self.today)
+        first_release = query.get("output_type") == "4"
+        rows = []
+        for i, day in enumerate(days):
+            if not lo <= day <= hi:
+                continue
+            holiday = (i % 17 == 5) or (dots and i >= len(days) - 5)
+            seen = day + timedelta(days=CATALOG[series_id].release_lag_days) if first_release else self.today
+            rows.append({"realtime_start": seen.isoformat(), "realtime_end": self.today.isoformat(),
+                         "date": day.isoformat(),
+                         "value": "." if holiday else str(fixture_value(series_id, day, self.bump))})
+        return orjson.dumps({"realtime_start": self.today.isoformat(), "realtime_end": self.today.isoformat(),
+                             "observation_start": lo.isoformat(), "observation_end": hi.isoformat(),
+                             "units": "lin", "output_type": int(query.get("output_type", 1)), "file_type": "json",
+                             "order_by": "observation_date", "sort_order": "asc", "count": len(rows),
+                             "offset": 0, "limit": 100000, "observations": rows}), 200
 
     def treasury_csv(self, year: int) -> bytes:
         cols = ["1 Mo", "1.5 Month", "2 Mo", "3 Mo", "4 Mo", "6 Mo", "1 Yr", "2 Yr", "3 Yr", "5 Yr", "7 Yr",
@@ -208,6 +237,11 @@ KEYED_FAULTS = {  # mode -> (body, content type), all sent with status 200
 }
 
 
+def route(series_id: str) -> str:
+    """The first source tried for `series_id` with the FRED key set (no other key)."""
+    return sources.chain(series_id, LiveConfig(fred_api_key=FRED_KEY))[0]
+
+
 def series_of(source: str) -> list[str]:
     return sorted(sid for sid in CATALOG if route(sid) == source)
 
@@ -236,7 +270,7 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "empty":
             return self._send(200, b"", "text/csv")
         if mode == "html":  # an error/consent page with status 200; the content type lies, the body does not
-            return self._send(200, HTML, "text/csv" if source == "fred" else "text/html")
+            return self._send(200, HTML, "application/json" if source == "fred" else "text/html")
         if mode in KEYED_MODES:
             return self._send(200, *KEYED_FAULTS[mode])
         body, ctype, status = self._body(source, url.path, query, dots=mode == "dots")
@@ -250,6 +284,9 @@ class _Handler(BaseHTTPRequestHandler):
         """(body, content type, status)"""
         if source in ("tiingo", "alphavantage"):
             return self._keyed_body(source, path, query)
+        if source == "fred" and path.rstrip("/") == "/fred/series/observations":
+            body, status = self.owner.fred_json(query, dots)
+            return body, "application/json", status
         body, ctype = self._keyless_body(source, path, query, dots)
         return body, ctype, 200
 
@@ -278,8 +315,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _keyless_body(self, source: str, path: str, query: dict, dots: bool):
         owner = self.owner
-        if source == "fred" and query.get("id") in CATALOG:
-            return owner.fred_csv(query["id"], dots), "text/csv"
         if source == "treasury":
             return owner.treasury_csv(int(path.strip("/").split("/")[1])), "text/csv"
         if source == "ecb":

@@ -15,12 +15,12 @@ from intel.providers.live.client import SourceClient, SourceError
 from intel.providers.sim import SimProvider
 from marketintel.settings import Settings
 from tests.intel.providers.live.protocol_server import (
+    FRED_KEY,
     MODES,
     ProtocolServer,
     ecb_rates,
     fixture_dates,
     fixture_value,
-    series_of,
 )
 
 EPOCH = date(1900, 1, 1)
@@ -28,7 +28,8 @@ EPOCH = date(1900, 1, 1)
 
 def config(server: ProtocolServer, **kw) -> LiveConfig:
     urls = {k.removeprefix("MI_LIVE_").lower(): v for k, v in server.env().items()}
-    return LiveConfig(**urls, **{"timeout_s": 0.5, "retries": 1, "backoff_s": 0.01, **kw})
+    return LiveConfig(**urls, **{"timeout_s": 0.5, "retries": 1, "backoff_s": 0.01, "fred_api_key": FRED_KEY,
+                                  "fred_api_requests_per_minute": 100_000, **kw})
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def server():
 
 def by_series(frame) -> dict[str, dict[date, float]]:
     out: dict[str, dict[date, float]] = {}
-    for sid, day, value in frame.iter_rows():
+    for sid, day, value in frame.select("series_id", "date", "value").iter_rows():
         out.setdefault(sid, {})[day] = value
     return out
 
@@ -83,16 +84,26 @@ def test_bars_from_stooq_and_coinbase(server):
 
 @pytest.mark.parametrize("source", ["fred", "treasury", "ecb", "coinbase", "stooq"])
 @pytest.mark.parametrize("mode", [m for m in MODES if m != "dots"])
-def test_each_failure_mode_is_a_source_error_for_exactly_that_sources_series(server, source, mode):
+def test_each_failure_mode_is_a_source_error_and_the_series_fall_back_whole(server, source, mode):
+    """A publisher's failure sends its series to the FRED API, whole (never a mix in one fetch); FRED's failure
+    fails the series only FRED serves; the sector ETFs have no fallback without a Tiingo key."""
+    # whose numbers each series comes from when nothing fails (this fixture server speaks only some publishers'
+    # formats: the others' series come from FRED already)
+    baseline = LiveProvider(config(server)).fetch(sorted(CATALOG), date(2020, 1, 1), server.today).sources
     server.faults[source] = mode
     # the healthy sources must answer within the timeout even on a busy machine (0.3 s failed once under load)
     server.timeout_sleep_s = 2.5
     provider = LiveProvider(config(server, timeout_s=1.0, retries=0))
     result = provider.fetch(sorted(CATALOG), date(2020, 1, 1), server.today)
-    failed = series_of(source)
-    assert set(result.failures) == set(failed)
+    first_tried = sorted(sid for sid, answered in baseline.items() if answered == source)
+    failed = first_tried if source in ("fred", "stooq") else []
+    assert first_tried and set(result.failures) == set(failed)
     assert not set(by_series(result.frame)) & set(failed)  # nothing of the failed source got through
     assert set(by_series(result.frame)) == set(CATALOG) - set(failed)
+    if source not in ("fred", "stooq"):
+        assert {result.sources[sid] for sid in first_tried} == {"fred"}
+        rows = result.frame.filter(result.frame["series_id"].is_in(first_tried))
+        assert rows["published"].null_count() == 0  # FRED's numbers, with FRED's first-publication dates
     if source == "fred":  # one request per series: three failures in a row open its breaker
         assert provider.status()[source]["state"] == "open"
     assert provider.status()[source]["last_error"]
@@ -121,10 +132,11 @@ def test_breaker_opens_stops_calling_then_recovers_through_half_open(server):
 
 
 def test_request_budget_is_enforced_per_source(server):
-    provider = LiveProvider(config(server, request_budget=3))
-    result = provider.fetch(["UNRATE", "PAYEMS", "CPIAUCSL", "GDP", "XLK"], EPOCH, server.today)
-    assert set(result.failures) == {"GDP"} and "budget" in result.failures["GDP"]
-    assert provider.status()["fred"]["requests_used"] == 3 and provider.status()["stooq"]["requests_used"] == 1
+    # two FRED requests a series (the current values, then their first releases): 4 serve two series
+    provider = LiveProvider(config(server, request_budget=4))
+    result = provider.fetch(["GDP", "GDPC1", "ICSA", "HOUST", "XLK"], EPOCH, server.today)  # FRED's alone
+    assert set(result.failures) == {"ICSA", "HOUST"} and "budget" in result.failures["HOUST"]
+    assert provider.status()["fred"]["requests_used"] == 4 and provider.status()["stooq"]["requests_used"] == 1
     assert provider.status()["fred"]["state"] == "closed"  # our own limit is not the source's failure
 
 
@@ -145,9 +157,15 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
+def every_source_at(base: str) -> dict[str, str]:
+    """Settings pointing every live source's URL at `base`."""
+    return {f"{name}": f"{base}/{name}" for name in Settings.model_fields
+            if name.startswith("live_") and name.endswith("_url")}
+
+
 def test_auto_falls_back_to_sim_quickly_when_live_is_unreachable():
     began = time.monotonic()
-    settings = Settings(source="auto", live_fred_url=f"http://127.0.0.1:{closed_port()}/fredgraph.csv")
+    settings = Settings(source="auto", fred_api_key=FRED_KEY, **every_source_at(f"http://127.0.0.1:{closed_port()}"))
     provider = factory.make_provider(settings)
     assert isinstance(provider, SimProvider) and provider.simulated
     assert time.monotonic() - began < 3
@@ -159,8 +177,8 @@ def test_auto_gives_up_on_a_silent_server_within_the_probe_timeout():
         sock.bind(("127.0.0.1", 0))
         sock.listen(8)
         began = time.monotonic()
-        settings = Settings(source="auto", live_probe_timeout_s=0.5,
-                            live_fred_url=f"http://127.0.0.1:{sock.getsockname()[1]}/fredgraph.csv")
+        settings = Settings(source="auto", live_probe_timeout_s=0.5, fred_api_key=FRED_KEY,
+                            **every_source_at(f"http://127.0.0.1:{sock.getsockname()[1]}"))
         assert factory.make_provider(settings).name == "sim"
         assert time.monotonic() - began < 3
 
