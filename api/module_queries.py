@@ -91,6 +91,7 @@ class ModuleQueries:
                 payload_json, published = await self.tickers.payload_json(module, ticker), None
                 cached_fmt = "full"
             elif payload_json is None:
+                await self._refuse_unsourced(module)
                 raise APIError(503, "data_not_ready",
                                f"'{module.name}' has not been computed yet; the pipeline rebuilds modules every "
                                f"{self.s.settings.refresh_minutes} minutes.",
@@ -119,6 +120,20 @@ class ModuleQueries:
             await self.charging.undo(attempt)  # shielded: a second cancellation cannot stop it half way
             raise
         return Served(body, attempt, bool(gate_taken))
+
+    async def _refuse_unsourced(self, module) -> None:
+        """503 `source_unavailable` when the module was never computed because inputs it reads have no source
+        with this configuration (the last live ingest's `series_unavailable`), naming them and the settings that
+        would bring them. Nothing was charged."""
+        raw = await self.s.redis.get(keys.STATUS_INGEST)
+        unavailable = (orjson.loads(raw) or {}).get("series_unavailable", {}) if raw else {}
+        missing = [sid for sid in module.inputs if sid in unavailable]
+        if missing:
+            settings = sorted({k for sid in missing for k in unavailable[sid]})
+            raise APIError(503, "source_unavailable",
+                           f"'{module.name}' reads {', '.join(missing)}, which no configured live source serves"
+                           + (f"; set {' or '.join(settings)} to bring them" if settings else "")
+                           + ". Nothing was charged.", series=missing, settings=settings)
 
     def _body(self, attempt: Attempt, payload_json: bytes, rendered: dict | None, published: dict | None,
               charge: Charge) -> bytes:

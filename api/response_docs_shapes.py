@@ -51,6 +51,10 @@ class ErrorBody(Documented):
     retry_after_seconds: int | None = Field(None, description="429 and some 503: seconds before a retry (also the "
                                                               "`Retry-After` header)")
     did_you_mean: list[str] | None = Field(None, description="404 unknown module: the close names")
+    series: list[str] | None = Field(None, description="503 source_unavailable: the series the module reads that "
+                                                         "no configured live source serves")
+    settings: list[str] | None = Field(None, description="503 source_unavailable: the settings (free API keys) that "
+                                                           "would bring those series")
 
 
 class ErrorResponse(Documented):

@@ -30,7 +30,9 @@ PROMISES = (
     "rotated key, 402 payment required, 403 tier or terms, 404 unknown module (with `did_you_mean`) or resource, 405 "
     "wrong method (with `Allow`), 409 conflict, 429 rate limited (with `Retry-After`), 500 internal error (a "
     "synthesis job that failed for good: `synthesis_failed`, refunded), 502 the Lightning node failed, 503 data "
-    "not yet computed, a part the service depends on down (`dependency_unavailable` with `dependency`: `redis` or "
+    "not yet computed (`data_not_ready`), a module whose input series no configured live source serves "
+    "(`source_unavailable`, with `series` and the `settings`, such as `MI_FRED_API_KEY`, that would bring them), a "
+    "part the service depends on down (`dependency_unavailable` with `dependency`: `redis` or "
     "`ledger`, answered within about 2 s, nothing charged) or the Lightning node unreachable (with `Retry-After`). "
     "Only /health answers in its own "
     "shape: its report, with 503 when a check fails.",

@@ -21,6 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("up", help="run the whole service (Redis, first materialization, API, worker, Dagster)")
     sub.add_parser("migrate", help="bring the ledger schema up to date")
     sub.add_parser("materialize", help="run one full materialization with a progress bar")
+    sources = sub.add_parser("sources", help="the live sources, the series and modules they cover, the keys to add")
+    sources.add_argument("--json", action="store_true", help="the whole report as JSON")
     tier = sub.add_parser("set-tier", help="give an agent a tier (operator); the API sees it on the next request")
     tier.add_argument("agent_id")
     tier.add_argument("tier", choices=["free", "premium", "institutional"])
@@ -46,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         return migrate()
     if args.command == "materialize":
         return materialize()
+    if args.command == "sources":
+        from marketintel.settings import get_settings
+        from marketintel.sources_report import show
+        return show(get_settings(), Console(), args.json)  # a report on stdout, for scripts too
     if args.command == "set-tier":
         return set_tier(args.agent_id, args.tier, args.until)
     if args.command == "backtest":
@@ -260,6 +266,9 @@ def banner(settings) -> str:
     if settings.source == "auto" and provider.simulated:
         console.print(f"[bold yellow on red] {reason} [/]")
     console.print(f"data source: {provider.name} ({kind}); {reason}; home: {settings.home}")
+    if provider.name == "live":
+        from marketintel.sources_report import report
+        console.print(report(settings)["summary"])
     console.print(f"ledger: {settings.sqlalchemy_url.split('@')[-1]}; redis: {settings.effective_redis_url}")
     console.rule()
     return provider.name

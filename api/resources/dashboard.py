@@ -19,6 +19,8 @@ from spectree import Response
 from api import metrics
 from api.services import Services
 from api.spec import api_spec
+from intel.providers.live import LiveConfig
+from intel.providers.live.coverage import coverage
 from intel.registry import modules
 from warehouse import status
 from warehouse.cache import AsyncServingCache
@@ -40,8 +42,10 @@ class DashboardResource:
     async def on_get(self, req, resp):
         """Operational view, no credentials: `modules` (published?, as_of, data_as_of, age, last outcome),
         `circuit_breakers` (per data source; empty when the source has none, as for sim), `data_freshness` (per
-        series, with expected cadence), `ingest` (last ingest report), `services` (API workers, Redis, ledger,
-        RQ workers, Dagster daemon) and `system` (CPU, memory, disk of MI_HOME, load average)."""
+        series, with expected cadence), `ingest` (last ingest report), `sources` (live data only: what
+        `marketintel sources` shows: each source and its series, each series and module live, partial or
+        unavailable and why, what each unset key would add; null otherwise), `services` (API workers, Redis,
+        ledger, RQ workers, Dagster daemon) and `system` (CPU, memory, disk of MI_HOME, load average)."""
         now = time.time()
         state = await status.read_all(self.s.redis)
         resp.media = {
@@ -52,9 +56,16 @@ class DashboardResource:
             "data_freshness": {"series": state["freshness"],
                                "stale": sorted(s for s, f in state["freshness"].items() if f["stale"])},
             "ingest": state["ingest"],
+            "sources": self._coverage(state),
             "services": await self._services(now),
             "system": await asyncio.to_thread(self._system),
         }
+
+    def _coverage(self, state: dict) -> dict | None:
+        if self.s.data_source != "live":
+            return None
+        report = state["ingest"] if (state["ingest"] or {}).get("data_source") == "live" else None
+        return coverage(LiveConfig.from_settings(self.s.settings), report, state["sources"])
 
     async def _modules(self, now: float) -> list[dict]:
         keys = [self.serving.module_key(n, "meta") for n in self.names]
