@@ -37,12 +37,13 @@ def show(settings, console: Console, as_json: bool = False) -> int:
     if as_json:
         console.print_json(orjson.dumps(state).decode())
         return 0
-    table = Table("source", "status", "last success", "requests", "series", title="live sources")
+    table = Table("source", "status", "last success", "last error", "requests", "series", title="live sources")
     for name, source in state["sources"].items():
         status = ("refuses scripts" if source["refusing"] else source.get("state", "not run yet")
                   if source["configured"] else "needs a key")
         used = f"{source['requests_used']}/{source['request_budget']}" if "requests_used" in source else ""
-        table.add_row(name, status, source.get("last_success_at") or "", used, " ".join(source["series"]))
+        error = source.get("last_error") or ""
+        table.add_row(name, status, source.get("last_success_at") or "", error, used, " ".join(source["series"]))
     console.print(table)
     modules = Table("module", "status", "missing series", "settings that bring them", title="modules")
     for name, module in state["modules"].items():
