@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     live_coinbase_url: str = "https://api.exchange.coinbase.com"
     live_stooq_url: str = "https://stooq.com/q/d/l/"
     live_cboe_url: str = "https://cdn.cboe.com/api/global/us_indices/daily_prices"
+    live_frb_url: str = "https://www.federalreserve.gov/datadownload/Output.aspx"
     live_nyfed_url: str = "https://markets.newyorkfed.org"
     live_freddiemac_url: str = "https://www.freddiemac.com/pmms/docs/PMMS_history.csv"
     live_bls_url: str = "https://api.bls.gov/publicAPI/v2/timeseries/data/"

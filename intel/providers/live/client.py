@@ -43,6 +43,7 @@ class LiveConfig:
     coinbase_url: str = "https://api.exchange.coinbase.com"
     stooq_url: str = "https://stooq.com/q/d/l/"
     cboe_url: str = "https://cdn.cboe.com/api/global/us_indices/daily_prices"
+    frb_url: str = "https://www.federalreserve.gov/datadownload/Output.aspx"
     nyfed_url: str = "https://markets.newyorkfed.org"
     freddiemac_url: str = "https://www.freddiemac.com/pmms/docs/PMMS_history.csv"
     bls_url: str = "https://api.bls.gov/publicAPI/v2/timeseries/data/"

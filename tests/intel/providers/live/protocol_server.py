@@ -100,7 +100,7 @@ class ProtocolServer:
                 "MI_LIVE_ALPHAVANTAGE_URL": f"{self.url}/alphavantage",
                 # the publishers this fixture server does not speak answer 404, so their series fall to FRED
                 **{f"MI_LIVE_{name.upper()}_URL": f"{self.url}/unserved/{name}"
-                   for name in ("cboe", "nyfed", "freddiemac", "bls")}}
+                   for name in ("cboe", "frb", "nyfed", "freddiemac", "bls")}}
 
     def keys_env(self) -> dict[str, str]:
         """The keys this server accepts, as the variables that enable the keyed providers."""
