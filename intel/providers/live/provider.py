@@ -88,7 +88,6 @@ class LiveProvider:
                 self.bar_providers.append((name, module))
         self.bar_providers.append(("stooq", stooq))
         self._bars_source: dict[str, str] = {}  # ticker -> the provider whose bars were returned last
-        self.series_source: dict[str, str] = {}  # series -> the source whose numbers the last fetch returned
 
     def series_ids(self) -> list[str]:
         """The catalog series some source can serve with this configuration."""
@@ -124,8 +123,7 @@ class LiveProvider:
                         got[sid] = (source, points.get(sid, []))
                         pending[sid] = []
         parts = []
-        for sid, (source, points) in got.items():
-            self.series_source[sid] = source
+        for sid, (_, points) in got.items():
             frame = _frame(sid, points, start, end)
             if frame.height:
                 parts.append(frame)

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 from datetime import date
 
-import httpx
-
-from intel.providers.live.client import SourceClient, SourceError
+from intel.providers.live.client import SourceClient, SourceError, text_body
 from intel.providers.live.csvdata import parse_date, parse_value, read_rows
 
 NAME = "treasury"
@@ -48,20 +46,6 @@ DERIVED = {
 SERIES = {**{sid: column for column, sid in COLUMNS.items()}, **DERIVED}
 
 Points = list[tuple[date, float]]
-
-
-def read_body(kind: str, response: httpx.Response) -> str:
-    """The CSV text, or SourceError for an HTML page sent with 200, an empty body or an XML answer
-    (`text_body`'s refusals, without its final-newline rule: Treasury's files have no final newline)."""
-    source = LABEL[kind]
-    if "html" in response.headers.get("content-type", "").lower():
-        raise SourceError(f"{source}: HTML answer where CSV was expected")
-    text = response.text
-    if not text.strip():
-        raise SourceError(f"{source}: empty body")
-    if text.lstrip()[:1] == "<":
-        raise SourceError(f"{source}: HTML/XML answer where CSV was expected")
-    return text
 
 
 def check_last_row(source: str, rows: list[list[str]]) -> None:
@@ -106,7 +90,7 @@ def curve(client: SourceClient, kind: str, start: date, end: date) -> dict[str, 
         empty_ok = year == end.year and end <= date(year, 1, NEW_YEAR_GRACE_DAYS)
         part = client.call(f"{client.config.treasury_url}/{year}/all", params,
                            lambda r, y=year, ok=empty_ok: {} if ok and not r.content.strip()
-                           else parse(read_body(kind, r), y, kind))
+                           else parse(text_body(LABEL[kind], r, final_newline=False), y, kind))
         for sid, points in part.items():
             out[sid].update(points)
     return out
