@@ -38,6 +38,14 @@ def server():
         yield srv
 
 
+@pytest.fixture(scope="module")
+def baseline() -> dict[str, str]:
+    """Whose numbers each series comes from when nothing fails: the same for every failure-mode test (this fixture
+    server speaks only some publishers' formats: the others' series come from FRED already)."""
+    with ProtocolServer() as srv:
+        return LiveProvider(config(srv)).fetch(sorted(CATALOG), date(2020, 1, 1), srv.today).sources
+
+
 def by_series(frame) -> dict[str, dict[date, float]]:
     out: dict[str, dict[date, float]] = {}
     for sid, day, value in frame.select("series_id", "date", "value").iter_rows():
@@ -85,12 +93,9 @@ def test_bars_from_stooq_and_coinbase(server):
 
 @pytest.mark.parametrize("source", ["fred", "treasury", "ecb", "coinbase", "stooq"])
 @pytest.mark.parametrize("mode", [m for m in MODES if m != "dots"])
-def test_each_failure_mode_is_a_source_error_and_the_series_fall_back_whole(server, source, mode):
+def test_each_failure_mode_is_a_source_error_and_the_series_fall_back_whole(server, baseline, source, mode):
     """A publisher's failure sends its series to the FRED API, whole (never a mix in one fetch); FRED's failure
     fails the series only FRED serves; the sector ETFs have no fallback without a Tiingo key."""
-    # whose numbers each series comes from when nothing fails (this fixture server speaks only some publishers'
-    # formats: the others' series come from FRED already)
-    baseline = LiveProvider(config(server)).fetch(sorted(CATALOG), date(2020, 1, 1), server.today).sources
     server.faults[source] = mode
     # the healthy sources must answer within the timeout even on a busy machine (0.3 s failed once under load)
     server.timeout_sleep_s = 2.5
