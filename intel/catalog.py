@@ -135,6 +135,14 @@ def _entries() -> list[Series]:
           "IMF primary commodity prices"),
         s("PALLFNFINDEXM", "Global price index of all commodities (2016 = 100)", "index", "monthly",
           "commodities", 38, "IMF primary commodity prices"),
+        # gold: no FRED series since the LBMA fix left FRED in 2022. The World Bank's monthly average (its Pink
+        # Sheet, published early in the next month) for the long record; for the days, PAX Gold on Coinbase: a
+        # token each backed by one troy ounce of allocated London gold, which tracks the metal but is not a fix
+        s("GOLD_MONTHLY", "Gold, monthly average of London prices (World Bank Pink Sheet)", "usd_per_troy_ounce",
+          "monthly", "commodities", 35, "World Bank Pink Sheet"),
+        s("CBPAXGUSD", "PAX Gold on Coinbase (a token backed by one troy ounce of London gold)",
+          "usd_per_troy_ounce", "daily", "commodities", 1, "Coinbase", first_date=date(2019, 9, 5),
+          trades_weekends=True),
         # crypto (Coinbase prices, every calendar day)
         s("CBBTCUSD", "Bitcoin (Coinbase)", "usd", "daily", "crypto", 1, "Coinbase",
           first_date=date(2014, 12, 1), trades_weekends=True),

@@ -64,6 +64,8 @@ class Settings(BaseSettings):
     live_nyfed_url: str = "https://markets.newyorkfed.org"
     live_freddiemac_url: str = "https://www.freddiemac.com/pmms/docs/PMMS_history.csv"
     live_bls_url: str = "https://api.bls.gov/publicAPI/v2/timeseries/data/"
+    live_gold_prices_url: str = Field("https://raw.githubusercontent.com/datasets/gold-prices/main/data/monthly.csv",
+                                      description="The World Bank's monthly gold average (datasets/gold-prices)")
     live_timeout_s: float = Field(10.0, description="Per-request timeout of the live sources")
     live_retries: int = Field(2, description="Retries after a 429, 5xx, timeout or connection error")
     live_backoff_s: float = Field(0.5, description="First retry delay; doubles per retry")

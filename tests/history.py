@@ -12,6 +12,7 @@ from tests.absent import absent
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = (ROOT / ".." / "shared").resolve()
 HISTORY_DIR = SHARED / "data" / "history"
+LONG_DIR = SHARED / "data" / "long"
 
 
 def required(path: Path, what: str) -> Path:
@@ -24,3 +25,11 @@ def required(path: Path, what: str) -> Path:
 def history_dir() -> Path:
     """The real history folder, or skip the calling test saying why (fail under CI=true)."""
     return required(HISTORY_DIR, "real history folder")
+
+
+def with_gold(folder: Path) -> Path:
+    """`folder` filled with links to the history files and to the long monthly gold file (`GOLD_MONTHLY`, the
+    catalog's one long series): one replay folder holding every catalog series the shared data has."""
+    for path in [*history_dir().glob("*.csv"), required(LONG_DIR / "GOLD_MONTHLY.csv", "long gold file")]:
+        (folder / path.name).symlink_to(path)
+    return folder

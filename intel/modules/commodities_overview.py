@@ -1,5 +1,6 @@
 """commodities_overview: momentum across oil, copper, the IMF all-commodity index and US gasoline, each
-on horizons that suit its cadence (daily, weekly or monthly), with breadth and an average across them."""
+on horizons that suit its cadence (daily, weekly or monthly), with breadth and an average across them; gold
+beside them (PAX Gold on Coinbase, daily), kept out of the breadth: a haven, not a gauge of demand."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,6 +20,9 @@ LABEL = {"wti_oil": "WTI oil", "copper": "copper", "all_commodities_index": "the
          "us_gasoline": "US gasoline"}
 # observations per year by cadence: volatility windows span a year of the series' own observations
 PER_YEAR = {"daily": 252, "weekly": 52, "monthly": 12}
+GOLD = "CBPAXGUSD"
+GOLD_INSTRUMENT = ("PAX Gold (PAXG-USD on Coinbase): a token each backed by one troy ounce of allocated London gold; "
+                   "it tracks the metal but is a traded token, not a gold fix")
 BROAD_MOVE_PCT, STRONG_MOVE_PCT = 2.0, 15.0  # average 3-month move that counts as a trend / a strong one
 
 
@@ -56,7 +60,7 @@ def profile(frames: Frames, series_id: str) -> dict:
 
 def compute(frames: Frames) -> dict:
     env.require(frames, NAME, SERIES)
-    sources = env.data_sources(frames, SERIES)
+    sources = env.data_sources(frames, SERIES)  # the breadth's inputs: what its signal's confidence rests on
     items = {key: profile(frames, sid) for sid, key in SERIES.items() if frames.get(sid) is not None}
     unavailable = {key: f"no {sid} observations in the warehouse" for sid, key in SERIES.items() if key not in items}
     m3 = {k: p["momentum_3m_pct"] for k, p in items.items() if p["momentum_3m_pct"] is not None}
@@ -76,6 +80,10 @@ def compute(frames: Frames) -> dict:
                      "average_momentum_12m_pct": average_12m, "leader_3m": ranked[0], "laggard_3m": ranked[-1]})
     else:
         unavailable["breadth_3m_pct"] = "no series has three months of history"
+    if frames.get(GOLD) is not None:
+        data["gold"] = {"instrument": GOLD_INSTRUMENT, **profile(frames, GOLD)}
+    else:
+        unavailable["gold"] = f"no {GOLD} observations in the warehouse"
 
     signals = []
     if m3:
@@ -107,11 +115,16 @@ def compute(frames: Frames) -> dict:
         text += (f" {data['breadth_3m_pct']}% of the series with data rose, an average of "
                  f"{data['average_momentum_3m_pct']}%; {LABEL[data['leader_3m']]} leads and "
                  f"{LABEL[data['laggard_3m']]} lags.")
+    if "gold" in data:
+        g = data["gold"]
+        text += (f" Gold (PAX Gold token) {g['level']} USD per troy ounce on {g['date']}, "
+                 f"{pct_word(g['change_3m_pct'])} over three months and {pct_word(g['change_1y_pct'])} over a year.")
     missing = [LABEL[k] for k in unavailable if k in LABEL]
     if missing:
         text += " Not covered (no data): " + ", ".join(missing) + "."
-    return env.build(NAME, frames, data=data, signals=signals, summary=text + env.staleness_note(sources),
-                     sources=sources,
+    everything = env.data_sources(frames, [*SERIES, GOLD])
+    return env.build(NAME, frames, data=data, signals=signals, summary=text + env.staleness_note(everything),
+                     sources=everything,
                      related_modules=env.related(
                          ("oil", "WTI and Brent in detail"),
                          ("copper_gold_ratio", "copper against the 10-year yield"),
@@ -122,10 +135,11 @@ def compute(frames: Frames) -> dict:
                                  "daily and weekly series, by matched calendar months for the monthly IMF "
                                  "averages (so monthly series get 1/3/6/12-month horizons). Breadth is the share "
                                  "of series with a positive three-month change; volatility is the annualized "
-                                 "standard deviation of a year of each series' own simple returns.",
+                                 "standard deviation of a year of each series' own simple returns. Gold is shown "
+                                 "with the same figures but left out of the breadth and averages.",
                      unavailable=unavailable or None)
 
 
-register(Module(name=NAME, category="commodities", tier="S", inputs=tuple(SERIES),
+register(Module(name=NAME, category="commodities", tier="S", inputs=(*SERIES, GOLD),
                 description="Broad commodity momentum",
                 compute=compute, lookback_days=3700))

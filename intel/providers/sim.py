@@ -116,6 +116,7 @@ def _simulate(draws: Draws, origin: date, horizon: date) -> tuple[dict, dict]:
     equity = sim_markets.equity_factor(draws, days, regime)
     returns, shock = equity["returns"], equity["shock"]
     commodities = sim_markets.commodities(draws, days, regime, equity["surprise"])
+    gold = sim_markets.gold(draws, days, regime, equity["surprise"])
     oil_returns = np.diff(np.log(commodities["oil"]), prepend=np.log(commodities["oil"][0]))
     macro = sim_macro.monthly_core(draws, months, days, severity, commodities["oil"])
     month_of_day = days.astype("datetime64[M]").astype("datetime64[D]")
@@ -143,7 +144,7 @@ def _simulate(draws: Draws, origin: date, horizon: date) -> tuple[dict, dict]:
                                          "PAYEMS", "CIVPART", "AHETPI", "INDPRO", "RSXFS", "CFNAI", "DGORDER",
                                          "USREC", "BUSLOANS", "M2SL", "UMCSENT", "MICH")},
                **housing, "FEDFUNDS": fed_funds, **sim_rates.foreign_short_rates(draws, months, fed_funds),
-               "PCOPPUSDM": copper,
+               "PCOPPUSDM": copper, "GOLD_MONTHLY": period_means(days, gold, months),
                "PALLFNFINDEXM": broad * np.exp(ar1(0.8, 0.01 * draws.normal("commodities.broad", months))),
                "JTSJOL": np.maximum(7000 - 700 * (macro["unrate"] - 4.0), 1500)
                * np.exp(0.03 * draws.normal("macro.openings", months))}
@@ -169,6 +170,10 @@ def _simulate(draws: Draws, origin: date, horizon: date) -> tuple[dict, dict]:
     coins = sim_markets.crypto(draws, everyday, days, regime, equity["surprise"], btc_first, eth_first)
     for series_id, name in (("CBBTCUSD", "btc"), ("CBETHUSD", "eth")):
         paths[series_id] = _finish(series_id, *coins[name])
+    # PAX Gold every calendar day: the metal's latest business-day price and a small token premium or discount
+    on_day = np.clip(np.searchsorted(days, everyday, side="right") - 1, 0, None)
+    premium = 1 + 0.002 * draws.normal("gold.paxg", everyday)
+    paths["CBPAXGUSD"] = _finish("CBPAXGUSD", everyday, gold[on_day] * premium)
     missing = set(CATALOG) - set(paths)
     if missing:  # a catalog entry without a generator is a bug, not something to hand out half-done
         raise RuntimeError(f"sim has no generator for {sorted(missing)}")

@@ -2,7 +2,8 @@
 (tests/intel/providers/live/wire/), ingested live by the production clients, must leave the warehouse holding what
 a replay ingest of the same files holds, series by series: exactly for a series the publisher prints, within the
 publisher's precision for one the client derives (a cross rate, a breakeven). Without a FRED key the keyless
-publishers cover at least 40 series; with one, every series but the sector ETFs."""
+publishers cover at least 40 series; with one, every series but the sector ETFs. The long monthly gold file
+(`../shared/data/long/GOLD_MONTHLY.csv`) is served and replayed beside the history files."""
 from __future__ import annotations
 
 import math
@@ -14,7 +15,7 @@ from intel.catalog import CATALOG, SECTORS
 from intel.clock import MarketClock
 from intel.providers import factory
 from intel.providers.live import sources
-from tests.history import history_dir
+from tests.history import with_gold
 from tests.intel.providers.live.history_server import History, HistoryServer
 from tests.intel.providers.live.wire import fred as fred_wire
 from tests.pipelines.live_ingest import ingest
@@ -44,16 +45,18 @@ MARKET_DAY = date(2026, 1, 5)
 
 
 @pytest.fixture
-def both(mi_home, redis_url, monkeypatch):
+def both(mi_home, redis_url, monkeypatch, tmp_path):
     """(live, replay) holdings of one warehouse: a replay ingest of the history files, and a live one through the
     wire formats with the FRED key set or not."""
     monkeypatch.setenv("MI_REDIS_URL", redis_url)
     opening = datetime(MARKET_DAY.year, MARKET_DAY.month, MARKET_DAY.day, 21, tzinfo=UTC)
     monkeypatch.setattr(factory, "make_clock", lambda settings, provider=None: MarketClock(start=opening, speed=0))
 
+    folder = with_gold(tmp_path)
+
     def run(fred_key: bool) -> tuple[dict, dict, dict]:
-        with HistoryServer(History(history_dir(), MARKET_DAY)) as server:
-            for key, value in {**server.env(), "MI_SOURCE": "replay", "MI_REPLAY_DIR": str(history_dir())}.items():
+        with HistoryServer(History(folder, MARKET_DAY)) as server:
+            for key, value in {**server.env(), "MI_SOURCE": "replay", "MI_REPLAY_DIR": str(folder)}.items():
                 monkeypatch.setenv(key, value)
             ingest()
             monkeypatch.setenv("MI_SOURCE", "live")
@@ -109,7 +112,7 @@ def test_with_a_fred_key_every_series_but_the_sector_etfs_is_live(both):
 
 
 @pytest.mark.parametrize("mode", ["403", "429", "html", "pow", "truncated"])
-def test_a_refusing_source_is_named_and_costs_the_others_nothing(mi_home, redis_url, monkeypatch, mode):
+def test_a_refusing_source_is_named_and_costs_the_others_nothing(mi_home, redis_url, monkeypatch, tmp_path, mode):
     """Cboe refusing (no key, so no fallback): its series fail with the reason, `marketintel sources` names it,
     and every other publisher's series are live as in a clean run."""
     from marketintel.settings import Settings
@@ -118,14 +121,15 @@ def test_a_refusing_source_is_named_and_costs_the_others_nothing(mi_home, redis_
     monkeypatch.setenv("MI_REDIS_URL", redis_url)
     opening = datetime(MARKET_DAY.year, MARKET_DAY.month, MARKET_DAY.day, 21, tzinfo=UTC)
     monkeypatch.setattr(factory, "make_clock", lambda settings, provider=None: MarketClock(start=opening, speed=0))
-    with HistoryServer(History(history_dir(), MARKET_DAY)) as server:
+    with HistoryServer(History(with_gold(tmp_path), MARKET_DAY)) as server:
         for key, value in {**server.env(), "MI_SOURCE": "live", "MI_LIVE_RETRIES": "0"}.items():
             monkeypatch.setenv(key, value)
         monkeypatch.delenv("MI_FRED_API_KEY", raising=False)
         server.faults["cboe"] = mode
         meta = ingest()
     factory._CACHE.clear()
-    assert set(meta["series_failed"]) - set(SECTORS) - {"VXVCLS"} == {"VIXCLS"}  # VXVCLS has no history file
+    # VXVCLS and PAX Gold have no history file
+    assert set(meta["series_failed"]) - set(SECTORS) - {"VXVCLS", "CBPAXGUSD"} == {"VIXCLS"}
     shown = report(Settings())
     assert shown["sources"]["cboe"]["last_error"] and shown["series"]["VIXCLS"]["status"] == "failing"
     assert shown["sources"]["treasury"]["state"] == "closed" and shown["series"]["DGS10"]["status"] == "live"

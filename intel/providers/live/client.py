@@ -47,6 +47,7 @@ class LiveConfig:
     nyfed_url: str = "https://markets.newyorkfed.org"
     freddiemac_url: str = "https://www.freddiemac.com/pmms/docs/PMMS_history.csv"
     bls_url: str = "https://api.bls.gov/publicAPI/v2/timeseries/data/"
+    gold_prices_url: str = "https://raw.githubusercontent.com/datasets/gold-prices/main/data/monthly.csv"
     timeout_s: float = 10.0
     retries: int = 2
     backoff_s: float = 0.5

@@ -12,8 +12,10 @@ import orjson
 from intel.providers.live.client import SourceClient, SourceError
 
 NAME = "coinbase"
-PRODUCTS = {"CBBTCUSD": "BTC-USD", "CBETHUSD": "ETH-USD"}
-FIRST = {"CBBTCUSD": date(2014, 12, 1), "CBETHUSD": date(2016, 5, 18)}
+PRODUCTS = {"CBBTCUSD": "BTC-USD", "CBETHUSD": "ETH-USD", "CBPAXGUSD": "PAXG-USD"}
+# The first day asked for: the listing day (bitcoin, ether), or the day NYDFS authorised PAX Gold (2019-09-05):
+# Coinbase lists it later and answers an empty list for the days before, which are simply not observations.
+FIRST = {"CBBTCUSD": date(2014, 12, 1), "CBETHUSD": date(2016, 5, 18), "CBPAXGUSD": date(2019, 9, 5)}
 SERIES = PRODUCTS
 DERIVED: dict[str, str] = {}
 WINDOW_DAYS = 300

@@ -11,11 +11,24 @@ from __future__ import annotations
 from types import ModuleType
 
 from intel.catalog import CATALOG, SECTORS
-from intel.providers.live import bls, cboe, coinbase, ecb, frb, fred, freddiemac, nyfed, sector_bars, stooq, treasury
+from intel.providers.live import (
+    bls,
+    cboe,
+    coinbase,
+    ecb,
+    frb,
+    fred,
+    freddiemac,
+    goldprices,
+    nyfed,
+    sector_bars,
+    stooq,
+    treasury,
+)
 from intel.providers.live.client import LiveConfig
 
 # keyless publishers, in the order tried
-KEYLESS: tuple[ModuleType, ...] = (treasury, cboe, ecb, frb, nyfed, freddiemac, bls, coinbase)
+KEYLESS: tuple[ModuleType, ...] = (treasury, cboe, ecb, frb, nyfed, freddiemac, bls, coinbase, goldprices)
 # keyed services: (module, the LiveConfig field holding its key, the setting that sets it)
 KEYED: tuple[tuple[ModuleType, str, str], ...] = (
     (fred, "fred_api_key", "MI_FRED_API_KEY"),

@@ -86,3 +86,22 @@ def test_all_missing_raises():
 
     with pytest.raises(InsufficientData):
         mod.compute(make_frames({}, NOW))
+
+
+def test_gold_is_shown_beside_the_others_and_left_out_of_the_breadth():
+    """PAX Gold every calendar day: its own profile, named as the token it is; breadth and averages unchanged."""
+    p = parts()
+    without = mod.compute(make_frames(p))
+    days = [NOW - timedelta(days=i) for i in range(500)][::-1]
+    p["CBPAXGUSD"] = series(days, random_walk(500, 2000, 0.01, 4))
+    payload = mod.compute(make_frames(p))
+    check_payload(payload)
+    d = payload["data"]
+    gold = to_pandas(p["CBPAXGUSD"])
+    assert d["gold"]["cadence"] == "daily" and d["gold"]["unit"] == "usd_per_troy_ounce"
+    assert "PAX Gold" in d["gold"]["instrument"] and "not a gold fix" in d["gold"]["instrument"]
+    base = gold[gold.index <= gold.index[-1] - pd.Timedelta(days=365)].iloc[-1]
+    assert d["gold"]["change_1y_pct"] == pytest.approx(round((gold.iloc[-1] / base - 1) * 100, 2))
+    for key in ("breadth_3m_pct", "average_momentum_3m_pct", "series_with_3m_momentum"):
+        assert d[key] == without["data"][key]
+    assert "gold" in without["data"]["unavailable"] and "Gold (PAX Gold token)" in payload["summary"]

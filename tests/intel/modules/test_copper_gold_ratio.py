@@ -6,22 +6,64 @@ from builders import bdays, check_payload, make_frames, month_starts, random_wal
 from intel import catalog
 from intel.envelope import InsufficientData
 from intel.modules import copper_gold_ratio as mod
+from intel.registry import REGISTRY
 
 
-def inputs(copper=None, ten=None, n_months=40, n_days=900):
+def inputs(copper=None, ten=None, n_months=40, n_days=900, gold=None):
     copper = random_walk(n_months, 8000, 0.04, 5) if copper is None else copper
     ten = 3 + np.cumsum(np.random.default_rng(6).normal(0, 0.05, n_days)) if ten is None else ten
-    return {"PCOPPUSDM": series(month_starts(len(copper)), copper), "DGS10": series(bdays(len(ten)), ten)}
+    out = {"PCOPPUSDM": series(month_starts(len(copper)), copper), "DGS10": series(bdays(len(ten)), ten)}
+    if gold is not None:
+        out["GOLD_MONTHLY"] = series(month_starts(len(gold)), gold)
+    return out
 
 
-def test_no_gold_series_in_the_catalog_and_said_so():
-    assert not [s for s in catalog.CATALOG.values() if "gold" in s.name.lower() or "GOLD" in s.id]
+def test_the_catalog_has_the_monthly_gold_the_ratio_needs():
+    gold = catalog.get("GOLD_MONTHLY")
+    assert gold.frequency == catalog.get("PCOPPUSDM").frequency == "monthly"
+    assert gold.unit == "usd_per_troy_ounce" and "GOLD_MONTHLY" in REGISTRY[mod.NAME].inputs
+
+
+def test_without_gold_copper_is_read_alone_and_said_so():
     payload = mod.compute(make_frames(inputs()))
     check_payload(payload)
     d = payload["data"]
-    assert d["ratio_available"] is False and d["gold_series"] is None
-    assert "no gold price series" in d["unavailable"]["copper_gold_ratio"]
-    assert payload["summary"].startswith("The copper/gold ratio is unavailable because the data provider has no gold")
+    assert d["ratio_available"] is False and d["gold_series"] is None and "ratio" not in d
+    assert "no gold observations (GOLD_MONTHLY)" in d["unavailable"]["copper_gold_ratio"]
+    assert payload["summary"].startswith("The copper/gold ratio is unavailable because there are no gold observations")
+    assert "copper alone" in payload["signals"][0]["reason"]
+
+
+def test_the_ratio_and_its_yield_comparison_match_pandas():
+    """Copper (USD per tonne, 40 months) and gold (USD per troy ounce, 38 months, ending the same month): the
+    ratio is copper per pound over gold, month by month, and the yield figures are computed on the ratio."""
+    p = inputs(gold=random_walk(40, 2000, 0.03, 8))
+    p["GOLD_MONTHLY"] = p["GOLD_MONTHLY"].tail(38)
+    payload = mod.compute(make_frames(p))
+    check_payload(payload)
+    d = payload["data"]
+    copper = pd.Series(p["PCOPPUSDM"]["value"].to_list(), index=pd.PeriodIndex(p["PCOPPUSDM"]["date"].to_list(),
+                                                                                freq="M"))
+    gold = pd.Series(p["GOLD_MONTHLY"]["value"].to_list(), index=pd.PeriodIndex(p["GOLD_MONTHLY"]["date"].to_list(),
+                                                                                 freq="M"))
+    ratio = (copper / 2204.62262 / gold).dropna()
+    assert len(ratio) == 38 and d["ratio_available"] is True and d["gold_series"] == "GOLD_MONTHLY"
+    assert d["ratio"]["value"] == pytest.approx(round(ratio.iloc[-1], 7))
+    assert d["ratio"]["change_12m_pct"] == pytest.approx(round((ratio.iloc[-1] / ratio.iloc[-13] - 1) * 100, 2))
+    assert d["ratio"]["period"] == str(ratio.index[-1])
+    assert d["gold"]["price_usd_per_troy_ounce"] == pytest.approx(round(gold.iloc[-1], 2))
+    ten = to_pandas(p["DGS10"])
+    monthly = ten.groupby(ten.index.to_period("M")).mean()
+    common = ratio.index.intersection(monthly.index)
+    dr = (np.log(ratio[common]).diff() * 100).dropna().to_numpy()
+    dy = (monthly[common].diff() * 100).dropna().to_numpy()
+    assert d["ten_year"]["correlation_monthly_changes_24m"] == pytest.approx(
+        round(np.corrcoef(dr[-24:], dy[-24:])[0, 1], 2))
+    assert d["ten_year"]["pairs_60m"] == len(dr)
+    assert "copper_gold_ratio" not in (d.get("unavailable") or {})
+    assert payload["summary"].startswith("The copper/gold ratio was ")
+    assert "copper alone" not in payload["signals"][0]["reason"]
+    assert "the copper/gold ratio" in payload["signals"][0]["reason"]
 
 
 def test_copper_against_yields_matches_pandas():
@@ -82,7 +124,7 @@ def test_missing_ten_year_and_short_history():
     check_payload(alone)
     assert "ten_year" not in alone["data"] and "ten_year" in alone["data"]["unavailable"]
     assert [s["name"] for s in alone["signals"]] == ["copper_growth_momentum"]
-    assert "10-year yield is missing" in alone["summary"] and "missing inputs: DGS10" in alone["summary"]
+    assert "10-year yield is missing" in alone["summary"] and "missing inputs: GOLD_MONTHLY, DGS10" in alone["summary"]
     assert alone["signals"][0]["confidence"] < full["signals"][0]["confidence"]
     short = mod.compute(make_frames(inputs(n_months=2, n_days=30)))
     check_payload(short)
