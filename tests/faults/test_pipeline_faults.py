@@ -201,7 +201,8 @@ def test_hanging_live_sources_end_the_run_in_bounded_time_and_the_next_run_recov
         api, base = start_gunicorn(env, workers=1, log=tmp_path / "gunicorn.log")
         try:
             sources.timeout_sleep_s = 30.0  # every source accepts the request, then says nothing
-            sources.faults.update({name: "timeout" for name in ("fred", "treasury", "ecb", "coinbase", "stooq")})
+            sources.faults.update({name: "timeout" for name in ("fred", "treasury", "ecb", "coinbase", "stooq",
+                                                                "gold_prices")})
             with Watch(base, WATCHED) as watch:
                 hung = materialize_in_child(env, timeout_s=300)
             assert_served_throughout(watch)

@@ -21,7 +21,7 @@ def test_full_live_ingest_fills_every_catalog_series(live, redis_url):
     assert {sid for sid, _ in stored()} == set(CATALOG)
     sources, report = redis_status(redis_url)
     # this fixture server speaks the formats of these sources; the other publishers' series came from FRED
-    spoken = {"fred", "treasury", "ecb", "coinbase", "stooq"}
+    spoken = {"fred", "treasury", "ecb", "coinbase", "stooq", "gold_prices"}
     assert spoken <= set(sources) and set(meta["series_sources"].values()) == spoken
     assert all(sources[name]["state"] == "closed" and sources[name]["last_success_at"] for name in spoken)
     assert report["data_source"] == "live" and report["series_failed"] == {}

@@ -17,6 +17,7 @@ PRODUCTS = {"CBBTCUSD": "BTC-USD", "CBETHUSD": "ETH-USD", "CBPAXGUSD": "PAXG-USD
 # Coinbase lists it later and answers an empty list for the days before, which are simply not observations.
 FIRST = {"CBBTCUSD": date(2014, 12, 1), "CBETHUSD": date(2016, 5, 18), "CBPAXGUSD": date(2019, 9, 5)}
 SERIES = PRODUCTS
+HOURLY = ("CBBTCUSD", "CBETHUSD")  # the crypto series, whose hourly candles the bitcoin module reads
 DERIVED: dict[str, str] = {}
 WINDOW_DAYS = 300
 

@@ -27,8 +27,10 @@ from intel.providers.live.client import LiveConfig, SeriesError, SourceClient, S
 from intel.providers.live.csvdata import parse_date, parse_value
 
 NAME = "fred"
-# every catalog series FRED publishes (all but the sector ETFs): the fallback for the publishers' own feeds
-SERIES = {sid: sid for sid in CATALOG if sid not in SECTORS}
+# Not on FRED: the sector ETFs, PAX Gold and the World Bank's gold (FRED lost its LBMA gold series in 2022)
+ELSEWHERE = {*SECTORS, "CBPAXGUSD", "GOLD_MONTHLY"}
+# every other catalog series: FRED publishes it, the fallback for the publishers' own feeds
+SERIES = {sid: sid for sid in CATALOG if sid not in ELSEWHERE}
 DERIVED: dict[str, str] = {}
 FIRST_REALTIME = date(1776, 7, 4)  # FRED's earliest real-time date
 LAST_REALTIME = "9999-12-31"

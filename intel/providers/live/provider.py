@@ -140,7 +140,7 @@ class LiveProvider:
         ignored: only crypto trades around the clock here), only those closed by `end`, and
         {series_id: error} for the series whose fetch failed: those contribute no rows at all."""
         parts, failures = [], {}
-        for sid in sorted(set(series_ids) & set(coinbase.PRODUCTS)):
+        for sid in sorted(set(series_ids) & set(coinbase.HOURLY)):
             try:
                 rows = coinbase_hourly.hourly(self.clients["coinbase"], coinbase.PRODUCTS[sid], start, end)
             except SourceError as exc:

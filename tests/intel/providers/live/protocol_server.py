@@ -1,8 +1,8 @@
 """A local stand-in for the live sources: each path speaks the source's documented response format
 (the FRED API series/observations JSON, Treasury yearly curve CSV, ECB eurofxref-hist.zip, Coinbase daily and
-hourly candles JSON, Stooq daily CSV, and the keyed bar providers Tiingo daily prices JSON and Alpha Vantage
-TIME_SERIES_DAILY JSON) from deterministic fixtures, and can be told to fail (`faults[source] = mode`) in the
-ways the real ones do.
+hourly candles JSON, Stooq daily CSV, the gold-prices package's monthly CSV, and the keyed bar providers Tiingo
+daily prices JSON and Alpha Vantage TIME_SERIES_DAILY JSON) from deterministic fixtures, and can be told to fail
+(`faults[source] = mode`) in the ways the real ones do.
 Nothing here talks to the internet; the production clients point their base URLs at it.
 
 Bar prices differ per provider so a test can tell whose bars it got: Stooq closes are `fixture_value`,
@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlparse
 import orjson
 
 from intel.catalog import CATALOG
-from intel.providers.live import LiveConfig, sources
+from intel.providers.live import LiveConfig, coinbase, fred, sources
 from intel.providers.live.treasury import COLUMNS as TREASURY_COLUMNS
 
 MODES = ("429", "503", "timeout", "empty", "html", "truncated", "dots")
@@ -98,6 +98,7 @@ class ProtocolServer:
                 "MI_LIVE_ECB_URL": f"{self.url}/ecb/eurofxref-hist.zip", "MI_LIVE_COINBASE_URL": f"{self.url}/coinbase",
                 "MI_LIVE_STOOQ_URL": f"{self.url}/stooq/", "MI_LIVE_TIINGO_URL": f"{self.url}/tiingo",
                 "MI_LIVE_ALPHAVANTAGE_URL": f"{self.url}/alphavantage",
+                "MI_LIVE_GOLD_PRICES_URL": f"{self.url}/gold_prices/monthly.csv",
                 # the publishers this fixture server does not speak answer 404, so their series fall to FRED
                 **{f"MI_LIVE_{name.upper()}_URL": f"{self.url}/unserved/{name}"
                    for name in ("cboe", "frb", "nyfed", "freddiemac", "bls")}}
@@ -118,7 +119,7 @@ class ProtocolServer:
             return orjson.dumps({"error_code": 400, "error_message": "Bad Request.  The value for variable api_key "
                                  "is not registered.  Read https://fred.stlouisfed.org/docs/api/api_key.html for "
                                  "more information."}), 400
-        if series_id not in CATALOG:
+        if series_id not in fred.SERIES:
             return orjson.dumps({"error_code": 400, "error_message": "Bad Request.  The series does not exist."}), 400
         lo = date.fromisoformat(query.get("observation_start", "1776-07-04"))
         hi = date.fromisoformat(query.get("observation_end", "9999-12-31"))
@@ -138,6 +139,12 @@ class ProtocolServer:
                              "units": "lin", "output_type": int(query.get("output_type", 1)), "file_type": "json",
                              "order_by": "observation_date", "sort_order": "asc", "count": len(rows),
                              "offset": 0, "limit": 100000, "observations": rows}), 200
+
+    def gold_csv(self) -> bytes:
+        """datasets/gold-prices' data/monthly.csv (tests/.../wire/gold_prices.py): `Date,Price`, months YYYY-MM."""
+        rows = [f"{d:%Y-%m},{fixture_value('GOLD_MONTHLY', d, self.bump):.3f}"
+                for d in fixture_dates("GOLD_MONTHLY", self.today)]
+        return ("\n".join(["Date,Price", *rows]) + "\n").encode()
 
     def treasury_csv(self, year: int) -> bytes:
         cols = ["1 Mo", "1.5 Month", "2 Mo", "3 Mo", "4 Mo", "6 Mo", "1 Yr", "2 Yr", "3 Yr", "5 Yr", "7 Yr",
@@ -321,7 +328,7 @@ class _Handler(BaseHTTPRequestHandler):
             return owner.ecb_zip(), "application/zip"
         if source == "coinbase":
             product = path.split("/")[3]
-            sid = {"BTC-USD": "CBBTCUSD", "ETH-USD": "CBETHUSD"}.get(product)
+            sid = {product: sid for sid, product in coinbase.PRODUCTS.items()}.get(product)
             if sid is None:
                 return orjson.dumps({"message": "NotFound"}), "application/json"
             if query.get("granularity") == "3600":
@@ -332,6 +339,8 @@ class _Handler(BaseHTTPRequestHandler):
             return owner.candles(sid, start, end), "application/json"
         if source == "stooq":
             return owner.stooq_csv(query.get("s", "").split(".")[0]), "text/csv"
+        if source == "gold_prices":
+            return owner.gold_csv(), "text/plain; charset=utf-8"
         return None, ""
 
     def _send(self, status: int, body: bytes, ctype: str, headers: dict | None = None) -> None:
