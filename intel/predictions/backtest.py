@@ -18,6 +18,7 @@ import polars as pl
 from intel import catalog
 from intel.frames import Frames
 from intel.predictions.calibration import Fit, fit_question
+from intel.predictions.forecaster import Forecast, WalkForward
 from intel.predictions.questions import QUESTIONS, Question
 from intel.predictions.resolution import REPLAY_VINTAGE, Decision, day_number, decide, iso, resolution_record
 from intel.predictions.resolution import resolve as resolve  # re-exported: the live asset's resolution call
@@ -57,23 +58,41 @@ def overlap_days(question: Question) -> int:
     return {"trading_days": question.n, "calendar_days": question.n * 5 // 7, "months": question.n * 21}[question.unit]
 
 
+@dataclass(frozen=True)
+class Issuer:
+    """What `issue` needs for one question on one day: the period's forecast and the base rate known that day."""
+
+    forecast: Forecast
+    base_rate: float
+    base_cases: int
+
+    @property
+    def cutoff(self) -> str:
+        return self.forecast.cutoff
+
+
 def prediction_record(question: Question, day: date, origin: str, probability: float, inputs_as_of: dict,
-                      fit: Fit) -> dict:
+                      issuer: Issuer) -> dict:
     d = day.isoformat()
     return {"id": f"{origin}:{d}:{question.id}", "question": question.id, "statement": question.statement(day),
             "series": question.series, "comparison": question.comparison, "threshold": question.threshold,
             "horizon": question.horizon, "issued_on": d, "issuer": question.issuer, "category": question.category,
-            "inputs_as_of": inputs_as_of, "probability": round(probability, 4), "model": fit.model_record(),
-            "origin": origin}
+            "inputs_as_of": inputs_as_of, "probability": round(probability, 4),
+            "model": issuer.forecast.model_record(), "origin": origin,
+            # the reference the statement is scored against: its kind's outcome frequency known on the issue day
+            "base_rate": round(issuer.base_rate, 4), "base_rate_cases": issuer.base_cases}
 
 
-def issue(frames: Frames, day: date, origin: str, fits: dict[str, Fit]) -> list[dict]:
+def issue(frames: Frames, day: date, origin: str, issuers: dict[str, Issuer]) -> list[dict]:
     """The day's predictions from point-in-time frames (every observation in them published by `day`), one
-    per question with a fit whose cutoff is not after `day`, fresh inputs and finite features."""
+    per question with a forecast whose cutoff is not after `day`, fresh inputs and finite features. The live
+    record carries only the kinds whose out-of-sample record earned publication (forecaster.py)."""
     out = []
     for question in QUESTIONS.values():
-        fit = fits.get(question.id)
-        if fit is None or fit.cutoff > day.isoformat():
+        issuer = issuers.get(question.id)
+        if issuer is None or issuer.cutoff > day.isoformat():
+            continue
+        if origin == "live" and not issuer.forecast.published:
             continue
         inputs_as_of, row = {}, []
         for series_id in question.input_series:
@@ -84,7 +103,8 @@ def issue(frames: Frames, day: date, origin: str, fits: dict[str, Fit]) -> list[
         else:
             row = [float(f.transform(frames.get(f.series)["value"].to_numpy())[-1]) for f in question.features]
         if row and np.all(np.isfinite(row)):
-            out.append(prediction_record(question, day, origin, fit.probability(row), inputs_as_of, fit))
+            out.append(prediction_record(question, day, origin, issuer.forecast.probability(row), inputs_as_of,
+                                         issuer))
     return out
 
 
@@ -111,6 +131,17 @@ class QuestionTable:
                                           self.x[idx], y, [iso(d) for d in self.days[idx]],
                                           overlap_days(self.question), key) if len(idx) else None
         return self.fits[key]
+
+    def known_base_rates(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per day: the frequency of this question's outcomes resolved strictly before it (0.5 with none yet),
+        and how many there were: the base rate a reader could have known on the day."""
+        decided = np.array([d is not None for d in self.decisions])
+        resolved_on = self.resolved_on[decided]
+        outcomes = np.array([d.outcome for d in self.decisions if d is not None], dtype=np.float64)
+        order = np.argsort(resolved_on, kind="stable")
+        cumulative = np.concatenate([[0.0], np.cumsum(outcomes[order])])
+        n = np.searchsorted(resolved_on[order], self.days, side="left")
+        return np.where(n > 0, cumulative[n] / np.maximum(n, 1), 0.5), n
 
 
 NEVER = np.iinfo(np.int64).max // 2
@@ -167,12 +198,18 @@ def frozen_fit(cutoff: date) -> Callable[[int], int]:
     return lambda day: day_number(cutoff)
 
 
-def fit_all(long: pl.DataFrame, day: date, policy: Callable[[int], int] = yearly_refit) -> dict[str, Fit]:
-    """The fits `issue` needs on `day` (questions whose sample is still too small are absent), from the history
-    as stored (`series_id, date, value`), using only outcomes published before the policy's cutoff for `day`."""
-    cutoff = policy(day_number(day))
-    fits = {qid: table.fit(cutoff) for qid, table in tables(series_arrays(long), day).items()}
-    return {qid: fit for qid, fit in fits.items() if fit is not None}
+def fit_all(long: pl.DataFrame, day: date, policy: Callable[[int], int] = yearly_refit) -> dict[str, Issuer]:
+    """What `issue` needs on `day` (questions without a model yet are absent), from the history as stored
+    (`series_id, date, value`), using only outcomes published before the policy's cutoff for `day`."""
+    cutoff, today = policy(day_number(day)), day_number(day)
+    out = {}
+    for qid, table in tables(series_arrays(long), day).items():
+        walk = WalkForward(table, policy, overlap_days(table.question))
+        forecast = walk.through(cutoff)
+        if forecast is not None:
+            i = int(np.searchsorted(table.days, today, side="right")) - 1
+            out[qid] = Issuer(forecast, *walk.base_rate(i))
+    return out
 
 
 @dataclass
@@ -194,21 +231,18 @@ def run_backtest(long: pl.DataFrame, start: date, end: date, policy: Callable[[i
     lo, hi = day_number(start), day_number(end)
     for qid, table in all_tables.items():
         skipped[qid] = 0
+        walk = WalkForward(table, policy, overlap_days(table.question))
         for i in np.flatnonzero(table.resolved_on < lo):
             history.append((qid, iso(table.resolved_on[i]), table.decisions[i].outcome))
         for i in np.flatnonzero((table.days >= lo) & (table.days <= hi)):
             day = int(table.days[i])
-            cutoff = policy(day)
-            if cutoff > day:
-                raise ValueError(f"fit cutoff {iso(cutoff)} is after the issue day {iso(day)}")
-            fit = table.fit(cutoff)
-            row = table.x[i]
-            if fit is None or not np.all(np.isfinite(row)):
+            forecast = walk.through(int(walk.cutoffs[i]))
+            if forecast is None or not np.isfinite(walk.calibrated[i]):
                 skipped[qid] += 1
                 continue
             inputs = {sid: iso(table.as_of[sid][i]) for sid in table.question.input_series}
             record = prediction_record(table.question, date.fromisoformat(iso(day)), "backtest",
-                                       fit.probability(row), inputs, fit)
+                                       float(walk.calibrated[i]), inputs, Issuer(forecast, *walk.base_rate(i)))
             predictions.append(record)
             if table.resolved_on[i] <= hi:
                 resolutions.append(resolution_record(record, table.decisions[i], iso(table.resolved_on[i]),

@@ -14,7 +14,8 @@ from tests.intel.predictions.history_long import history_long
 
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 PREDICTION_FIELDS = {"id", "question", "statement", "series", "comparison", "threshold", "horizon", "issued_on",
-                     "issuer", "category", "inputs_as_of", "probability", "model", "origin"}
+                     "issuer", "category", "inputs_as_of", "probability", "model", "origin", "base_rate",
+                     "base_rate_cases"}
 RESOLUTION_FIELDS = {"id", "prediction_id", "prediction_hash", "outcome", "observed_value", "observed_on",
                      "resolved_on", "vintage", "origin"}
 
@@ -36,9 +37,13 @@ def test_predictions_keep_to_the_contract(replay):
         assert p["issued_on"] in p["statement"] or p["statement"].startswith("An NBER recession begins")
         assert p["threshold"] is None or isinstance(p["threshold"], float)
         assert 0 < p["probability"] < 1 and round(p["probability"], 4) == p["probability"]
+        # the reference it is scored against: its kind's frequency among outcomes resolved before the issue day
+        assert 0 <= p["base_rate"] <= 1 and isinstance(p["base_rate_cases"], int) and p["base_rate_cases"] > 0
+        assert isinstance(p["model"]["published"], bool) and p["model"]["calibration"]["n"] >= 250
         assert p["issuer"].startswith("model:logit(")
         assert all(ISO.match(d) and d <= p["issued_on"] for d in p["inputs_as_of"].values())
-        assert set(p["model"]) == {"name", "fitted_on", "n_fit"} and p["model"]["fitted_on"][1] < p["issued_on"]
+        assert set(p["model"]) == {"name", "fitted_on", "n_fit", "calibration", "published"}
+        assert p["model"]["fitted_on"][1] < p["issued_on"]
         assert json.loads(json.dumps(p)) == p
     assert len({p["id"] for p in replay.predictions}) == len(replay.predictions)
 

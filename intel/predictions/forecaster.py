@@ -1,0 +1,156 @@
+"""Walk-forward forecasts: what each question may say on an issue day, from outcomes published before its cutoff.
+
+For each cutoff (the refit policy's: the 1st of January of the issue year), in order:
+1. the raw model: the ridge logit of calibration.py, fitted on the outcomes published before the cutoff;
+2. the calibration map: a Platt map of the raw model's out-of-sample probabilities, fitted on the statements of
+   earlier periods (each made by the raw model of its own period, so never by a model that had seen its outcome)
+   whose outcomes were published before the cutoff. The map is shrunk toward the base rate as the raw model is
+   (the overlap of consecutive statements counts against the evidence) and never turns a score around: a raw
+   model whose out-of-sample slope is negative gets slope 0, the base rate of the window;
+3. the gate: the calibrated out-of-sample record of the earlier periods, resolved before the cutoff, scored against
+   the base rate known on each issue day (skill.py). A kind is published in the live record for the period only
+   when that record clears the bar (skill above 0, the lower end of its 90% block-bootstrap interval above 0, ECE
+   below 0.05, at least 250 cases); otherwise it stays in the back-test, marked withheld.
+
+Nothing is tuned on the period being forecast: each step reads only outcomes published before its cutoff."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from intel.predictions import skill
+from intel.predictions.calibration import MIN_CLASS_CASES, MIN_FIT_CASES, P_MAX, P_MIN, PRIOR_SD, Fit, logit_newton
+from intel.predictions.calibration import predict as predict_raw
+from intel.predictions.resolution import iso
+
+Policy = Callable[[int], int]
+METHOD = ("Each kind (question) is forecast walk-forward: on the 1st of January of each year a ridge logit of "
+          "features fixed in advance is fitted on the outcomes published before that day; its probabilities are "
+          "then mapped by a Platt map fitted on the earlier years' out-of-sample statements resolved before that "
+          "day, shrunk toward the base rate (overlapping horizons count against the evidence) and never with a "
+          "negative slope (a score that points the wrong way out of sample gives the base rate). A kind is "
+          "published in the live record for the year only when its calibrated out-of-sample record resolved before "
+          "the year clears the bar (at least 250 cases, skill above 0 against the base rate known on each issue "
+          "day with the lower end of its 90% block-bootstrap interval above 0, ECE below 0.05); otherwise it stays "
+          "in the back-test, marked withheld (`model.published: false`).")
+
+
+@dataclass(frozen=True)
+class Platt:
+    """p = sigmoid(intercept + slope * standardised logit(raw p)), fitted on out-of-sample statements."""
+
+    intercept: float
+    slope: float
+    mean: float
+    scale: float
+    n: int
+
+    def apply(self, raw: np.ndarray) -> np.ndarray:
+        z = (_logit(raw) - self.mean) / self.scale
+        return np.clip(1.0 / (1.0 + np.exp(-np.clip(self.intercept + self.slope * z, -50, 50))), P_MIN, P_MAX)
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(np.asarray(p, dtype=np.float64), P_MIN, P_MAX)
+    return np.log(p / (1 - p))
+
+
+def fit_platt(raw: np.ndarray, y: np.ndarray, overlap: int) -> Platt | None:
+    """The map from `raw` (out-of-sample probabilities) to outcomes `y`, or None on too small a sample."""
+    positives = int(y.sum())
+    if len(y) < MIN_FIT_CASES or min(positives, len(y) - positives) < MIN_CLASS_CASES:
+        return None
+    z = _logit(raw)
+    mean, scale = float(z.mean()), float(z.std()) or 1.0
+    w = logit_newton(((z - mean) / scale)[:, None], y, max(overlap, 1) / PRIOR_SD ** 2)
+    intercept, slope = float(w[0]), float(w[1])
+    if slope < 0:  # a score that points the wrong way out of sample is not inverted: it carries no evidence
+        rate = float(np.clip(y.mean(), 1e-6, 1 - 1e-6))
+        intercept, slope = float(np.log(rate / (1 - rate))), 0.0
+    return Platt(intercept, slope, mean, scale, len(y))
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """One question's model for the issue days of one period: raw fit, calibration map and gate."""
+
+    fit: Fit
+    platt: Platt
+    published: bool
+    gate: str  # the gate's reason, in words
+    record: dict  # the gate's figures (skill.figures) on the record it judged
+
+    @property
+    def cutoff(self) -> str:
+        return self.fit.cutoff
+
+    def probability(self, x) -> float:
+        raw = predict_raw(self.fit, np.asarray(x, dtype=np.float64)[None, :])
+        return float(self.platt.apply(raw)[0])
+
+    def model_record(self) -> dict:
+        return {**self.fit.model_record(),
+                "calibration": {"method": "Platt map of out-of-sample probabilities, shrunk toward the base rate, "
+                                          "slope never below 0", "n": self.platt.n,
+                                "intercept": round(self.platt.intercept, 6), "slope": round(self.platt.slope, 6)},
+                "published": self.published}
+
+
+class WalkForward:
+    """The walk-forward of one question table (backtest.QuestionTable) under a refit policy: every period's
+    Forecast, each day's raw and calibrated out-of-sample probability (NaN where there was none)."""
+
+    def __init__(self, table, policy: Policy, overlap: int) -> None:
+        self.table, self.overlap = table, overlap
+        self.cutoffs = np.array([policy(int(d)) for d in table.days], dtype=np.int64)
+        if np.any(self.cutoffs > table.days):
+            raise ValueError("a fit cutoff falls after its issue day")
+        self.raw = np.full(len(table.days), np.nan)
+        self.calibrated = np.full(len(table.days), np.nan)
+        self.forecasts: dict[int, Forecast | None] = {}
+        self._periods = np.unique(self.cutoffs)
+        self._base, self._base_n = table.known_base_rates()
+
+    def through(self, cutoff: int) -> Forecast | None:
+        """The forecast of the period with this cutoff, walking every earlier period first."""
+        if cutoff not in self.forecasts:
+            for c in self._periods[self._periods < cutoff]:
+                self._period(int(c))
+        return self._period(cutoff)
+
+    def base_rate(self, i: int) -> tuple[float, int]:
+        return float(self._base[i]), int(self._base_n[i])
+
+    def _period(self, cutoff: int) -> Forecast | None:
+        if cutoff in self.forecasts:
+            return self.forecasts[cutoff]
+        table = self.table
+        fit = table.fit(cutoff)
+        before = (table.days < cutoff) & (table.resolved_on < cutoff)
+        known = before & np.isfinite(self.raw)
+        y = np.array([table.decisions[i].outcome for i in np.flatnonzero(known)], dtype=np.float64)
+        platt = fit_platt(self.raw[known], y, self.overlap) if len(y) else None
+        forecast = None
+        if fit is not None and platt is not None:
+            judged = before & np.isfinite(self.calibrated)
+            idx = np.flatnonzero(judged)
+            cases = skill.Cases.of(self.calibrated[idx], [float(table.decisions[i].outcome) for i in idx],
+                                   self._base[idx], table.days[idx])
+            record = skill.figures(cases, self.overlap)
+            published, reason = skill.verdict(record)
+            forecast = Forecast(fit, platt, published, reason, record)
+        self.forecasts[cutoff] = forecast
+        period = (self.cutoffs == cutoff) & np.all(np.isfinite(table.x), axis=1)
+        if fit is not None:
+            self.raw[period] = predict_raw(fit, table.x[period])
+            if platt is not None:
+                self.calibrated[period] = platt.apply(self.raw[period])
+        return forecast
+
+
+def describe(forecast: Forecast | None, cutoff: int) -> str:
+    if forecast is None:
+        return f"no model for the period from {iso(cutoff)}: too few resolved cases to fit or to calibrate"
+    return ("published" if forecast.published else "withheld") + f" from {iso(cutoff)}: {forecast.gate}"

@@ -1,0 +1,50 @@
+"""The walk-forward forecaster (`intel/predictions/forecaster.py`): the calibration map never turns a score around
+and falls back to the base rate without evidence, and each period's gate judges only statements of earlier periods
+resolved before its cutoff."""
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+import pytest
+
+from intel.predictions import forecaster
+from intel.predictions.backtest import overlap_days, series_arrays, tables, yearly_refit
+from intel.predictions.questions import QUESTIONS
+from intel.predictions.resolution import day_number
+from tests.intel.predictions.history_long import history_long
+
+
+def test_an_informative_score_is_mapped_and_a_contrary_one_becomes_the_base_rate():
+    rng = np.random.default_rng(5)
+    y = (rng.random(4000) < 0.3).astype(float)
+    informative = np.clip(0.3 + 0.3 * (y - 0.3) + rng.normal(0, 0.15, 4000), 0.02, 0.98)
+    good = forecaster.fit_platt(informative, y, 21)
+    assert good.slope > 0 and good.n == 4000
+    mapped = good.apply(informative)
+    assert mapped[y == 1].mean() > mapped[y == 0].mean() and abs(mapped.mean() - y.mean()) < 0.02
+    contrary = forecaster.fit_platt(1 - informative, y, 21)
+    assert contrary.slope == 0.0 and np.allclose(contrary.apply(informative), y.mean(), atol=1e-6)
+    assert forecaster.fit_platt(informative[:100], y[:100], 21) is None  # too few cases to calibrate
+
+
+@pytest.fixture(scope="module")
+def walk():
+    question = QUESTIONS["vix_above_30_20d"]
+    table = tables(series_arrays(history_long()), date(2024, 12, 31), [question])[question.id]
+    return forecaster.WalkForward(table, yearly_refit, overlap_days(question))
+
+
+def test_each_gate_judges_only_earlier_statements_resolved_before_its_cutoff(walk):
+    cutoff = day_number(date(2020, 1, 1))
+    forecast = walk.through(cutoff)
+    table = walk.table
+    judged = (table.days < cutoff) & (table.resolved_on < cutoff) & np.isfinite(walk.calibrated)
+    assert forecast.record["n"] == int(judged.sum()) > 250
+    # the map is fitted on every earlier out-of-sample statement, calibrated or not yet
+    assert forecast.fit.cutoff == "2020-01-01" and forecast.platt.n >= forecast.record["n"]
+    # the period's own statements are made by this period's model and map, from its own cutoff
+    period = (walk.cutoffs == cutoff) & np.isfinite(walk.calibrated)
+    i = int(np.flatnonzero(period)[0])
+    assert walk.calibrated[i] == pytest.approx(forecast.probability(table.x[i]))
+    assert forecast.published is forecaster.skill.verdict(forecast.record)[0]
