@@ -34,6 +34,13 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--api-key", help="a key of that service (the export needs one; registering is free)")
     check.add_argument("--origin", choices=["live", "backtest"], default="live")
     check.add_argument("--key-id", help="the signing key id you expect (pins the key the server publishes)")
+    grade = predictions.add_parser("score", help="recompute the record's accuracy per kind from the chain")
+    grade.add_argument("--url", help="score a running service's public export (default: the local SQL store)")
+    grade.add_argument("--api-key", help="a key of that service (the export needs one; registering is free)")
+    grade.add_argument("--origin", choices=["live", "backtest"], default="live")
+    grade.add_argument("--from", dest="start", type=date.fromisoformat, help="first issue day scored")
+    grade.add_argument("--to", dest="end", type=date.fromisoformat, help="last issue day scored")
+    grade.add_argument("--json", action="store_true", help="the whole report as JSON")
     replay = sub.add_parser("backtest", help="replay history through the prediction code into the back-test chain")
     replay.add_argument("--from", dest="start", type=date.fromisoformat, required=True, help="first issue day")
     replay.add_argument("--to", dest="end", type=date.fromisoformat, required=True, help="last market day")
@@ -56,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         return set_tier(args.agent_id, args.tier, args.until)
     if args.command == "backtest":
         return backtest(args.start, args.end, args.history)
+    if args.command == "predictions" and args.predictions_command == "score":
+        return score_predictions(args)
     if args.command == "predictions":
         return verify_predictions(args.url, args.api_key, args.origin, args.key_id)
     return dev_pay(args.bolt11)
@@ -132,6 +141,24 @@ def verify_predictions(url: str | None, api_key: str | None, origin: str, key_id
         return 2
     print(f"{result} (key {used})" if result.ok else f"FAILED {result}")
     return 0 if result.ok else 1
+
+
+def score_predictions(args) -> int:
+    """Print the accuracy of the record (exit 2 when it cannot be read)."""
+    import orjson
+
+    from marketintel.predictions_score import lines, records_of, scored
+    from marketintel.settings import get_settings
+    from marketintel.verify import VerifyError
+
+    try:
+        records = records_of(get_settings(), args.url, args.api_key, args.origin)
+    except VerifyError as exc:
+        console.print(f"[red]cannot read the record: {exc}")
+        return 2
+    report = scored(records, args.start and args.start.isoformat(), args.end and args.end.isoformat())
+    print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() if args.json else "\n".join(lines(report)))
+    return 0
 
 
 def dev_pay(bolt11: str) -> int:

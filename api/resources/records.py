@@ -23,6 +23,7 @@ from intel.hash_chain import (
     SIGNATURE_RULE,
     VERIFY_PROCEDURE,
 )
+from intel.predictions import accuracy, forecaster
 from marketintel.signing import ServiceKey
 from warehouse.ledger.records import EXPORT_PAGE_MAX, ORIGINS, Records, prediction_chain
 
@@ -52,6 +53,8 @@ class SigningKeyResource:
             "canonicalization": CANONICAL_RULE, "hashing": HASH_RULE, "genesis_prev_hash": GENESIS,
             "signed_head_message": HEAD_MESSAGE, "signature": SIGNATURE_RULE, "key_id_rule": KEY_ID_RULE,
             "how_to_verify": list(VERIFY_PROCEDURE),
+            "forecasting": forecaster.METHOD, "scoring": accuracy.METHOD,
+            "how_to_score": "marketintel predictions score --url <server> --api-key <key> --origin live|backtest",
         }
 
     # In the OpenAPI document (api/spec.py gives the escaped dots of its path back), with its one status.
