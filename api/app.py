@@ -132,7 +132,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_integration_routes(app, services, registry)
     _add_mcp_routes(app, services, ToolCalls(module_queries, synthesis_queries, products, serving, pulse_budget,
                                             registry))
-    app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home)))  # made at first start
+    app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home), serving))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
     app.add_route("/openapi.json", OpenAPIResource())

@@ -23,11 +23,10 @@ from assets.ingest import observations
 from assets.resources import MarketResource, RecordsResource, WarehouseResource
 from intel.frames import Frames
 from intel.hash_chain import verify
-from intel.predictions import published
+from intel.predictions import accuracy, published
 from intel.predictions.backtest import fit_all, issue
 from intel.predictions.questions import QUESTIONS
 from intel.predictions.resolution import resolve
-from intel.predictions.scoring import score
 from warehouse.duckdb_store import PREDICTION_SCHEMA
 from warehouse.ledger.records import Records, prediction_chain
 
@@ -74,8 +73,13 @@ def predictions(context: AssetExecutionContext, market: MarketResource, warehous
     if today.weekday() < 5 and (head is None or head["recorded_on"] < today.isoformat()):
         with warehouse.open() as store:
             frames, long = history(store, today, market.provider.name)
+            if long.height:
+                issuers = fit_all(long, today)
+                frame = {"as_of": today.isoformat(), "generated_at": market.now.isoformat()}
+                store.write_product(published.KINDS, today, published.kinds(issuers, QUESTIONS, frame),
+                                    market.provider.name, market.now)
         if long.height:
-            issued = issue(frames, today, "live", fit_all(long, today))
+            issued = issue(frames, today, "live", issuers)
             records.append(LIVE, "prediction", issued, today)
     result = verify(LIVE, records.listing(LIVE, 0, 10 ** 9), records.heads(LIVE), key.public_bytes)
     return MaterializeResult(
@@ -149,11 +153,13 @@ def build_products(records: Records, live: list[dict], stored: dict, today: date
         if origin == "live":
             out["track_record"] = {**frame, "data_as_of": published.data_as_of(entries),
                                    "rows": published.track_rows(entries)}
-    accuracy = stored.get("prediction_accuracy")
-    by_origin = dict(accuracy.payload.get("by_origin", {})) if accuracy else {}
+    before = stored.get("prediction_accuracy")
+    by_origin = dict(before.payload.get("by_origin", {})) if before else {}
     for origin, pairs in scored.items():
-        by_origin[origin] = score(pairs) if pairs else None
+        by_origin[origin] = accuracy.report(pairs) if pairs else None
     newest = [p["data_as_of"] for n, p in out.items() if n.endswith(".all") and p["data_as_of"]]
+    kinds = stored.get(published.KINDS)
     out["prediction_accuracy"] = {**frame, "data_as_of": max(newest, default=None), "by_origin": by_origin,
+                                  "kinds": kinds.payload["kinds"] if kinds else None,
                                   "methodology": published.ACCURACY_METHOD}
     return out, tables

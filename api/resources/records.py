@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
+import orjson
 from pydantic import BaseModel, Field
 from spectree import Response
 
@@ -24,7 +25,9 @@ from intel.hash_chain import (
     VERIFY_PROCEDURE,
 )
 from intel.predictions import accuracy, forecaster
+from intel.predictions.published import KINDS
 from marketintel.signing import ServiceKey
+from warehouse.cache import AsyncServingCache
 from warehouse.ledger.records import EXPORT_PAGE_MAX, ORIGINS, Records, prediction_chain
 
 SIGNING_KEY_PATH = "/.well-known/marketintel-signing-key.json"
@@ -43,7 +46,8 @@ class ChainQuery(BaseModel):
 class SigningKeyResource:
     public = True  # a well-known manifest (interface.md: no credential needed)
 
-    def __init__(self, key: ServiceKey):
+    def __init__(self, key: ServiceKey, serving: AsyncServingCache):
+        self.serving = serving
         self.document = {
             **key.public_description(),
             "purpose": "Signs each market day's head of the prediction record's hash chains.",
@@ -61,8 +65,14 @@ class SigningKeyResource:
     @api_spec.validate(tags=["predictions"], resp=Response("HTTP_200"))
     async def on_get(self, req, resp):
         """The service's Ed25519 public key (raw, hex and base64), its key id, and the rules of the prediction
-        record: canonical serialization, hashing, the signed head message, and how to verify step by step."""
-        resp.media = self.document
+        record: canonical serialization, hashing, the signed head message, and how to verify step by step; how
+        forecasts are made and scored; and each statement kind, published in the live record or withheld (kept in
+        the back-test), with the figures of the out-of-sample record its gate judged and why (`kinds`, as of the
+        last day the pipeline issued statements; null before its first run)."""
+        body, _ = await self.serving.get_product(KINDS)
+        kinds = orjson.loads(body) if body is not None else None
+        resp.media = {**self.document, "kinds": kinds and {k: kinds[k] for k in ("as_of", "published", "withheld",
+                                                                                  "kinds")}}
 
 
 class ChainExportResource:

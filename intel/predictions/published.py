@@ -6,19 +6,38 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from intel.hash_chain import canonical, chain_hash
+from intel.predictions import accuracy
 
 ORIGINS = ("live", "backtest")
 STATUSES = ("open", "resolved", "all")
 LISTING_MAX = 200  # the interface's `limit` maximum: each listing is published this long
 VERIFY = {"public_key": "/.well-known/marketintel-signing-key.json", "chain_export": "/api/v1/predictions/chain",
           "command": "marketintel predictions verify --url <server>"}
-ACCURACY_METHOD = ("Each resolved prediction scored once: hit when the outcome is the side the probability favours "
-                   "(p >= 0.5 for true); Brier = mean (p - outcome)^2; the base-rate Brier uses the outcome "
-                   "frequency of the scored set (climatology) and `bss_prior` the frequency known before each issue "
-                   "date; BSS = 1 - Brier / base-rate Brier (above 0: more skill than the base rate); log loss in "
-                   "nats; the calibration table groups probabilities in 10 buckets of 0.1 (mean predicted vs "
-                   "observed frequency, N) and ECE is the N-weighted mean gap between them. Origins are never "
-                   "mixed: `backtest` is the replay of history labelled as such, `live` the record as issued.")
+ACCURACY_METHOD = (accuracy.METHOD + " Origins are never mixed: `backtest` is the replay of history labelled as such, "
+                   "`live` the record as issued; `published` scores only the statements the live record carried "
+                   "(for the back-test, those its gate would have let through).")
+
+
+KINDS = "prediction_kinds"  # the product saying, per kind, whether the live record carries it and why
+NO_MODEL = "no model yet: too few resolved cases to fit the model or to calibrate it out of sample"
+
+
+def kinds(issuers: dict, questions: dict, frame: dict) -> dict:
+    """Every statement kind: published in the live record or withheld (back-test only), why, and the figures of
+    the out-of-sample record its gate judged, for the period that began at `period_from`."""
+    out = {}
+    for qid, question in questions.items():
+        issuer = issuers.get(qid)
+        if issuer is None:
+            out[qid] = {"category": question.category, "published": False, "why": NO_MODEL, "record": None}
+            continue
+        forecast, record = issuer.forecast, issuer.forecast.record
+        out[qid] = {"category": question.category, "published": forecast.published, "why": forecast.gate,
+                    "period_from": forecast.cutoff,
+                    "record": {k: record.get(k) for k in ("n", "brier", "brier_base_rate", "skill", "skill_ci90",
+                                                          "ece", "log_loss")}}
+    return {**frame, "kinds": out, "published": sorted(k for k, v in out.items() if v["published"]),
+            "withheld": sorted(k for k, v in out.items() if not v["published"])}
 
 
 def predictions_product(origin: str, status: str) -> str:
@@ -72,7 +91,8 @@ def confidence(probability: float) -> float:
 def track_rows(all_entries: list[dict]) -> list[dict]:
     """The compact rows the track record filters per request (live record only)."""
     return [{"id": e["id"], "question": e["question"], "category": e["category"], "issued_on": e["issued_on"],
-             "probability": e["probability"], "status": e["status"], "origin": e["origin"],
+             "probability": e["probability"], "status": e["status"], "origin": e["origin"], "horizon": e["horizon"],
+             "base_rate": e.get("base_rate"), "model": {"published": (e.get("model") or {}).get("published")},
              "outcome": e["resolution"]["outcome"] if e["resolution"] else None,
              "resolved_on": e["resolution"]["resolved_on"] if e["resolution"] else None} for e in all_entries]
 
@@ -116,26 +136,25 @@ def in_chain_order(predictions: list[dict], resolutions: list[dict]) -> list[tup
 
 
 def pairs(all_entries: list[dict]) -> list[tuple[dict, dict]]:
-    """(prediction, resolution) of every resolved entry, for intel.predictions.scoring.score."""
+    """(prediction, resolution) of every resolved entry, for intel.predictions.accuracy.report."""
     return [(e, e["resolution"]) for e in all_entries if e["resolution"] is not None]
 
 
 def track_record(payload: dict, today: date, category: str | None, min_confidence: float | None,
                  days_back: int | None, status: str) -> dict:
     """The published live rows filtered for one request, with the accuracy of the resolved ones among them."""
-    from intel.predictions.scoring import score
-
     rows = filter_rows(payload["rows"], today, category, min_confidence, days_back, status)
     resolved = [(r, {"outcome": r["outcome"], "resolved_on": r["resolved_on"]}) for r in rows
                 if r["status"] == "resolved"]
-    accuracy = score(resolved) if resolved else None
+    scored = accuracy.report(resolved)["all"] if resolved else None
     return {**{k: v for k, v in payload.items() if k != "rows"},
             "filters": {"category": category, "min_confidence": min_confidence, "days_back": days_back,
                         "status": status, "confidence": "max(p, 1 - p): the probability of the side favoured"},
             "counts": {"predictions": len(rows), "open": sum(r["status"] == "open" for r in rows),
                        "resolved": len(resolved)},
-            "accuracy": accuracy["overall"] if accuracy else None,
-            "by_category": accuracy["by_category"] if accuracy else {},
+            "accuracy": scored["headline"] if scored else None,
+            "by_category": scored["by_category"] if scored else {},
+            "by_kind": scored["by_kind"] if scored else {},
             "methodology": ACCURACY_METHOD, "predictions": rows[:LISTING_MAX]}
 
 

@@ -70,9 +70,10 @@ def _record(out: Foresight, accuracy: dict | None, record: dict | None) -> None:
             out.lines.append(f"The service's live prediction record holds {counts['resolved'].value} resolved "
                              f"and {counts['open'].value} open predictions.")
     live = ((accuracy or {}).get("by_origin") or {}).get("live")
-    if isinstance(live, dict) and isinstance(live.get("overall"), dict):
-        keys = [k for k, v in live["overall"].items() if isinstance(v, int | float) and not isinstance(v, bool)]
-        cited = [out.cite(ACCURACY, accuracy, f"by_origin.live.overall.{k}") for k in keys[:6]]
+    headline = ((live or {}).get("all") or {}).get("headline") if isinstance(live, dict) else None
+    if isinstance(headline, dict):
+        keys = [k for k, v in headline.items() if isinstance(v, int | float) and not isinstance(v, bool)]
+        cited = [out.cite(ACCURACY, accuracy, f"by_origin.live.all.headline.{k}") for k in keys[:6]]
         shown["accuracy_live"] = [f.to_dict() for f in cited if f is not None]
     elif accuracy is not None:
         out.caveats.append("The live prediction record has no resolved predictions to score yet.")

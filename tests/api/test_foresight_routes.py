@@ -89,11 +89,15 @@ def test_accuracy_by_origin_and_category(published, backtest):
     resp = published.simulate_get("/api/v1/predictions/accuracy", headers=auth(key), params={"origin": "backtest"})
     assert resp.status_code == 200, resp.text
     scored = resp.json["by_origin"]["backtest"]
-    assert scored["overall"]["n"] == len(backtest.resolutions)
-    assert sum(g["n"] for g in scored["by_category"].values()) == scored["overall"]["n"]
-    table = scored["overall"]["calibration"]
-    assert sum(b["n"] for b in table) == scored["overall"]["n"] and len(table) <= 10
-    assert 0 <= scored["overall"]["brier"] <= 1 and "bss" in scored["overall"]
+    every = scored["all"]
+    assert scored["n"] == every["headline"]["n"] == len(backtest.resolutions)
+    assert sum(g["n"] for g in every["by_category"].values()) == scored["n"]
+    assert sum(k["n"] for k in every["by_kind"].values()) == scored["n"]
+    for kind in every["by_kind"].values():  # each kind against its own base rate, with its reliability table
+        assert sum(b["n"] for b in kind["reliability"]) == kind["n"] and len(kind["reliability"]) == 10
+        assert 0 <= kind["brier"] <= 1 and "skill" in kind and isinstance(kind["meets_bar"], bool)
+    weighted = sum(k["n"] * k["skill"] for k in every["by_kind"].values()) / scored["n"]
+    assert every["headline"]["skill"] == pytest.approx(weighted, abs=1e-3)  # case-weighted, never pooled
 
 
 def test_track_record_filters_and_validates(published):

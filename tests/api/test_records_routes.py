@@ -21,6 +21,9 @@ def test_the_signing_key_is_published_with_the_rules(unpublished_client, setting
     assert document["algorithm"] == "Ed25519" and document["genesis_prev_hash"] == GENESIS
     assert document["signed_head_message"] == "{chain}|{day}|{seq}|{hash}" and len(document["how_to_verify"]) >= 5
     assert document["chains"] == {"live": "predictions:live", "backtest": "predictions:backtest"}
+    # how forecasts are made and scored; the kinds, published or withheld, once the pipeline has issued statements
+    assert "Platt map" in document["forecasting"] and "case-weighted" in document["scoring"]
+    assert document["how_to_score"].startswith("marketintel predictions score") and document["kinds"] is None
 
 
 def test_the_export_pages_through_records_and_heads_and_verifies(unpublished_client, services, settings):

@@ -14,6 +14,7 @@ from sqlalchemy import text
 from assets.ingest import observations
 from assets.predictions import LIVE, prediction_resolutions, predictions
 from assets.resources import MarketResource, RecordsResource, WarehouseResource
+from intel.predictions.questions import QUESTIONS
 from marketintel.cli import main
 from marketintel.settings import Settings
 from tests.replays import replay_settings
@@ -58,8 +59,13 @@ def test_issue_then_resolve_sign_publish_and_verify(mi_home, redis_url, monkeypa
     for entry in listing:
         assert FIRST.isoformat() < entry["resolution"]["observed_on"] <= LATER.isoformat()
         assert entry["resolution"]["prediction_hash"] == entry["hash"]
+    kinds = products["prediction_kinds"].payload  # every kind, published or withheld, with why
+    assert set(kinds["kinds"]) == set(QUESTIONS) and set(kinds["published"]) | set(kinds["withheld"]) == set(QUESTIONS)
+    assert {orjson.loads(r["body"])["question"] for r in issued} <= set(kinds["published"])
+    assert all(k["why"] for k in kinds["kinds"].values())
+    assert products["prediction_accuracy"].payload["kinds"] == kinds["kinds"]
     live = products["prediction_accuracy"].payload["by_origin"]["live"]
-    assert live["overall"]["n"] == len(resolutions)
+    assert live["n"] == len(resolutions) == live["published"]["headline"]["n"]  # the live record is all published
     with Warehouse(settings.warehouse_path) as store:  # the analysts' table agrees with the chain
         table = store.con.execute("select count(*), count(outcome) from prediction_records where origin = 'live'")
         predicted = sum(r["kind"] == "prediction" for r in records.listing(LIVE))  # both days' statements
