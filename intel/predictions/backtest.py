@@ -126,11 +126,18 @@ class QuestionTable:
         if key not in self.fits:
             usable = (self.resolved_on < cutoff) & np.all(np.isfinite(self.x), axis=1)
             idx = np.flatnonzero(usable)
-            y = np.array([self.decisions[i].outcome for i in idx], dtype=np.float64)
+            y = self.outcomes[idx]
+            span = [iso(self.days[idx[0]]), iso(self.days[idx[-1]])] if len(idx) else []
             self.fits[key] = fit_question(self.question.id, tuple(f.name for f in self.question.features),
-                                          self.x[idx], y, [iso(d) for d in self.days[idx]],
-                                          overlap_days(self.question), key) if len(idx) else None
+                                          self.x[idx], y, span, overlap_days(self.question), key) if len(idx) else None
         return self.fits[key]
+
+    @property
+    def outcomes(self) -> np.ndarray:
+        """Each day's outcome as 0/1 (NaN where undecided)."""
+        if not hasattr(self, "_outcomes"):
+            self._outcomes = np.array([np.nan if d is None else float(d.outcome) for d in self.decisions])
+        return self._outcomes
 
     def known_base_rates(self) -> tuple[np.ndarray, np.ndarray]:
         """Per day: the frequency of this question's outcomes resolved strictly before it (0.5 with none yet),
@@ -188,9 +195,12 @@ def tables(arrays: Arrays, end: date, questions: Iterable[Question] | None = Non
     return out
 
 
-def yearly_refit(day: int) -> int:
-    """Refit policy: an expanding window refitted on the 1st of January of the issue year."""
-    return day_number(date.fromordinal(day + date(1970, 1, 1).toordinal()).replace(month=1, day=1))
+def yearly_refit(day):
+    """Refit policy: an expanding window refitted on the 1st of January of the issue year (of each day, for an
+    array of day numbers)."""
+    out = np.asarray(day, dtype=np.int64).astype("datetime64[D]").astype("datetime64[Y]").astype("datetime64[D]")
+    out = out.astype(np.int64)
+    return int(out) if out.ndim == 0 else out
 
 
 def frozen_fit(cutoff: date) -> Callable[[int], int]:

@@ -67,7 +67,7 @@ def logit_newton(z: np.ndarray, y: np.ndarray, lam: float, steps: int = 50) -> n
 
 def fit_question(question: str, names: tuple[str, ...], x: np.ndarray, y: np.ndarray, issued: list[str],
                  horizon_obs: int, cutoff: str) -> Fit | None:
-    """The fit on pairs (x row, outcome y) issued on `issued` (ISO dates, ascending), or None when the sample
+    """The fit on pairs (x row, outcome y) issued from issued[0] to issued[-1] (ISO dates), or None when the sample
     is too small (fewer than MIN_FIT_CASES pairs, or fewer than MIN_CLASS_CASES of either outcome)."""
     y = np.asarray(y, dtype=np.float64)
     positives = int(y.sum())

@@ -98,13 +98,21 @@ class Forecast:
                 "published": self.published}
 
 
+def cutoffs_of(policy: Policy, days: np.ndarray) -> np.ndarray:
+    """The policy's cutoff of each day: in one call where the policy takes an array (the yearly one does)."""
+    try:
+        return np.broadcast_to(np.asarray(policy(days), dtype=np.int64), days.shape).copy()
+    except (TypeError, ValueError):
+        return np.array([policy(int(d)) for d in days], dtype=np.int64)
+
+
 class WalkForward:
     """The walk-forward of one question table (backtest.QuestionTable) under a refit policy: every period's
     Forecast, each day's raw and calibrated out-of-sample probability (NaN where there was none)."""
 
     def __init__(self, table, policy: Policy, overlap: int) -> None:
         self.table, self.overlap = table, overlap
-        self.cutoffs = np.array([policy(int(d)) for d in table.days], dtype=np.int64)
+        self.cutoffs = cutoffs_of(policy, table.days)
         if np.any(self.cutoffs > table.days):
             raise ValueError("a fit cutoff falls after its issue day")
         self.raw = np.full(len(table.days), np.nan)
@@ -130,14 +138,13 @@ class WalkForward:
         fit = table.fit(cutoff)
         before = (table.days < cutoff) & (table.resolved_on < cutoff)
         known = before & np.isfinite(self.raw)
-        y = np.array([table.decisions[i].outcome for i in np.flatnonzero(known)], dtype=np.float64)
+        y = table.outcomes[known]
         platt = fit_platt(self.raw[known], y, self.overlap) if len(y) else None
         forecast = None
         if fit is not None and platt is not None:
             judged = before & np.isfinite(self.calibrated)
             idx = np.flatnonzero(judged)
-            cases = skill.Cases.of(self.calibrated[idx], [float(table.decisions[i].outcome) for i in idx],
-                                   self._base[idx], table.days[idx])
+            cases = skill.Cases.of(self.calibrated[idx], table.outcomes[idx], self._base[idx], table.days[idx])
             record = skill.figures(cases, self.overlap)
             published, reason = skill.verdict(record)
             forecast = Forecast(fit, platt, published, reason, record)
