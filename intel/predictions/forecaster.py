@@ -15,6 +15,7 @@ For each cutoff (the refit policy's: the 1st of January of the issue year), in o
 Nothing is tuned on the period being forecast: each step reads only outcomes published before its cutoff."""
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +27,10 @@ from intel.predictions.calibration import predict as predict_raw
 from intel.predictions.resolution import iso
 
 Policy = Callable[[int], int]
+# finished walks by (question, cutoff, overlap, digest of the data before the cutoff): a process that issues on
+# many days of one year (the live asset, a replay) fits each year's models once
+_DONE: dict[tuple, tuple] = {}
+DONE_MAX = 256
 METHOD = ("Each kind (question) is forecast walk-forward: on the 1st of January of each year a ridge logit of "
           "features fixed in advance is fitted on the outcomes published before that day; its probabilities are "
           "then mapped by a Platt map fitted on the earlier years' out-of-sample statements resolved before that "
@@ -122,16 +127,42 @@ class WalkForward:
         self._base, self._base_n = table.known_base_rates()
 
     def through(self, cutoff: int) -> Forecast | None:
-        """The forecast of the period with this cutoff, walking every earlier period first."""
+        """The forecast of the period with this cutoff, walking every earlier period first. A walk already done
+        on the same data before the cutoff (the same question on a later day of the same year, in this process)
+        is taken from memory: everything up to the cutoff rests only on that data."""
         if cutoff not in self.forecasts:
-            for c in self._periods[self._periods < cutoff]:
-                self._period(int(c))
-        return self._period(cutoff)
+            k = int(np.searchsorted(self.table.days, cutoff))
+            key = (self.table.question.id, cutoff, self.overlap, self._fingerprint(k, cutoff))
+            done = _DONE.get(key)
+            if done is not None:
+                forecasts, self.raw[:k], self.calibrated[:k] = done
+                self.forecasts.update(forecasts)
+            else:
+                for c in self._periods[self._periods < cutoff]:
+                    self._forecast(int(c))
+                self._forecast(cutoff)
+                _DONE[key] = (dict(self.forecasts), self.raw[:k].copy(), self.calibrated[:k].copy())
+                while len(_DONE) > DONE_MAX:
+                    _DONE.pop(next(iter(_DONE)))
+            self._fill(cutoff)
+        return self.forecasts[cutoff]
 
     def base_rate(self, i: int) -> tuple[float, int]:
         return float(self._base[i]), int(self._base_n[i])
 
-    def _period(self, cutoff: int) -> Forecast | None:
+    def _fingerprint(self, k: int, cutoff: int) -> str:
+        """A digest of everything the walk up to `cutoff` reads: the days before it, their cutoffs and features,
+        and their outcomes and resolution days as known before it."""
+        t = self.table
+        known = t.resolved_on[:k] < cutoff
+        digest = hashlib.blake2b(digest_size=16)
+        for part in (t.days[:k], self.cutoffs[:k], t.x[:k], np.where(known, t.outcomes[:k], -1.0),
+                     np.where(known, t.resolved_on[:k], -1)):
+            digest.update(np.ascontiguousarray(part).tobytes())
+        return digest.hexdigest()
+
+    def _forecast(self, cutoff: int) -> Forecast | None:
+        """The period's forecast (from data before `cutoff` only), then its statements' probabilities."""
         if cutoff in self.forecasts:
             return self.forecasts[cutoff]
         table = self.table
@@ -142,19 +173,24 @@ class WalkForward:
         platt = fit_platt(self.raw[known], y, self.overlap) if len(y) else None
         forecast = None
         if fit is not None and platt is not None:
-            judged = before & np.isfinite(self.calibrated)
-            idx = np.flatnonzero(judged)
+            idx = np.flatnonzero(before & np.isfinite(self.calibrated))
             cases = skill.Cases.of(self.calibrated[idx], table.outcomes[idx], self._base[idx], table.days[idx])
             record = skill.figures(cases, self.overlap)
             published, reason = skill.verdict(record)
             forecast = Forecast(fit, platt, published, reason, record)
         self.forecasts[cutoff] = forecast
+        self._fill(cutoff)
+        return forecast
+
+    def _fill(self, cutoff: int) -> None:
+        """The raw and calibrated probabilities of the period's statements, from its forecast's model."""
+        table, forecast = self.table, self.forecasts[cutoff]
         period = (self.cutoffs == cutoff) & np.all(np.isfinite(table.x), axis=1)
+        fit = forecast.fit if forecast is not None else table.fit(cutoff)
         if fit is not None:
             self.raw[period] = predict_raw(fit, table.x[period])
-            if platt is not None:
-                self.calibrated[period] = platt.apply(self.raw[period])
-        return forecast
+            if forecast is not None:
+                self.calibrated[period] = forecast.platt.apply(self.raw[period])
 
 
 def describe(forecast: Forecast | None, cutoff: int) -> str:

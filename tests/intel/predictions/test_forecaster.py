@@ -48,3 +48,33 @@ def test_each_gate_judges_only_earlier_statements_resolved_before_its_cutoff(wal
     i = int(np.flatnonzero(period)[0])
     assert walk.calibrated[i] == pytest.approx(forecast.probability(table.x[i]))
     assert forecast.published is forecaster.skill.verdict(forecast.record)[0]
+
+
+def test_a_walk_done_on_the_same_data_is_remembered_and_a_revision_is_not_missed():
+    """Two days of 2020 on the same history: the second walk is taken from memory and equals a fresh one. A value
+    revised before the cutoff changes the digest, so the walk is done again on the revised data."""
+    question = QUESTIONS["vix_higher_21d"]
+    overlap = overlap_days(question)
+    long = history_long().filter(history_long()["date"] <= date(2020, 6, 30))
+    cutoff = day_number(date(2020, 1, 1))
+
+    def walk_of(frame):
+        table = tables(series_arrays(frame), date(2020, 6, 30), [question])[question.id]
+        walk = forecaster.WalkForward(table, yearly_refit, overlap)
+        return walk, walk.through(cutoff)
+
+    forecaster._DONE.clear()
+    _, fresh = walk_of(long)
+    assert len(forecaster._DONE) == 1
+    remembered_walk, remembered = walk_of(long)
+    assert len(forecaster._DONE) == 1 and remembered is fresh  # the same object: taken from memory
+    forecaster._DONE.clear()
+    recomputed_walk, recomputed = walk_of(long)
+    assert recomputed.record == fresh.record and recomputed.platt == fresh.platt
+    assert np.array_equal(recomputed_walk.calibrated, remembered_walk.calibrated, equal_nan=True)
+    import polars as pl
+
+    revised = long.with_columns(pl.when((pl.col("series_id") == "VIXCLS") & (pl.col("date") == date(2019, 3, 1)))
+                                .then(pl.col("value") * 3).otherwise(pl.col("value")).alias("value"))
+    _, after = walk_of(revised)
+    assert len(forecaster._DONE) == 2 and after is not recomputed
