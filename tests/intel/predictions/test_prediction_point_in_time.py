@@ -81,13 +81,15 @@ def test_resolutions_come_on_the_first_market_day_the_deciding_observations_were
     assert len(sample) >= 40
     for resolution in sample:
         prediction = by_id[resolution["prediction_id"]]
+        # a resolution reads its own series only: the frames hold just that one (the whole history cost 20 s)
+        own = long.filter(long["series_id"] == prediction["series"])
         day = date.fromisoformat(resolution["resolved_on"])
         assert resolution["observed_on"] > prediction["issued_on"]
-        assert resolve(prediction, published_by(long, day), day) == resolution
+        assert resolve(prediction, published_by(own, day), day) == resolution
         earlier = day - timedelta(days=1)
         while earlier.weekday() >= 5:
             earlier -= timedelta(days=1)
-        assert resolve(prediction, published_by(long, earlier), earlier) is None, resolution["id"]
+        assert resolve(prediction, published_by(own, earlier), earlier) is None, resolution["id"]
 
 
 def test_the_short_backtest_issues_and_resolves_every_category_it_has_data_for(replay):
