@@ -12,9 +12,9 @@ from datetime import date
 import numpy as np
 
 from intel.predictions import skill
+from intel.predictions.resolution import day_number
 from intel.predictions.scoring import prior_rates
 
-EPOCH = date(1970, 1, 1).toordinal()
 METHOD = ("Per kind (question): Brier score, the Brier score of the kind's base rate known on each issue day (the "
           "frequency of its outcomes resolved before that day, from all the history), skill = 1 - Brier / base-rate "
           "Brier with a 90% interval from a moving-block bootstrap over issue days (blocks twice the horizon, at "
@@ -25,22 +25,11 @@ METHOD = ("Per kind (question): Brier score, the Brier score of the kind's base 
           f"{skill.BAR_ECE}.")
 
 
-def horizon_days(horizon: dict) -> int:
-    """Market days a statement's horizon spans: how many consecutive daily statements share outcome days."""
-    n = int(horizon["n"])
-    return {"trading_days": n, "calendar_days": n * 5 // 7, "months": n * 21}[horizon["unit"]]
-
-
-def _day(iso_day: str) -> int:
-    return date.fromisoformat(iso_day).toordinal() - EPOCH
-
-
 def report(pairs: list[tuple[dict, dict]]) -> dict:
     """Per kind, per category, the headline, and the same over the statements the live record published."""
     if not pairs:
         return {"n": 0, "method": METHOD}
-    stated = np.array([pr.get("base_rate", np.nan) if pr.get("base_rate") is not None else np.nan
-                       for pr, _ in pairs], dtype=np.float64)
+    stated = np.array([np.nan if pr.get("base_rate") is None else pr["base_rate"] for pr, _ in pairs])
     derived = np.isnan(stated)
     base = np.where(derived, prior_rates(pairs) if derived.any() else 0.0, stated)
     groups: dict[str, list[int]] = defaultdict(list)
@@ -62,8 +51,8 @@ def _scope(pairs, base: np.ndarray, groups: dict[str, list[int]], published_only
         first = pairs[idx[0]][0]
         kinds[kind] = skill.Cases.of([pairs[i][0]["probability"] for i in idx],
                                      [float(bool(pairs[i][1]["outcome"])) for i in idx], base[idx],
-                                     [_day(pairs[i][0]["issued_on"]) for i in idx])
-        horizons[kind] = horizon_days(first["horizon"])
+                                     [day_number(date.fromisoformat(pairs[i][0]["issued_on"])) for i in idx])
+        horizons[kind] = skill.horizon_days(first["horizon"])
         categories[first["category"]].append(kind)
     by_kind = {}
     for kind, cases in kinds.items():

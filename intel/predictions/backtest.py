@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 
 import numpy as np
 import polars as pl
@@ -22,6 +23,7 @@ from intel.predictions.forecaster import Forecast, WalkForward
 from intel.predictions.questions import QUESTIONS, Question
 from intel.predictions.resolution import REPLAY_VINTAGE, Decision, day_number, decide, iso, resolution_record
 from intel.predictions.resolution import resolve as resolve  # re-exported: the live asset's resolution call
+from intel.predictions.skill import horizon_days
 
 FALLBACK_MAX_AGE = 10  # days: staleness limit for a series the catalog does not know
 Arrays = dict[str, tuple[np.ndarray, np.ndarray]]  # series id -> (day numbers, values), ascending
@@ -55,7 +57,7 @@ def max_age(series_id: str) -> int:
 
 def overlap_days(question: Question) -> int:
     """How many consecutive daily statements share outcome days: the fit's effective-sample divisor."""
-    return {"trading_days": question.n, "calendar_days": question.n * 5 // 7, "months": question.n * 21}[question.unit]
+    return horizon_days(question.horizon)
 
 
 @dataclass(frozen=True)
@@ -132,19 +134,16 @@ class QuestionTable:
                                           self.x[idx], y, span, overlap_days(self.question), key) if len(idx) else None
         return self.fits[key]
 
-    @property
+    @cached_property
     def outcomes(self) -> np.ndarray:
         """Each day's outcome as 0/1 (NaN where undecided)."""
-        if not hasattr(self, "_outcomes"):
-            self._outcomes = np.array([np.nan if d is None else float(d.outcome) for d in self.decisions])
-        return self._outcomes
+        return np.array([np.nan if d is None else float(d.outcome) for d in self.decisions])
 
     def known_base_rates(self) -> tuple[np.ndarray, np.ndarray]:
         """Per day: the frequency of this question's outcomes resolved strictly before it (0.5 with none yet),
         and how many there were: the base rate a reader could have known on the day."""
-        decided = np.array([d is not None for d in self.decisions])
-        resolved_on = self.resolved_on[decided]
-        outcomes = np.array([d.outcome for d in self.decisions if d is not None], dtype=np.float64)
+        decided = np.isfinite(self.outcomes)
+        resolved_on, outcomes = self.resolved_on[decided], self.outcomes[decided]
         order = np.argsort(resolved_on, kind="stable")
         cumulative = np.concatenate([[0.0], np.cumsum(outcomes[order])])
         n = np.searchsorted(resolved_on[order], self.days, side="left")

@@ -24,7 +24,6 @@ import numpy as np
 from intel.predictions import skill
 from intel.predictions.calibration import MIN_CLASS_CASES, MIN_FIT_CASES, P_MAX, P_MIN, PRIOR_SD, Fit, logit_newton
 from intel.predictions.calibration import predict as predict_raw
-from intel.predictions.resolution import iso
 
 Policy = Callable[[int], int]
 # finished walks by (question, cutoff, overlap, digest of the data before the cutoff): a process that issues on
@@ -192,8 +191,3 @@ class WalkForward:
             if forecast is not None:
                 self.calibrated[period] = forecast.platt.apply(self.raw[period])
 
-
-def describe(forecast: Forecast | None, cutoff: int) -> str:
-    if forecast is None:
-        return f"no model for the period from {iso(cutoff)}: too few resolved cases to fit or to calibrate"
-    return ("published" if forecast.published else "withheld") + f" from {iso(cutoff)}: {forecast.gate}"

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-BUCKETS = 10
+from intel.predictions.scoring import calibration_table, expected_calibration_error
+
 CONFIDENCE = 0.90
 BOOTSTRAP_SAMPLES = 1000
 SEED = 20260101  # fixed, so anyone recomputing the record from its export gets the same interval
@@ -49,26 +50,6 @@ def _round(x, digits: int = 4):
     return None if x is None or not math.isfinite(x) else round(float(x), digits)
 
 
-def reliability(p: np.ndarray, y: np.ndarray) -> list[dict]:
-    """Ten equal-width bins of stated probability: N, mean stated, observed frequency."""
-    bucket = np.minimum((p * BUCKETS).astype(int), BUCKETS - 1)
-    rows = []
-    for b in range(BUCKETS):
-        mask = bucket == b
-        n = int(mask.sum())
-        rows.append({"bin": f"{b / BUCKETS:.1f}-{(b + 1) / BUCKETS:.1f}", "n": n,
-                     "mean_stated": _round(p[mask].mean()) if n else None,
-                     "observed": _round(y[mask].mean()) if n else None})
-    return rows
-
-
-def ece(p: np.ndarray, y: np.ndarray) -> float:
-    """Expected calibration error over the ten bins: the N-weighted mean |stated - observed|."""
-    bucket = np.minimum((p * BUCKETS).astype(int), BUCKETS - 1)
-    return float(sum(np.mean(bucket == b) * abs(p[bucket == b].mean() - y[bucket == b].mean())
-                     for b in range(BUCKETS) if np.any(bucket == b)))
-
-
 def _daily_sums(cases: Cases) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per issue day (ascending): the day, the model's and the base rate's summed squared errors, the case count."""
     days, inverse = np.unique(cases.day, return_inverse=True)
@@ -89,6 +70,13 @@ def _resampled(sums: np.ndarray, starts: np.ndarray, block: int) -> np.ndarray:
     block = max(1, min(block, len(sums)))
     prefix = np.concatenate([[0.0], np.cumsum(sums)])
     return (prefix[starts + block] - prefix[starts]).sum(axis=1)
+
+
+def horizon_days(horizon: dict) -> int:
+    """Market days a statement's horizon (`{"n", "unit"}`) spans: how many consecutive daily statements share
+    outcome days."""
+    n = int(horizon["n"])
+    return {"trading_days": n, "calendar_days": n * 5 // 7, "months": n * 21}[horizon["unit"]]
 
 
 def block_days(horizon_days: int) -> int:
@@ -119,7 +107,7 @@ def figures(cases: Cases, horizon_days: int, samples: int = BOOTSTRAP_SAMPLES, s
             "mean_stated": _round(float(p.mean())), "brier": _round(brier), "brier_base_rate": _round(brier_base),
             "skill": _round(skill), "skill_ci90": [_round(lo), _round(hi)], "block_days": block,
             "log_loss": _round(float(-np.mean(y * np.log(pc) + (1 - y) * np.log(1 - pc)))),
-            "ece": _round(ece(p, y)), "reliability": reliability(p, y)}
+            "ece": _round(expected_calibration_error(p, y)), "reliability": calibration_table(p, y)}
 
 
 def verdict(row: dict) -> tuple[bool, str]:
