@@ -3,7 +3,13 @@ with each figure's provenance (`traced_classify`).
 
 Transparent scored rules: each available fact (equity trend and drawdown, VIX level and percentile,
 high-yield spread level and change, the 2s10s curve, the dollar) adds points to one of four states;
-probabilities are the softmax of the state scores. Stale inputs count half."""
+probabilities are the softmax of the state scores. Stale inputs count half.
+
+Shocks: the trend facts describe the past months and can outvote a one-day shock for days (the 5 February 2018
+VIX jump stayed risk_on for three sessions). Two fast facts read the shock itself (the VIX against its previous
+20 closes, the high-yield spread's 1-week change); while either scores stress, the calm the slow facts score
+(risk_on or neutral points of the trend, drawdown, spread level, curve and dollar) counts half. The thresholds are
+round numbers fixed before the classifier was scored (intel/regime_score.py), not fitted to episodes."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,7 +24,15 @@ REGIME_INPUTS = ("SP500", "VIXCLS", "BAMLH0A0HYM2", "T10Y2Y", "DGS10", "DGS2", "
 METHODOLOGY = ("Scored rules: equity trend (distance to the 200-day average) and drawdown from the 1-year "
                "high, VIX level and 1-year percentile, high-yield OAS level and 1-month change, the 2s10s "
                "curve and the dollar's 3-month change each add points to risk_on, neutral, risk_off or "
-               "crisis (stale inputs count half); probabilities are the softmax of the state scores.")
+               "crisis (stale inputs count half). Shock facts: the VIX at 20 or more and 50% (100%) above the "
+               "average of its previous 20 closes adds risk_off (crisis) 1.5; the high-yield spread more than "
+               "50 bp (100 bp) wider in a week adds risk_off (crisis) 1; while a shock fact scores, the risk_on "
+               "and neutral points of the slow facts (trend, drawdown, spread level, curve, dollar) count half. "
+               "Probabilities are the softmax of the state scores.")
+STRESSED = ("risk_off", "crisis")
+SHOCK_FACTS = ("vix_vs_20d_avg_pct", "hy_oas_change_1w_bp")
+SLOW_FACTS = ("sp500_vs_sma200_pct", "sp500_drawdown_1y_pct", "hy_oas_pct", "curve_2s10s_bp", "dollar_change_3m_pct")
+VIX_AVERAGE_CLOSES = 20
 
 
 def regime_facts(frames: Frames) -> dict:
@@ -34,10 +48,14 @@ def regime_facts(frames: Frames) -> dict:
     if vix is not None:
         facts["vix"] = float(vix["value"][-1])
         facts["vix_percentile_1y"] = ind.percentile_rank(ind.window(vix, 365)["value"], facts["vix"])
+        if vix.height > VIX_AVERAGE_CLOSES:
+            average = float(vix["value"][-VIX_AVERAGE_CLOSES - 1:-1].mean())
+            facts["vix_vs_20d_avg_pct"] = (facts["vix"] / average - 1) * 100
     hy = frames.get("BAMLH0A0HYM2")
     if hy is not None:
         facts["hy_oas_pct"] = float(hy["value"][-1])
         facts["hy_oas_change_1m_bp"] = ind.change_since(hy, 30, "bp")
+        facts["hy_oas_change_1w_bp"] = ind.change_since(hy, 7, "bp")
     curve = curve_2s10s_bp(frames)
     if curve is not None:
         facts["curve_2s10s_bp"] = curve
@@ -84,6 +102,12 @@ def _rules(f: dict) -> list[tuple[str, str, list]]:
         ("vix_percentile_1y", "VIXCLS", [
             (lambda p: p >= 90, "risk_off", 0.5, "VIX in the top decile of its year (percentile {v})"),
             (lambda p: p <= 20, "risk_on", 0.5, "VIX in the bottom fifth of its year (percentile {v})")]),
+        # a jump to a VIX still below 20 is not stress by the level bands' own reading
+        ("vix_vs_20d_avg_pct", "VIXCLS", [
+            (lambda j: j >= 100 and f.get("vix", 0) >= 20, "crisis", 1.5,
+             "VIX {v}% above the average of its previous 20 closes (a shock)"),
+            (lambda j: j >= 50 and f.get("vix", 0) >= 20, "risk_off", 1.5,
+             "VIX {v}% above the average of its previous 20 closes (a shock)")]),
         ("hy_oas_pct", "BAMLH0A0HYM2", [
             (lambda h: h >= 7, "crisis", 1.5, "high-yield spread at {v}%, distressed (7% or more)"),
             (lambda h: h >= 5, "risk_off", 1.0, "high-yield spread at {v}%, wide (5% to 7%)"),
@@ -93,6 +117,9 @@ def _rules(f: dict) -> list[tuple[str, str, list]]:
             (lambda c: c > 100, "crisis", 1.0, "high-yield spread up {v} bp in a month"),
             (lambda c: c > 40, "risk_off", 0.5, "high-yield spread up {v} bp in a month"),
             (lambda c: c < -25, "risk_on", 0.5, "high-yield spread down {v} bp in a month")]),
+        ("hy_oas_change_1w_bp", "BAMLH0A0HYM2", [
+            (lambda c: c > 100, "crisis", 1.0, "high-yield spread up {v} bp in a week (a shock)"),
+            (lambda c: c > 50, "risk_off", 1.0, "high-yield spread up {v} bp in a week (a shock)")]),
         ("curve_2s10s_bp", "T10Y2Y", [
             (lambda s: rnd(s, 2) == 0, "neutral", 0.25, "2s10s curve flat (0 bp)"),
             (lambda s: s < 0, "risk_off", 0.5, "2s10s curve inverted at {v} bp"),
@@ -115,23 +142,26 @@ def classify(frames: Frames, facts: dict | None = None) -> dict:
             statuses[series_id] = series_status(frames, series_id)
         return statuses[series_id]
 
+    fired = []  # (fact, series, value, state, points, text) of the first band that holds, per rule
     for key, series_id, bands in _rules(facts):
         value = facts.get(key)
-        if value is None:
-            continue
+        band = next((b for b in bands if b[0](value)), None) if value is not None else None
+        if band is not None:
+            fired.append((key, series_id, value, *band[1:]))
+    shock = any(key in SHOCK_FACTS and state in STRESSED for key, _, _, state, _, _ in fired)
+    for key, series_id, value, state, points, text in fired:
         # the curve may come from DGS10 - DGS2 when T10Y2Y itself is absent
         status = status_of(series_id) or status_of("DGS10")
         stale = bool(status and status["stale"])
-        for test, state, points, text in bands:
-            if test(value):
-                points *= 0.5 if stale else 1.0
-                scores[state] += points
-                magnitude = any(w in text for w in ("up {v}", "down {v}", "drawdown", "below its", "off its"))
-                shown = rnd(abs(value) if magnitude else value, 2)
-                note = " (stale input, half weight)" if stale else ""
-                rationale.append((points, f"{text.format(v=shown)} -> {state}{note}",
-                                  {"fact": key, "value": rnd(value, 2), "state": state, "points": points}))
-                break
+        calm_in_shock = shock and key in SLOW_FACTS and state not in STRESSED
+        points *= (0.5 if stale else 1.0) * (0.5 if calm_in_shock else 1.0)
+        scores[state] += points
+        magnitude = any(w in text for w in ("up {v}", "down {v}", "drawdown", "below its", "off its"))
+        shown = rnd(abs(value) if magnitude else value, 2)
+        note = (" (stale input, half weight)" if stale else "") + \
+            (" (calm trend input, half weight in a shock)" if calm_in_shock else "")
+        rationale.append((points, f"{text.format(v=shown)} -> {state}{note}",
+                          {"fact": key, "value": rnd(value, 2), "state": state, "points": points}))
     probabilities = softmax(scores)
     # ties (e.g. no facts at all) resolve to neutral rather than to whichever state is listed first
     state = max(STATES, key=lambda s: (round(probabilities[s], 9), s == "neutral"))
@@ -160,7 +190,8 @@ def risk_balance(probabilities: dict[str, float]) -> float:
 CONTEXT_FACTS = ("yield_10y_change_1m_bp", "yield_2y_change_1m_bp")  # shown to readers; no rule scores them
 FACT_SERIES = {"sp500_vs_sma200_pct": ("SP500",), "sp500_drawdown_1y_pct": ("SP500",), "vix": ("VIXCLS",),
                "vix_percentile_1y": ("VIXCLS",), "hy_oas_pct": ("BAMLH0A0HYM2",),
-               "hy_oas_change_1m_bp": ("BAMLH0A0HYM2",), "yield_10y_change_1m_bp": ("DGS10",),
+               "hy_oas_change_1m_bp": ("BAMLH0A0HYM2",), "hy_oas_change_1w_bp": ("BAMLH0A0HYM2",),
+               "vix_vs_20d_avg_pct": ("VIXCLS",), "yield_10y_change_1m_bp": ("DGS10",),
                "yield_2y_change_1m_bp": ("DGS2",), "dollar_change_3m_pct": ("DTWEXBGS",)}
 
 
@@ -189,6 +220,7 @@ def _exact_fact(frames: Frames, key: str):
             return env.level(frames, "T10Y2Y", 2, scale=100.0, op="T10Y2Y in bp")
         return env.difference(last("DGS10"), last("DGS2"), 2)
     changes = {"hy_oas_change_1m_bp": ("bp", 30, "change since 30 days earlier, in bp"),
+               "hy_oas_change_1w_bp": ("bp", 7, "change since 7 days earlier, in bp"),
                "yield_10y_change_1m_bp": ("bp", 30, "change since 30 days earlier, in bp"),
                "yield_2y_change_1m_bp": ("bp", 30, "change since 30 days earlier, in bp"),
                "dollar_change_3m_pct": ("pct", 91, "percent change since 91 days earlier")}
@@ -205,7 +237,8 @@ def _exact_fact(frames: Frames, key: str):
 
 
 FACT_OPS = {"sp500_vs_sma200_pct": "percent distance from the 200-observation average",
-            "vix_percentile_1y": "percentile rank within the past year"}
+            "vix_percentile_1y": "percentile rank within the past year",
+            "vix_vs_20d_avg_pct": "percent above the average of the previous 20 closes"}
 
 
 def traced_fact(frames: Frames, key: str, value):

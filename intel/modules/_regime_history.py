@@ -23,7 +23,8 @@ DAILY_RULES = ("Simplified daily version of the live regime rules (intel/regime.
                "OAS (7%+ crisis 1.5, 5%+ risk_off 1, 3.5%+ neutral 1, else risk_on 1) and its change since 30 "
                "days earlier (over 100 bp crisis 1, over 40 bp risk_off 0.5, below -25 bp risk_on 0.5). Each day "
                "takes the state with most points (ties go to neutral). The live regime also scores the VIX "
-               "percentile, the 2s10s curve and the dollar, which this history leaves out.")
+               "percentile, the 2s10s curve, the dollar and the shock facts (the VIX against its 20-close "
+               "average, the spread's 1-week change), which this history leaves out.")
 
 
 def values(frame: pl.DataFrame) -> np.ndarray:

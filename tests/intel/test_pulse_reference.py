@@ -127,11 +127,15 @@ def hand_built(stress: bool) -> dict:
 CALM_BANDS = [("sp500_vs_sma200_pct", 2, np.inf, "risk_on", 1.0), ("sp500_drawdown_1y_pct", -5, np.inf, "risk_on", 0.5),
               ("vix", 20, 30, "risk_off", 1.0), ("vix_percentile_1y", 90, np.inf, "risk_off", 0.5),
               ("hy_oas_pct", 3.5, 5, "neutral", 1.0), ("hy_oas_change_1m_bp", 40, 100, "risk_off", 0.5),
-              ("curve_2s10s_bp", -np.inf, 0, "risk_off", 0.5), ("dollar_change_3m_pct", 5, np.inf, "risk_off", 0.5)]
+              ("curve_2s10s_bp", -np.inf, 0, "risk_off", 0.5), ("dollar_change_3m_pct", 5, np.inf, "risk_off", 0.5),
+              ("vix_vs_20d_avg_pct", -np.inf, 50, None, 0), ("hy_oas_change_1w_bp", -np.inf, 50, None, 0)]
+# the spread 60 bp wider in a week is a shock: the curve's calm (slow) neutral points count half
 STRESS_BANDS = [("sp500_vs_sma200_pct", -np.inf, -15, "crisis", 1.0),
                 ("sp500_drawdown_1y_pct", -np.inf, -20, "crisis", 1.0), ("vix", 40, np.inf, "crisis", 2.0),
                 ("vix_percentile_1y", 90, np.inf, "risk_off", 0.5), ("hy_oas_pct", 7, np.inf, "crisis", 1.5),
-                ("hy_oas_change_1m_bp", 100, np.inf, "crisis", 1.0), ("curve_2s10s_bp", 0, np.inf, "neutral", 0.25)]
+                ("hy_oas_change_1m_bp", 100, np.inf, "crisis", 1.0), ("curve_2s10s_bp", 0, np.inf, "neutral", 0.125),
+                ("vix_vs_20d_avg_pct", -np.inf, 50, None, 0), ("hy_oas_change_1w_bp", 50, 100, "risk_off", 1.0)]
+NO_SHOCK = [("vix_vs_20d_avg_pct", -np.inf, 50, None, 0), ("hy_oas_change_1w_bp", -np.inf, 50, None, 0)]
 
 
 @pytest.mark.parametrize("stress, bands", [(False, CALM_BANDS), (True, STRESS_BANDS)], ids=["calm", "stress"])
@@ -142,24 +146,28 @@ def test_hand_built_market(stress, bands):
     assert pulse["as_of"] == NOW.isoformat()
 
 
-# the methodology's bands the facts of each date fall in
+# the methodology's bands the facts of each date fall in (on 2020-03-16 two shock facts score, so the calm
+# points of the slow facts, the curve's and the dollar's, count half)
 REPLAY_BANDS = {
     "2020-03-16": [("sp500_vs_sma200_pct", -15, -2, "risk_off", 1.0),
                    ("sp500_drawdown_1y_pct", -20, -10, "risk_off", 1.0),
                    ("vix", 40, np.inf, "crisis", 2.0), ("vix_percentile_1y", 90, np.inf, "risk_off", 0.5),
                    ("hy_oas_pct", 7, np.inf, "crisis", 1.5), ("hy_oas_change_1m_bp", 100, np.inf, "crisis", 1.0),
-                   ("curve_2s10s_bp", 0, np.inf, "neutral", 0.25), ("dollar_change_3m_pct", -3, 5, "neutral", 0.25)],
+                   ("curve_2s10s_bp", 0, np.inf, "neutral", 0.125), ("dollar_change_3m_pct", -3, 5, "neutral", 0.125),
+                   ("vix_vs_20d_avg_pct", 50, 100, "risk_off", 1.5),
+                   ("hy_oas_change_1w_bp", 100, np.inf, "crisis", 1.0)],
     # a rebound 12.8% below the 1-year high: the equities score takes the drawdown's 0.5 off an unclipped score
     "2020-05-19": [("sp500_vs_sma200_pct", -2, 2, "neutral", 0.5), ("sp500_drawdown_1y_pct", -20, -10, "risk_off", 1.0),
                    ("vix", 20, 30, "risk_off", 1.0), ("vix_percentile_1y", 20, 90, None, 0),
                    ("hy_oas_pct", 7, np.inf, "crisis", 1.5), ("hy_oas_change_1m_bp", -25, 40, None, 0),
                    ("curve_2s10s_bp", 0, np.inf, "neutral", 0.25),
-                   ("dollar_change_3m_pct", 5, np.inf, "risk_off", 0.5)],
+                   ("dollar_change_3m_pct", 5, np.inf, "risk_off", 0.5), *NO_SHOCK],
     "2021-10-01": [("sp500_vs_sma200_pct", 2, np.inf, "risk_on", 1.0),
                    ("sp500_drawdown_1y_pct", -10, -5, "neutral", 0.5),
                    ("vix", 20, 30, "risk_off", 1.0), ("vix_percentile_1y", 20, 90, None, 0),
                    ("hy_oas_pct", -np.inf, 3.5, "risk_on", 1.0), ("hy_oas_change_1m_bp", -25, 40, None, 0),
-                   ("curve_2s10s_bp", 0, np.inf, "neutral", 0.25), ("dollar_change_3m_pct", -3, 5, "neutral", 0.25)],
+                   ("curve_2s10s_bp", 0, np.inf, "neutral", 0.25), ("dollar_change_3m_pct", -3, 5, "neutral", 0.25),
+                   *NO_SHOCK],
 }
 
 

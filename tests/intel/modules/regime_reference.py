@@ -27,10 +27,17 @@ BANDS = {
     "hy_oas_pct": [(">=", 7, "crisis", 1.5), (">=", 5, "risk_off", 1.0), (">=", 3.5, "neutral", 1.0),
                    ("else", 0, "risk_on", 1.0)],
     "hy_oas_change_1m_bp": [(">", 100, "crisis", 1.0), (">", 40, "risk_off", 0.5), ("<", -25, "risk_on", 0.5)],
+    # the shock facts: "a VIX at 20 or more and 50% (100%) above the average of its previous 20 closes", "the
+    # high-yield spread more than 50 bp (100 bp) wider in a week"
+    "vix_vs_20d_avg_pct": [(">=", 100, "crisis", 1.5), (">=", 50, "risk_off", 1.5)],
+    "hy_oas_change_1w_bp": [(">", 100, "crisis", 1.0), (">", 50, "risk_off", 1.0)],
     # inverted only where it shows below zero at 2 decimals ("flat (0 bp)" is neutral)
     "curve_2s10s_bp": [("<", -0.005, "risk_off", 0.5), ("else", 0, "neutral", 0.25)],
     "dollar_change_3m_pct": [(">", 5, "risk_off", 0.5), ("<", -3, "risk_on", 0.5), ("else", 0, "neutral", 0.25)],
 }
+SHOCKS = ("vix_vs_20d_avg_pct", "hy_oas_change_1w_bp")
+# "while a shock fact scores, the risk_on and neutral points of the slow facts count half"
+SLOW = ("sp500_vs_sma200_pct", "sp500_drawdown_1y_pct", "hy_oas_pct", "curve_2s10s_bp", "dollar_change_3m_pct")
 TESTS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "else": lambda v, t: True}
 COMPOSITE_WEIGHTS = {"equities": 0.3, "volatility": 0.2, "credit": 0.2, "crypto": 0.1, "fx": 0.1, "regime": 0.1}
 
@@ -66,9 +73,12 @@ def facts(h: dict[str, pd.Series | None]) -> dict[str, float]:
     if vix is not None:
         out["vix"] = vix.iloc[-1]
         out["vix_percentile_1y"] = (year(vix) <= vix.iloc[-1]).mean() * 100
+        if len(vix) > 20:
+            out["vix_vs_20d_avg_pct"] = (vix.iloc[-1] / vix.iloc[-21:-1].mean() - 1) * 100
     if hy is not None:
         out["hy_oas_pct"] = hy.iloc[-1]
         out["hy_oas_change_1m_bp"] = (hy.iloc[-1] - before(hy, 30)) * 100
+        out["hy_oas_change_1w_bp"] = (hy.iloc[-1] - before(hy, 7)) * 100
     if curve is not None:  # the real history has T10Y2Y wherever it has DGS10 and DGS2
         out["curve_2s10s_bp"] = curve.iloc[-1] * 100
     if usd is not None:
@@ -79,11 +89,16 @@ def facts(h: dict[str, pd.Series | None]) -> dict[str, float]:
 def scores(f: dict[str, float]) -> dict[str, float]:
     """Each state's points from fresh inputs (the replay tests check none is stale)."""
     out = dict.fromkeys(STATES, 0.0)
+    fired = {}
     for key, bands in BANDS.items():
-        if key in f:
+        if key in f and not (key == "vix_vs_20d_avg_pct" and f["vix"] < 20):  # a jump counts from a VIX of 20
             state, points = next(((s, p) for test, t, s, p in bands if TESTS[test](f[key], t)), (None, 0.0))
             if state:
-                out[state] += points
+                fired[key] = (state, points)
+    shock = any(key in SHOCKS for key in fired)  # every shock band scores risk_off or crisis
+    for key, (state, points) in fired.items():
+        calm = state in ("risk_on", "neutral")
+        out[state] += points * (0.5 if shock and key in SLOW and calm else 1.0)
     return out
 
 
