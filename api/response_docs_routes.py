@@ -62,7 +62,7 @@ Parallels = body("Parallels", "GET /api/v1/intelligence/parallels", ModuleMeta, 
                  methodology=Obj, data_sources=Obj, results=Objs)
 TrackRecord = body("TrackRecord", "GET /api/v1/intelligence/track_record", ModuleMeta, as_of=str, generated_at=str,
                    filters=Obj, counts=dict[str, int], accuracy=Any, by_category=Obj, methodology=str,
-                   predictions=Objs)
+                   predictions=Objs, regime_classifier=Obj | None)
 Consensus = body("Consensus", "GET /api/v1/intelligence/consensus", ModuleMeta, window=Obj, min_agents=int,
                  privacy=str, totals=Obj, consensus=Obj, summary=str, data_sources=Obj)
 ContentTypes = body("ContentTypes", "GET /api/v1/content/types", types=Objs, prices_by_tier=dict[str, int],
@@ -82,7 +82,8 @@ Predictions = body("Predictions", "GET /api/v1/predictions", ModuleMeta, as_of=s
                    status=str, total=int, counts=dict[str, int], chain=Obj | None, verification=Obj,
                    predictions=Objs)
 PredictionAccuracy = body("PredictionAccuracy", "GET /api/v1/predictions/accuracy", ModuleMeta, as_of=str,
-                          generated_at=str, by_origin=Obj, methodology=str)
+                          generated_at=str, by_origin=Obj, kinds=Obj | None, methodology=str,
+                          regime_classifier=Obj | None)
 ChainExport = body("ChainExport", "GET /api/v1/predictions/chain", chain=str, origin=str, after=int, records=Objs,
                    heads=Objs, next_after=int | None, verify=Obj)
 SigningKey = body("SigningKey", "GET /.well-known/marketintel-signing-key.json", algorithm=str, key_id=str,

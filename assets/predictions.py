@@ -20,6 +20,7 @@ from dagster import (
 )
 
 from assets.ingest import observations
+from assets.regime import regime
 from assets.resources import MarketResource, RecordsResource, WarehouseResource
 from intel.frames import Frames
 from intel.hash_chain import verify
@@ -27,6 +28,7 @@ from intel.predictions import accuracy, published
 from intel.predictions.backtest import fit_all, issue
 from intel.predictions.questions import QUESTIONS
 from intel.predictions.resolution import resolve
+from intel.regime_score import PRODUCT as REGIME_SCORECARD
 from warehouse.duckdb_store import PREDICTION_SCHEMA
 from warehouse.ledger.records import Records, prediction_chain
 
@@ -89,11 +91,11 @@ def predictions(context: AssetExecutionContext, market: MarketResource, warehous
                                         metadata={"result": str(result.failure or "ok")})])
 
 
-@asset(group_name="foresight", deps=[predictions], kinds={"sqlite", "duckdb"},
+@asset(group_name="foresight", deps=[predictions, regime], kinds={"sqlite", "duckdb"},
        check_specs=[AssetCheckSpec("never_early", asset="prediction_resolutions",
                                    description="no resolution is recorded before its deciding observation")],
        description="Resolutions of the predictions whose horizon has passed, appended to the chain; the published "
-                   "listings, accuracy and track record.")
+                   "listings, accuracy and track record (with the regime classifier's scorecard).")
 def prediction_resolutions(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource,
                            ledger: RecordsResource) -> MaterializeResult:
     records, today, source = ledger.records(), market.today, market.provider.name
@@ -136,6 +138,9 @@ def build_products(records: Records, live: list[dict], stored: dict, today: date
     written by `marketintel backtest`, tens of thousands of records). Also each rebuilt origin's analyst rows."""
     frame = {"as_of": today.isoformat(), "generated_at": now.isoformat()}
     chains = {"live": (live, records.heads(LIVE)[-1:])}
+    scorecard = stored.get(REGIME_SCORECARD)
+    # every prediction and tilt leans on the regime classifier: its own record sits beside theirs
+    classifier = {"regime_classifier": scorecard.payload if scorecard else None}
     backtest = prediction_chain("backtest")
     back_head = records.head(backtest)
     built = stored.get(published.predictions_product("backtest", "all"))
@@ -152,7 +157,7 @@ def build_products(records: Records, live: list[dict], stored: dict, today: date
         tables[origin] = published.analyst_rows(entries)
         if origin == "live":
             out["track_record"] = {**frame, "data_as_of": published.data_as_of(entries),
-                                   "rows": published.track_rows(entries)}
+                                   "rows": published.track_rows(entries), **classifier}
     before = stored.get("prediction_accuracy")
     by_origin = dict(before.payload.get("by_origin", {})) if before else {}
     for origin, pairs in scored.items():
@@ -161,5 +166,5 @@ def build_products(records: Records, live: list[dict], stored: dict, today: date
     kinds = stored.get(published.KINDS)
     out["prediction_accuracy"] = {**frame, "data_as_of": max(newest, default=None), "by_origin": by_origin,
                                   "kinds": kinds.payload["kinds"] if kinds else None,
-                                  "methodology": published.ACCURACY_METHOD}
+                                  "methodology": published.ACCURACY_METHOD, **classifier}
     return out, tables

@@ -24,6 +24,8 @@ from assets.resources import MarketResource, WarehouseResource
 from intel.frames import Frames
 from intel.regime import REGIME_INPUTS, STATES, classify
 from intel.regime_history import LOOKBACK_DAYS, TILT_SERIES, daily_regimes, regime_view, trading_days
+from intel.regime_score import PRODUCT as SCORECARD
+from intel.regime_score import report as scorecard
 from warehouse.duckdb_store import Warehouse
 
 NAME = "regime"
@@ -47,7 +49,8 @@ def days_to_label(frames: Frames, stored: pl.DataFrame) -> list[date]:
 
 @asset(name=NAME, group_name="foresight", deps=[observations], kinds={"polars", "duckdb"},
        description="Daily regime labels for the whole stored history (table regime_daily) and the regime product: "
-                   "current state, transitions, expected duration, asset-class tilts.",
+                   "current state, transitions, expected duration, asset-class tilts; and the classifier's "
+                   "scorecard (what followed each label, its reaction lag on documented shocks).",
        check_specs=[AssetCheckSpec(name, asset=NAME, description=text) for name, text in CHECKS.items()])
 def regime(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
     source, today = market.provider.name, market.today
@@ -67,6 +70,9 @@ def regime(context: AssetExecutionContext, market: MarketResource, warehouse: Wa
                                      check_results=_checks(store, labels, source, today))
         view = regime_view(frames, labels, today)
         store.write_product(NAME, today, view, source, market.now)
+        # how the labels held up (served inside /predictions/accuracy and /intelligence/track_record)
+        store.write_product(SCORECARD, today, {"as_of": today.isoformat(), **scorecard(frames, labels)}, source,
+                            market.now)
         checks = _checks(store, store.regimes(source), source, today)
     context.log.info(f"regime: labelled {fresh.height} days in {seconds:.2f} s; today {view['current']['state']}")
     return MaterializeResult(

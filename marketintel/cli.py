@@ -45,6 +45,12 @@ def main(argv: list[str] | None = None) -> int:
     replay.add_argument("--from", dest="start", type=date.fromisoformat, required=True, help="first issue day")
     replay.add_argument("--to", dest="end", type=date.fromisoformat, required=True, help="last market day")
     replay.add_argument("--history", type=Path, help="a folder of date,value CSVs (default: the warehouse)")
+    regime = sub.add_parser("regime", help="the regime classifier").add_subparsers(dest="regime_command",
+                                                                                 required=True)
+    card = regime.add_parser("score", help="what followed each label, and the reaction lag on documented shocks")
+    card.add_argument("--history", type=Path, help="label a folder of date,value CSVs afresh (default: the "
+                                                   "warehouse's stored labels)")
+    card.add_argument("--json", action="store_true", help="the whole scorecard as JSON")
     dev = sub.add_parser("dev", help="development helpers").add_subparsers(dest="dev_command", required=True)
     pay = dev.add_parser("pay", help="settle an invoice of the dev Lightning backend; prints the preimage")
     pay.add_argument("bolt11")
@@ -65,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         return backtest(args.start, args.end, args.history)
     if args.command == "predictions" and args.predictions_command == "score":
         return score_predictions(args)
+    if args.command == "regime":
+        from marketintel.regime_score import run
+        from marketintel.settings import get_settings
+        return run(get_settings(), args.history, args.json)
     if args.command == "predictions":
         return verify_predictions(args.url, args.api_key, args.origin, args.key_id)
     return dev_pay(args.bolt11)

@@ -75,7 +75,10 @@ class AccuracyResource(_ProductRoute):
         """Accuracy of the resolved predictions, by origin (live, backtest) and by category: counts, hit rate,
         Brier score, the base-rate (climatology) Brier score and the Brier skill score against it, log loss,
         expected calibration error and a 10-bucket calibration table (mean predicted probability vs observed
-        frequency, N). Free with an API key; without one, paid per request with L402."""
+        frequency, N). `regime_classifier`: how the regime classifier that the predictions and tilts lean on
+        held up on the stored history (what followed each label over the next month, by the measures its
+        states are defined by, and its reaction lag on documented shocks). Free with an API key; without one,
+        paid per request with L402."""
         query: AccuracyQuery = req.context.query
         await self._answer(req, resp, "prediction_accuracy", "prediction_accuracy",
                            lambda payload: accuracy_for(payload, query.origin))

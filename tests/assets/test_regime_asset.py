@@ -13,6 +13,7 @@ from dagster import materialize
 from assets.ingest import observations
 from assets.regime import CHECKS, NAME, RELABEL_DAYS, regime
 from assets.resources import MarketResource, WarehouseResource
+from intel.regime_score import PRODUCT as SCORECARD
 from marketintel.settings import Settings
 from tests.replays import replay_settings
 from warehouse.duckdb_store import Warehouse
@@ -41,7 +42,8 @@ def test_replayed_crisis_is_labelled_risk_off_or_crisis(name, mi_home, redis_url
     assert set(checks) == set(CHECKS) and all(c.passed for c in checks.values()), checks
     with Warehouse(settings.warehouse_path) as store:
         labels = store.regimes("replay")
-        product = store.latest_products("replay")[NAME]
+        products = store.latest_products("replay")
+    product, scorecard = products[NAME], products[SCORECARD].payload
     # the clock day's own closes are published the next day (release lags): the newest label is the last
     # trading day the replay had published by the clock, and the product judges the clock day on the same data
     assert clock - timedelta(days=4) <= labels["date"].max() <= clock
@@ -53,6 +55,12 @@ def test_replayed_crisis_is_labelled_risk_off_or_crisis(name, mi_home, redis_url
     assert all(date.fromisoformat(s["last_observation"]) <= clock for s in view["data_sources"]["series"])
     assert view["history"]["n_days"] == labels.height and view["history"]["first_day"] < "1997-01-01"
     assert view["tilts"]["gold"]["tilt"] is None  # the catalog holds no gold series: absent, never invented
+    # the classifier's scorecard over the same labels: every day counted once, no episode after the clock
+    assert sum(row["n_days"] for row in scorecard["by_label"].values()) == labels.height
+    shocks = [e["shock_day"] for e in scorecard["reaction"]["episodes"]]
+    assert shocks and max(shocks) <= str(labels["date"].max())
+    if name == "covid_2020":
+        assert scorecard["reaction"]["episodes"][-1]["label_on_shock_day"] == "risk_off"  # 2020-02-24
     metadata = result.asset_materializations_for_node(NAME)[0].metadata
     print(f"{name}: labelled {metadata['days_labelled'].value} days in {metadata['label_seconds'].value} s")
 

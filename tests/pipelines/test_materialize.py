@@ -63,6 +63,9 @@ def test_sim_materialization_publishes_every_module_and_the_pulse(sim_home):
         body = cache.r.get(f"mi:product:{product}:full")
         meta = orjson.loads(cache.r.get(f"mi:product:{product}:meta"))
         assert orjson.loads(body)["as_of"] == meta["as_of"] and meta["simulated"] is True, product
+    # the regime classifier's scorecard rides with the accuracy page; simulated data lived through no episode
+    classifier = orjson.loads(cache.r.get("mi:product:prediction_accuracy:full"))["regime_classifier"]
+    assert classifier["by_label"]["risk_on"]["n_days"] > 0 and classifier["reaction"]["episodes"] == []
     # the carry leg runs in the product: the ingest brought every foreign rate the catalog names
     carry = orjson.loads(cache.get_module("fx_carry", "full")[0])["data"]
     assert carry["pairs_with_carry_to_vol"] == len(carry["pairs"]) == 8 and carry["pairs_lacking_foreign_rate"] == []
