@@ -106,15 +106,22 @@ class EventFanout:
     def unsubscribe(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
 
+    async def start(self, subscription: tuple[Subscriber, int], after: int | None) -> int:
+        """The seq a stream resumes after: `after`, the subscription's start when None, the log's end when `after`
+        is an id this log never issued (a reset ledger?). Resolve it before telling the client it is connected:
+        an event appended once the client knows would otherwise be taken for part of the log it skips."""
+        subscriber, now = subscription
+        if after is not None and after > now:  # ahead of the reader: then from the log's end
+            after = min(after, max(now, await self.log.newest_seq_in_sql()))
+        return now if after is None else after
+
     async def follow(self, subscription: tuple[Subscriber, int], after: int | None,
                      wants: Callable[[StreamEvent], bool], heartbeat_s: float) -> AsyncIterator[StreamEvent | None]:
-        """Every event after seq `after` (after the subscription's start when None) that `wants` accepts, in
-        order, each once; None after each `heartbeat_s` without one. Ends when the client was dropped as too
-        slow. Subscribe before telling the client it is connected: what it is sent starts there."""
-        subscriber, now = subscription
-        if after is not None and after > now:  # ahead of the reader: an id this log never issued (a reset ledger)?
-            after = min(after, max(now, await self.log.newest_seq_in_sql()))  # then from the log's end
-        last = now if after is None else after
+        """Every event after seq `after` (as `start` resolves it) that `wants` accepts, in order, each once; None
+        after each `heartbeat_s` without one. Ends when the client was dropped as too slow. Subscribe, and
+        resolve `after` with `start`, before telling the client it is connected: what it is sent starts there."""
+        subscriber, _ = subscription
+        last = await self.start(subscription, after)
         getter: asyncio.Future | None = None
         try:
             async for event in self._replay(last):  # meanwhile the subscription collects what is new

@@ -183,6 +183,8 @@ class EventStreamResource:
         try:
             # subscribed before `connected` is sent: a client without Last-Event-ID gets everything after it
             subscription = await self.fanout.subscribe()
+            # and the resume point resolved: what is appended once the client reads `connected` is sent to it
+            after = await self.fanout.start(subscription, after)
             followed = self.fanout.follow(subscription, after, wants, self.heartbeat_s)
             yield SSEvent(retry=self.retry_ms, comment="connected")
             async for event in followed:
