@@ -46,17 +46,21 @@ def predict(fit: Fit, x: np.ndarray) -> np.ndarray:
     return np.clip(p, P_MIN, P_MAX)
 
 
-def logit_newton(z: np.ndarray, y: np.ndarray, lam: float, steps: int = 50) -> np.ndarray:
-    """Weights [intercept, coef...] minimising the log loss + lam/2 * |coef|^2 on standardised z."""
+def logit_newton(z: np.ndarray, y: np.ndarray, lam: float, steps: int = 50,
+                 intercept_prior: float | None = None) -> np.ndarray:
+    """Weights [intercept, coef...] minimising the log loss + lam/2 * |coef|^2 on standardised z; with
+    `intercept_prior` (a logit), also + lam/2 * (intercept - intercept_prior)^2."""
     design = np.column_stack([np.ones(len(z)), z])
     penalty = np.full(design.shape[1], lam)
-    penalty[0] = 0.0
+    prior = np.zeros(design.shape[1])
+    penalty[0] = 0.0 if intercept_prior is None else lam
+    prior[0] = intercept_prior or 0.0
     w = np.zeros(design.shape[1])
     rate = np.clip(y.mean(), 1e-6, 1 - 1e-6)
     w[0] = np.log(rate / (1 - rate))
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(design @ w)))
-        grad = design.T @ (p - y) + penalty * w
+        grad = design.T @ (p - y) + penalty * (w - prior)
         hess = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty) + 1e-9 * np.eye(len(w))
         step = np.linalg.solve(hess, grad)
         w -= step

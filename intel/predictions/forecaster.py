@@ -4,9 +4,11 @@ For each cutoff (the refit policy's: the 1st of January of the issue year), in o
 1. the raw model: the ridge logit of calibration.py, fitted on the outcomes published before the cutoff;
 2. the calibration map: a Platt map of the raw model's out-of-sample probabilities, fitted on the statements of
    earlier periods (each made by the raw model of its own period, so never by a model that had seen its outcome)
-   whose outcomes were published before the cutoff. The map is shrunk toward the base rate as the raw model is
-   (the overlap of consecutive statements counts against the evidence) and never turns a score around: a raw
-   model whose out-of-sample slope is negative gets slope 0, the base rate of the window;
+   whose outcomes were published before the cutoff. The map is shrunk toward the base rate known at the cutoff
+   (slope toward 0, intercept toward that rate's logit; the overlap of consecutive statements counts against the
+   evidence), never turns a score around (a negative out-of-sample slope gives slope 0 and the base rate), and
+   stays at the base rate until the record holds MIN_INDEPENDENT independent outcomes: a year of one bear market
+   is not evidence enough to say 10% where the record says 55% (XLC in 2023 before this rule);
 3. the gate: the calibrated out-of-sample record of the earlier periods, resolved before the cutoff, scored against
    the base rate known on each issue day (skill.py). A kind is published in the live record for the period only
    when that record clears the bar (skill above 0, the lower end of its 90% block-bootstrap interval above 0, ECE
@@ -30,11 +32,16 @@ Policy = Callable[[int], int]
 # many days of one year (the live asset, a replay) fits each year's models once
 _DONE: dict[tuple, tuple] = {}
 DONE_MAX = 256
+# Out-of-sample outcomes, counted in whole horizons (overlapping statements share one), before a calibration map may
+# leave the base rate: a conventional minimum sample, fixed before the back-test was scored
+MIN_INDEPENDENT = 30
 METHOD = ("Each kind (question) is forecast walk-forward: on the 1st of January of each year a ridge logit of "
           "features fixed in advance is fitted on the outcomes published before that day; its probabilities are "
           "then mapped by a Platt map fitted on the earlier years' out-of-sample statements resolved before that "
-          "day, shrunk toward the base rate (overlapping horizons count against the evidence) and never with a "
-          "negative slope (a score that points the wrong way out of sample gives the base rate). A kind is "
+          "day, shrunk toward the base rate known that day (the frequency of every outcome resolved before it; "
+          "overlapping horizons count against the evidence), never with a negative slope (a score that points the "
+          "wrong way out of sample gives the base rate), and left at the base rate until the out-of-sample record "
+          f"holds {MIN_INDEPENDENT} independent outcomes (its statements divided by the horizon). A kind is "
           "published in the live record for the year only when its calibrated out-of-sample record resolved before "
           "the year clears the bar (at least 250 cases, skill above 0 against the base rate known on each issue "
           "day with the lower end of its 90% block-bootstrap interval above 0, ECE below 0.05); otherwise it stays "
@@ -61,18 +68,21 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
-def fit_platt(raw: np.ndarray, y: np.ndarray, overlap: int) -> Platt | None:
-    """The map from `raw` (out-of-sample probabilities) to outcomes `y`, or None on too small a sample."""
+def fit_platt(raw: np.ndarray, y: np.ndarray, overlap: int, base_rate: float) -> Platt | None:
+    """The map from `raw` (out-of-sample probabilities) to outcomes `y`, shrunk toward `base_rate` (the frequency
+    of every outcome known at the cutoff), or None on too small a sample."""
     positives = int(y.sum())
     if len(y) < MIN_FIT_CASES or min(positives, len(y) - positives) < MIN_CLASS_CASES:
         return None
     z = _logit(raw)
     mean, scale = float(z.mean()), float(z.std()) or 1.0
-    w = logit_newton(((z - mean) / scale)[:, None], y, max(overlap, 1) / PRIOR_SD ** 2)
+    prior = float(_logit(base_rate))
+    if len(y) / max(overlap, 1) < MIN_INDEPENDENT:  # too few independent outcomes to move off the base rate
+        return Platt(prior, 0.0, mean, scale, len(y))
+    w = logit_newton(((z - mean) / scale)[:, None], y, max(overlap, 1) / PRIOR_SD ** 2, intercept_prior=prior)
     intercept, slope = float(w[0]), float(w[1])
     if slope < 0:  # a score that points the wrong way out of sample is not inverted: it carries no evidence
-        rate = float(np.clip(y.mean(), 1e-6, 1 - 1e-6))
-        intercept, slope = float(np.log(rate / (1 - rate))), 0.0
+        intercept, slope = prior, 0.0
     return Platt(intercept, slope, mean, scale, len(y))
 
 
@@ -169,7 +179,9 @@ class WalkForward:
         before = (table.days < cutoff) & (table.resolved_on < cutoff)
         known = before & np.isfinite(self.raw)
         y = table.outcomes[known]
-        platt = fit_platt(self.raw[known], y, self.overlap) if len(y) else None
+        every = table.outcomes[np.isfinite(table.outcomes) & (table.resolved_on < cutoff)]
+        base_rate = float(every.mean()) if len(every) else 0.5
+        platt = fit_platt(self.raw[known], y, self.overlap, base_rate) if len(y) else None
         forecast = None
         if fit is not None and platt is not None:
             idx = np.flatnonzero(before & np.isfinite(self.calibrated))

@@ -19,13 +19,30 @@ def test_an_informative_score_is_mapped_and_a_contrary_one_becomes_the_base_rate
     rng = np.random.default_rng(5)
     y = (rng.random(4000) < 0.3).astype(float)
     informative = np.clip(0.3 + 0.3 * (y - 0.3) + rng.normal(0, 0.15, 4000), 0.02, 0.98)
-    good = forecaster.fit_platt(informative, y, 21)
+    good = forecaster.fit_platt(informative, y, 21, 0.3)
     assert good.slope > 0 and good.n == 4000
     mapped = good.apply(informative)
     assert mapped[y == 1].mean() > mapped[y == 0].mean() and abs(mapped.mean() - y.mean()) < 0.02
-    contrary = forecaster.fit_platt(1 - informative, y, 21)
-    assert contrary.slope == 0.0 and np.allclose(contrary.apply(informative), y.mean(), atol=1e-6)
-    assert forecaster.fit_platt(informative[:100], y[:100], 21) is None  # too few cases to calibrate
+    # the contrary score carries no evidence: the base rate known at the cutoff (the whole record's), not the window's
+    contrary = forecaster.fit_platt(1 - informative, y, 21, 0.4)
+    assert contrary.slope == 0.0 and np.allclose(contrary.apply(informative), 0.4, atol=1e-6)
+    assert forecaster.fit_platt(informative[:100], y[:100], 21, 0.3) is None  # too few cases to calibrate
+
+
+def test_thin_evidence_keeps_the_base_rate_and_the_intercept_leans_toward_it():
+    """A year of 21-day statements is about 12 independent outcomes: the map says the base rate known at the
+    cutoff, however well the score did. With enough outcomes, a window whose rate strays from the known base rate
+    (a bear year: 30% up against 60% over the record) is pulled part of the way back toward it."""
+    rng = np.random.default_rng(7)
+    y = (rng.random(6000) < 0.3).astype(float)
+    score = np.clip(0.3 + 0.3 * (y - 0.3) + rng.normal(0, 0.15, 6000), 0.02, 0.98)
+    year = forecaster.fit_platt(score[:252], y[:252], 21, 0.6)
+    assert 252 / 21 < forecaster.MIN_INDEPENDENT and year.slope == 0.0
+    assert np.allclose(year.apply(score[:252]), 0.6, atol=1e-6)
+    long = forecaster.fit_platt(score, y, 21, 0.6)
+    free = forecaster.fit_platt(score, y, 21, float(y.mean()))  # the same window with its own rate as the prior
+    assert long.slope > 0 and long.apply(score).mean() > free.apply(score).mean()
+    assert abs(free.apply(score).mean() - y.mean()) < 0.02
 
 
 @pytest.fixture(scope="module")
