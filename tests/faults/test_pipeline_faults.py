@@ -191,7 +191,8 @@ def test_hanging_live_sources_end_the_run_in_bounded_time_and_the_next_run_recov
     with ProtocolServer() as sources:
         env = {**fault_env(mi_home, redis_url), **sources.env(), "MI_FRED_API_KEY": FRED_KEY,
                "MI_LIVE_FRED_API_REQUESTS_PER_MINUTE": "100000", "MI_SOURCE": "live", "MI_LIVE_TIMEOUT_S": "0.5",
-               "MI_LIVE_RETRIES": "0", "MI_LIVE_BREAKER_RESET_S": "1"}
+               "MI_LIVE_RETRIES": "0", "MI_LIVE_BREAKER_RESET_S": "1",
+               "MI_LIVE_BREAKER_FAILURES": "1"}  # a hung source costs one timeout before its breaker opens
         migrate(env)
         good = materialize_in_child(env)
         assert good["success"], good
