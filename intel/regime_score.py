@@ -142,17 +142,18 @@ def realised_states(worst: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def _events(frames: Frames, grid: np.ndarray, horizon: int) -> dict[str, np.ndarray]:
-    """Per event, 1.0 / 0.0 where the window is observed, NaN where not."""
+    """Per event, 1.0 / 0.0 where the window and the labelled day are observed, NaN where not."""
     vix, hy, spx = (_on(frames, s, grid) for s in ("VIXCLS", "BAMLH0A0HYM2", "SP500"))
+    vix_top, hy_top, spx_low = forward_worst(vix, horizon), forward_worst(hy, horizon), -forward_worst(-spx, horizon)
     with np.errstate(invalid="ignore"):
-        return {"vix_30_or_more": _flag(forward_worst(vix, horizon) >= 30, forward_worst(vix, horizon)),
-                "hy_oas_50bp_wider": _flag(forward_worst(hy, horizon) - hy >= 0.5, forward_worst(hy, horizon) - hy),
-                "sp500_10pct_lower": _flag(-forward_worst(-spx, horizon) <= 0.9 * spx,
-                                           forward_worst(-spx, horizon) * spx)}
+        return {"vix_30_or_more": _flag(vix_top >= 30, vix_top),
+                "hy_oas_50bp_wider": _flag(hy_top - hy >= 0.5, hy_top, hy),
+                "sp500_10pct_lower": _flag(spx_low <= 0.9 * spx, spx_low, spx)}
 
 
-def _flag(hit: np.ndarray, basis: np.ndarray) -> np.ndarray:
-    return np.where(np.isfinite(basis), hit.astype(float), np.nan)
+def _flag(hit: np.ndarray, *observed: np.ndarray) -> np.ndarray:
+    seen = np.all([np.isfinite(x) for x in observed], axis=0)
+    return np.where(seen, hit.astype(float), np.nan)
 
 
 def label_figures(rows: np.ndarray, realised: np.ndarray, events: dict, label: str | None, horizon: int) -> dict:

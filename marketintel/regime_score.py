@@ -14,9 +14,9 @@ import polars as pl
 
 from intel.frames import Frames
 from intel.regime import REGIME_INPUTS
+from intel.regime import STATES as LABELS
 from intel.regime_history import daily_regimes, trading_days
 from intel.regime_score import MEASURES, report
-from intel.regime_score import STATES as LABELS
 
 SERIES = tuple(dict.fromkeys([*REGIME_INPUTS, *(sid for sid, _, _ in MEASURES.values())]))
 
