@@ -120,7 +120,8 @@ class TrackRecordResource(_ProductRoute):
         """The live prediction record, queryable: the predictions of a `category`, at least `min_confidence`
         sure of the side they favour (max(p, 1 - p)), issued within `days_back` days of the market clock, open
         or resolved, with the accuracy of the resolved ones among them (hit rate, Brier score and its skill
-        against the base rate, log loss, calibration). The back-test's figures are at
+        against the base rate, log loss, calibration), and `regime_classifier`, the scorecard of the regime
+        classifier the predictions lean on (as on /api/v1/predictions/accuracy). The back-test's figures are at
         /api/v1/predictions/accuracy. One free query a day like a module, free with an API key."""
         query: TrackRecordQuery = req.context.query
         if query.category is not None and query.category not in CATEGORIES:
