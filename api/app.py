@@ -135,7 +135,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home), serving))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
-    app.add_route("/openapi.json", OpenAPIResource())
+    # each operation's credentials come from its resource's attributes: the router finds it by the path template
+    app.add_route("/openapi.json", OpenAPIResource(lambda path: (app._router.find(path) or (None,))[0]))
     app.add_route("/docs", DocsResource())
     app.add_static_route(DOCS_ASSETS, str(importlib.resources.files("swagger_ui") / "static"))
     return app

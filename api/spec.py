@@ -8,6 +8,7 @@ from __future__ import annotations
 import falcon
 from spectree import SpecTree
 
+from api import openapi_security
 from api.response_docs import attach as attach_response_docs
 from api.schemas import PAYMENT_HASH_PATTERN, SYNTHESIS_REQUEST_ID_PATTERN
 from charging.prices import ASK_PRICES, MODULE_PRICES
@@ -116,9 +117,9 @@ api_spec = SpecTree(
 )
 
 
-def openapi_document() -> dict:
-    """The spec spectree generates, with the standard 422 shape in place of spectree's own model and the documented
-    response bodies."""
+def openapi_document(resource_of=None) -> dict:
+    """The spec spectree generates, with the standard 422 shape in place of spectree's own model, the documented
+    response bodies, and (given `resource_of`, a path template's resource) each operation's credentials."""
     spec = api_spec.spec
     schemas = spec.setdefault("components", {}).setdefault("schemas", {})
     schemas["ValidationErrorResponse"] = {
@@ -142,4 +143,6 @@ def openapi_document() -> dict:
                 responses["422"] = {"description": "Validation error", "content": {"application/json": {
                     "schema": {"$ref": "#/components/schemas/ValidationErrorResponse"}}}}
     attach_response_docs(spec)  # every other status's body, ErrorResponse among them (api/response_docs.py)
+    if resource_of is not None:
+        openapi_security.declare(spec, resource_of)
     return spec

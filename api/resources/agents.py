@@ -25,10 +25,11 @@ def public_agent(agent: dict) -> dict:
 
 
 class RegisterResource:
+    anonymous_methods = ("POST",)  # registering needs no key
     def __init__(self, services: Services):
         self.s = services
 
-    @api_spec.validate(json=RegisterBody, tags=["agents"], resp=Response("HTTP_200", "HTTP_422"))
+    @api_spec.validate(json=RegisterBody, tags=["agents"], resp=Response("HTTP_200", "HTTP_401", "HTTP_422"))
     async def on_post(self, req, resp):
         """Register an agent. The API key is shown once, here; only its hash is stored. An optional
         `referral_code` (another agent's) must exist (422 otherwise): that agent then earns 10% of your

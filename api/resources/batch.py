@@ -37,6 +37,7 @@ def item_failure(exc: Exception, request_id: str) -> dict:
 
 
 class BatchResource:
+    anonymous_methods = ("POST",)  # no credential: a 402 with the invoice, or the free allowance
     def __init__(self, services: Services, registry: dict[str, Module], queries: ModuleQueries):
         self.registry = registry
         self.queries = queries

@@ -32,6 +32,7 @@ def pricing_summary(registry: dict[str, Module], allowance: int) -> dict:
 
 
 class _CatalogRoute:
+    anonymous_methods = ("GET",)  # no credential: answered at the free tier (api/openapi_security.py)
     def __init__(self, services: Services, registry: dict[str, Module], serving: AsyncServingCache):
         self.s = services
         self.registry = registry

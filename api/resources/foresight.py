@@ -48,6 +48,7 @@ class RegimeResource(_ProductRoute):
 
 
 class PredictionsResource(_ProductRoute):
+    anonymous_methods = ("GET",)  # no credential: the free query, then a 402 with the L402 challenge
     accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
 
     @api_spec.validate(query=PredictionsQuery, tags=["predictions"],
@@ -67,6 +68,7 @@ class PredictionsResource(_ProductRoute):
 
 
 class AccuracyResource(_ProductRoute):
+    anonymous_methods = ("GET",)  # no credential: the free query, then a 402 with the L402 challenge
     accepts_l402 = True
 
     @api_spec.validate(query=AccuracyQuery, tags=["predictions"],
@@ -85,6 +87,7 @@ class AccuracyResource(_ProductRoute):
 
 
 class ParallelsResource(_ProductRoute):
+    anonymous_methods = ("GET",)  # no credential: the free query, then a 402 with the L402 challenge
     accepts_l402 = True
 
     @api_spec.validate(query=ParallelsQuery, tags=["intelligence"],
@@ -112,6 +115,7 @@ class ParallelsResource(_ProductRoute):
 
 
 class TrackRecordResource(_ProductRoute):
+    anonymous_methods = ("GET",)  # no credential: the free query, then a 402 with the L402 challenge
     accepts_l402 = True
 
     @api_spec.validate(query=TrackRecordQuery, tags=["intelligence"],

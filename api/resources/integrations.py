@@ -35,6 +35,7 @@ def base_url(req, services: Services) -> str:
 
 
 class _ToolsRoute:
+    anonymous_methods = ("GET",)  # no credential: answered at the free tier (api/openapi_security.py)
     def __init__(self, services: Services, tools: list[Tool], registry: dict[str, Module]):
         self.s = services
         self.tools = tools

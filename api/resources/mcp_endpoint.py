@@ -76,6 +76,7 @@ class TransportError(BaseModel):
 
 
 class MCPResource:
+    anonymous_methods = ("POST",)  # tools/list and free tools need no key; paid ones answer payment-required
     public_methods = ("GET",)  # the manifest needs no credential (interface.md: none or key); a call is charged
     accepts_l402 = True  # Authorization: L402 pays for one tool call
 

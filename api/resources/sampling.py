@@ -9,6 +9,7 @@ from intel.registry import Module
 
 
 class SamplingStatusResource:
+    anonymous_methods = ("GET",)  # no credential: answered at the free tier (api/openapi_security.py)
     def __init__(self, services: Services, registry: dict[str, Module]):
         self.s = services
         self.registry = registry

@@ -42,6 +42,7 @@ def send_answer(resp, answer: Answer) -> None:
 
 class _Ask:
     accepts_l402 = True  # an ask can be paid per request with L402, without a key
+    anonymous_methods = ("POST",)  # no credential: a 402 with the invoice and the L402 challenge
     wait_for_answer = True
 
     def __init__(self, queries: SynthesisQueries):
@@ -94,7 +95,7 @@ class SynthesisResultResource:
     def __init__(self, queries: SynthesisQueries):
         self.queries = queries
 
-    @api_spec.validate(tags=["intelligence"], resp=Response("HTTP_200", "HTTP_202", "HTTP_404", "HTTP_422",
+    @api_spec.validate(tags=["intelligence"], resp=Response("HTTP_200", "HTTP_202", "HTTP_401", "HTTP_404", "HTTP_422",
                                                             "HTTP_500"))
     async def on_get(self, req, resp, request_id: str):
         """The result of a queued ask or content piece: 202 with its `status` (queued, running) while it runs,

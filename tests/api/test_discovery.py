@@ -70,3 +70,22 @@ def test_every_response_says_where_its_data_comes_from(client):
                  client.simulate_get("/api/v1/nowhere"),
                  client.simulate_post("/api/v1/agents/register", json={})):
         assert resp.headers["X-Data-Source"] == "sim" and resp.headers["X-Simulated"] == "true"
+
+
+def test_openapi_declares_each_operations_credentials_as_the_server_acts(client):
+    """Schemes for the key header, Bearer and L402; every operation's `security` from the resource attributes the
+    Authentication middleware reads. tests/api/test_fuzz_openapi.py holds the server to them: schemathesis's
+    auth checks send each keyed case again without the key and with a wrong one."""
+    spec = client.simulate_get("/openapi.json").json
+    assert set(spec["components"]["securitySchemes"]) == {"ApiKey", "Bearer", "L402"}
+    assert spec["components"]["securitySchemes"]["ApiKey"]["name"] == "X-API-Key"
+    operations = {(path, method): op for path, item in spec["paths"].items() for method, op in item.items()}
+    assert all("security" in op for op in operations.values())
+    key, anyone = [{"ApiKey": []}, {"Bearer": []}], {}
+    assert operations[("/api/v1/pulse", "get")]["security"] == [anyone, *key]  # public: a key only identifies
+    assert operations[("/api/v1/agents/balance", "get")]["security"] == key  # a key or nothing
+    module = operations[("/api/v1/intelligence/{module_name}", "get")]["security"]
+    assert {"L402": []} in module and anyone not in module  # no credential: a 402 and its challenge
+    assert anyone in operations[("/api/v1/intelligence/parallels", "get")]["security"]  # the free query a day
+    stream = {p["name"]: p for p in operations[("/api/v1/events/stream", "get")]["parameters"]}
+    assert stream["Last-Event-ID"]["in"] == "header" and stream["Last-Event-ID"]["schema"]["pattern"] == r"^\d+-0$"
