@@ -52,7 +52,16 @@ def caller_of(ctx) -> Caller:
 
 
 def as_mcp_tool(tool: ToolSpec) -> types.Tool:
-    return types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema)
+    return types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema,
+                      annotations=annotations_of(tool))
+
+
+def annotations_of(tool: ToolSpec) -> types.ToolAnnotations:
+    """No tool changes the service's data; a priced one debits the caller's balance (a repeat pays again), so only
+    the free ones are read-only and idempotent. None reaches outside the service: its data is the warehouse's."""
+    free = tool.tool.price_sats == 0
+    return types.ToolAnnotations(title=tool.name.replace("_", " "), read_only_hint=free, destructive_hint=False,
+                                 idempotent_hint=free, open_world_hint=False)
 
 
 def tier_refusal(tool: ToolSpec, tier: str) -> types.CallToolResult:

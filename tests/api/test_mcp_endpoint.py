@@ -92,6 +92,12 @@ def test_tools_list_by_tier(asgi, services):
     assert by_name["market_intelligence"]["inputSchema"]["properties"]["format"]["enum"] == [
         "full", "compact", "prompt", "agent"]
     assert by_name["ask"]["inputSchema"]["required"] == ["question"]
+    # annotations on every tool: the free ones read only, a priced one debits the balance (a repeat pays again)
+    assert all(t["annotations"]["destructiveHint"] is False for t in institutional_tools)
+    assert by_name["get_pulse"]["annotations"] | {"title": None} == {
+        "title": None, "readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+    ask = by_name["ask"]["annotations"]
+    assert ask["readOnlyHint"] is False and ask["idempotentHint"] is False
     # one catalog: the function-calling listing serves the same tools, schemas and descriptions
     listed = client.simulate_get("/api/v1/integrations/functioncalling/tools",
                                  params={"tier": "institutional"}).json["tools"]
