@@ -46,7 +46,7 @@ class Served:
 class ModuleQueries:
     def __init__(self, services: Services, serving: AsyncServingCache, tickers: TickerModules, usage: UsageRecorder,
                  budgets: KeyBudgets):
-        self.s = services
+        self.services = services
         self.budgets = budgets
         self.charging = services.charging
         self.serving = serving
@@ -62,7 +62,7 @@ class ModuleQueries:
         rate window when this query takes it (not in a batch: the batch took it whole), `key_check` the key
         check the middleware left to this round trip (KeyChanged when it fails). On any failure what was
         charged is undone, then the error is raised again."""
-        attempt = Attempt(payer, self.s.prices.module(module.name), request_id)
+        attempt = Attempt(payer, self.services.prices.module(module.name), request_id)
         cached_fmt = fmt if fmt in ("compact", "prompt") and not include_prompt else "full"
         seen = keys.seen(payer.caller_id, module.name, ticker)
         # served as cached, nothing is left to fail after the round trip: it may record a free query too
@@ -77,7 +77,7 @@ class ModuleQueries:
             seen_read = fmt == "agent" or module.takes_ticker
             rendering = self.serving.module_key(module.name, cached_fmt)
             reads = [rendering, self.serving.module_key(module.name, "meta")]
-            taken = await self.s.one_trip.run(
+            taken = await self.services.one_trip.run(
                 reads + [seen] if seen_read else reads, key_check=key_check, window=window, counter=counter,
                 record=record, seen=(seen, SEEN_TTL_S) if cached_fmt == "full" else None,
                 held=self.held.get(rendering))
@@ -94,15 +94,15 @@ class ModuleQueries:
                 await self._refuse_unsourced(module)
                 raise APIError(503, "data_not_ready",
                                f"'{module.name}' has not been computed yet; the pipeline rebuilds modules every "
-                               f"{self.s.settings.refresh_minutes} minutes.",
-                               headers={"Retry-After": str(self.s.settings.refresh_minutes * 60)})
+                               f"{self.services.settings.refresh_minutes} minutes.",
+                               headers={"Retry-After": str(self.services.settings.refresh_minutes * 60)})
             elif published is not None:
                 self.held[rendering] = (published, payload_json)
             published = orjson.loads(published) if published else None
             rendered = None
             if fmt != cached_fmt or include_prompt or fmt == "agent":
                 previous = orjson.loads(seen_before).get("data") if seen_before and fmt == "agent" else None
-                rendered = render(orjson.loads(payload_json), fmt, include_prompt, previous, self.s.clock.now(),
+                rendered = render(orjson.loads(payload_json), fmt, include_prompt, previous, self.services.clock.now(),
                                   deltas_for="agent" if payer.agent is not None else "client_address")
             # Within the allowance the charging service answers free (its order: the allowance before any payment),
             # which is what the round trip recorded.
@@ -110,7 +110,7 @@ class ModuleQueries:
             body = self._body(attempt, payload_json, rendered, published, charge)
             if taken.recorded:
                 return Served(body, attempt, taken.gate_taken)
-            async with self.s.redis.pipeline(transaction=False) as pipe:
+            async with self.services.redis.pipeline(transaction=False) as pipe:
                 seen_is_payload = seen_before == payload_json if seen_read else taken.seen_is_first
                 if cached_fmt == "full" and not seen_is_payload:  # unchanged: nothing to write
                     pipe.set(seen, payload_json, ex=SEEN_TTL_S)
@@ -125,7 +125,7 @@ class ModuleQueries:
         """503 `source_unavailable` when the module was never computed because inputs it reads have no source
         with this configuration (the last live ingest's `series_unavailable`), naming them and the settings that
         would bring them. Nothing was charged."""
-        raw = await self.s.redis.get(keys.STATUS_INGEST)
+        raw = await self.services.redis.get(keys.STATUS_INGEST)
         unavailable = (orjson.loads(raw) or {}).get("series_unavailable", {}) if raw else {}
         missing = [sid for sid in module.inputs if sid in unavailable]
         if missing:
@@ -138,8 +138,8 @@ class ModuleQueries:
     def _body(self, attempt: Attempt, payload_json: bytes, rendered: dict | None, published: dict | None,
               charge: Charge) -> bytes:
         meta = {
-            "data_source": published["data_source"] if published else self.s.data_source,
-            "simulated": published["simulated"] if published else self.s.simulated,
+            "data_source": published["data_source"] if published else self.services.data_source,
+            "simulated": published["simulated"] if published else self.services.simulated,
             "cache": cache_meta(published),
             "price_sats": attempt.item.price_sats,
             "charged_sats": charge.charged_sats,

@@ -28,7 +28,7 @@ class ServedProduct:
 
 class ProductQueries:
     def __init__(self, services: Services, serving: AsyncServingCache, usage: UsageRecorder):
-        self.s = services
+        self.services = services
         self.serving = serving
         self.usage = usage
 
@@ -40,10 +40,10 @@ class ProductQueries:
         if rendering is None:
             raise APIError(503, "data_not_ready",
                            f"'{product}' has not been computed yet; the pipeline rebuilds it every "
-                           f"{self.s.settings.refresh_minutes} minutes.",
-                           headers={"Retry-After": str(self.s.settings.refresh_minutes * 60)})
+                           f"{self.services.settings.refresh_minutes} minutes.",
+                           headers={"Retry-After": str(self.services.settings.refresh_minutes * 60)})
         shaped = orjson.dumps(shape(orjson.loads(rendering))) if shape else rendering
-        meta, gate_taken = await charge_and_meter(self.s, self.usage, Attempt(payer, item, request_id), {
+        meta, gate_taken = await charge_and_meter(self.services, self.usage, Attempt(payer, item, request_id), {
             "data_source": published["data_source"], "simulated": published["simulated"],
             "cache": cache_meta(published)})
         return ServedProduct(splice_meta(shaped, meta), gate_taken)

@@ -54,7 +54,7 @@ def not_found(request_id: str) -> APIError:
 
 class SynthesisQueries:
     def __init__(self, services: Services, usage: UsageRecorder):
-        self.s = services
+        self.services = services
         self.usage = usage
         settings = services.settings
         longest_wait = max(settings.ask_window_quick_s, settings.ask_window_standard_s, settings.ask_window_deep_s,
@@ -70,7 +70,7 @@ class SynthesisQueries:
         """Charge, record and enqueue the request; (its request id, whether it is an Idempotency-Key repeat of an
         earlier one, charged nothing now). 503 before the first publish, nothing charged."""
         await self.require_published()
-        params = {**params, "now": self.s.clock.now().isoformat()}  # the market clock the answer speaks for
+        params = {**params, "now": self.services.clock.now().isoformat()}  # the market clock the answer speaks for
         owner = idempotency_owner(payer)
         if idempotency_key is not None and owner is not None:
             earlier = await self.jobs.claim_idempotency(owner, idempotency_key, request_id)
@@ -86,11 +86,11 @@ class SynthesisQueries:
         return request_id, False
 
     async def require_published(self) -> None:
-        if not await self.s.redis.exists(keys.modules()):
+        if not await self.services.redis.exists(keys.modules()):
             raise APIError(503, "data_not_ready", "No module has been published yet; synthesis reads only the "
-                           f"published figures. The pipeline publishes every {self.s.settings.refresh_minutes} "
+                           f"published figures. The pipeline publishes every {self.services.settings.refresh_minutes} "
                            "minutes. Nothing was charged.",
-                           headers={"Retry-After": str(self.s.settings.refresh_minutes * 60)})
+                           headers={"Retry-After": str(self.services.settings.refresh_minutes * 60)})
 
     async def _check_repeat(self, request_id: str, kind: str, params: dict) -> None:
         record = await self.jobs.get(request_id)
@@ -104,25 +104,25 @@ class SynthesisQueries:
 
     async def _accept(self, payer: Payer, request_id: str, kind: str, item: PricedItem, params: dict) -> None:
         attempt = Attempt(payer, item, request_id)
-        charge = await self.s.charging.charge(attempt)  # PaymentRequired / L402Rejected: nothing taken
+        charge = await self.services.charging.charge(attempt)  # PaymentRequired / L402Rejected: nothing taken
         try:
             record = JobRecord(request_id, kind, params, payer.caller_id if payer.agent is not None else None,
                                attempt.token_spent, attempt.record(), charge_fields(item, charge))
             await self.jobs.create(record)
             await asyncio.to_thread(self._enqueue, request_id, kind)
-            async with self.s.redis.pipeline(transaction=False) as pipe:
+            async with self.services.redis.pipeline(transaction=False) as pipe:
                 self.usage.add_event(pipe, attempt, charge)
                 gate_taken = (await pipe.execute())[-1]
         except BaseException:
             # not queued (Redis or the queue refused): give the charge back at once, the record with it
-            await self.s.charging.undo(attempt)
-            await self.s.redis.delete(keys.synthesis_job(request_id))
+            await self.services.charging.undo(attempt)
+            await self.services.redis.delete(keys.synthesis_job(request_id))
             raise
         await self.usage.gate_taken(bool(gate_taken))
 
     def _enqueue(self, request_id: str, kind: str) -> None:
-        settings = self.s.settings
-        self.s.jobs.enqueue(JOB_FUNCTION, request_id, job_id=request_id, description=f"synthesis {kind}",
+        settings = self.services.settings
+        self.services.jobs.enqueue(JOB_FUNCTION, request_id, job_id=request_id, description=f"synthesis {kind}",
                             retry=Retry(max=settings.synthesis_retries) if settings.synthesis_retries else None,
                             on_failure=Callback(on_job_failure), job_timeout=settings.synthesis_job_timeout_s,
                             result_ttl=0, failure_ttl=settings.synthesis_result_ttl_s)
@@ -145,21 +145,21 @@ class SynthesisQueries:
 
     async def reconcile(self, record: JobRecord) -> JobRecord:
         status = await asyncio.to_thread(self._rq_status, record.request_id)
-        if await refund_if_lapsed(self.jobs, self.s.charging, record):
+        if await refund_if_lapsed(self.jobs, self.services.charging, record):
             pass  # its worker was killed: no process renews its lease (RQ's heartbeat says so only after 90 s)
         elif status == JobStatus.STARTED:
             # RQ's own check for jobs whose worker died (their heartbeat ran out): it runs the failure callback,
             # which retries or fails and refunds; the record then says which
-            await asyncio.to_thread(self.s.jobs.started_job_registry.cleanup)
+            await asyncio.to_thread(self.services.jobs.started_job_registry.cleanup)
         elif status == JobStatus.FAILED or (status is None and time.time() - record.created_at > LOST_AFTER_S):
             why = "it failed" if status == JobStatus.FAILED else "its queued job was lost"
-            await fail_and_refund(self.jobs, self.s.charging, record.request_id,
+            await fail_and_refund(self.jobs, self.services.charging, record.request_id,
                                   {"code": "synthesis_failed", "message": f"The synthesis job failed: {why}."})
         return await self.jobs.get(record.request_id) or record
 
     def _rq_status(self, request_id: str) -> JobStatus | None:
         try:
-            return Job.fetch(request_id, connection=self.s.jobs.connection).get_status(refresh=False)
+            return Job.fetch(request_id, connection=self.services.jobs.connection).get_status(refresh=False)
         except rq.exceptions.NoSuchJobError:
             return None
 
@@ -170,8 +170,8 @@ class SynthesisQueries:
             meta.update(charged_sats=0, idempotent_replay=True)  # this repeat took nothing
         if record.status == DONE:
             result = record.result
-            meta.update(data_source=result.get("data_source", self.s.data_source),
-                        simulated=result.get("simulated", self.s.simulated))
+            meta.update(data_source=result.get("data_source", self.services.data_source),
+                        simulated=result.get("simulated", self.services.simulated))
             return Answer(200, orjson.dumps({**result, "_meta": meta}), {})
         if record.status == FAILED:
             if record.refunded:
@@ -193,36 +193,36 @@ class UnifiedQueries:
     (a failure costs nothing)."""
 
     def __init__(self, services: Services, usage: UsageRecorder):
-        self.s = services
+        self.services = services
         self.usage = usage
 
     async def serve(self, payer: Payer, request_id: str, topic: str | None, depth: str, include_prompt: bool) -> bytes:
         reader = await self.snapshot()
-        now = self.s.clock.now()
+        now = self.services.clock.now()
         context = await asyncio.to_thread(unified_context, topic, depth, reader, include_prompt, now)
-        item = self.s.prices.unified(depth)
+        item = self.services.prices.unified(depth)
         attempt = Attempt(payer, item, request_id)
         try:
-            charge = await self.s.charging.charge(attempt)
+            charge = await self.services.charging.charge(attempt)
             meta = {"request_id": request_id, **charge_fields(item, charge),
-                    "data_source": context.get("data_source", self.s.data_source),
+                    "data_source": context.get("data_source", self.services.data_source),
                     "simulated": context.get("simulated", any(m.get("simulated") for m in reader.metas.values()))}
-            async with self.s.redis.pipeline(transaction=False) as pipe:
+            async with self.services.redis.pipeline(transaction=False) as pipe:
                 self.usage.add_event(pipe, attempt, charge)
                 gate_taken = (await pipe.execute())[-1]
         except BaseException:
-            await self.s.charging.undo(attempt)
+            await self.services.charging.undo(attempt)
             raise
         await self.usage.gate_taken(bool(gate_taken))
         return orjson.dumps({**context, "_meta": meta})
 
     async def snapshot(self) -> SnapshotReader:
         """The published copies in one MGET (503 before the first publish)."""
-        names = sorted(m.decode() for m in await self.s.redis.smembers(keys.modules()))
+        names = sorted(m.decode() for m in await self.services.redis.smembers(keys.modules()))
         if not names:
             raise APIError(503, "data_not_ready", "No module has been published yet. Nothing was charged.",
-                           headers={"Retry-After": str(self.s.settings.refresh_minutes * 60)})
-        raw = await self.s.redis.mget([keys.module(n, part) for n in names for part in ("full", "meta")])
+                           headers={"Retry-After": str(self.services.settings.refresh_minutes * 60)})
+        raw = await self.services.redis.mget([keys.module(n, part) for n in names for part in ("full", "meta")])
         return await asyncio.to_thread(_snapshot, names, raw)
 
 

@@ -19,13 +19,13 @@ class TickerModules:
     """The module route's ticker modules: the shared computation, cached, its failures as API errors."""
 
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
         self.computer = TickerComputer(services.provider)
 
     async def payload_json(self, module: Module, ticker: str) -> bytes:
-        request = TickerRequest(module, ticker, self.s.clock.now())
+        request = TickerRequest(module, ticker, self.services.clock.now())
         cache_key = keys.ticker_request(request)
-        cached = await self.s.redis.get(cache_key)
+        cached = await self.services.redis.get(cache_key)
         if cached is not None:
             return cached
         try:
@@ -34,5 +34,5 @@ class TickerModules:
             raise APIError(404, "unknown_ticker", str(exc), ticker=ticker) from exc
         except InsufficientData as exc:
             raise APIError(503, "insufficient_data", str(exc), ticker=ticker) from exc
-        await self.s.redis.set(cache_key, payload_json, ex=keys.TICKER_PAYLOAD_TTL_S)
+        await self.services.redis.set(cache_key, payload_json, ex=keys.TICKER_PAYLOAD_TTL_S)
         return payload_json

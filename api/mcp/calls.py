@@ -57,7 +57,7 @@ class ToolCalls:
                  serving: AsyncServingCache, pulse_budget: ratelimit.Budget, registry: dict[str, Module]):
         self.registry = registry
         self.modules, self.synthesis, self.products = modules, synthesis, products
-        self.s = modules.s
+        self.services = modules.services
         self.serving = serving
         self.pulse_budget = pulse_budget
         self.prompts: dict[tuple, str] = {}
@@ -75,7 +75,7 @@ class ToolCalls:
         except ValidationFailed as invalid:
             return error_result({"detail": invalid.detail}, 422)
         except PaymentRequired as unpaid:
-            return api_error_result(payment_required(unpaid, self.s.data_source, self.s.simulated))
+            return api_error_result(payment_required(unpaid, self.services.data_source, self.services.simulated))
         except L402Rejected as rejected:
             return api_error_result(l402_rejected(rejected))
         except APIError as refused:
@@ -92,7 +92,7 @@ class ToolCalls:
         if dependency is not None:
             log.warning("%s unavailable in an MCP call (request %s): %s", dependency, request_id, failed)
             return api_error_result(dependency_error(dependency, request_id,
-                                                     self.s.settings.dependency_retry_after_s))
+                                                     self.services.settings.dependency_retry_after_s))
         log.exception("unhandled error in an MCP call (request %s)", request_id)
         return api_error_result(APIError(500, "internal_error", "Internal error; nothing was charged.",
                                          request_id=request_id))
@@ -129,7 +129,7 @@ class ToolCalls:
     async def _pulse(self, caller: Caller, request_id: str, tool: ToolSpec, _) -> bytes:
         budget = self.pulse_budget
         taken = ratelimit.window(budget.item, budget.name, caller.client_ip)  # the REST pulse's window
-        outcome = await self.s.one_trip.run([self.serving.pulse_key("full"), self.serving.pulse_key("meta")],
+        outcome = await self.services.one_trip.run([self.serving.pulse_key("full"), self.serving.pulse_key("meta")],
                                             window=taken)
         if outcome.code == LIMITED:
             raise await budget.refused(taken)
@@ -142,22 +142,22 @@ class ToolCalls:
         return splice_meta(payload_json, meta)  # as GET /api/v1/pulse answers it
 
     async def _list_modules(self, caller: Caller, request_id: str, tool: ToolSpec, _) -> bytes:
-        registry, prices = self.registry, self.s.prices
+        registry, prices = self.registry, self.services.prices
         names = sorted(registry)
         items = [prices.module(n) for n in names]
-        left = await self.s.charging.allowance.left(caller.payer.caller_id, items)
+        left = await self.services.charging.allowance.left(caller.payer.caller_id, items)
         published = set(await self.serving.published_modules())
         entries = [{**module_entry(registry[n], prices), "free_queries_left_today": left[item.key],
                     "available": registry[n].takes_ticker or n in published} for n, item in zip(names, items)]
         return orjson.dumps({"count": len(entries), "modules": entries,
-                             "_meta": {"data_source": self.s.data_source, "simulated": self.s.simulated,
+                             "_meta": {"data_source": self.services.data_source, "simulated": self.services.simulated,
                                        "price_sats": 0, "charged_sats": 0, "request_id": request_id}})
 
     async def _ask(self, caller: Caller, request_id: str, tool: ToolSpec, body: AskBody) -> bytes:
-        item = self.s.prices.ask(body.depth)
+        item = self.services.prices.ask(body.depth)
         request_id, replay = await self.synthesis.submit(caller.payer, request_id, "ask", item,
                                                          {"question": body.question, "depth": body.depth})
-        record = await self.synthesis.wait(request_id, getattr(self.s.settings, f"ask_window_{body.depth}_s"))
+        record = await self.synthesis.wait(request_id, getattr(self.services.settings, f"ask_window_{body.depth}_s"))
         answer = self.synthesis.answer(record, replay)
         if answer.status >= 400:  # failed for good, its charge refunded: the body says so
             raise APIError(answer.status, "synthesis_failed", orjson.loads(answer.body)["error"]["message"],
@@ -174,7 +174,7 @@ class ToolCalls:
         taken = budgets.window(payer)  # the caller's per-key query budget, as the REST route's guard takes it
         if not await budgets.limiter.hit(taken.item, *taken.identifiers, cost=taken.cost):
             raise await budgets.refused(payer, taken)
-        served = await self.products.serve(payer, request_id, "parallels", self.s.prices.product("parallels"),
+        served = await self.products.serve(payer, request_id, "parallels", self.services.prices.product("parallels"),
                                            lambda payload: select(payload, tags, query.top_n))
         await self.products.usage.gate_taken(served.gate_taken)
         return served.body

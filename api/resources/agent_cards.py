@@ -18,7 +18,7 @@ class _CardRoute:
     public = True  # interface.md: well-known manifests need no credential
 
     def __init__(self, services: Services, registry: dict[str, Module]):
-        self.s = services
+        self.services = services
         self.registry = registry
 
 
@@ -28,7 +28,7 @@ class LegacyAgentCardResource(_CardRoute):
         """A2A agent card, protocol version 0.2.5, card version 1.0.0: the service's areas as skills, the API-key
         security scheme, push notifications (webhooks, alerts) supported, streaming and state-transition history
         not. The service is reached over its REST API (`url`), not A2A tasks."""
-        resp.media = legacy_card(base_url(req, self.s), self.registry)
+        resp.media = legacy_card(base_url(req, self.services), self.registry)
 
 
 class CurrentAgentCardResource(_CardRoute):
@@ -36,4 +36,4 @@ class CurrentAgentCardResource(_CardRoute):
     async def on_get(self, req, resp):
         """The same A2A agent card in the current A2A release's shape (protocol 1.0: `supportedInterfaces`, typed
         `securitySchemes` and `securityRequirements`)."""
-        resp.media = current_card(base_url(req, self.s), self.registry)
+        resp.media = current_card(base_url(req, self.services), self.registry)

@@ -27,7 +27,7 @@ def public_agent(agent: dict) -> dict:
 class RegisterResource:
     anonymous_methods = ("POST",)  # registering needs no key
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(json=RegisterBody, tags=["agents"], resp=Response("HTTP_200", "HTTP_401", "HTTP_422"))
     async def on_post(self, req, resp):
@@ -39,10 +39,10 @@ class RegisterResource:
         sent = await req.get_media()
         ignored = sorted(set(sent) - set(RegisterBody.model_fields)) if isinstance(sent, dict) else []
         try:
-            agent, key = await asyncio.to_thread(self.s.agents.register, body.name, body.referral_code)
+            agent, key = await asyncio.to_thread(self.services.agents.register, body.name, body.referral_code)
         except UnknownReferralCode:
             raise invalid(["body", "referral_code"], "unknown referral code")
-        await self.s.directory.added(key, agent)
+        await self.services.directory.added(key, agent)
         resp.status = 200  # interface.md: success is 200 unless a row states otherwise
         resp.set_headers(NO_STORE)
         resp.media = {
@@ -56,29 +56,29 @@ class RegisterResource:
 
 class MeResource:
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(tags=["agents"], resp=Response("HTTP_200", "HTTP_401"))
     async def on_get(self, req, resp):
         """Profile of the calling agent: effective tier and when it ends (`null` for free), balance, every
         pool with what it holds and until when it is usable (in the order they pay), and usage statistics."""
-        agent = await asyncio.to_thread(self.s.agents.get, require_agent(req)["id"])
-        pools = await asyncio.to_thread(self.s.money.pools, agent["id"])
-        usage = await asyncio.to_thread(self.s.agents.usage, agent["id"])
+        agent = await asyncio.to_thread(self.services.agents.get, require_agent(req)["id"])
+        pools = await asyncio.to_thread(self.services.money.pools, agent["id"])
+        usage = await asyncio.to_thread(self.services.agents.usage, agent["id"])
         resp.media = {**public_agent(agent), "balance_sats": pools[-1]["remaining_sats"], "pools": pools,
                       "pool_order": POOL_ORDER_TEXT, "usage": usage}
 
 
 class BalanceResource:
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(tags=["agents"], resp=Response("HTTP_200", "HTTP_401"))
     async def on_get(self, req, resp):
         """Sats balance, what each credit pool holds now (0 when it is not usable), and a usage summary."""
         agent_id = require_agent(req)["id"]
-        pools = await asyncio.to_thread(self.s.money.pools, agent_id)
-        usage = await asyncio.to_thread(self.s.agents.usage, agent_id)
+        pools = await asyncio.to_thread(self.services.money.pools, agent_id)
+        usage = await asyncio.to_thread(self.services.agents.usage, agent_id)
         resp.media = {
             "balance_sats": pools[-1]["remaining_sats"],
             "credits_sats": {p["pool"]: p["remaining_sats"] if p["usable"] else 0 for p in pools[:-1]},
@@ -88,7 +88,7 @@ class BalanceResource:
 
 class TopupResource:
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(json=TopupBody, tags=["agents"],
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_404", "HTTP_409", "HTTP_422"))
@@ -99,7 +99,7 @@ class TopupResource:
         body: TopupBody = req.context.json
         payment_hash, invoice = await self._paid_invoice(agent, body.payment_hash, body.preimage)
         try:
-            balance = await asyncio.to_thread(self.s.money.credit_topup, agent["id"], payment_hash)
+            balance = await asyncio.to_thread(self.services.money.credit_topup, agent["id"], payment_hash)
         except TopupRefused as exc:
             raise APIError(403, "topup_refused", str(exc)) from exc
         if balance is None:
@@ -110,7 +110,7 @@ class TopupResource:
         """The checks a payment proof passes before any sats move: our invoice, the caller's, the preimage
         hashes to it (constant-time compare), not used yet, and the node says it is paid."""
         payment_hash = payment_hash.lower()
-        invoice = await asyncio.to_thread(self.s.invoices.get, payment_hash)
+        invoice = await asyncio.to_thread(self.services.invoices.get, payment_hash)
         if invoice is None:
             raise APIError(404, "unknown_invoice", "No invoice with that payment_hash was issued here.")
         if invoice["agent_id"] not in (None, agent["id"]):
@@ -119,7 +119,7 @@ class TopupResource:
             raise invalid(["body", "preimage"], "the preimage does not hash to payment_hash", "invalid_proof")
         if invoice["status"] == "credited":
             raise already_credited(payment_hash)
-        status = await asyncio.to_thread(self.s.lightning.lookup, payment_hash)
+        status = await asyncio.to_thread(self.services.lightning.lookup, payment_hash)
         if status is None or not status.settled:
             raise APIError(409, "invoice_not_settled", "The Lightning backend does not report this invoice as paid.")
         return payment_hash, invoice
@@ -144,19 +144,19 @@ class UpgradeResource(TopupResource):
         if invoice["purpose"] != "upgrade":
             raise APIError(409, "not_an_upgrade_invoice", "That invoice buys balance credit: use /api/v1/agents/topup.")
         try:
-            result = await asyncio.to_thread(self.s.money.claim_upgrade, agent["id"], payment_hash,
-                                             tier_prices(self.s.settings))
+            result = await asyncio.to_thread(self.services.money.claim_upgrade, agent["id"], payment_hash,
+                                             tier_prices(self.services.settings))
         except UpgradeRefused as exc:
             raise APIError(403, "upgrade_refused", str(exc)) from exc
         if result is None:
             raise already_credited(payment_hash)
-        await self.s.directory.changed(api_key_from(req))  # the new tier holds from the next request
+        await self.services.directory.changed(api_key_from(req))  # the new tier holds from the next request
         resp.media = {**result, "payment_hash": payment_hash}
 
 
 class RotateKeyResource:
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(tags=["agents"], resp=Response("HTTP_200", "HTTP_401"))
     async def on_post(self, req, resp):
@@ -164,13 +164,13 @@ class RotateKeyResource:
         server: the rotation marks it revoked in the key directory every server reads before this answer."""
         agent = require_agent(req)
         try:
-            key, revoked = await asyncio.to_thread(self.s.agents.rotate, agent["id"], api_key_from(req))
+            key, revoked = await asyncio.to_thread(self.services.agents.rotate, agent["id"], api_key_from(req))
         except KeyRevoked as exc:
             raise APIError(401, "invalid_api_key", "The API key is unknown or was rotated.",
                            headers={"WWW-Authenticate": 'Bearer realm="marketintel"'}) from exc
         # the rotation has committed: a client hanging up now must not leave the old key live in Redis
-        await asyncio.shield(self.s.directory.revoked(revoked))
-        await self.s.directory.fill(key)
+        await asyncio.shield(self.services.directory.revoked(revoked))
+        await self.services.directory.fill(key)
         resp.set_headers(NO_STORE)
         resp.media = {"agent_id": agent["agent_id"], "api_key": key,
                       "note": "Store the new API key now: it is not shown again. The previous key no longer works."}

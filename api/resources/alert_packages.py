@@ -64,21 +64,21 @@ class AlertPackagesResource:
     public = True  # interface.md: the listing needs no credential
 
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(query=AlertPackagesQuery, tags=["alert packages"], resp=Response("HTTP_200", "HTTP_422"))
     async def on_get(self, req, resp):
         """Named alert packages: bundles of event types, each with its tier (premium or institutional), its price
         for one period and the period's length. Subscribing pays one period from your credit or balance."""
         tier = req.context.query.tier
-        resp.media = {"packages": [listing(p, self.s) for p in PACKAGES.values() if tier in (None, p.tier)],
+        resp.media = {"packages": [listing(p, self.services) for p in PACKAGES.values() if tier in (None, p.tier)],
                       "delivery_channels": list(DELIVERY_CHANNELS), "urgencies": list(URGENCIES),
                       "currency": "sats"}
 
 
 class PackageSubscribeResource:
     def __init__(self, services: Services, subscriptions: PackageSubscriptions):
-        self.s, self.subscriptions = services, subscriptions
+        self.services, self.subscriptions = services, subscriptions
 
     @api_spec.validate(json=PackageSubscribeBody, tags=["alert packages"],
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_404", "HTTP_422"))
@@ -96,14 +96,14 @@ class PackageSubscribeResource:
         agent = require_agent(req)
         package = known_package(package_id)
         entitled(agent, package)
-        delivery = await check_delivery(req.context.json, self.s.settings.webhook_allow_private)
-        attempt = Attempt(req.context.payer, self.s.prices.package(package_id), req.context.request_id)
-        charge = await self.s.charging.charge(attempt)
+        delivery = await check_delivery(req.context.json, self.services.settings.webhook_allow_private)
+        attempt = Attempt(req.context.payer, self.services.prices.package(package_id), req.context.request_id)
+        charge = await self.services.charging.charge(attempt)
         try:
             subscription = await asyncio.to_thread(self.subscriptions.subscribe, agent["id"], package, delivery,
                                                    req.context.request_id)
         except BaseException:
-            await self.s.charging.undo(attempt)
+            await self.services.charging.undo(attempt)
             raise
         signing = {"secret_shown_once": True, "signing": SIGNING} if "secret" in subscription else {}
         resp.media = {**signing, "subscription": subscription, "charged_sats": charge.charged_sats,

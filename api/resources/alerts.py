@@ -42,7 +42,7 @@ def check_conditions(conditions: list[dict]) -> None:
 
 class AlertSubscribeResource:
     def __init__(self, services: Services, alerts: Alerts):
-        self.s, self.alerts = services, alerts
+        self.services, self.alerts = services, alerts
 
     @api_spec.validate(json=AlertSubscribeBody, tags=["alerts"],
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_409", "HTTP_422"))
@@ -60,11 +60,12 @@ class AlertSubscribeResource:
         body = req.context.json
         alert = body.model_dump()
         check_conditions(alert["conditions"])
-        allow_private = self.s.settings.webhook_allow_private
+        allow_private = self.services.settings.webhook_allow_private
         if body.callback_url is not None and (problem := await url_problem(body.callback_url, allow_private)):
             raise invalid(["body", "callback_url"], problem)
         try:
-            made = await asyncio.to_thread(self.alerts.create, agent["id"], agent["tier"], alert, self.s.clock.now())
+            made = await asyncio.to_thread(self.alerts.create, agent["id"], agent["tier"], alert,
+                                           self.services.clock.now())
         except AlertLimitReached as exc:
             raise APIError(409, "alert_limit_reached", str(exc), tier=exc.tier, limit=exc.limit) from exc
         resp.media = made | ({"secret_shown_once": True, "signing": SIGNING} if "secret" in made else {})
@@ -72,14 +73,14 @@ class AlertSubscribeResource:
 
 class AlertsResource:
     def __init__(self, services: Services, alerts: Alerts):
-        self.s, self.alerts = services, alerts
+        self.services, self.alerts = services, alerts
 
     @api_spec.validate(tags=["alerts"], resp=Response("HTTP_200", "HTTP_401"))
     async def on_get(self, req, resp):
         """Your alerts, oldest first, each with its `status` (active, expired, or exhausted at max_triggers),
         `trigger_count` and `last_triggered_at`, and your tier's limit of live alerts."""
         agent = require_agent(req)
-        mine = await asyncio.to_thread(self.alerts.mine, agent["id"], self.s.clock.now())
+        mine = await asyncio.to_thread(self.alerts.mine, agent["id"], self.services.clock.now())
         live = sum(1 for a in mine if a["status"] == "active")
         resp.media = {"alerts": mine, "count": len(mine), "live": live, "tier": agent["tier"],
                       "limit": ALERT_LIMITS[agent["tier"]], "limits_by_tier": ALERT_LIMITS}
@@ -102,7 +103,7 @@ class AlertResource:
 
 class AlertFieldsResource:
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(tags=["alerts"], resp=Response("HTTP_200", "HTTP_401"))
     async def on_get(self, req, resp):
@@ -122,5 +123,5 @@ class AlertFieldsResource:
 
     async def _published(self, modules: set[str]) -> dict[str, dict]:
         names = sorted(modules)
-        bodies = await self.s.redis.mget([keys.module(name, "full") for name in names])
+        bodies = await self.services.redis.mget([keys.module(name, "full") for name in names])
         return {name: orjson.loads(body) for name, body in zip(names, bodies) if body is not None}

@@ -34,15 +34,15 @@ def pricing_summary(registry: dict[str, Module], allowance: int) -> dict:
 class _CatalogRoute:
     anonymous_methods = ("GET",)  # no credential: answered at the free tier (api/openapi_security.py)
     def __init__(self, services: Services, registry: dict[str, Module], serving: AsyncServingCache):
-        self.s = services
+        self.services = services
         self.registry = registry
         self.serving = serving
 
     async def _listing(self, payer) -> tuple[list[str], dict[str, int], set[str]]:
         """(module names, free queries left today by name, names published)."""
         names = sorted(self.registry)
-        items = {n: self.s.prices.module(n) for n in names}
-        left = await self.s.charging.allowance.left(payer.caller_id, list(items.values()))
+        items = {n: self.services.prices.module(n) for n in names}
+        left = await self.services.charging.allowance.left(payer.caller_id, list(items.values()))
         published = set(await self.serving.published_modules())
         return names, {n: left[item.key] for n, item in items.items()}, published
 
@@ -55,8 +55,9 @@ class ModulesResource(_CatalogRoute):
         names, free_left, published = await self._listing(req.context.payer)
         resp.media = {
             "count": len(names),
-            "free_queries_per_module_per_day": self.s.settings.free_queries_per_module_per_day,
-            "modules": [{**module_entry(self.registry[n], self.s.prices), "free_queries_left_today": free_left[n],
+            "free_queries_per_module_per_day": self.services.settings.free_queries_per_module_per_day,
+            "modules": [{**module_entry(self.registry[n], self.services.prices),
+                         "free_queries_left_today": free_left[n],
                          "available": self.registry[n].takes_ticker or n in published} for n in names],
         }
 
@@ -79,15 +80,15 @@ class CatalogResource(_CatalogRoute):
         fresh challenge in `WWW-Authenticate`; with an API key the catalog is free (`_meta.paid_with:
         "free_with_key"`) and an L402 credential is not spent. The preview at /api/v1/catalog/preview needs no
         credential."""
-        charging = self.s.charging
-        attempt = Attempt(req.context.payer, self.s.prices.catalog, req.context.request_id)
+        charging = self.services.charging
+        attempt = Attempt(req.context.payer, self.services.prices.catalog, req.context.request_id)
         try:
             charge = await charging.charge(attempt)
             body = await self._catalog(req.context.payer)
         except BaseException:
             await charging.undo(attempt)  # nothing is charged for a failed request: the token pays for the retry
             raise
-        body["_meta"] = {"data_source": self.s.data_source, "simulated": self.s.simulated,
+        body["_meta"] = {"data_source": self.services.data_source, "simulated": self.services.simulated,
                          "paid_with": charge.paid_with, "price_sats": attempt.item.price_sats,
                          "charged_sats": charge.charged_sats, "request_id": attempt.request_id}
         resp.media = body
@@ -97,7 +98,7 @@ class CatalogResource(_CatalogRoute):
         categories: dict[str, list] = {}
         for name in names:
             module = self.registry[name]
-            entry = {**module_entry(module, self.s.prices), "formats": list(FORMATS),
+            entry = {**module_entry(module, self.services.prices), "formats": list(FORMATS),
                      "free_queries_left_today": free_left[name], "available": module.takes_ticker or name in published,
                      "parameters": {"format": list(FORMATS), "include_prompt": "boolean",
                                     **({"ticker": "string, at most 10 characters, required"}
@@ -108,7 +109,7 @@ class CatalogResource(_CatalogRoute):
             "agent_tier": payer.agent["tier"] if payer.agent else None, "module_count": len(names),
             "categories": [{"category": c, "count": len(entries), "modules": entries}
                            for c, entries in sorted(categories.items())],
-            "pricing": pricing_summary(self.registry, self.s.settings.free_queries_per_module_per_day),
+            "pricing": pricing_summary(self.registry, self.services.settings.free_queries_per_module_per_day),
             "routes": {"module": "/api/v1/intelligence/{module_name}", "batch": "/api/v1/intelligence/batch",
                        "pulse": "/api/v1/pulse", "sampling_status": "/api/v1/sampling/status",
                        "modules": "/api/v1/modules", "pricing": "/api/v1/pricing", "openapi": "/openapi.json"},
@@ -135,7 +136,7 @@ class CatalogPreviewResource:
     public = True  # interface.md: no credential needed
 
     def __init__(self, services: Services, registry: dict[str, Module], budget):
-        self.s = services
+        self.services = services
         self.budget = budget
         self.body = orjson.dumps(preview(registry, services))  # the same for every caller until a restart
 
@@ -143,7 +144,7 @@ class CatalogPreviewResource:
     async def on_get(self, req, resp):
         """A truncated catalog without registration: five modules per price tier, the pricing summary and how
         to register. Shares the pulse's budget of 10 requests per minute per client address (then 429)."""
-        await self.budget.take(req, self.s.one_trip, [])
+        await self.budget.take(req, self.services.one_trip, [])
         send_json(resp, self.body)
 
 

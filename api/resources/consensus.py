@@ -40,7 +40,7 @@ class ServedConsensus:
 class ConsensusQueries:
     def __init__(self, services: Services, serving: AsyncServingCache, usage: UsageRecorder, registry: dict,
                  now: Callable[[], datetime] | None = None):
-        self.s = services
+        self.services = services
         self.serving = serving
         self.usage = usage
         self.ledger = Usage(services.engine)
@@ -54,15 +54,15 @@ class ConsensusQueries:
         """The consensus over the last `hours` for `payer`, charged as the price list's consensus item. It is
         computed before the charge, so a failure to compute costs nothing; a failure after it is undone."""
         payload = await self.compute(hours)
-        item = self.s.prices.product(ITEM)
-        meta, gate_taken = await charge_and_meter(self.s, self.usage, Attempt(payer, item, request_id), {
-            "data_source": self.s.data_source, "simulated": self.s.simulated, "cache": cache_meta(None)})
+        item = self.services.prices.product(ITEM)
+        meta, gate_taken = await charge_and_meter(self.services, self.usage, Attempt(payer, item, request_id), {
+            "data_source": self.services.data_source, "simulated": self.services.simulated, "cache": cache_meta(None)})
         return ServedConsensus(with_meta(payload, meta), gate_taken)
 
     async def compute(self, hours: int) -> dict:
         end = self.now()
         # the RQ queue's connection is a synchronous client: the drain runs off the event loop with the read
-        await asyncio.to_thread(drain, self.s.jobs.connection, self.ledger)
+        await asyncio.to_thread(drain, self.services.jobs.connection, self.ledger)
         attention = await asyncio.to_thread(self.ledger.attention, end - timedelta(hours=hours), end, self.categories)
         attended = [name for name in current_window(attention.topics, self.min_agents)
                     if name in self.module_categories]
@@ -79,7 +79,7 @@ class ConsensusQueries:
     async def _published(self, names: list[str]) -> dict[str, dict]:
         if not names:
             return {}
-        bodies = await self.s.redis.mget([self.serving.module_key(name, "full") for name in names])
+        bodies = await self.services.redis.mget([self.serving.module_key(name, "full") for name in names])
         return {name: orjson.loads(body) for name, body in zip(names, bodies, strict=True) if body is not None}
 
 

@@ -59,9 +59,9 @@ class _Generate:
         params = {"content_type": content_type.id, "topic": body.topic,
                   "ticker": body.ticker.upper() if body.ticker else None}
         request_id, replay = await self.queries.submit(
-            req.context.payer, req.context.request_id, "content", self.queries.s.prices.content(content_type.id),
+            req.context.payer, req.context.request_id, "content", self.queries.services.prices.content(content_type.id),
             params, idempotency_key(req))
-        window = self.queries.s.settings.content_window_s if self.wait_for_answer else 0
+        window = self.queries.services.settings.content_window_s if self.wait_for_answer else 0
         send_answer(resp, self.queries.answer(await self.queries.wait(request_id, window), replay))
 
 

@@ -34,7 +34,7 @@ class DashboardResource:
     public = True  # interface.md: no credential needed
 
     def __init__(self, services: Services, serving: AsyncServingCache):
-        self.s = services
+        self.services = services
         self.serving = serving
         self.names = sorted(m.name for m in modules().values() if not m.takes_ticker)
 
@@ -47,10 +47,10 @@ class DashboardResource:
         unavailable and why, what each unset key would add; null otherwise), `services` (API workers, Redis,
         ledger, RQ workers, Dagster daemon) and `system` (CPU, memory, disk of MI_HOME, load average)."""
         now = time.time()
-        state = await status.read_all(self.s.redis)
+        state = await status.read_all(self.services.redis)
         resp.media = {
             "checked_at": now,
-            "data_source": self.s.data_source, "simulated": self.s.simulated,
+            "data_source": self.services.data_source, "simulated": self.services.simulated,
             "modules": await self._modules(now),
             "circuit_breakers": [{"source": name, **entry} for name, entry in sorted(state["sources"].items())],
             "data_freshness": {"series": state["freshness"],
@@ -62,17 +62,17 @@ class DashboardResource:
         }
 
     def _coverage(self, state: dict) -> dict | None:
-        if self.s.data_source != "live":
+        if self.services.data_source != "live":
             return None
         report = state["ingest"] if (state["ingest"] or {}).get("data_source") == "live" else None
-        return coverage(LiveConfig.from_settings(self.s.settings), report, state["sources"])
+        return coverage(LiveConfig.from_settings(self.services.settings), report, state["sources"])
 
     async def _modules(self, now: float) -> list[dict]:
         keys = [self.serving.module_key(n, "meta") for n in self.names]
-        metas = [orjson.loads(m) if m else None for m in await self.s.redis.mget(keys)]
+        metas = [orjson.loads(m) if m else None for m in await self.services.redis.mget(keys)]
         dates = [m["as_of"] for m in metas if m and m.get("as_of")]
         latest = max(dates) if dates else None  # the market day of the newest computation
-        today = self.s.clock.today()
+        today = self.services.clock.today()
         out = []
         for name, meta in zip(self.names, metas):
             if meta is None:
@@ -89,7 +89,7 @@ class DashboardResource:
         return out
 
     async def _services(self, now: float) -> list[dict]:
-        api = await metrics.workers(self.s.redis, now)
+        api = await metrics.workers(self.services.redis, now)
         redis_info = await self._redis()
         ledger, rq_workers, dagster = await asyncio.gather(
             asyncio.to_thread(self._ledger), asyncio.to_thread(self._rq), asyncio.to_thread(self._dagster, now))
@@ -105,7 +105,7 @@ class DashboardResource:
 
     async def _redis(self) -> dict:
         try:
-            info = await self.s.redis.info()
+            info = await self.services.redis.info()
         except Exception as exc:  # noqa: BLE001  (the dashboard reports any failure)
             return {"status": f"down: {type(exc).__name__}"}
         return {"status": "up", "version": info.get("redis_version"), "uptime_seconds": info.get("uptime_in_seconds"),
@@ -113,24 +113,24 @@ class DashboardResource:
 
     def _ledger(self) -> dict:
         try:
-            seconds = ping(self.s.engine)
+            seconds = ping(self.services.engine)
         except Exception as exc:  # noqa: BLE001
-            return {"status": f"down: {type(exc).__name__}", "dialect": self.s.engine.dialect.name}
-        return {"status": "up", "dialect": self.s.engine.dialect.name, "ping_ms": round(seconds * 1000, 2)}
+            return {"status": f"down: {type(exc).__name__}", "dialect": self.services.engine.dialect.name}
+        return {"status": "up", "dialect": self.services.engine.dialect.name, "ping_ms": round(seconds * 1000, 2)}
 
     def _rq(self) -> dict:
         try:
-            found = Worker.all(queue=self.s.jobs)
+            found = Worker.all(queue=self.services.jobs)
         except Exception as exc:  # noqa: BLE001
             return {"status": f"unknown: {type(exc).__name__}", "workers": []}
         workers = [{"name": w.name, "state": str(w.get_state()), "pid": w.pid,
                     "last_heartbeat": w.last_heartbeat.isoformat() if w.last_heartbeat else None} for w in found]
-        return {"status": "up" if workers else "none registered", "queue": self.s.jobs.name,
-                "queued_jobs": self.s.jobs.count, "workers": workers}
+        return {"status": "up" if workers else "none registered", "queue": self.services.jobs.name,
+                "queued_jobs": self.services.jobs.count, "workers": workers}
 
     def _dagster(self, now: float) -> dict:
         """Heartbeats the daemon writes into the instance's run storage (read-only; no Dagster import)."""
-        path = self.s.settings.dagster_home / "storage" / "runs.db"
+        path = self.services.settings.dagster_home / "storage" / "runs.db"
         if not path.exists():
             return {"status": "not observed", "reason": "no Dagster run storage under MI_HOME"}
         try:
@@ -145,12 +145,12 @@ class DashboardResource:
 
     def _system(self) -> dict:
         memory = psutil.virtual_memory()
-        disk = psutil.disk_usage(str(self.s.settings.home))
+        disk = psutil.disk_usage(str(self.services.settings.home))
         # cpu_percent measures over 0.2 s here (a first call with no interval always says 0).
         return {"cpu_count": psutil.cpu_count(), "cpu_percent": psutil.cpu_percent(interval=0.2),
                 "load_average": [round(x, 2) for x in os.getloadavg()],
                 "memory": {"total_bytes": memory.total, "available_bytes": memory.available, "percent": memory.percent},
-                "disk": {"path": str(self.s.settings.home), "total_bytes": disk.total, "free_bytes": disk.free,
+                "disk": {"path": str(self.services.settings.home), "total_bytes": disk.total, "free_bytes": disk.free,
                          "percent": disk.percent},
                 "process_rss_bytes": psutil.Process().memory_info().rss}
 

@@ -58,15 +58,15 @@ class DayTradeAccess:
     """Who may read the events, decided from plain values (the payer), never the request."""
 
     def __init__(self, services: Services, acceptances: TermsAcceptances):
-        self.s, self.acceptances = services, acceptances
+        self.services, self.acceptances = services, acceptances
 
     async def grant(self, payer: Payer, request_id: str) -> dict:
         """How the payer reads the feed now, or the APIError / L402Rejected that says how it could."""
         current = terms.current()
-        pass_ = self.s.prices.daytrade_pass
+        pass_ = self.services.prices.daytrade_pass
         if payer.l402 is not None:
             try:
-                row = await self.s.charging.passes.admit(payer, pass_)
+                row = await self.services.charging.passes.admit(payer, pass_)
             except L402Refused as refused:
                 offer = await self.offer(payer)
                 raise L402Rejected(refused.code, refused.message, pass_.priced(offer["btc_usd"]), offer) from None
@@ -83,8 +83,8 @@ class DayTradeAccess:
                            terms_version=current.version, terms=current.text, accept=how_to_accept(current.version))
         offer = await self.offer(payer)
         # as every 402 (api/spec.py PROMISES 4): also a top-up invoice for the same sats, which credits a balance
-        invoice = await self.s.charging.challenges.topup_invoice(payer, pass_.priced(offer["btc_usd"]))
-        meta = unpaid_meta(self.s.data_source, self.s.simulated, offer["amount_sats"], request_id)
+        invoice = await self.services.charging.challenges.topup_invoice(payer, pass_.priced(offer["btc_usd"]))
+        meta = unpaid_meta(self.services.data_source, self.services.simulated, offer["amount_sats"], request_id)
         raise APIError(402, "payment_required",
                        f"The day-trade journal is read with a {pass_.valid_s // 3600}-hour pass: pay the L402 invoice "
                        f"in WWW-Authenticate ({offer['amount_sats']} sats: USD {pass_.usd_price:.2f} at "
@@ -98,8 +98,8 @@ class DayTradeAccess:
                        terms=current.text, accept=how_to_accept(current.version))
 
     async def offer(self, payer: Payer) -> dict:
-        rate = await published_btc_usd(self.s)
-        offer = await self.s.charging.passes.offer(payer, self.s.prices.daytrade_pass, rate["btc_usd"])
+        rate = await published_btc_usd(self.services)
+        offer = await self.services.charging.passes.offer(payer, self.services.prices.daytrade_pass, rate["btc_usd"])
         return {**offer, "rate": rate}
 
 
@@ -114,7 +114,7 @@ class DayTradeIdeasResource:
     accepts_l402 = True  # the Authentication middleware lets a pass through to this route
 
     def __init__(self, services: Services, access: DayTradeAccess, journal: Journal):
-        self.s, self.access, self.journal = services, access, journal
+        self.services, self.access, self.journal = services, access, journal
 
     @api_spec.validate(query=DayTradeQuery, tags=["trading"],
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_503"))
@@ -135,13 +135,13 @@ class DayTradeIdeasResource:
                       "disclosure": current.disclosure(), "access": access,
                       "chain": {"name": DAYTRADE_CHAIN, "hashing": HASH_RULE,
                                 "signing_key": "/.well-known/marketintel-signing-key.json"},
-                      "_meta": {"data_source": self.s.data_source, "simulated": self.s.simulated, "charged_sats": 0,
-                                "request_id": req.context.request_id}}
+                      "_meta": {"data_source": self.services.data_source, "simulated": self.services.simulated,
+                                "charged_sats": 0, "request_id": req.context.request_id}}
 
 
 class AcceptTermsResource:
     def __init__(self, services: Services, acceptances: TermsAcceptances):
-        self.s, self.acceptances = services, acceptances
+        self.services, self.acceptances = services, acceptances
 
     @api_spec.validate(json=AcceptTermsBody, tags=["trading"], resp=Response("HTTP_200", "HTTP_401", "HTTP_409",
                                                                                "HTTP_422"))
@@ -156,7 +156,8 @@ class AcceptTermsResource:
             raise APIError(409, "terms_version_mismatch",
                            f"The terms in force are version {current.version}, not {body.version!r}: read them and "
                            "accept that version.", terms_version=current.version, terms=current.text)
-        accepted = await asyncio.to_thread(self.acceptances.accept, agent["id"], current.version, self.s.clock.now())
+        accepted = await asyncio.to_thread(self.acceptances.accept, agent["id"], current.version,
+                                           self.services.clock.now())
         resp.media = {"accepted": True, "terms_version": current.version, "accepted_at": accepted.isoformat(),
                       "feed_access": agent["tier"] in TERMS_TIERS, "tiers": list(TERMS_TIERS)}
 
@@ -165,7 +166,7 @@ class TrackRecordResource:
     public = True  # interface.md: the day-trade track record needs no credential, and it is free
 
     def __init__(self, services: Services, journal: Journal):
-        self.s, self.journal = services, journal
+        self.services, self.journal = services, journal
 
     @api_spec.validate(tags=["trading"], resp=Response("HTTP_200"))
     async def on_get(self, req, resp):
@@ -175,5 +176,5 @@ class TrackRecordResource:
         records = await asyncio.to_thread(self.journal.all_records)
         head = records[-1] if records else None
         resp.media = {**track_record([r["event"] for r in records], head),
-                      "_meta": {"data_source": self.s.data_source, "simulated": self.s.simulated, "charged_sats": 0,
-                                "request_id": req.context.request_id}}
+                      "_meta": {"data_source": self.services.data_source, "simulated": self.services.simulated,
+                                "charged_sats": 0, "request_id": req.context.request_id}}

@@ -18,7 +18,7 @@ class RootResource:
     public = True  # interface.md: no credential needed
 
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200"))
     async def on_get(self, req, resp):
@@ -26,7 +26,7 @@ class RootResource:
         resp.media = {
             "service": "marketintel", "version": "2.0.0",
             "description": "Market intelligence for AI agents; pay per query in sats over Lightning.",
-            "data_source": self.s.data_source, "simulated": self.s.simulated,
+            "data_source": self.services.data_source, "simulated": self.services.simulated,
             "quick_start": ["GET /api/v1/pulse", "POST /api/v1/agents/register",
                             "GET /api/v1/intelligence/market_intelligence", "POST /api/v1/agents/topup"],
             "links": {"pulse": "/api/v1/pulse", "modules": "/api/v1/modules", "pricing": "/api/v1/pricing",
@@ -40,7 +40,7 @@ class HealthResource:
     public = True  # interface.md: no credential needed
 
     def __init__(self, services: Services, serving: AsyncServingCache):
-        self.s = services
+        self.services = services
         self.serving = serving
 
     @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_503"))
@@ -48,9 +48,9 @@ class HealthResource:
         """Liveness of the ledger and the cache, and the age of the published data. 503 when a dependency
         is down (named in `down`, with Retry-After) or nothing has been published yet. Each check is bounded by
         MI_HEALTH_CHECK_TIMEOUT_S and they run at once, so a frozen part costs this answer that bound, not more."""
-        bound = self.s.settings.health_check_timeout_s
+        bound = self.services.settings.health_check_timeout_s
         redis_check, ledger_check = await asyncio.gather(
-            bounded(self._redis_and_pulse(), bound), bounded(asyncio.to_thread(ping, self.s.engine), bound))
+            bounded(self._redis_and_pulse(), bound), bounded(asyncio.to_thread(ping, self.services.engine), bound))
         checks = {"redis": redis_check[0], "ledger": ledger_check[0]}
         published = redis_check[1] if checks["redis"] == "ok" else None
         checks["data"] = "ok" if published else "not yet published"
@@ -58,14 +58,14 @@ class HealthResource:
         down = [part for part in ("redis", "ledger") if checks[part] != "ok"]
         resp.status = 200 if healthy else 503
         if down:
-            resp.set_header("Retry-After", str(self.s.settings.dependency_retry_after_s))
+            resp.set_header("Retry-After", str(self.services.settings.dependency_retry_after_s))
         resp.media = {"status": "ok" if healthy else "degraded", "checks": checks, "down": down,
-                      "data_source": self.s.data_source, "simulated": self.s.simulated,
+                      "data_source": self.services.data_source, "simulated": self.services.simulated,
                       "data_age_seconds": round(time.time() - published["published_at"], 1) if published else None,
                       "uptime_seconds": round(time.time() - PROCESS_STARTED, 1)}
 
     async def _redis_and_pulse(self):
-        await self.s.redis.ping()
+        await self.services.redis.ping()
         return (await self.serving.get_pulse())[1]
 
 

@@ -22,7 +22,7 @@ class ScannerStatusResource:
     public = True  # interface.md: the event scanner needs no credential
 
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(tags=["events"], resp=Response("HTTP_200"))
     async def on_get(self, req, resp):
@@ -34,9 +34,9 @@ class ScannerStatusResource:
         composite score, correlations, fast moves, with each reading's `data_as_of`), and `cooldowns`: per type,
         its cooldown, when it last fired and the seconds left at the market clock's `market_time` (0: free to
         fire). Before the first scan `scans` is 0 and `status` says `not_yet_run`. No credential needed."""
-        raw = await self.s.redis.get(keys.SCANNER_STATUS)
-        status = orjson.loads(raw) if raw else not_yet_scanned(self.s.data_source, self.s.simulated)
-        now = self.s.clock.now()
+        raw = await self.services.redis.get(keys.SCANNER_STATUS)
+        status = orjson.loads(raw) if raw else not_yet_scanned(self.services.data_source, self.services.simulated)
+        now = self.services.clock.now()
         left = cooldowns(status, now)
         fired = status["last_fired"]
         resp.media = {

@@ -24,7 +24,7 @@ class _ProductRoute:
 
     async def _answer(self, req, resp, product: str, item: str, shape=None) -> None:
         served = await self.queries.serve(req.context.payer, req.context.request_id, product,
-                                          self.queries.s.prices.product(item), shape)
+                                          self.queries.services.prices.product(item), shape)
         send_json(resp, served.body)
         await self.queries.usage.gate_taken(served.gate_taken)
 
@@ -130,7 +130,7 @@ class TrackRecordResource(_ProductRoute):
         query: TrackRecordQuery = req.context.query
         if query.category is not None and query.category not in CATEGORIES:
             raise invalid(["query", "category"], f"unknown category; known: {', '.join(CATEGORIES)}", "value_error")
-        today = self.queries.s.clock.today()
+        today = self.queries.services.clock.today()
         await self._answer(req, resp, "track_record", "track_record",
                            lambda payload: track_record(payload, today, query.category, query.min_confidence,
                                                         query.days_back, query.status))

@@ -37,7 +37,7 @@ def base_url(req, services: Services) -> str:
 class _ToolsRoute:
     anonymous_methods = ("GET",)  # no credential: answered at the free tier (api/openapi_security.py)
     def __init__(self, services: Services, tools: list[Tool], registry: dict[str, Module]):
-        self.s = services
+        self.services = services
         self.tools = tools
         self.visible = {tier: set(visible_tools(tier, registry)) for tier in TIERS}
 
@@ -68,7 +68,7 @@ class FunctionCallingConfigResource(_ToolsRoute):
         """Everything to wire the service into a chat-completions model: the tools your tier sees, their routes, a
         system prompt, and Python (`openai` and `httpx`) that runs the tool-calling loop against this service."""
         tier, tools = self._visible(req)
-        resp.media = frameworks.function_calling_config(tools, tier, base_url(req, self.s))
+        resp.media = frameworks.function_calling_config(tools, tier, base_url(req, self.services))
 
 
 class ChainConfigResource(_ToolsRoute):
@@ -77,7 +77,7 @@ class ChainConfigResource(_ToolsRoute):
         """An agent toolkit: one structured tool per visible tool (name, description, JSON-Schema `args_schema`,
         route) and Python that turns them into LangChain-style `StructuredTool`s calling this service."""
         tier, tools = self._visible(req)
-        resp.media = frameworks.chain_config(tools, tier, base_url(req, self.s))
+        resp.media = frameworks.chain_config(tools, tier, base_url(req, self.services))
 
 
 class CrewConfigResource(_ToolsRoute):
@@ -87,4 +87,4 @@ class CrewConfigResource(_ToolsRoute):
         tools), their tasks, the configuration of the tools they use (those your tier sees), and Python that builds
         the crew (CrewAI-style) over this service."""
         tier, tools = self._visible(req)
-        resp.media = frameworks.crew_config(tools, tier, base_url(req, self.s))
+        resp.media = frameworks.crew_config(tools, tier, base_url(req, self.services))

@@ -57,7 +57,7 @@ class IntelligenceResource:
         try:
             served = await self._serve(req, module, query, ticker)
         except KeyChanged as changed:  # the key was rotated or its agent changed since this process last saw it
-            await recheck_key(req, self.queries.s.directory, changed.entry)
+            await recheck_key(req, self.queries.services.directory, changed.entry)
             served = await self._serve(req, module, query, ticker)
         send_json(resp, served.body)
         await self.queries.usage.gate_taken(served.gate_taken)

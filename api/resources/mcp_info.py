@@ -40,16 +40,16 @@ class MCPHealthResource:
 
     def __init__(self, endpoint: MCPEndpoint, services: Services):
         self.endpoint = endpoint
-        self.s = services
+        self.services = services
 
     @api_spec.validate(tags=["mcp"], resp=Response("HTTP_200"))
     async def on_get(self, req, resp):
         """Always 200: `status` is `up` when the MCP server answers a real `tools/list` through its transport
         and Redis answers a ping, else `down`, with each check and the gateway's uptime. The checks run at once,
         each bounded by MI_HEALTH_CHECK_TIMEOUT_S, as /health's."""
-        bound = self.s.settings.health_check_timeout_s
+        bound = self.services.settings.health_check_timeout_s
         (mcp, listed), (redis, _) = await asyncio.gather(bounded(self.endpoint.lists_tools(), bound),
-                                                         bounded(self.s.redis.ping(), bound))
+                                                         bounded(self.services.redis.ping(), bound))
         if mcp == "ok":
             mcp = f"ok: {listed} tools listed anonymously" if listed else "down: tools/list did not answer"
         checks = {"mcp": mcp, "redis": redis}

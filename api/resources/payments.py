@@ -21,7 +21,7 @@ HASH = re.compile(PAYMENT_HASH_PATTERN)
 
 class CreateInvoiceResource:
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(json=InvoiceBody, tags=["payments"],
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_409", "HTTP_422"))
@@ -40,17 +40,17 @@ class CreateInvoiceResource:
                 raise APIError(409, "tier_downgrade", f"Your {agent['tier']} tier runs until "
                                f"{agent['tier_expires_at']}; a lower tier cannot be bought meanwhile.",
                                tier=agent["tier"])
-            amount = tier_prices(self.s.settings)[body.tier].price_sats
+            amount = tier_prices(self.services.settings)[body.tier].price_sats
             memo = body.memo or f"marketintel {body.tier} tier"
             claim = {"method": "POST", "path": "/api/v1/agents/upgrade", "body": ["payment_hash", "preimage"]}
         else:
             amount = body.amount_sats
             memo = body.memo or f"marketintel credit {amount} sats"
             claim = {"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]}
-        invoice = await asyncio.to_thread(self.s.lightning.create_invoice, amount, memo,
-                                          self.s.settings.invoice_expiry_s)
-        await asyncio.to_thread(self.s.invoices.record, invoice.payment_hash, invoice.bolt11, invoice.amount_sats,
-                                body.purpose, invoice.expires_at, agent["id"], None, body.tier)
+        invoice = await asyncio.to_thread(self.services.lightning.create_invoice, amount, memo,
+                                          self.services.settings.invoice_expiry_s)
+        await asyncio.to_thread(self.services.invoices.record, invoice.payment_hash, invoice.bolt11,
+                                invoice.amount_sats, body.purpose, invoice.expires_at, agent["id"], None, body.tier)
         resp.status = 200  # interface.md: success is 200 unless a row states otherwise
         resp.media = {**invoice_body(invoice, body.purpose), **({"tier": body.tier} if body.tier else {}),
                       ("upgrade" if body.purpose == "upgrade" else "topup"): claim}
@@ -63,7 +63,7 @@ class VerifyPaymentResource:
     public = True
 
     def __init__(self, services: Services):
-        self.s = services
+        self.services = services
 
     @api_spec.validate(tags=["payments"], resp=Response("HTTP_200", "HTTP_404", "HTTP_422"))
     async def on_get(self, req, resp, payment_hash: str):
@@ -77,14 +77,14 @@ class VerifyPaymentResource:
             raise invalid(["path", "payment_hash"], "must match ^[A-Za-z0-9-]{8,128}$", "string_pattern_mismatch")
         agent = req.context.agent
         payment_hash = payment_hash.lower()
-        invoice = await asyncio.to_thread(self.s.invoices.get, payment_hash)
+        invoice = await asyncio.to_thread(self.services.invoices.get, payment_hash)
         if invoice is None or invoice["agent_id"] not in (None, agent["id"] if agent else None):
             raise APIError(404, "unknown_invoice", "No invoice with that payment_hash was issued to you (invoices "
                                                    "issued to an agent need its key).")
-        status = await asyncio.to_thread(self.s.lightning.lookup, payment_hash)
+        status = await asyncio.to_thread(self.services.lightning.lookup, payment_hash)
         settled = bool(status and status.settled)
         if settled and invoice["status"] == "open":
-            await asyncio.to_thread(self.s.invoices.mark_settled, payment_hash)
+            await asyncio.to_thread(self.services.invoices.mark_settled, payment_hash)
         resp.media = {"payment_hash": payment_hash, "settled": settled, "amount_sats": invoice["amount_sats"],
                       "credited": invoice["status"] == "credited", "purpose": invoice["purpose"],
                       "expires_at": int(invoice["expires_at"].timestamp())}

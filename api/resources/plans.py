@@ -47,16 +47,17 @@ def subscription_listing(plans: Plans) -> list[dict]:
 class _PlanRoute:
     def __init__(self, plans: Plans, services: Services):
         self.plans = plans
-        self.s = services
+        self.services = services
 
     async def refused(self, req, exc: PlanRefused, plan: str) -> APIError:
         if exc.code != "insufficient_balance":
             return APIError(409, exc.code, str(exc), **exc.details)
         # a 402 says how to pay: an invoice for what the balance lacks, credited by POST /api/v1/agents/topup
         short = exc.details["price_sats"] - exc.details["balance_sats"]
-        invoice = await self.s.charging.challenges.credit_invoice(
+        invoice = await self.services.charging.challenges.credit_invoice(
             req.context.payer, f"plan:{plan}", short, f"marketintel: top-up for the {plan} plan ({short} sats)")
-        meta = unpaid_meta(self.s.data_source, self.s.simulated, exc.details["price_sats"], req.context.request_id)
+        meta = unpaid_meta(self.services.data_source, self.services.simulated, exc.details["price_sats"],
+                           req.context.request_id)
         return APIError(402, exc.code, f"{exc} The invoice is for the {short} sats missing.", meta=meta,
                         **exc.details, shortfall_sats=short, invoice=invoice, topup=TOPUP)
 

@@ -22,7 +22,7 @@ class PricingResource:
     public = True  # interface.md: no credential needed
 
     def __init__(self, services: Services, registry: dict[str, Module], plans: Plans):
-        self.s = services
+        self.services = services
         self.registry = registry
         self.plans = plans
 
@@ -33,7 +33,7 @@ class PricingResource:
         L402 and no registration) with the order in which they are used; the paid tiers (price and days per
         term, bought over Lightning), commitment and subscription plans, the referral reward, the order in
         which your credit pools pay, and the per-key rate limits by tier."""
-        prices, settings = self.s.prices, self.s.settings
+        prices, settings = self.services.prices, self.services.settings
         by_tier = {name: [] for name in TIER_NAMES.values()}
         for name in sorted(self.registry):
             by_tier[TIER_NAMES[self.registry[name].tier]].append(name)

@@ -16,7 +16,7 @@ class PulseResource:
     public = True  # interface.md: no credential needed
 
     def __init__(self, services: Services, serving: AsyncServingCache, budget: Budget):
-        self.s = services
+        self.services = services
         self.serving = serving
         self.budget = budget
 
@@ -26,7 +26,7 @@ class PulseResource:
         FX with cross-market context, breaking-correlation alerts, composite score (-100..+100), premium
         teasers. 10 requests per minute per client address, then 429 with Retry-After."""
         payload_json, published = await self.budget.take(
-            req, self.s.one_trip, [self.serving.pulse_key("full"), self.serving.pulse_key("meta")])
+            req, self.services.one_trip, [self.serving.pulse_key("full"), self.serving.pulse_key("meta")])
         if payload_json is None:
             raise APIError(503, "data_not_ready", "The pulse has not been computed yet.",
                            headers={"Retry-After": "60"})

@@ -41,7 +41,7 @@ class SLAResource:
     public = True  # interface.md: no credential needed
 
     def __init__(self, services: Services, serving: AsyncServingCache):
-        self.s = services
+        self.services = services
         self.serving = serving
 
     @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200"))
@@ -54,7 +54,7 @@ class SLAResource:
         once a second, so the answering worker's own requests are counted at once and other workers' within
         about a second. No credentials needed."""
         now = time.time()
-        r = self.s.redis
+        r = self.services.redis
         hour = await metrics.window(r, HOUR, now)
         day = await metrics.window(r, DAY, now)
         live = await metrics.workers(r, now)
@@ -80,6 +80,6 @@ class SLAResource:
                                "last_publish_at": published_at,
                                "last_publish_age_seconds": round(now - published_at, 1) if published_at else None,
                                "last_ingest": state["ingest"]},
-            "data_source": self.s.data_source,
-            "simulated": self.s.simulated,
+            "data_source": self.services.data_source,
+            "simulated": self.services.simulated,
         }

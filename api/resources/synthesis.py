@@ -50,9 +50,9 @@ class _Ask:
 
     async def _ask(self, req, resp) -> None:
         body: AskBody = req.context.json
-        settings = self.queries.s.settings
+        settings = self.queries.services.settings
         request_id, replay = await self.queries.submit(
-            req.context.payer, req.context.request_id, "ask", self.queries.s.prices.ask(body.depth),
+            req.context.payer, req.context.request_id, "ask", self.queries.services.prices.ask(body.depth),
             {"question": body.question, "depth": body.depth}, idempotency_key(req))
         window = getattr(settings, f"ask_window_{body.depth}_s") if self.wait_for_answer else 0
         record = await self.queries.wait(request_id, window)

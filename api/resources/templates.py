@@ -14,7 +14,7 @@ class TemplatesResource:
     public = True  # interface.md: templates need no credential
 
     def __init__(self, services: Services, registry: dict[str, Module]):
-        self.s = services
+        self.services = services
         self.registry = registry
         self.module_prices = {name: services.prices.module(name).price_sats for name in registry}
 
@@ -24,6 +24,6 @@ class TemplatesResource:
         analyst): each with the modules it reads and how often, Python that runs one check, instructions, and its
         estimated usage: module queries and sats per day at today's prices, after the free query per module per
         day, and at list price."""
-        free = self.s.settings.free_queries_per_module_per_day
-        templates = template_listing(self.registry, self.module_prices, free, base_url(req, self.s))
+        free = self.services.settings.free_queries_per_module_per_day
+        templates = template_listing(self.registry, self.module_prices, free, base_url(req, self.services))
         resp.media = {"count": len(templates), "templates": templates}
