@@ -39,7 +39,7 @@ def _registered_modules() -> Iterable[str]:
 
 def _strategies_or_all() -> Iterable[str]:
     from intel.signals.product import ALL
-    from intel.signals.registry import strategies
+    from intel.signals.strategies import strategies
 
     return [ALL, *strategies()]
 
@@ -183,7 +183,7 @@ class TradingSignalsQuery(BaseModel):
     @classmethod
     def known_strategy(cls, value: str) -> str:
         from intel.signals.product import ALL
-        from intel.signals.registry import strategies
+        from intel.signals.strategies import strategies
 
         if value != ALL and value not in strategies():
             raise ValueError(f"unknown strategy '{value}'; one of: {ALL}, {', '.join(strategies())}")

@@ -8,7 +8,7 @@ import numpy as np
 from intel.signals import convergence, crypto, fed_macro
 from intel.signals.combine import latest, weighted
 from intel.signals.panel import Panel
-from intel.signals.registry import Strategy, register
+from intel.signals.registry import Strategy
 
 MONTH = 21
 # the broad, several-indicator reading counts most; the bitcoin-only rule least
@@ -36,8 +36,8 @@ def explain(panel: Panel) -> list[str]:
             for name, scores in parts.items()]
 
 
-STRATEGY = register(Strategy(
+STRATEGY = Strategy(
     name="composite", description="The weighted combination of fed_macro, convergence and crypto",
     horizon=MONTH, threshold=0.3, modules=tuple(dict.fromkeys(m for s in PARTS.values() for m in s.modules)),
     inputs=tuple(dict.fromkeys(i for s in PARTS.values() for i in s.inputs)), instruments=INSTRUMENTS,
-    rule=rule, explain=explain))
+    rule=rule, explain=explain)

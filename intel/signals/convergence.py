@@ -10,7 +10,7 @@ import numpy as np
 from intel.signals.combine import latest
 from intel.signals.features import above_average, change, pct_change, trailing_rank
 from intel.signals.panel import Panel
-from intel.signals.registry import Strategy, register
+from intel.signals.registry import Strategy
 
 MONTH, QUARTER, YEAR = 21, 63, 252  # trading days (observations of the daily series)
 TREND_DAYS = 200
@@ -53,8 +53,8 @@ def explain(panel: Panel) -> list[str]:
     return [f"{name}: {words.get(latest(v), 'no reading')} ({VOTERS[name]})" for name, v in votes(panel).items()]
 
 
-STRATEGY = register(Strategy(
+STRATEGY = Strategy(
     name="convergence", description="Several independent indicators agreeing on risk appetite",
     horizon=MONTH, threshold=0.6, modules=tuple(VOTERS.values()),
     inputs=("SP500", "BAMLH0A0HYM2", "VIXCLS", "T10Y2Y", "DTWEXBGS", "ANFCI"), instruments=tuple(EXPOSURES),
-    rule=rule, explain=explain))
+    rule=rule, explain=explain)

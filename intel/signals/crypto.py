@@ -7,7 +7,7 @@ import numpy as np
 from intel.signals.combine import latest, weighted
 from intel.signals.features import above_average, pct_change, realized_vol, squash, standardized_change, trailing_rank
 from intel.signals.panel import Panel
-from intel.signals.registry import Strategy, register
+from intel.signals.registry import Strategy
 
 MONTH = 21  # trading days
 TREND_DAYS, MOMENTUM_DAYS, VOL_DAYS, VOL_RANK_DAYS = 200, 30, 30, 365  # bitcoin observations (calendar days)
@@ -45,7 +45,7 @@ def explain(panel: Panel) -> list[str]:
             f"liquidity: Fed balance sheet {walcl:+.1f}% and M2 {m2:+.1f}% over {LIQUIDITY_WEEKS} weeks (liquidity)"]
 
 
-STRATEGY = register(Strategy(
+STRATEGY = Strategy(
     name="crypto", description="Bitcoin trend, volatility and liquidity", horizon=MONTH, threshold=0.3,
     modules=("bitcoin", "crypto_momentum", "crypto_volatility", "liquidity"),
-    inputs=("CBBTCUSD", "WALCL", "WM2NS"), instruments=("CBBTCUSD",), rule=rule, explain=explain))
+    inputs=("CBBTCUSD", "WALCL", "WM2NS"), instruments=("CBBTCUSD",), rule=rule, explain=explain)

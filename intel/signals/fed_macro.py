@@ -9,7 +9,7 @@ import numpy as np
 from intel.signals.combine import latest, weighted
 from intel.signals.features import change, squash, standardized_change
 from intel.signals.panel import Panel
-from intel.signals.registry import Strategy, register
+from intel.signals.registry import Strategy
 
 QUARTER = 63  # trading days
 YEAR = 252
@@ -70,7 +70,7 @@ def explain(panel: Panel) -> list[str]:
             f"growth momentum: CFNAI 3-month average {cfnai:+.2f} (growth)"]
 
 
-STRATEGY = register(Strategy(
+STRATEGY = Strategy(
     name="fed_macro", description="Policy path, curve, inflation and growth momentum",
     horizon=QUARTER, threshold=0.3, modules=("fed_policy", "yield_curve", "inflation", "growth"),
-    inputs=("DGS2", "T10Y2Y", "CPILFESL", "CFNAI"), instruments=tuple(EXPOSURES), rule=rule, explain=explain))
+    inputs=("DGS2", "T10Y2Y", "CPILFESL", "CFNAI"), instruments=tuple(EXPOSURES), rule=rule, explain=explain)

@@ -12,7 +12,8 @@ from intel.signals.backtest import edge_statistics, instrument_returns, risk_par
 from intel.signals.combine import latest
 from intel.signals.instruments import INSTRUMENTS, UNAVAILABLE
 from intel.signals.panel import Panel
-from intel.signals.registry import Strategy, direction, strategies
+from intel.signals.registry import Strategy, direction
+from intel.signals.strategies import strategies
 
 NAME = "trading_signals"
 ALL = "all"

@@ -1,7 +1,7 @@
-"""The strategy registry: one entry per strategy, each a plain function of the point-in-time panel
-(intel/signals/panel.py) giving, per instrument, a score in [-1, 1] for every decision day (NaN: no decision).
-A score at or above the strategy's threshold is a long signal, at or below minus it a short one, between them
-flat; its size is the signal's confidence. Adding a strategy is one file and one `register`."""
+"""What a strategy is: a plain function of the point-in-time panel (intel/signals/panel.py) giving, per instrument,
+a score in [-1, 1] for every decision day (NaN: no decision). A score at or above the strategy's threshold is a long
+signal, at or below minus it a short one, between them flat; its size is the signal's confidence. Adding a strategy
+is one file and one line in intel/signals/strategies.py, which lists them all."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -26,23 +26,6 @@ class Strategy:
     instruments: tuple[str, ...]
     rule: Rule
     explain: Callable[[Panel], list[str]]  # today's reading of each input, one sentence each
-
-
-REGISTRY: dict[str, Strategy] = {}
-
-
-def register(strategy: Strategy) -> Strategy:
-    if strategy.name in REGISTRY:
-        raise ValueError(f"strategy {strategy.name} registered twice")
-    REGISTRY[strategy.name] = strategy
-    return strategy
-
-
-def strategies() -> dict[str, Strategy]:
-    """Every strategy, composite last (it combines the others)."""
-    import intel.signals.composite  # noqa: F401  (registration side effects; composite imports the others)
-
-    return REGISTRY
 
 
 def direction(score: float, threshold: float) -> str:

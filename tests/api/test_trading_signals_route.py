@@ -13,7 +13,7 @@ import redis
 from intel.frames import Frames
 from intel.providers.sim import SimProvider
 from intel.signals.product import input_series, trading_signals
-from intel.signals.registry import strategies
+from intel.signals.strategies import strategies
 from tests.api.agent_helpers import auth, fund, register, set_tier
 from warehouse.cache import ServingCache
 

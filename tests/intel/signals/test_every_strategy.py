@@ -16,7 +16,7 @@ from intel.registry import modules
 from intel.signals.instruments import INSTRUMENTS
 from intel.signals.panel import Panel
 from intel.signals.product import input_series
-from intel.signals.registry import strategies
+from intel.signals.strategies import strategies
 
 AS_OF = date(2026, 11, 20)
 CUTS = (date(2022, 3, 15), date(2024, 8, 30), date(2026, 1, 9))  # past decision days the rule is replayed at
