@@ -21,6 +21,7 @@ from intel.events.packages import PACKAGES, AlertPackage, urgency_at_least
 from warehouse.events import event_id
 
 from .db import reading
+from .signing_secret import new_secret
 from .tables import agents, events, utcnow, webhook_deliveries
 from .tables import alert_package_subscriptions as subs
 
@@ -44,7 +45,6 @@ class PackageSubscriptions:
     def subscribe(self, agent_pk: int, package: AlertPackage, delivery: dict, reference: str) -> dict:
         """Start or extend the agent's subscription by one period; `delivery` holds delivery_channels (a list),
         callback_url, chat_webhook_url and min_urgency. The answer holds `secret` when one was made now."""
-        from .webhooks import new_secret  # the one secret format of every signed delivery
 
         now, period = self.now(), timedelta(days=package.period_days)
         made = None

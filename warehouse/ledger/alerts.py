@@ -18,6 +18,7 @@ from sqlalchemy import Engine, and_, bindparam, delete, func, insert, or_, selec
 
 from .db import reading
 from .entries import lock_agent
+from .signing_secret import new_secret
 from .tables import agents, alert_field_values, alerts, webhook_deliveries
 
 ALERT_LIMITS = {"free": 5, "premium": 50, "institutional": 500}
@@ -68,7 +69,6 @@ class Alerts:
         """Store a validated alert (name, conditions, logic, cooldown, max_triggers, expires_in_seconds,
         callback_url); AlertLimitReached when the tier's live alerts are all taken. With a callback URL, the
         answer also holds `secret`, the signing secret of its deliveries: the only time it is returned."""
-        from .webhooks import new_secret  # the one secret format of every signed delivery
 
         limit = ALERT_LIMITS[tier]
         expires = now + timedelta(seconds=alert["expires_in_seconds"]) if alert["expires_in_seconds"] else None

@@ -25,7 +25,6 @@ Rules:
 """
 from __future__ import annotations
 
-import base64
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from .alert_packages import PackageSubscriptions
 from .alerts import Alerts
 from .db import reading
 from .entries import lock_agent
+from .signing_secret import new_secret
 from .tables import agents, utcnow, webhook_deliveries, webhook_subscriptions
 from .tiers import effective_tier
 
@@ -69,11 +69,6 @@ class AttemptResult:
     status_code: int | None = None
     error: str | None = None
     latency_ms: int | None = None
-
-
-def new_secret() -> str:
-    """A Standard Webhooks secret: `whsec_` and 32 random bytes in base64."""
-    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
 def payload_of(event: dict) -> str:
