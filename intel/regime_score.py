@@ -19,11 +19,10 @@ import polars as pl
 
 from intel.frames import Frames
 from intel.indicators import asof, day_numbers
-from intel.regime import STATES
+from intel.regime import STATES, STRESSED
 
 HORIZON = 21  # labelled trading days after the label: a month, as the regime product's transitions
 REACTION_CAP = 63  # a quarter: an episode not labelled stressed by then counts as missed
-STRESSED = ("risk_off", "crisis")
 SEVERITY = {s: i for i, s in enumerate(STATES)}  # risk_on < neutral < risk_off < crisis
 # measure -> (series, how the window is read, bands from intel/regime.py's rules: first that holds, else risk_on)
 MEASURES = {
