@@ -1,28 +1,18 @@
 """docs/configuration.md's settings table is the one scripts/settings_doc.py generates from the Settings class."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "settings_doc.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("settings_doc", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.script_files import load_script
 
 
 def test_the_configuration_page_lists_every_setting_as_the_class_describes_it():
-    doc = load_script()
+    doc = load_script("settings_doc")
     page = doc.PAGE.read_text()
     assert doc.rewritten(page) == page, (
         f"{doc.PAGE.name}'s settings table differs from marketintel/settings.py: run `{doc.FIX}` and commit the page")
 
 
 def test_a_row_names_the_environment_variable_its_default_and_what_it_does():
-    rows = load_script().table().splitlines()
+    rows = load_script("settings_doc").table().splitlines()
     assert rows[0] == "| environment variable | default | description |"
     assert "| `MI_HOME` | `var` | Folder for all local state |" in rows
     assert any(row.startswith("| `MI_DATABASE_URL` | unset | ") for row in rows)

@@ -3,23 +3,14 @@ real history (scripts/derive_episodes.py --check)."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 from datetime import date
 
 from intel.parallels.derive import nber_recession
-from intel.parallels.episodes import EPISODES_FILE, load_episodes, schema_problems
+from intel.parallels.episodes import load_episodes, schema_problems
 from intel.parallels.features import FEATURE_NAMES
 from intel.parallels.tags import state_tags
 from tests.history import SHARED, history_dir, required
-
-SCRIPT = EPISODES_FILE.parents[2] / "scripts" / "derive_episodes.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("derive_episodes", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.script_files import load_script
 
 
 def test_the_file_holds_to_its_schema():
@@ -55,7 +46,7 @@ def test_missing_figures_are_the_ones_the_files_cannot_give():
 def test_the_derive_script_agrees_with_the_shipped_file(capsys):
     data = required(SHARED / "data" / "long", "Shiller and gold long histories").parent
     history_dir()
-    assert load_script().main(["--data", str(data), "--check"]) == 0, capsys.readouterr().out
+    assert load_script("derive_episodes").main(["--data", str(data), "--check"]) == 0, capsys.readouterr().out
     assert "30 episodes, 0 differing" in capsys.readouterr().out
 
 
