@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pydantic.json_schema import models_json_schema
 
+from api import module_schemas
 from api import response_docs_agents as a
 from api import response_docs_routes as r
 from api.response_docs_shapes import (
@@ -21,6 +22,7 @@ from api.response_docs_shapes import (
 )
 
 V1 = "/api/v1"
+MODULE_ROUTE = f"{V1}/intelligence/{{module_name}}"
 REF = "#/components/schemas/{model}"
 
 # queued work: 200 the result, 202 where to poll (api/synthesis_queries.py `answer`)
@@ -41,7 +43,7 @@ BODIES: dict[tuple[str, str], dict[str, type]] = {
     (f"{V1}/intelligence/ask/async", "post"): _QUEUED,
     (f"{V1}/intelligence/unified", "get"): {"200": r.UnifiedContext},
     (f"{V1}/intelligence/batch", "post"): {"200": r.BatchResults},
-    (f"{V1}/intelligence/{{module_name}}", "get"): {"200": ModuleResult},
+    (MODULE_ROUTE, "get"): {"200": ModuleResult},  # then one per module (api/module_schemas.py)
     (f"{V1}/intelligence/parallels", "get"): {"200": r.Parallels},
     (f"{V1}/intelligence/track_record", "get"): {"200": r.TrackRecord},
     (f"{V1}/intelligence/consensus", "get"): {"200": r.Consensus},
@@ -120,7 +122,7 @@ def model_for(path: str, method: str, status: str) -> type | None:
     return model
 
 
-def attach(spec: dict) -> None:
+def attach(spec: dict, module_names: list[str]) -> None:
     """Give every status of every operation its body schema, and the models to components/schemas."""
     models = {*ERROR_MODELS, *(m for statuses in BODIES.values() for m in statuses.values())}
     _, top = models_json_schema([(m, "serialization") for m in models], ref_template=REF)
@@ -134,3 +136,5 @@ def attach(spec: dict) -> None:
                     response["content"] = {raw[0]: {"schema": raw[1]}}
                 elif model is not None and "content" not in response:  # POST /mcp's JSON-RPC models stay
                     response["content"] = {"application/json": {"schema": {"$ref": REF.format(model=model.__name__)}}}
+    if module_names and MODULE_ROUTE in spec.get("paths", {}):
+        module_schemas.attach(spec, module_names, MODULE_ROUTE)

@@ -117,9 +117,10 @@ api_spec = SpecTree(
 )
 
 
-def openapi_document(resource_of=None) -> dict:
+def openapi_document(resource_of=None, module_names: list[str] = ()) -> dict:
     """The spec spectree generates, with the standard 422 shape in place of spectree's own model, the documented
-    response bodies, and (given `resource_of`, a path template's resource) each operation's credentials."""
+    response bodies (each module's, given its name), and (given `resource_of`, a path template's resource) each
+    operation's credentials."""
     spec = api_spec.spec
     schemas = spec.setdefault("components", {}).setdefault("schemas", {})
     schemas["ValidationErrorResponse"] = {
@@ -142,7 +143,8 @@ def openapi_document(resource_of=None) -> dict:
             if "422" in responses:
                 responses["422"] = {"description": "Validation error", "content": {"application/json": {
                     "schema": {"$ref": "#/components/schemas/ValidationErrorResponse"}}}}
-    attach_response_docs(spec)  # every other status's body, ErrorResponse among them (api/response_docs.py)
+    # every other status's body, ErrorResponse among them (api/response_docs.py)
+    attach_response_docs(spec, list(module_names))
     if resource_of is not None:
         openapi_security.declare(spec, resource_of)
     return spec

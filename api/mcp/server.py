@@ -53,7 +53,7 @@ def caller_of(ctx) -> Caller:
 
 def as_mcp_tool(tool: ToolSpec) -> types.Tool:
     return types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema,
-                      annotations=annotations_of(tool))
+                      output_schema=tool.output_schema, annotations=annotations_of(tool))
 
 
 def annotations_of(tool: ToolSpec) -> types.ToolAnnotations:

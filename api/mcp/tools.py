@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from api.module_schemas import output_schema
 from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery
 from api.tools import service_tools
 from charging.prices import PriceList
@@ -49,6 +50,11 @@ class ToolSpec:
     @property
     def input_schema(self) -> dict:
         return self.tool.parameters
+
+    @property
+    def output_schema(self) -> dict | None:
+        """A module tool's result, its `data` typed field by field (api/module_schemas.py)."""
+        return output_schema(self.module.name) if self.kind == "module" else None
 
     @property
     def min_tier(self) -> str:

@@ -1,5 +1,8 @@
 """Pulse, modules, pricing, health, OpenAPI and docs."""
+import jsonschema
 import orjson
+
+from intel.registry import modules
 
 
 def test_pulse_is_the_published_payload_with_cache_meta(client, computed_payloads):
@@ -57,6 +60,22 @@ def test_openapi_is_generated_from_the_declarations(client):
     assert docs.status_code == 200 and "/openapi.json" in docs.text and "https://" not in docs.text
     bundle = client.simulate_get("/docs/assets/swagger-ui-bundle.js")
     assert bundle.status_code == 200 and len(bundle.content) > 100_000
+
+
+def test_openapi_answers_each_module_with_its_own_fields(client, computed_payloads):
+    """The module route's 200 is one schema per module, chosen by `module`; the published answer fits its own."""
+    spec = client.simulate_get("/openapi.json").json
+    answer = spec["paths"]["/api/v1/intelligence/{module_name}"]["get"]["responses"]["200"]
+    union = answer["content"]["application/json"]["schema"]
+    mapping = union["discriminator"]["mapping"]
+    assert set(mapping) == set(modules()) and [r["$ref"] for r in union["oneOf"]] == list(mapping.values())
+    score = spec["components"]["schemas"]["ModuleResult_fear_greed"]["properties"]["data"]["properties"]["score"]
+    assert score["type"] == ["number", "null"] and score["description"]
+    for name, fmt in (("fear_greed", "full"), ("vix", "compact")):  # a free query each
+        body = client.simulate_get(f"/api/v1/intelligence/{name}", params={"format": fmt}).json
+        assert body["module"] == name
+        validator = jsonschema.Draft202012Validator({**union, "components": spec["components"]})
+        assert not list(validator.iter_errors(body)), fmt
 
 
 def test_root_lists_links(client):

@@ -6,11 +6,13 @@ import asyncio
 import time
 
 import falcon.testing
+import jsonschema
 import pytest
 import redis
 from sqlalchemy import text
 
 from api.mcp.tools import FREE_TOOLS
+from intel.registry import modules
 from tests.api.agent_helpers import auth, fund, register, set_tier
 from tests.api.conftest import publish
 from tests.api.test_foresight_routes import parallels_payload  # noqa: F401, F811 (a fixture)
@@ -92,6 +94,9 @@ def test_tools_list_by_tier(asgi, services):
     assert by_name["market_intelligence"]["inputSchema"]["properties"]["format"]["enum"] == [
         "full", "compact", "prompt", "agent"]
     assert by_name["ask"]["inputSchema"]["required"] == ["question"]
+    # a module tool says what it answers, field by field; the others answer shapes of their own
+    typed = {name for name, t in by_name.items() if "outputSchema" in t}
+    assert typed == set(modules()) and by_name["vix"]["outputSchema"]["properties"]["module"]["const"] == "vix"
     # annotations on every tool: the free ones read only, a priced one debits the balance (a repeat pays again)
     assert all(t["annotations"]["destructiveHint"] is False for t in institutional_tools)
     assert by_name["get_pulse"]["annotations"] | {"title": None} == {
@@ -116,6 +121,21 @@ def test_pulse_and_a_free_module_answer_structured_content_and_prompt_text(asgi)
     assert module["structuredContent"]["module"] == "market_intelligence"
     assert module["structuredContent"]["_meta"]["paid_with"] == "free_allowance"
     assert module["content"][0]["text"].startswith("## market_intelligence")
+    # what a module tool answers, in every format, fits the outputSchema tools/list gives it
+    client = falcon.testing.TestClient(asgi)
+    key, _ = register(client, "schema-reader")
+    fund(client, key, 10_000)
+
+    async def formats(conductor):
+        schema = (await rpc(conductor, "tools/list", key=key)).json["result"]["tools"]
+        schema = next(t["outputSchema"] for t in schema if t["name"] == "market_intelligence")
+        return schema, [(await call(conductor, "market_intelligence", {"format": f}, key)).json["result"]
+                        for f in ("full", "compact", "prompt", "agent")]
+
+    schema, results = run(asgi, formats)
+    for result in results:
+        assert not result["isError"]
+        jsonschema.validate(result["structuredContent"], schema)
     # 2025-03-26 predates structuredContent: the JSON body rides as a second text block too
     assert legacy["content"][0]["text"].startswith("## pulse") and '"_meta"' in legacy["content"][1]["text"]
 
