@@ -8,6 +8,7 @@ import falcon
 import falcon.asgi
 
 from api import errors, payment_errors
+from api.catalog_queries import CatalogQueries
 from api.context import Request
 from api.event_fanout import EventFanout, RedisGate
 from api.mcp.calls import ToolCalls
@@ -18,6 +19,7 @@ from api.metrics import RequestMetrics
 from api.middleware import Authentication, RequestContext, SharedClients
 from api.module_queries import ModuleQueries
 from api.product_queries import ProductQueries
+from api.pulse_queries import PulseQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
 from api.resources import alert_packages, alerts, content, daytrade, foresight, synthesis, trading
 from api.resources import plans as plan_routes
@@ -101,10 +103,12 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route("/health", HealthResource(services, serving))
     app.add_route("/health/dashboard", DashboardResource(services, serving))
     app.add_route(f"{V1}/sla", SLAResource(services, serving))
-    app.add_route(f"{V1}/pulse", PulseResource(services, serving, pulse_budget))
-    app.add_route(f"{V1}/modules", ModulesResource(services, registry, serving))
+    pulse = PulseQueries(services, serving, pulse_budget)
+    app.add_route(f"{V1}/pulse", PulseResource(pulse))
+    catalog = CatalogQueries(services, registry, serving)
+    app.add_route(f"{V1}/modules", ModulesResource(catalog))
     app.add_route(f"{V1}/pricing", PricingResource(services, registry, plans))
-    app.add_route(f"{V1}/catalog", CatalogResource(services, registry, serving))
+    app.add_route(f"{V1}/catalog", CatalogResource(catalog))
     app.add_route(f"{V1}/catalog/preview", CatalogPreviewResource(services, registry, pulse_budget))
     app.add_route(f"{V1}/sampling/status", SamplingStatusResource(services, registry))
     usage = UsageRecorder(services.jobs)
@@ -130,13 +134,13 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_event_info_routes(app, services)
     _add_event_stream_routes(app, services)
     _add_integration_routes(app, services, registry)
-    _add_mcp_routes(app, services, ToolCalls(module_queries, synthesis_queries, products, serving, pulse_budget,
-                                            registry))
+    _add_mcp_routes(app, services, ToolCalls(module_queries, synthesis_queries, products, pulse, catalog))
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home), serving))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
     # each operation's credentials come from its resource's attributes: the router finds it by the path template
-    app.add_route("/openapi.json", OpenAPIResource(lambda path: (app._router.find(path) or (None,))[0]))
+    resource_of = lambda path: (app._router.find(path) or (None,))[0]  # noqa: E731
+    app.add_route("/openapi.json", OpenAPIResource(resource_of, sorted(registry)))
     app.add_route("/docs", DocsResource())
     app.add_static_route(DOCS_ASSETS, str(importlib.resources.files("swagger_ui") / "static"))
     return app
@@ -172,7 +176,7 @@ def _add_mcp_routes(app: falcon.asgi.App, services: Services, calls: ToolCalls) 
 
     # the SDK logs every stateless exchange at INFO ("Terminating session: None"): its warnings and errors are enough
     logging.getLogger("mcp").setLevel(logging.WARNING)
-    tools = catalog(calls.registry, services.prices)
+    tools = catalog(calls.catalog.registry, services.prices)
     endpoint = MCPEndpoint(build_server(tools, calls), tools)
     app.add_middleware(endpoint)  # after SharedClients: shut down first, before the shared clients close
     app.add_route(MCP_PATH, mcp_endpoint.MCPResource(endpoint))

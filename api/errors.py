@@ -51,6 +51,10 @@ class ValidationFailed(Exception):
         super().__init__("validation failed")
         self.detail = detail
 
+    def within(self, *location) -> ValidationFailed:
+        """The same errors placed where the caller sent the value (`query`, MCP's `arguments`, a batch item)."""
+        return ValidationFailed([{**error, "loc": [*location, *error["loc"]]} for error in self.detail])
+
 
 def invalid(loc: list, msg: str, type_: str = "value_error") -> ValidationFailed:
     return ValidationFailed([{"loc": loc, "msg": msg, "type": type_}])

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 
 import orjson
 
-from api.errors import APIError
+from api.errors import APIError, invalid
 from api.one_trip import KEY_CHANGED, LIMITED, Window
 from api.ratelimit import KeyBudgets
 from api.responses import cache_meta, splice_meta, with_meta
+from api.schemas import IntelligenceQuery
 from api.services import Services
 from api.ticker_modules import TickerModules
 from api.usage import UsageRecorder
@@ -55,13 +56,14 @@ class ModuleQueries:
         # cached rendering key -> (its meta, the rendering) last read: one entry per module and format
         self.held: dict[str, tuple[bytes, bytes]] = {}
 
-    async def serve(self, payer: Payer, request_id: str, module: Module, fmt: str, include_prompt: bool,
-                    ticker: str | None, window: Window | None = None, key_check: tuple[str, bytes] | None = None
-                    ) -> Served:
+    async def serve(self, payer: Payer, request_id: str, module: Module, query: IntelligenceQuery,
+                    window: Window | None = None, key_check: tuple[str, bytes] | None = None) -> Served:
         """`request_id` is unique to this query: the ledger reference of its charge. `window` is the caller's
         rate window when this query takes it (not in a batch: the batch took it whole), `key_check` the key
-        check the middleware left to this round trip (KeyChanged when it fails). On any failure what was
-        charged is undone, then the error is raised again."""
+        check the middleware left to this round trip (KeyChanged when it fails). A ticker module without a
+        ticker is ValidationFailed at `ticker`, before anything is taken. On any failure what was charged is
+        undone, then the error is raised again."""
+        fmt, include_prompt, ticker = query.format, query.include_prompt, ticker_of(module, query)
         attempt = Attempt(payer, self.services.prices.module(module.name), request_id)
         cached_fmt = fmt if fmt in ("compact", "prompt") and not include_prompt else "full"
         seen = keys.seen(payer.caller_id, module.name, ticker)
@@ -152,6 +154,15 @@ class ModuleQueries:
         if charge.pool_left_sats is not None:  # what is left in the pool named by paid_with
             meta["pool_left_sats"] = charge.pool_left_sats
         return with_meta(rendered, meta) if rendered is not None else splice_meta(payload_json, meta)
+
+
+def ticker_of(module: Module, query: IntelligenceQuery) -> str | None:
+    """The symbol a ticker module reads (upper case), None for any other module."""
+    if not module.takes_ticker:
+        return None
+    if not query.ticker:
+        raise invalid(["ticker"], f"'{module.name}' needs a ticker, e.g. AAPL", "missing")
+    return query.ticker.upper()
 
 
 def unknown_module(name: str, registry: dict[str, Module]) -> APIError:

@@ -95,18 +95,18 @@ class Budget:
     def __init__(self, limiter: RateLimiter, name: str, item: RateLimitItem):
         self.limiter, self.full, self.name, self.item = limiter.limiter, limiter.full, name, item
 
-    def window(self, req) -> Window:
-        """The caller's window; 429 at once when it is known to be full."""
-        taken = window(self.item, self.name, req.context.client_ip)
+    def window(self, client_ip: str) -> Window:
+        """The address's window; 429 at once when it is known to be full."""
+        taken = window(self.item, self.name, client_ip)
         _refuse_if_full(self.full, taken, self.SCOPE)
         return taken
 
     async def refused(self, taken: Window) -> APIError:
         return await _refused(self.limiter, self.full, taken, self.SCOPE)
 
-    async def take(self, req, one_trip: OneTrip, reads: list[str]) -> tuple:
-        """The caller's window taken and `reads` read in one round trip; 429 when the window is full."""
-        taken = self.window(req)
+    async def take(self, client_ip: str, one_trip: OneTrip, reads: list[str]) -> tuple:
+        """The address's window taken and `reads` read in one round trip; 429 when the window is full."""
+        taken = self.window(client_ip)
         outcome = await one_trip.run(reads, window=taken)
         if outcome.code == LIMITED:
             raise await self.refused(taken)

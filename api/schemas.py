@@ -55,6 +55,10 @@ CONDITIONS_PATTERN = rf"^(({_TAG})(,({_TAG}))*)?$"  # the canonical form; spaces
 
 
 class IntelligenceQuery(BaseModel):
+    """A module query's parameters, declared once: REST's query string, each batch item, and the arguments of the
+    MCP and function-calling module tools (api/tools.py) are this model; ModuleQueries.serve reads it. A parameter
+    added here reaches all of them, and the OpenAPI document and tool schemas with it."""
+
     ticker: str | None = Field(
         None, max_length=10, pattern=TICKER_PATTERN,
         description="Symbol for ticker modules (letters, digits, . ^ = -), at most 10 characters")
@@ -89,12 +93,20 @@ def _ticker_modules_need_a_ticker(schema: dict) -> None:
     schema["then"] = {"required": ["ticker"], "properties": {"ticker": {"type": "string"}}}
 
 
-class BatchItem(BaseModel):
+class BatchItem(IntelligenceQuery):
+    """One module of a batch: its name and a module query's parameters (the batch's format and include_prompt
+    unless it sets its own)."""
+
     model_config = ConfigDict(extra="forbid", json_schema_extra=_ticker_modules_need_a_ticker)
     module: str = Field(pattern=MODULE_NAME_PATTERN, description="Module name, as in /api/v1/modules",
                         json_schema_extra=documented_enum(_registered_modules))
-    ticker: str | None = Field(None, max_length=10, pattern=TICKER_PATTERN, description="For ticker modules")
     format: Format | None = Field(None, description="Overrides the batch's format for this module")
+    include_prompt: bool | None = Field(None, description="Overrides the batch's include_prompt for this module")
+
+    def query(self, batch: BatchBody) -> IntelligenceQuery:
+        """This module's query, the batch's settings filling what the item leaves out."""
+        fields = self.model_dump(exclude={"module"}, exclude_none=True)
+        return IntelligenceQuery(**{"format": batch.format, "include_prompt": batch.include_prompt, **fields})
 
 
 class BatchBody(BaseModel):
@@ -169,6 +181,22 @@ class ParallelsQuery(BaseModel):
         None, description="Comma-separated condition tags; empty: detected from live data",
         json_schema_extra={"pattern": CONDITIONS_PATTERN})
     top_n: int = Field(5, ge=1, le=15, description="How many episodes to rank")
+
+    @field_validator("conditions")
+    @classmethod
+    def known_tags(cls, value: str | None) -> str | None:
+        unknown = [t for t in tags_of(value) if t not in CONDITION_TAGS]
+        if unknown:
+            raise ValueError(f"unknown condition tags {unknown}; known: {', '.join(sorted(CONDITION_TAGS))}")
+        return value
+
+    @property
+    def tags(self) -> list[str]:
+        return tags_of(self.conditions)
+
+
+def tags_of(conditions: str | None) -> list[str]:
+    return [t.strip().lower() for t in (conditions or "").split(",") if t.strip()]
 
 
 class TradingSignalsQuery(BaseModel):

@@ -12,23 +12,19 @@ import mcp_types as types
 import orjson
 from pydantic import ValidationError
 
-from api import ratelimit
+from api.catalog_queries import CatalogQueries
 from api.errors import APIError, ValidationFailed, dependency_error, failed_dependency
 from api.mcp.tools import ToolSpec
 from api.module_queries import ModuleQueries
-from api.one_trip import LIMITED
 from api.payment_errors import l402_rejected, payment_required
 from api.product_queries import ProductQueries
-from api.resources.catalog import module_entry
-from api.responses import cache_meta, splice_meta
+from api.pulse_queries import PulseQueries
 from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery
 from api.synthesis_queries import SynthesisQueries
 from charging.attempt import Payer
 from charging.errors import L402Rejected, PaymentRequired
 from intel.formats import prompt_text
-from intel.parallels import CONDITION_TAGS, select
-from intel.registry import Module
-from warehouse.cache import AsyncServingCache
+from intel.parallels import select
 
 # structuredContent arrived with 2025-06-18: an older session gets the JSON body as a second text block instead
 log = logging.getLogger(__name__)
@@ -54,12 +50,10 @@ class Caller:
 
 class ToolCalls:
     def __init__(self, modules: ModuleQueries, synthesis: SynthesisQueries, products: ProductQueries,
-                 serving: AsyncServingCache, pulse_budget: ratelimit.Budget, registry: dict[str, Module]):
-        self.registry = registry
+                 pulse: PulseQueries, catalog: CatalogQueries):
         self.modules, self.synthesis, self.products = modules, synthesis, products
+        self.pulse, self.catalog = pulse, catalog
         self.services = modules.services
-        self.serving = serving
-        self.pulse_budget = pulse_budget
         self.prompts: dict[tuple, str] = {}
 
     async def call(self, caller: Caller, tool: ToolSpec, arguments: dict | None, protocol_version: str
@@ -73,7 +67,7 @@ class ToolCalls:
             return error_result({"detail": [{"loc": ["arguments", *e["loc"]], "msg": e["msg"], "type": e["type"]}
                                             for e in invalid.errors()]}, 422)
         except ValidationFailed as invalid:
-            return error_result({"detail": invalid.detail}, 422)
+            return error_result({"detail": invalid.within("arguments").detail}, 422)
         except PaymentRequired as unpaid:
             return api_error_result(payment_required(unpaid, self.services.data_source, self.services.simulated))
         except L402Rejected as rejected:
@@ -115,40 +109,16 @@ class ToolCalls:
         return text
 
     async def _module(self, caller: Caller, request_id: str, tool: ToolSpec, query: IntelligenceQuery) -> bytes:
-        module = tool.module
-        if module.takes_ticker and not query.ticker:
-            raise ValidationFailed([{"loc": ["arguments", "ticker"], "msg": f"'{module.name}' needs a ticker, e.g. "
-                                     "AAPL", "type": "missing"}])
         payer = caller.payer
-        served = await self.modules.serve(payer, request_id, module, query.format, query.include_prompt,
-                                          query.ticker.upper() if module.takes_ticker else None,
-                                          self.modules.budgets.window(payer))
+        served = await self.modules.serve(payer, request_id, tool.module, query, self.modules.budgets.window(payer))
         await self.modules.usage.gate_taken(served.gate_taken)
         return served.body
 
     async def _pulse(self, caller: Caller, request_id: str, tool: ToolSpec, _) -> bytes:
-        budget = self.pulse_budget
-        taken = ratelimit.window(budget.item, budget.name, caller.client_ip)  # the REST pulse's window
-        outcome = await self.services.one_trip.run([self.serving.pulse_key("full"), self.serving.pulse_key("meta")],
-                                            window=taken)
-        if outcome.code == LIMITED:
-            raise await budget.refused(taken)
-        payload_json, published = outcome.reads
-        if payload_json is None:
-            raise APIError(503, "data_not_ready", "The pulse has not been computed yet.", retry_after_seconds=60)
-        published = orjson.loads(published) if published else {}
-        meta = {"data_source": published.get("data_source"), "simulated": published.get("simulated"),
-                "cache": cache_meta(published), "price_sats": 0, "charged_sats": 0, "request_id": request_id}
-        return splice_meta(payload_json, meta)  # as GET /api/v1/pulse answers it
+        return await self.pulse.serve(caller.client_ip, request_id)  # as GET /api/v1/pulse answers it
 
     async def _list_modules(self, caller: Caller, request_id: str, tool: ToolSpec, _) -> bytes:
-        registry, prices = self.registry, self.services.prices
-        names = sorted(registry)
-        items = [prices.module(n) for n in names]
-        left = await self.services.charging.allowance.left(caller.payer.caller_id, items)
-        published = set(await self.serving.published_modules())
-        entries = [{**module_entry(registry[n], prices), "free_queries_left_today": left[item.key],
-                    "available": registry[n].takes_ticker or n in published} for n, item in zip(names, items)]
+        entries = await self.catalog.entries(caller.payer)
         return orjson.dumps({"count": len(entries), "modules": entries,
                              "_meta": {"data_source": self.services.data_source, "simulated": self.services.simulated,
                                        "price_sats": 0, "charged_sats": 0, "request_id": request_id}})
@@ -165,17 +135,12 @@ class ToolCalls:
         return answer.body  # 200: the answer; 202: its request id and the REST path to poll with the same key
 
     async def _parallels(self, caller: Caller, request_id: str, tool: ToolSpec, query: ParallelsQuery) -> bytes:
-        tags = [t.strip().lower() for t in (query.conditions or "").split(",") if t.strip()]
-        unknown = [t for t in tags if t not in CONDITION_TAGS]
-        if unknown:
-            raise ValidationFailed([{"loc": ["arguments", "conditions"], "msg": f"unknown condition tags {unknown}; "
-                                     f"known: {', '.join(sorted(CONDITION_TAGS))}", "type": "value_error"}])
         budgets, payer = self.modules.budgets, caller.payer
         taken = budgets.window(payer)  # the caller's per-key query budget, as the REST route's guard takes it
         if not await budgets.limiter.hit(taken.item, *taken.identifiers, cost=taken.cost):
             raise await budgets.refused(payer, taken)
         served = await self.products.serve(payer, request_id, "parallels", self.services.prices.product("parallels"),
-                                           lambda payload: select(payload, tags, query.top_n))
+                                           lambda payload: select(payload, query.tags, query.top_n))
         await self.products.usage.gate_taken(served.gate_taken)
         return served.body
 

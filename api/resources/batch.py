@@ -9,7 +9,7 @@ from spectree import Response
 
 from api.errors import APIError, ValidationFailed
 from api.middleware import require_agent
-from api.module_queries import ModuleQueries
+from api.module_queries import ModuleQueries, ticker_of
 from api.payment_errors import l402_rejected, payment_required
 from api.responses import send_json
 from api.schemas import BatchBody
@@ -85,14 +85,13 @@ class BatchResource:
 
     async def _one(self, req, body: BatchBody, index: int, item):
         """(the item's entry in the results, what was served or None)."""
-        module = self.registry[item.module]
-        ticker = item.ticker.upper() if module.takes_ticker else None
+        module, query = self.registry[item.module], item.query(body)
+        ticker = ticker_of(module, query)  # _check saw each ticker module's ticker
         entry = {"index": index, "module": module.name, **({"ticker": ticker} if ticker else {})}
         # its own request id: the ledger reference of its charge, so each module is charged (or refunded) alone
         request_id = f"{req.context.request_id}.{index}"
         try:
-            served = await self.queries.serve(req.context.payer, request_id, module, item.format or body.format,
-                                              body.include_prompt, ticker)
+            served = await self.queries.serve(req.context.payer, request_id, module, query)
         except (APIError, PaymentRequired, L402Rejected) as exc:
             error = self._api_error(exc)
             return {**entry, "status": error.status, **error.body()}, None
@@ -114,8 +113,10 @@ class BatchResource:
             if module is None:
                 problems.append({"loc": ["body", "modules", index, "module"], "type": "unknown_module",
                                  "msg": f"no module named '{item.module}' (see /api/v1/modules)"})
-            elif module.takes_ticker and not item.ticker:
-                problems.append({"loc": ["body", "modules", index, "ticker"], "type": "missing",
-                                 "msg": f"'{module.name}' needs a ticker"})
+            else:
+                try:
+                    ticker_of(module, item)
+                except ValidationFailed as missing:
+                    problems += missing.within("body", "modules", index).detail
         if problems:
             raise ValidationFailed(problems)

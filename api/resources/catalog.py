@@ -4,47 +4,21 @@ from __future__ import annotations
 import orjson
 from spectree import Response
 
+from api.catalog_queries import CatalogQueries, module_entry, pricing_summary
 from api.responses import send_json
 from api.services import Services
 from api.spec import api_spec
 from charging.attempt import Attempt
-from charging.prices import MODULE_PRICES, TIER_NAMES, PriceList
-from intel.formats import FORMATS
+from charging.prices import MODULE_PRICES, TIER_NAMES
 from intel.registry import Module
-from warehouse.cache import AsyncServingCache
-
-
-def module_entry(module: Module, prices: PriceList) -> dict:
-    entry = {"name": module.name, "category": module.category, "price_sats": prices.module(module.name).price_sats,
-             "tier": TIER_NAMES[module.tier], "description": module.description,
-             "inputs": list(module.inputs), "path": f"/api/v1/intelligence/{module.name}",
-             "takes_ticker": module.takes_ticker}
-    if module.takes_ticker:
-        entry["example"] = f"/api/v1/intelligence/{module.name}?ticker=AAPL"
-    return entry
-
-
-def pricing_summary(registry: dict[str, Module], allowance: int) -> dict:
-    count = {t: sum(1 for m in registry.values() if m.tier == t) for t in MODULE_PRICES}
-    return {"currency": "sats", "free_queries_per_module_per_day": allowance,
-            "per_query": {TIER_NAMES[t]: {"price_sats": p, "modules": count[t]} for t, p in MODULE_PRICES.items()},
-            "pulse_price_sats": 0, "details": "/api/v1/pricing"}
 
 
 class _CatalogRoute:
     anonymous_methods = ("GET",)  # no credential: answered at the free tier (api/openapi_security.py)
-    def __init__(self, services: Services, registry: dict[str, Module], serving: AsyncServingCache):
-        self.services = services
-        self.registry = registry
-        self.serving = serving
 
-    async def _listing(self, payer) -> tuple[list[str], dict[str, int], set[str]]:
-        """(module names, free queries left today by name, names published)."""
-        names = sorted(self.registry)
-        items = {n: self.services.prices.module(n) for n in names}
-        left = await self.services.charging.allowance.left(payer.caller_id, list(items.values()))
-        published = set(await self.serving.published_modules())
-        return names, {n: left[item.key] for n, item in items.items()}, published
+    def __init__(self, queries: CatalogQueries):
+        self.queries = queries
+        self.services = queries.services
 
 
 class ModulesResource(_CatalogRoute):
@@ -52,14 +26,9 @@ class ModulesResource(_CatalogRoute):
     async def on_get(self, req, resp):
         """All modules with per-query pricing, whether each is published yet, and (with your key, or by your
         address) how many free queries of each you have left today."""
-        names, free_left, published = await self._listing(req.context.payer)
-        resp.media = {
-            "count": len(names),
-            "free_queries_per_module_per_day": self.services.settings.free_queries_per_module_per_day,
-            "modules": [{**module_entry(self.registry[n], self.services.prices),
-                         "free_queries_left_today": free_left[n],
-                         "available": self.registry[n].takes_ticker or n in published} for n in names],
-        }
+        entries = await self.queries.entries(req.context.payer)
+        resp.media = {"count": len(entries), "modules": entries,
+                      "free_queries_per_module_per_day": self.services.settings.free_queries_per_module_per_day}
 
 
 class CatalogResource(_CatalogRoute):
@@ -84,7 +53,7 @@ class CatalogResource(_CatalogRoute):
         attempt = Attempt(req.context.payer, self.services.prices.catalog, req.context.request_id)
         try:
             charge = await charging.charge(attempt)
-            body = await self._catalog(req.context.payer)
+            body = await self.queries.catalog(req.context.payer)
         except BaseException:
             await charging.undo(attempt)  # nothing is charged for a failed request: the token pays for the retry
             raise
@@ -92,28 +61,6 @@ class CatalogResource(_CatalogRoute):
                          "paid_with": charge.paid_with, "price_sats": attempt.item.price_sats,
                          "charged_sats": charge.charged_sats, "request_id": attempt.request_id}
         resp.media = body
-
-    async def _catalog(self, payer) -> dict:
-        names, free_left, published = await self._listing(payer)
-        categories: dict[str, list] = {}
-        for name in names:
-            module = self.registry[name]
-            entry = {**module_entry(module, self.services.prices), "formats": list(FORMATS),
-                     "free_queries_left_today": free_left[name], "available": module.takes_ticker or name in published,
-                     "parameters": {"format": list(FORMATS), "include_prompt": "boolean",
-                                    **({"ticker": "string, at most 10 characters, required"}
-                                       if module.takes_ticker else {})}}
-            categories.setdefault(module.category, []).append(entry)
-        return {
-            "service": "marketintel", "version": "2.0.0",
-            "agent_tier": payer.agent["tier"] if payer.agent else None, "module_count": len(names),
-            "categories": [{"category": c, "count": len(entries), "modules": entries}
-                           for c, entries in sorted(categories.items())],
-            "pricing": pricing_summary(self.registry, self.services.settings.free_queries_per_module_per_day),
-            "routes": {"module": "/api/v1/intelligence/{module_name}", "batch": "/api/v1/intelligence/batch",
-                       "pulse": "/api/v1/pulse", "sampling_status": "/api/v1/sampling/status",
-                       "modules": "/api/v1/modules", "pricing": "/api/v1/pricing", "openapi": "/openapi.json"},
-        }
 
 
 # the preview shows these first (the flagship and one module per asset class), topped up by name
@@ -144,7 +91,7 @@ class CatalogPreviewResource:
     async def on_get(self, req, resp):
         """A truncated catalog without registration: five modules per price tier, the pricing summary and how
         to register. Shares the pulse's budget of 10 requests per minute per client address (then 429)."""
-        await self.budget.take(req, self.services.one_trip, [])
+        await self.budget.take(req.context.client_ip, self.services.one_trip, [])
         send_json(resp, self.body)
 
 

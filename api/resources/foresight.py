@@ -11,7 +11,7 @@ from api.product_queries import ProductQueries
 from api.responses import send_json
 from api.schemas import AccuracyQuery, ParallelsQuery, PredictionsQuery, TrackRecordQuery
 from api.spec import api_spec
-from intel.parallels import CONDITION_TAGS, select
+from intel.parallels import select
 from intel.predictions.published import accuracy_for, predictions_product, track_record
 from intel.predictions.questions import CATEGORIES
 
@@ -105,13 +105,8 @@ class ParallelsResource(_ProductRoute):
         data. Under replay, an episode whose aftermath ends after the clock is not offered. Priced as a
         proprietary module (`product:parallels`), with the same free query a day."""
         query: ParallelsQuery = req.context.query
-        tags = [t.strip().lower() for t in (query.conditions or "").split(",") if t.strip()]
-        unknown = [t for t in tags if t not in CONDITION_TAGS]
-        if unknown:
-            raise invalid(["query", "conditions"], f"unknown condition tags {unknown}; known: "
-                          f"{', '.join(sorted(CONDITION_TAGS))}", "value_error")
         await self._answer(req, resp, "parallels", "parallels",
-                           lambda payload: select(payload, tags, query.top_n))
+                           lambda payload: select(payload, query.tags, query.top_n))
 
 
 class TrackRecordResource(_ProductRoute):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from spectree import Response
 
-from api.errors import invalid
+from api.errors import ValidationFailed
 from api.middleware import recheck_key
 from api.module_queries import KeyChanged, ModuleQueries, unknown_module
 from api.responses import send_json
@@ -50,19 +50,17 @@ class IntelligenceResource:
         module = self.registry.get(module_name)
         if module is None:
             raise unknown_module(module_name, self.registry)
-        query: IntelligenceQuery = req.context.query
-        if module.takes_ticker and not query.ticker:
-            raise invalid(["query", "ticker"], f"'{module.name}' needs a ticker, e.g. ?ticker=AAPL", "missing")
-        ticker = query.ticker.upper() if module.takes_ticker else None
         try:
-            served = await self._serve(req, module, query, ticker)
+            served = await self._serve(req, module)
         except KeyChanged as changed:  # the key was rotated or its agent changed since this process last saw it
             await recheck_key(req, self.queries.services.directory, changed.entry)
-            served = await self._serve(req, module, query, ticker)
+            served = await self._serve(req, module)
+        except ValidationFailed as invalid:
+            raise invalid.within("query") from None
         send_json(resp, served.body)
         await self.queries.usage.gate_taken(served.gate_taken)
 
-    async def _serve(self, req, module: Module, query: IntelligenceQuery, ticker: str | None):
+    async def _serve(self, req, module: Module):
         payer = req.context.payer
-        return await self.queries.serve(payer, req.context.request_id, module, query.format, query.include_prompt,
-                                        ticker, self.queries.budgets.window(payer), req.context.key_check)
+        return await self.queries.serve(payer, req.context.request_id, module, req.context.query,
+                                        self.queries.budgets.window(payer), req.context.key_check)

@@ -24,7 +24,7 @@ def test_full_catalog_needs_registration(client):
     for name, entry in entries.items():
         assert entry["price_sats"] == module_price(registry[name]) and entry["free_queries_left_today"] == 1
         assert entry["available"] and entry["formats"] == ["full", "compact", "prompt", "agent"]
-        assert ("ticker" in entry["parameters"]) == registry[name].takes_ticker
+        assert ("ticker" in entry["parameters"]["properties"]) == registry[name].takes_ticker
 
 
 def test_preview_shows_five_per_tier_and_shares_the_pulse_budget(client):

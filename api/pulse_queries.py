@@ -1,0 +1,28 @@
+"""The pulse, free to every caller: the caller's per-address window and the published copy read in one round trip,
+answered with its `_meta`, as GET /api/v1/pulse and MCP's `get_pulse` both serve it."""
+from __future__ import annotations
+
+import orjson
+
+from api.errors import APIError
+from api.ratelimit import Budget
+from api.responses import cache_meta, splice_meta
+from api.services import Services
+from warehouse.cache import AsyncServingCache
+
+
+class PulseQueries:
+    def __init__(self, services: Services, serving: AsyncServingCache, budget: Budget):
+        self.services = services
+        self.reads = [serving.pulse_key("full"), serving.pulse_key("meta")]
+        self.budget = budget
+
+    async def serve(self, client_ip: str, request_id: str) -> bytes:
+        """The body; 429 when the address's window is full, 503 before the pipeline's first pulse."""
+        payload_json, published = await self.budget.take(client_ip, self.services.one_trip, self.reads)
+        if payload_json is None:
+            raise APIError(503, "data_not_ready", "The pulse has not been computed yet.", headers={"Retry-After": "60"})
+        published = orjson.loads(published) if published else {}
+        meta = {"data_source": published.get("data_source"), "simulated": published.get("simulated"),
+                "cache": cache_meta(published), "price_sats": 0, "charged_sats": 0, "request_id": request_id}
+        return splice_meta(payload_json, meta)
