@@ -7,7 +7,6 @@ import logging
 import falcon
 import falcon.asgi
 
-from api import errors, payment_errors
 from api.catalog_queries import CatalogQueries
 from api.context import Request
 from api.event_fanout import EventFanout, RedisGate
@@ -21,6 +20,7 @@ from api.module_queries import ModuleQueries
 from api.product_queries import ProductQueries
 from api.pulse_queries import PulseQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
+from api.refusals import Refusals
 from api.resources import alert_packages, alerts, content, daytrade, foresight, synthesis, trading
 from api.resources import plans as plan_routes
 from api.resources.agents import (
@@ -96,8 +96,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     handlers = json_handlers()
     app.req_options.media_handlers.update(handlers)
     app.resp_options.media_handlers.update(handlers)
-    errors.install(app)
-    payment_errors.install(app, services.data_source, services.simulated)
+    refusals = Refusals(services.data_source, services.simulated)
+    refusals.install(app)
 
     app.add_route("/", RootResource(services))
     app.add_route("/health", HealthResource(services, serving))
@@ -116,7 +116,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     synthesis_queries = SynthesisQueries(services, usage)
     products = ProductQueries(services, serving, usage)
     _add_synthesis_routes(app, services, synthesis_queries)  # before the intelligence routes: fixed sub-paths
-    _add_intelligence_routes(app, services, registry, module_queries, key_budgets)
+    _add_intelligence_routes(app, registry, module_queries, key_budgets, refusals)
     _add_foresight_routes(app, products, key_budgets)
     _add_consensus_route(app, services, serving, registry, key_budgets)
     _add_trading_routes(app, services, products, key_budgets)
@@ -134,7 +134,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_event_info_routes(app, services)
     _add_event_stream_routes(app, services)
     _add_integration_routes(app, services, registry)
-    _add_mcp_routes(app, services, ToolCalls(module_queries, synthesis_queries, products, pulse, catalog))
+    _add_mcp_routes(app, services, ToolCalls(module_queries, synthesis_queries, products, pulse, catalog, refusals))
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home), serving))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
@@ -146,9 +146,9 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     return app
 
 
-def _add_intelligence_routes(app: falcon.asgi.App, services: Services, registry: dict, queries: ModuleQueries,
-                             key_budgets: KeyBudgets) -> None:
-    batch, intelligence = BatchResource(services, registry, queries), IntelligenceResource(registry, queries)
+def _add_intelligence_routes(app: falcon.asgi.App, registry: dict, queries: ModuleQueries, key_budgets: KeyBudgets,
+                             refusals: Refusals) -> None:
+    batch, intelligence = BatchResource(registry, queries, refusals), IntelligenceResource(registry, queries)
     key_budgets.guard(batch, batch_cost)  # a module query takes its window in its own round trip
     app.add_route(f"{V1}/intelligence/batch", batch)
     app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)

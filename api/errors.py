@@ -1,18 +1,11 @@
 """The two error shapes: 422 `{"detail": [...]}` and `{"error": {"code", "message", ...}}` for the rest."""
 from __future__ import annotations
 
-import logging
 import sqlite3
 
 import falcon
-import falcon.asgi
 import redis.exceptions
 import sqlalchemy.exc
-
-from marketintel.lightning.base import BackendAuthError, BackendResponseError, BackendUnavailable, LightningError
-from marketintel.settings import get_settings
-
-log = logging.getLogger(__name__)
 
 # What a failure of each dependency looks like from here: redis-py's connection errors and timeouts (also a full
 # pool, a server still loading its data after a restart), and SQLAlchemy's (a refused or lost connection, no free
@@ -60,13 +53,6 @@ def invalid(loc: list, msg: str, type_: str = "value_error") -> ValidationFailed
     return ValidationFailed([{"loc": loc, "msg": msg, "type": type_}])
 
 
-async def handle_api_error(req, resp, ex: APIError, params):
-    resp.status = ex.status
-    resp.media = ex.body()
-    for name, value in ex.headers.items():
-        resp.set_header(name, value)
-
-
 async def handle_validation(req, resp, ex: ValidationFailed, params):
     resp.status = 422
     resp.media = {"detail": ex.detail}
@@ -109,13 +95,6 @@ def dependency_error(dependency: str, request_id: str | None, retry_after_s: int
                     dependency=dependency, retry_after_seconds=retry_after_s, request_id=request_id)
 
 
-def dependency_unavailable(resp, dependency: str, request_id: str | None, retry_after_s: int) -> None:
-    error = dependency_error(dependency, request_id, retry_after_s)
-    resp.status = error.status
-    resp.set_header("Retry-After", str(retry_after_s))
-    resp.media = error.body()
-
-
 def _ledger_unavailable(ex: sqlalchemy.exc.SQLAlchemyError) -> bool:
     """The ledger's server or file not answering, as opposed to a fault of the code or the schema: SQLite raises
     OperationalError for a missing table too, which is a bug to report (500), not a part to wait for."""
@@ -124,58 +103,3 @@ def _ledger_unavailable(ex: sqlalchemy.exc.SQLAlchemyError) -> bool:
     if isinstance(ex.orig, sqlite3.Error):
         return any(sign in str(ex.orig) for sign in SQLITE_UNAVAILABLE)
     return True  # a server database: its operational errors are the server or the network (lost, shut down, timed out)
-
-
-async def handle_dependency_failure(req, resp, ex: Exception, params):
-    dependency = failed_dependency(ex)
-    if dependency is None:  # an error of a dependency's type that is not the dependency being down
-        return await handle_unexpected(req, resp, ex, params)
-    log.warning("%s unavailable on %s %s (request %s): %s: %s", dependency, req.method, req.path,
-                req.context.request_id, type(ex).__name__, ex)
-    dependency_unavailable(resp, dependency, req.context.request_id, get_settings().dependency_retry_after_s)
-
-
-async def handle_unexpected(req, resp, ex: Exception, params):
-    """Never a stack trace to the client; the log keeps it with the request id. A dependency failure the code
-    wrapped in an error of its own still answers as one."""
-    if failed_dependency(ex) is not None:
-        return await handle_dependency_failure(req, resp, ex, params)
-    request_id = req.context.request_id
-    log.exception("unhandled error on %s %s (request %s)", req.method, req.path, request_id)
-    resp.status = 500
-    resp.media = {"error": {"code": "internal_error", "message": "Internal error; nothing was charged.",
-                            "request_id": request_id}}
-
-
-async def handle_lightning_unavailable(req, resp, ex: BackendUnavailable, params):
-    """The node did not answer: a temporary condition, so 503 with a retry hint (nothing was charged)."""
-    log.warning("lightning node unavailable on %s %s: %s", req.method, req.path, ex)
-    resp.status = 503
-    resp.set_header("Retry-After", "30")
-    resp.media = {"error": {"code": "lightning_unavailable",
-                            "message": "The Lightning node did not answer; try again shortly. Nothing was charged.",
-                            "request_id": req.context.request_id}}
-
-
-async def handle_lightning_failure(req, resp, ex: LightningError, params):
-    """The node answered but refused us or answered something we must not trust: an upstream failure."""
-    log.error("lightning node error on %s %s: %s", req.method, req.path, ex)  # messages carry no secrets
-    resp.status = 502
-    resp.media = {"error": {"code": "lightning_backend_error",
-                            "message": "The Lightning node gave an error or an answer that failed our checks. "
-                                       "Nothing was charged.",
-                            "request_id": req.context.request_id}}
-
-
-def install(app: falcon.asgi.App) -> None:
-    # Falcon picks the most specific handler by MRO, so the order here is not significant.
-    app.add_error_handler(Exception, handle_unexpected)
-    app.add_error_handler(falcon.HTTPError, handle_http_error)
-    app.add_error_handler(falcon.MediaMalformedError, handle_malformed_media)
-    app.add_error_handler(APIError, handle_api_error)
-    app.add_error_handler(ValidationFailed, handle_validation)
-    app.add_error_handler(BackendAuthError, handle_lightning_failure)
-    app.add_error_handler(BackendResponseError, handle_lightning_failure)
-    app.add_error_handler(BackendUnavailable, handle_lightning_unavailable)
-    for failure in REDIS_FAILURES + LEDGER_FAILURES:
-        app.add_error_handler(failure, handle_dependency_failure)

@@ -2,7 +2,7 @@
 the L402 challenge in `WWW-Authenticate` and the same fields in the body (error.l402)."""
 from __future__ import annotations
 
-from api.errors import APIError, handle_api_error
+from api.errors import APIError
 from charging.errors import L402Rejected, PaymentRequired
 from charging.l402 import format_challenge
 
@@ -63,14 +63,3 @@ def l402_rejected(exc: L402Rejected) -> APIError:
                     "sats) is in WWW-Authenticate.",
                     headers={"WWW-Authenticate": format_challenge(challenge["macaroon"], challenge["invoice"])},
                     l402=challenge)
-
-
-def install(app, data_source: str, simulated: bool) -> None:
-    async def on_payment_required(req, resp, ex: PaymentRequired, params):
-        await handle_api_error(req, resp, payment_required(ex, data_source, simulated), params)
-
-    async def on_l402_rejected(req, resp, ex: L402Rejected, params):
-        await handle_api_error(req, resp, l402_rejected(ex), params)
-
-    app.add_error_handler(PaymentRequired, on_payment_required)
-    app.add_error_handler(L402Rejected, on_l402_rejected)

@@ -13,16 +13,15 @@ import orjson
 from pydantic import ValidationError
 
 from api.catalog_queries import CatalogQueries
-from api.errors import APIError, ValidationFailed, dependency_error, failed_dependency
+from api.errors import APIError, ValidationFailed
 from api.mcp.tools import ToolSpec
 from api.module_queries import ModuleQueries
-from api.payment_errors import l402_rejected, payment_required
 from api.product_queries import ProductQueries
 from api.pulse_queries import PulseQueries
+from api.refusals import Refusals
 from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery
 from api.synthesis_queries import SynthesisQueries
 from charging.attempt import Payer
-from charging.errors import L402Rejected, PaymentRequired
 from intel.formats import prompt_text
 from intel.parallels import select
 
@@ -50,9 +49,9 @@ class Caller:
 
 class ToolCalls:
     def __init__(self, modules: ModuleQueries, synthesis: SynthesisQueries, products: ProductQueries,
-                 pulse: PulseQueries, catalog: CatalogQueries):
+                 pulse: PulseQueries, catalog: CatalogQueries, refusals: Refusals):
         self.modules, self.synthesis, self.products = modules, synthesis, products
-        self.pulse, self.catalog = pulse, catalog
+        self.pulse, self.catalog, self.refusals = pulse, catalog, refusals
         self.services = modules.services
         self.prompts: dict[tuple, str] = {}
 
@@ -68,28 +67,10 @@ class ToolCalls:
                                             for e in invalid.errors()]}, 422)
         except ValidationFailed as invalid:
             return error_result({"detail": invalid.within("arguments").detail}, 422)
-        except PaymentRequired as unpaid:
-            return api_error_result(payment_required(unpaid, self.services.data_source, self.services.simulated))
-        except L402Rejected as rejected:
-            return api_error_result(l402_rejected(rejected))
-        except APIError as refused:
-            return api_error_result(refused)
-        except Exception as failed:  # noqa: BLE001  (as the REST error handlers: a result, never a trace)
-            return self._failure_result(failed, request_id)
+        except Exception as failed:  # noqa: BLE001  (as REST answers it: a result, never a trace)
+            return api_error_result(self.refusals.of(failed, request_id, f"MCP {tool.name}"))
         payload = orjson.loads(body)
         return success_result(payload, self._prompt(tool, payload, arguments), protocol_version)
-
-    def _failure_result(self, failed: Exception, request_id: str) -> types.CallToolResult:
-        """A part the service depends on being down answers what REST answers (503 naming it, nothing charged);
-        anything else an internal error with the request id, its trace kept in the log."""
-        dependency = failed_dependency(failed)
-        if dependency is not None:
-            log.warning("%s unavailable in an MCP call (request %s): %s", dependency, request_id, failed)
-            return api_error_result(dependency_error(dependency, request_id,
-                                                     self.services.settings.dependency_retry_after_s))
-        log.exception("unhandled error in an MCP call (request %s)", request_id)
-        return api_error_result(APIError(500, "internal_error", "Internal error; nothing was charged.",
-                                         request_id=request_id))
 
     def _prompt(self, tool: ToolSpec, payload: dict, arguments: dict | None) -> str:
         """The text block: the payload's own prompt, else its prompt rendering, made once per published copy of a

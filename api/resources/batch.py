@@ -10,38 +10,22 @@ from spectree import Response
 from api.errors import APIError, ValidationFailed
 from api.middleware import require_agent
 from api.module_queries import ModuleQueries, ticker_of
-from api.payment_errors import l402_rejected, payment_required
+from api.refusals import Refusals
 from api.responses import send_json
 from api.schemas import BatchBody
-from api.services import Services
 from api.spec import api_spec
-from charging.errors import L402Rejected, PaymentRequired
 from intel.registry import Module
-from marketintel.lightning.base import BackendUnavailable, LightningError
 
 BATCH_TIERS = ("premium", "institutional")
 log = logging.getLogger(__name__)
 
 
-def item_failure(exc: Exception, request_id: str) -> dict:
-    """One module's unexpected failure as its entry in the results (it was not charged)."""
-    if isinstance(exc, BackendUnavailable):
-        status, code, message = 503, "lightning_unavailable", "The Lightning node did not answer."
-    elif isinstance(exc, LightningError):
-        status, code, message = 502, "lightning_backend_error", "The Lightning node gave an error."
-    else:
-        log.exception("batch item %s failed", request_id)
-        status, code, message = 500, "internal_error", "Internal error."
-    return {"status": status, "error": {"code": code, "message": f"{message} This module was not charged.",
-                                        "request_id": request_id}}
-
-
 class BatchResource:
     anonymous_methods = ("POST",)  # no credential: a 402 with the invoice, or the free allowance
-    def __init__(self, services: Services, registry: dict[str, Module], queries: ModuleQueries):
+    def __init__(self, registry: dict[str, Module], queries: ModuleQueries, refusals: Refusals):
         self.registry = registry
         self.queries = queries
-        self.source = (services.data_source, services.simulated)
+        self.refusals = refusals
 
     @api_spec.validate(json=BatchBody, tags=["intelligence"],
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_422", "HTTP_429"))
@@ -92,19 +76,10 @@ class BatchResource:
         request_id = f"{req.context.request_id}.{index}"
         try:
             served = await self.queries.serve(req.context.payer, request_id, module, query)
-        except (APIError, PaymentRequired, L402Rejected) as exc:
-            error = self._api_error(exc)
-            return {**entry, "status": error.status, **error.body()}, None
         except Exception as exc:  # noqa: BLE001  (this module failed and was undone; the others stand)
-            return {**entry, **item_failure(exc, request_id)}, None
+            error = self.refusals.of(exc, request_id, f"batch item {module.name}")
+            return {**entry, "status": error.status, **error.body()}, None
         return {**entry, "status": 200, "result": orjson.Fragment(served.body)}, served
-
-    def _api_error(self, exc: Exception) -> APIError:
-        if isinstance(exc, PaymentRequired):
-            return payment_required(exc, *self.source)
-        if isinstance(exc, L402Rejected):
-            return l402_rejected(exc)
-        return exc
 
     def _check(self, body: BatchBody) -> None:
         problems = []
