@@ -7,6 +7,8 @@ import falcon
 import redis.exceptions
 import sqlalchemy.exc
 
+from intel.events.types import TIERS
+
 # What a failure of each dependency looks like from here: redis-py's connection errors and timeouts (also a full
 # pool, a server still loading its data after a restart), and SQLAlchemy's (a refused or lost connection, no free
 # connection in the pool within its timeout, a statement timeout, SQLite's lock wait running out).
@@ -47,6 +49,13 @@ class ValidationFailed(Exception):
     def within(self, *location) -> ValidationFailed:
         """The same errors placed where the caller sent the value (`query`, MCP's `arguments`, a batch item)."""
         return ValidationFailed([{**error, "loc": [*location, *error["loc"]]} for error in self.detail])
+
+
+def tier_required(message: str, tier: str, needed: str, **extra) -> APIError:
+    """403 below the tier something needs: the caller's tier, the lowest that may (`required_tier`), every tier that
+    may (`required`) and where to upgrade."""
+    return APIError(403, "tier_required", message, tier=tier, required_tier=needed,
+                    required=list(TIERS[TIERS.index(needed):]), upgrade="/api/v1/agents/upgrade", **extra)
 
 
 def invalid(loc: list, msg: str, type_: str = "value_error") -> ValidationFailed:

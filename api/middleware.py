@@ -4,11 +4,12 @@ from __future__ import annotations
 import re
 import uuid
 
-from api.errors import APIError
+from api.errors import APIError, tier_required
 from api.key_directory import KeyDirectory
 from api.text_fields import is_safe_line
 from charging.attempt import Payer
 from charging.l402 import L402Refused, is_l402_scheme, parse_authorization
+from intel.events.types import TIERS
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 MAX_KEY_CHARS = 200
@@ -200,3 +201,12 @@ def require_agent(req) -> dict:
         raise APIError(401, "missing_credentials", "This route needs an API key (X-API-Key or Authorization: Bearer).",
                        headers=BEARER_CHALLENGE, register="/api/v1/agents/register")
     return req.context.agent
+
+
+def require_tier(req, needed: str, what: str) -> dict:
+    """The caller's agent, at `needed` or above; 401 without a key, 403 below it."""
+    agent = require_agent(req)
+    if TIERS.index(agent["tier"]) < TIERS.index(needed):
+        more = " or higher" if needed != TIERS[-1] else ""
+        raise tier_required(f"{what} needs the {needed} tier{more}.", agent["tier"], needed)
+    return agent

@@ -24,7 +24,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 
-from api.mcp.calls import Caller, ToolCalls, error_result
+from api.errors import tier_required
+from api.mcp.calls import Caller, ToolCalls, api_error_result
 from api.mcp.tools import TIERS, ToolSpec, visible
 from charging.attempt import Payer
 
@@ -65,11 +66,9 @@ def annotations_of(tool: ToolSpec) -> types.ToolAnnotations:
 
 
 def tier_refusal(tool: ToolSpec, tier: str) -> types.CallToolResult:
-    return error_result({"error": {
-        "code": "tier_required", "message": f"'{tool.name}' needs the {tool.min_tier} tier (yours: {tier}). "
-        "Upgrade with POST /api/v1/agents/upgrade; tools/list shows what your tier can call.",
-        "tool": tool.name, "tier": tier, "required_tier": tool.min_tier,
-        "required": list(TIERS[TIERS.index(tool.min_tier):]), "upgrade": "/api/v1/agents/upgrade"}}, 403)
+    return api_error_result(tier_required(f"'{tool.name}' needs the {tool.min_tier} tier (yours: {tier}). Upgrade "
+                                          "with POST /api/v1/agents/upgrade; tools/list shows what your tier can call.",
+                                          tier, tool.min_tier, tool=tool.name))
 
 
 class CounterOfferOldVersions:

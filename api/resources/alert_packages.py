@@ -7,7 +7,7 @@ import asyncio
 
 from spectree import Response
 
-from api.errors import APIError, invalid
+from api.errors import APIError, invalid, tier_required
 from api.middleware import require_agent
 from api.resources.alerts import url_problem
 from api.resources.webhooks import SIGNING
@@ -41,9 +41,8 @@ def known_package(package_id: str) -> AlertPackage:
 
 def entitled(agent: dict, package: AlertPackage) -> None:
     if not package.allowed_for(agent["tier"]):
-        raise APIError(403, "tier_required", f"The {package.name} package needs the {package.tier} tier (yours is "
-                       f"{agent['tier']}).", required_tier=package.tier, tier=agent["tier"],
-                       upgrade="/api/v1/agents/upgrade")
+        raise tier_required(f"The {package.name} package needs the {package.tier} tier (yours is {agent['tier']}).",
+                            agent["tier"], package.tier)
 
 
 async def check_delivery(body, allow_private: bool) -> dict:

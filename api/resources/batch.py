@@ -7,8 +7,8 @@ import logging
 import orjson
 from spectree import Response
 
-from api.errors import APIError, ValidationFailed
-from api.middleware import require_agent
+from api.errors import ValidationFailed
+from api.middleware import require_tier
 from api.module_queries import ModuleQueries, ticker_of
 from api.refusals import Refusals
 from api.responses import send_json
@@ -16,7 +16,6 @@ from api.schemas import BatchBody
 from api.spec import api_spec
 from intel.registry import Module
 
-BATCH_TIERS = ("premium", "institutional")
 log = logging.getLogger(__name__)
 
 
@@ -43,10 +42,7 @@ class BatchResource:
         `{"index", "module", "status": 402|404|503, "error": {...}}`, and a `_meta` with the total charged.
         Unknown module names, or a ticker module without `ticker`, reject the whole batch with 422 before
         anything is charged; 403 below the premium tier."""
-        agent = require_agent(req)
-        if agent["tier"] not in BATCH_TIERS:
-            raise APIError(403, "tier_required", "Batch queries need the premium or institutional tier.",
-                           tier=agent["tier"], required=list(BATCH_TIERS), upgrade="/api/v1/agents/upgrade")
+        require_tier(req, "premium", "A batch query")
         body: BatchBody = req.context.json
         self._check(body)
         results, served = [], []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from spectree import Response
 
-from api.errors import APIError, invalid
+from api.errors import invalid, tier_required
 from api.middleware import require_agent
 from api.resources.synthesis import QUEUED_TEXT, idempotency_key, send_answer
 from api.schemas import ContentBody
@@ -51,9 +51,8 @@ class _Generate:
         content_type = content_types()[body.content_type]
         allowed = tiers_for(content_type.tier)
         if agent["tier"] not in allowed:
-            raise APIError(403, "tier_required", f"'{content_type.id}' content needs the {content_type.tier} tier"
-                           + (" or higher." if len(allowed) > 1 else "."), tier=agent["tier"],
-                           required=list(allowed), upgrade="/api/v1/agents/upgrade")
+            raise tier_required(f"'{content_type.id}' content needs the {content_type.tier} tier"
+                                + (" or higher." if len(allowed) > 1 else "."), agent["tier"], content_type.tier)
         if content_type.needs_ticker and not body.ticker:
             raise invalid(["body", "ticker"], f"'{content_type.id}' needs a ticker, e.g. \"AAPL\"", "missing")
         params = {"content_type": content_type.id, "topic": body.topic,

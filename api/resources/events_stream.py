@@ -25,7 +25,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from spectree import Response
 
-from api.errors import APIError, invalid
+from api.errors import APIError, invalid, tier_required
 from api.event_fanout import EventFanout, ReaderUnavailable, RedisGate, StreamEvent
 from api.schemas import EventStreamQuery
 from api.spec import api_spec
@@ -113,8 +113,8 @@ def chosen_types(types: str | None, tier: str) -> frozenset[str]:
     above = {name: EVENT_TYPES[name].min_tier for name in names if not EVENT_TYPES[name].allowed_for(tier)}
     if above:
         needed = max(above.values(), key=TIERS.index)
-        raise APIError(403, "tier_required", f"{', '.join(above)} need(s) the {needed} tier; this caller is {tier}.",
-                       tier=tier, required_tier=needed, types=above, upgrade="/api/v1/agents/upgrade")
+        raise tier_required(f"{', '.join(above)} need(s) the {needed} tier; this caller is {tier}.", tier, needed,
+                            types=above)
     return frozenset(names)
 
 

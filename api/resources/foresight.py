@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from spectree import Response
 
-from api.errors import APIError, invalid
-from api.middleware import require_agent
+from api.errors import invalid
+from api.middleware import require_tier
 from api.product_queries import ProductQueries
 from api.responses import send_json
 from api.schemas import AccuracyQuery, ParallelsQuery, PredictionsQuery, TrackRecordQuery
@@ -14,8 +14,6 @@ from api.spec import api_spec
 from intel.parallels import select
 from intel.predictions.published import accuracy_for, predictions_product, track_record
 from intel.predictions.questions import CATEGORIES
-
-REGIME_TIERS = ("institutional",)
 
 
 class _ProductRoute:
@@ -40,10 +38,7 @@ class RegimeResource(_ProductRoute):
         returns per regime in the warehouse's own history, each with its figures and N. Every day's label uses
         only observations dated on or before that day. Priced as a proprietary module (see /api/v1/pricing
         `items`, `product:regime`), with the same free query a day; 403 below the institutional tier."""
-        agent = require_agent(req)
-        if agent["tier"] not in REGIME_TIERS:
-            raise APIError(403, "tier_required", "The trading regime needs the institutional tier.",
-                           tier=agent["tier"], required=list(REGIME_TIERS), upgrade="/api/v1/agents/upgrade")
+        require_tier(req, "institutional", "The trading regime")
         await self._answer(req, resp, "regime", "regime")
 
 

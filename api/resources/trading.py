@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from spectree import Response
 
-from api.errors import APIError
-from api.middleware import require_agent
+from api.middleware import require_tier
 from api.resources.foresight import _ProductRoute
 from api.schemas import TradingSignalsQuery
 from api.spec import api_spec
 from intel.signals.product import NAME, select
-
-SIGNALS_TIERS = ("institutional",)
 
 
 class TradingSignalsResource(_ProductRoute):
@@ -33,9 +30,6 @@ class TradingSignalsResource(_ProductRoute):
         `strategy` (default `all`) keeps one strategy; `min_edge` (0.01-0.5, a fractional return over the
         horizon; absent by default: no filter) keeps the signals whose absolute edge is at least that. Priced
         as `product:trading_signals` in /api/v1/pricing, with one free query a day; 403 below institutional."""
-        agent = require_agent(req)
-        if agent["tier"] not in SIGNALS_TIERS:
-            raise APIError(403, "tier_required", "Trading signals need the institutional tier.",
-                           tier=agent["tier"], required=list(SIGNALS_TIERS), upgrade="/api/v1/agents/upgrade")
+        require_tier(req, "institutional", "Trading signals")
         query: TradingSignalsQuery = req.context.query
         await self._answer(req, resp, NAME, NAME, lambda payload: select(payload, query.strategy, query.min_edge))

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from spectree import Response
 
-from api.errors import APIError
-from api.middleware import require_agent
+from api.middleware import require_tier
 from api.responses import send_json
 from api.schemas import UnifiedQuery
 from api.spec import api_spec
 from api.synthesis_queries import UnifiedQueries
 from charging.prices import UNIFIED_PRICES, UNIFIED_REASON
-
-UNIFIED_TIERS = ("institutional",)
 
 
 class UnifiedResource:
@@ -22,10 +19,7 @@ class UnifiedResource:
     @api_spec.validate(query=UnifiedQuery, tags=["intelligence"],
                        resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_503"))
     async def on_get(self, req, resp):
-        agent = require_agent(req)
-        if agent["tier"] not in UNIFIED_TIERS:
-            raise APIError(403, "tier_required", "Unified context needs the institutional tier.", tier=agent["tier"],
-                           required=list(UNIFIED_TIERS), upgrade="/api/v1/agents/upgrade")
+        require_tier(req, "institutional", "Unified context")
         query: UnifiedQuery = req.context.query
         send_json(resp, await self.queries.serve(req.context.payer, req.context.request_id, query.topic, query.depth,
                                                  query.include_prompt))

@@ -6,7 +6,7 @@ import asyncio
 
 from spectree import Response
 
-from api.errors import APIError, invalid
+from api.errors import APIError, invalid, tier_required
 from api.middleware import require_agent
 from api.schemas import WebhookDeliveriesQuery, WebhookSubscribeBody, WebhookUnsubscribeQuery
 from api.spec import api_spec
@@ -57,8 +57,8 @@ class WebhookSubscribeResource:
             raise invalid(["body", "event_type"], f"unknown event type '{body.event_type}'; the list is at "
                           "GET /api/v1/webhooks/events", "enum")
         if not event_type.allowed_for(agent["tier"]):
-            raise APIError(403, "tier_required", f"{event_type.name} needs the {event_type.min_tier} tier or higher.",
-                           tier=agent["tier"], required_tier=event_type.min_tier, upgrade="/api/v1/agents/upgrade")
+            raise tier_required(f"{event_type.name} needs the {event_type.min_tier} tier or higher.", agent["tier"],
+                                event_type.min_tier)
         try:
             await asyncio.to_thread(checked_target, body.callback_url, self.allow_private)  # DNS: off the loop
         except RefusedURL as ex:
