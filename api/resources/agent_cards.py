@@ -2,11 +2,10 @@
 current A2A release's shape), from intel/integrations/agent_cards.py over the module registry."""
 from __future__ import annotations
 
-from spectree import Response
-
+from api import response_docs_agents as agents
 from api.resources.integrations import base_url
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.integrations.agent_cards import current_card, legacy_card
 from intel.registry import Module
 
@@ -23,7 +22,7 @@ class _CardRoute:
 
 
 class LegacyAgentCardResource(_CardRoute):
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=agents.LegacyAgentCard))
     async def on_get(self, req, resp):
         """A2A agent card, protocol version 0.2.5, card version 1.0.0: the service's areas as skills, the API-key
         security scheme, push notifications (webhooks, alerts) supported, streaming and state-transition history
@@ -32,7 +31,7 @@ class LegacyAgentCardResource(_CardRoute):
 
 
 class CurrentAgentCardResource(_CardRoute):
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=agents.CurrentAgentCard))
     async def on_get(self, req, resp):
         """The same A2A agent card in the current A2A release's shape (protocol 1.0: `supportedInterfaces`, typed
         `securitySchemes` and `securityRequirements`)."""

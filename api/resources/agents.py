@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import asyncio
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.errors import APIError, invalid
 from api.middleware import api_key_from, require_agent
 from api.money_schemas import UpgradeBody
 from api.resources.plans import POOL_ORDER_TEXT, tier_prices
 from api.schemas import RegisterBody, TopupBody
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from marketintel.lightning.proof import preimage_matches
 from warehouse.ledger import KeyRevoked, TopupRefused, UnknownReferralCode, UpgradeRefused
 
@@ -29,7 +28,8 @@ class RegisterResource:
     def __init__(self, services: Services):
         self.services = services
 
-    @api_spec.validate(json=RegisterBody, tags=["agents"], resp=Response("HTTP_200", "HTTP_401", "HTTP_422"))
+    @api_spec.validate(json=RegisterBody, tags=["agents"],
+                       resp=Documented("HTTP_401", "HTTP_422", HTTP_200=r.Registered))
     async def on_post(self, req, resp):
         """Register an agent. The API key is shown once, here; only its hash is stored. An optional
         `referral_code` (another agent's) must exist (422 otherwise): that agent then earns 10% of your
@@ -58,7 +58,7 @@ class MeResource:
     def __init__(self, services: Services):
         self.services = services
 
-    @api_spec.validate(tags=["agents"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["agents"], resp=Documented("HTTP_401", HTTP_200=r.AgentProfile))
     async def on_get(self, req, resp):
         """Profile of the calling agent: effective tier and when it ends (`null` for free), balance, every
         pool with what it holds and until when it is usable (in the order they pay), and usage statistics."""
@@ -73,7 +73,7 @@ class BalanceResource:
     def __init__(self, services: Services):
         self.services = services
 
-    @api_spec.validate(tags=["agents"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["agents"], resp=Documented("HTTP_401", HTTP_200=r.Balance))
     async def on_get(self, req, resp):
         """Sats balance, what each credit pool holds now (0 when it is not usable), and a usage summary."""
         agent_id = require_agent(req)["id"]
@@ -91,7 +91,7 @@ class TopupResource:
         self.services = services
 
     @api_spec.validate(json=TopupBody, tags=["agents"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_404", "HTTP_409", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_403", "HTTP_404", "HTTP_409", "HTTP_422", HTTP_200=r.ToppedUp))
     async def on_post(self, req, resp):
         """Credit a paid invoice to the balance. The proof is the invoice's `payment_hash` with the `preimage`
         the wallet returned on payment. An invoice credits once: a second topup with the same proof is 409."""
@@ -127,7 +127,7 @@ class TopupResource:
 
 class UpgradeResource(TopupResource):
     @api_spec.validate(json=UpgradeBody, tags=["agents"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_404", "HTTP_409", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_403", "HTTP_404", "HTTP_409", "HTTP_422", HTTP_200=r.Upgraded))
     async def on_post(self, req, resp):
         """Apply a paid tier upgrade. First `POST /api/v1/payments/create-invoice` with
         `{"purpose": "upgrade", "tier": "premium"}` (or `institutional`), pay the invoice, then send its
@@ -158,7 +158,7 @@ class RotateKeyResource:
     def __init__(self, services: Services):
         self.services = services
 
-    @api_spec.validate(tags=["agents"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["agents"], resp=Documented("HTTP_401", HTTP_200=r.KeyRotated))
     async def on_post(self, req, resp):
         """Replace your API key. The new key is shown once, here. The old key stops working at once, on every
         server: the rotation marks it revoked in the key directory every server reads before this answer."""

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.errors import APIError, invalid, tier_required
 from api.middleware import require_agent
 from api.resources.alerts import url_problem
 from api.resources.webhooks import SIGNING
 from api.schemas import AlertPackagesQuery, PackageHistoryQuery, PackageSubscribeBody
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from charging.attempt import Attempt
 from intel.events.packages import DELIVERY_CHANNELS, PACKAGES, AlertPackage
 from intel.events.types import EVENT_TYPES, URGENCIES
@@ -65,7 +64,8 @@ class AlertPackagesResource:
     def __init__(self, services: Services):
         self.services = services
 
-    @api_spec.validate(query=AlertPackagesQuery, tags=["alert packages"], resp=Response("HTTP_200", "HTTP_422"))
+    @api_spec.validate(query=AlertPackagesQuery, tags=["alert packages"],
+                       resp=Documented("HTTP_422", HTTP_200=r.AlertPackages))
     async def on_get(self, req, resp):
         """Named alert packages: bundles of event types, each with its tier (premium or institutional), its price
         for one period and the period's length. Subscribing pays one period from your credit or balance."""
@@ -80,7 +80,8 @@ class PackageSubscribeResource:
         self.services, self.subscriptions = services, subscriptions
 
     @api_spec.validate(json=PackageSubscribeBody, tags=["alert packages"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_404", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_404", "HTTP_422",
+                                       HTTP_200=r.PackageSubscribed))
     async def on_post(self, req, resp, package_id: str):
         """Subscribe to a package for one period, or add a period to a running subscription (the new channels
         apply at once). Needs the package's tier (403). `delivery_channels`: `webhook` (needs `callback_url`)
@@ -115,7 +116,7 @@ class PackageUnsubscribeResource:
     def __init__(self, subscriptions: PackageSubscriptions):
         self.subscriptions = subscriptions
 
-    @api_spec.validate(tags=["alert packages"], resp=Response("HTTP_200", "HTTP_401", "HTTP_404"))
+    @api_spec.validate(tags=["alert packages"], resp=Documented("HTTP_401", "HTTP_404", HTTP_200=r.PackageUnsubscribed))
     async def on_delete(self, req, resp, package_id: str):
         """Cancel your running subscription to a package: deliveries stop at once; the period paid is not
         refunded. 404 when none runs."""
@@ -131,7 +132,7 @@ class MyPackagesResource:
     def __init__(self, subscriptions: PackageSubscriptions):
         self.subscriptions = subscriptions
 
-    @api_spec.validate(tags=["alert packages"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["alert packages"], resp=Documented("HTTP_401", HTTP_200=r.MyPackages))
     async def on_get(self, req, resp):
         """Your package subscriptions, running or not (`active`), with their channels, period end and periods
         paid."""
@@ -145,7 +146,7 @@ class PackageHistoryResource:
         self.subscriptions = subscriptions
 
     @api_spec.validate(query=PackageHistoryQuery, tags=["alert packages"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_404", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_403", "HTTP_404", "HTTP_422", HTTP_200=r.PackageHistory))
     async def on_get(self, req, resp, package_id: str):
         """The package's latest events (`limit` 1-100, default 20), newest first, with their SSE ids. Needs the
         package's tier (403)."""

@@ -6,14 +6,14 @@ from __future__ import annotations
 import asyncio
 
 import orjson
-from spectree import Response
 
+from api import response_docs_routes as r
 from api.errors import APIError, invalid
 from api.middleware import require_agent
 from api.resources.webhooks import SIGNING
 from api.schemas import AlertSubscribeBody
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from api.text_fields import is_safe_line
 from intel.events.alert_fields import FIELDS, OPERATOR_TEXT, OPERATORS, condition_problems, value_of
 from marketintel.ssrf import RefusedURL, checked_target
@@ -45,7 +45,7 @@ class AlertSubscribeResource:
         self.services, self.alerts = services, alerts
 
     @api_spec.validate(json=AlertSubscribeBody, tags=["alerts"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_409", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_409", "HTTP_422", HTTP_200=r.AlertCreated))
     async def on_post(self, req, resp):
         """Create an alert: `conditions` ({field, operator, value}) combined by `logic` (AND: all hold, OR: any
         holds), evaluated at every scan on the market clock. It fires at most once per `cooldown` seconds (default
@@ -75,7 +75,7 @@ class AlertsResource:
     def __init__(self, services: Services, alerts: Alerts):
         self.services, self.alerts = services, alerts
 
-    @api_spec.validate(tags=["alerts"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["alerts"], resp=Documented("HTTP_401", HTTP_200=r.Alerts))
     async def on_get(self, req, resp):
         """Your alerts, oldest first, each with its `status` (active, expired, or exhausted at max_triggers),
         `trigger_count` and `last_triggered_at`, and your tier's limit of live alerts."""
@@ -90,7 +90,7 @@ class AlertResource:
     def __init__(self, alerts: Alerts):
         self.alerts = alerts
 
-    @api_spec.validate(tags=["alerts"], resp=Response("HTTP_200", "HTTP_401", "HTTP_404"))
+    @api_spec.validate(tags=["alerts"], resp=Documented("HTTP_401", "HTTP_404", HTTP_200=r.AlertDeleted))
     async def on_delete(self, req, resp, alert_id: str):
         """Delete one of your alerts (404 for an id that is not one of yours)."""
         agent = require_agent(req)
@@ -105,7 +105,7 @@ class AlertFieldsResource:
     def __init__(self, services: Services):
         self.services = services
 
-    @api_spec.validate(tags=["alerts"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["alerts"], resp=Documented("HTTP_401", HTTP_200=r.AlertFields))
     async def on_get(self, req, resp):
         """The fields an alert condition may name, each with its description, unit, type (number, or string
         with its `values`), the module and path in that module's `data` it reads, its operators and its current

@@ -5,15 +5,15 @@ import asyncio
 import logging
 
 import orjson
-from spectree import Response
 
+from api import response_docs_routes as r
 from api.errors import ValidationFailed
 from api.middleware import require_tier
 from api.module_queries import ModuleQueries, ticker_of
 from api.refusals import Refusals
 from api.responses import send_json
 from api.schemas import BatchBody
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.registry import Module
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ class BatchResource:
         self.refusals = refusals
 
     @api_spec.validate(json=BatchBody, tags=["intelligence"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_422", "HTTP_429"))
+                       resp=Documented("HTTP_401", "HTTP_403", "HTTP_422", "HTTP_429", HTTP_200=r.BatchResults))
     async def on_post(self, req, resp):
         """Query several modules in one request (premium and institutional tiers).
 

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import orjson
-from spectree import Response
 
+from api import response_docs_routes as r
 from api.catalog_queries import CatalogQueries, module_entry, pricing_summary
 from api.responses import send_json
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from charging.attempt import Attempt
 from charging.prices import MODULE_PRICES, TIER_NAMES
 from intel.registry import Module
@@ -22,7 +22,7 @@ class _CatalogRoute:
 
 
 class ModulesResource(_CatalogRoute):
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["discovery"], resp=Documented("HTTP_401", HTTP_200=r.ModuleList))
     async def on_get(self, req, resp):
         """All modules with per-query pricing, whether each is published yet, and (with your key, or by your
         address) how many free queries of each you have left today."""
@@ -34,7 +34,7 @@ class ModulesResource(_CatalogRoute):
 class CatalogResource(_CatalogRoute):
     accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
 
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_401", "HTTP_402"))
+    @api_spec.validate(tags=["discovery"], resp=Documented("HTTP_401", "HTTP_402", HTTP_200=r.Catalog))
     async def on_get(self, req, resp):
         """The full service catalog: every module by category with its price, inputs, parameters, formats,
         example path, availability and your free queries left today, plus pricing and the main routes.
@@ -87,7 +87,7 @@ class CatalogPreviewResource:
         self.budget = budget
         self.body = orjson.dumps(preview(registry, services))  # the same for every caller until a restart
 
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_429"))
+    @api_spec.validate(tags=["discovery"], resp=Documented("HTTP_429", HTTP_200=r.CatalogPreview))
     async def on_get(self, req, resp):
         """A truncated catalog without registration: five modules per price tier, the pricing summary and how
         to register. Shares the pulse's budget of 10 requests per minute per client address (then 429)."""

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import orjson
-from spectree import Response
 
+from api import response_docs_routes as r
 from api.product_queries import charge_and_meter
 from api.responses import cache_meta, send_json, with_meta
 from api.schemas import ConsensusQuery
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from api.usage import UsageRecorder
 from charging.attempt import Attempt, Payer
 from intel.consensus import Attention, consensus, current_window, topic_categories
@@ -97,7 +97,7 @@ class ConsensusResource:
         self.queries = queries
 
     @api_spec.validate(query=ConsensusQuery, tags=["intelligence"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", HTTP_200=r.Consensus))
     async def on_get(self, req, resp):
         """Agent consensus over the last `hours` (1-168, default 24), from the queries agents made of this
         service: trending topics (modules, other items and module categories whose share of queries rose against

@@ -3,14 +3,14 @@
 (api/synthesis_queries.py): 200 within the wait window, else 202 with the request id to poll."""
 from __future__ import annotations
 
-from spectree import Response
-
+from api import response_docs_routes as r
+from api import response_docs_shapes as shapes
 from api.errors import invalid, tier_required
 from api.middleware import require_agent
 from api.resources.synthesis import QUEUED_TEXT, idempotency_key, send_answer
 from api.schemas import ContentBody
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from api.synthesis_queries import SynthesisQueries
 from charging.prices import CONTENT_PRICES, CONTENT_REASON
 from intel.content.types import content_types
@@ -29,7 +29,7 @@ class ContentTypesResource:
     def __init__(self, services: Services):
         self.prices = services.prices
 
-    @api_spec.validate(tags=["content"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["content"], resp=Documented(HTTP_200=r.ContentTypes))
     async def on_get(self, req, resp):
         """The content types: each one's id, title, description, required tier, sections, target length, source
         modules, whether it needs a ticker, and its price in sats (paid from the key's credit or balance; no free
@@ -64,8 +64,8 @@ class _Generate:
         send_answer(resp, self.queries.answer(await self.queries.wait(request_id, window), replay))
 
 
-RESPONSES = Response("HTTP_200", "HTTP_202", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_409", "HTTP_422", "HTTP_500",
-                     "HTTP_503")
+RESPONSES = Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_409", "HTTP_422", "HTTP_500", "HTTP_503",
+                       HTTP_200=shapes.SynthesisResult, HTTP_202=shapes.SynthesisQueued)
 
 
 class GenerateResource(_Generate):

@@ -14,11 +14,11 @@ from datetime import UTC, date
 import orjson
 import psutil
 from rq import Worker
-from spectree import Response
 
 from api import metrics
+from api import response_docs_routes as r
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.providers.live import LiveConfig
 from intel.providers.live.coverage import coverage
 from intel.registry import modules
@@ -38,7 +38,7 @@ class DashboardResource:
         self.serving = serving
         self.names = sorted(m.name for m in modules().values() if not m.takes_ticker)
 
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=r.HealthDashboard))
     async def on_get(self, req, resp):
         """Operational view, no credentials: `modules` (published?, as_of, data_as_of, age, last outcome),
         `circuit_breakers` (per data source; empty when the source has none, as for sim), `data_freshness` (per

@@ -14,14 +14,14 @@ from __future__ import annotations
 import asyncio
 
 import orjson
-from spectree import Response
 
+from api import response_docs_routes as r
 from api.errors import APIError
 from api.middleware import require_agent
 from api.payment_errors import TOPUP, unpaid_meta
 from api.schemas import AcceptTermsBody, DayTradeQuery
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from charging.attempt import Payer
 from charging.errors import L402Rejected
 from charging.l402 import L402Refused, format_challenge
@@ -117,7 +117,8 @@ class DayTradeIdeasResource:
         self.services, self.access, self.journal = services, access, journal
 
     @api_spec.validate(query=DayTradeQuery, tags=["trading"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_503"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_503",
+                                       HTTP_200=r.DayTradeIdeas))
     async def on_get(self, req, resp):
         """The day-trade paper journal, newest first: ENTERED (instrument, side, reference price, time, the reason in
         a sentence) and EXITED (reference price, time, paper P&L percentage only) events of the `track` (main, other
@@ -143,8 +144,8 @@ class AcceptTermsResource:
     def __init__(self, services: Services, acceptances: TermsAcceptances):
         self.services, self.acceptances = services, acceptances
 
-    @api_spec.validate(json=AcceptTermsBody, tags=["trading"], resp=Response("HTTP_200", "HTTP_401", "HTTP_409",
-                                                                               "HTTP_422"))
+    @api_spec.validate(json=AcceptTermsBody, tags=["trading"],
+                       resp=Documented("HTTP_401", "HTTP_409", "HTTP_422", HTTP_200=r.TermsAccepted))
     async def on_post(self, req, resp):
         """Accept the day-trade journal's terms: `{"version": "<the version in force>"}`. Stored with the version and
         the market clock's time; accepting again keeps the first time. A version other than the one in force is a
@@ -168,7 +169,7 @@ class TrackRecordResource:
     def __init__(self, services: Services, journal: Journal):
         self.services, self.journal = services, journal
 
-    @api_spec.validate(tags=["trading"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["trading"], resp=Documented(HTTP_200=r.DayTradeTrackRecord))
     async def on_get(self, req, resp):
         """Whole-journal aggregates of the hypothetical paper trading, overall and by track: ideas, closed and open,
         win rate, mean and median paper P&L, worst loss, the maximum drawdown of the compounded paper curve, with the

@@ -5,11 +5,12 @@ import asyncio
 import time
 
 import orjson
-from spectree import Response
 
+from api import response_docs_routes as r
+from api import response_docs_shapes as shapes
 from api.metrics import PROCESS_STARTED
 from api.services import Services
-from api.spec import api_spec, openapi_document
+from api.spec import Documented, api_spec, openapi_document
 from warehouse.cache import AsyncServingCache
 from warehouse.ledger import ping
 
@@ -20,7 +21,7 @@ class RootResource:
     def __init__(self, services: Services):
         self.services = services
 
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=r.ServiceIndex))
     async def on_get(self, req, resp):
         """Discovery links and the quick-start order."""
         resp.media = {
@@ -43,7 +44,7 @@ class HealthResource:
         self.services = services
         self.serving = serving
 
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_503"))
+    @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=shapes.HealthReport, HTTP_503=shapes.HealthReport))
     async def on_get(self, req, resp):
         """Liveness of the ledger and the cache, and the age of the published data. 503 when a dependency
         is down (named in `down`, with Retry-After) or nothing has been published yet. Each check is bounded by

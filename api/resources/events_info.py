@@ -3,10 +3,10 @@ GET /api/v1/webhooks/events (the event type registry). Neither needs a credentia
 from __future__ import annotations
 
 import orjson
-from spectree import Response
 
+from api import response_docs_routes as r
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.events.scanner import RULES, cooldowns
 from intel.events.types import EVENT_TYPES, OWNER_ONLY, TIERS, URGENCIES
 from warehouse import keys
@@ -24,7 +24,7 @@ class ScannerStatusResource:
     def __init__(self, services: Services):
         self.services = services
 
-    @api_spec.validate(tags=["events"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["events"], resp=Documented(HTTP_200=r.ScannerStatus))
     async def on_get(self, req, resp):
         """The event scanner's state: scans, events emitted, detected state, cooldown timers.
 
@@ -53,7 +53,7 @@ class ScannerStatusResource:
 class WebhookEventTypesResource:
     public = True  # the list is public; with a key, `receivable` says which types your tier may receive
 
-    @api_spec.validate(tags=["events"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["events"], resp=Documented(HTTP_200=r.EventTypes))
     async def on_get(self, req, resp):
         """The event types: names, descriptions, minimum tier, urgency, cooldown and rule of each.
 

@@ -23,12 +23,12 @@ from datetime import timedelta
 from falcon.asgi import SSEvent
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
-from spectree import Response
 
+from api import response_docs_routes as r
 from api.errors import APIError, invalid, tier_required
 from api.event_fanout import EventFanout, ReaderUnavailable, RedisGate, StreamEvent
 from api.schemas import EventStreamQuery
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.events.types import EVENT_TYPES, OWNER_ONLY, TIERS, types_for
 from warehouse import keys
 from warehouse.events import seq_of
@@ -148,7 +148,7 @@ class EventStreamResource:
         self.fanout, self.slots, self.heartbeat_s, self.retry_ms = fanout, slots, heartbeat_s, retry_ms
 
     @api_spec.validate(query=EventStreamQuery, tags=["events"],
-                       resp=Response("HTTP_200", "HTTP_403", "HTTP_422", "HTTP_429", "HTTP_503"))
+                       resp=Documented("HTTP_200", "HTTP_403", "HTTP_422", "HTTP_429", "HTTP_503"))
     async def on_get(self, req, resp):
         """The live event stream (`text/event-stream`). The first message is `retry: <ms>` with the comment
         `: connected`; then each event is one message, `id: <seq>-0` and `data: <the event as JSON>` (id, type,
@@ -212,7 +212,7 @@ class EventStatusResource:
     def __init__(self, log: AsyncEventLog, slots: ConnectionSlots, clock):
         self.log, self.slots, self.clock = log, slots, clock
 
-    @api_spec.validate(tags=["events"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["events"], resp=Documented(HTTP_200=r.EventStatus))
     async def on_get(self, req, resp):
         """The event types the caller may receive (anonymous: the free tier's), open streams in total, events in
         the last 24 hours of the market clock by type (from the event log), and with a key the agent's own open

@@ -3,14 +3,13 @@ accuracy. Each answers the copy the pipeline published (assets/regime.py, assets
 assets/predictions.py), charged by its item in the price list (charging/prices.py PRODUCT_PRICES)."""
 from __future__ import annotations
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.errors import invalid
 from api.middleware import require_tier
 from api.product_queries import ProductQueries
 from api.responses import send_json
 from api.schemas import AccuracyQuery, ParallelsQuery, PredictionsQuery, TrackRecordQuery
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.parallels import select
 from intel.predictions.published import accuracy_for, predictions_product, track_record
 from intel.predictions.questions import CATEGORIES
@@ -29,7 +28,8 @@ class _ProductRoute:
 
 class RegimeResource(_ProductRoute):
     @api_spec.validate(tags=["trading"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_429", "HTTP_503"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_429", "HTTP_503",
+                                       HTTP_200=r.TradingRegime))
     async def on_get(self, req, resp):
         """The market regime (institutional tier): today's state with its probabilities and drivers (the same
         classifier as `market_regime` and the pulse), the empirical transition matrix between regimes over a
@@ -47,7 +47,8 @@ class PredictionsResource(_ProductRoute):
     accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
 
     @api_spec.validate(query=PredictionsQuery, tags=["predictions"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",
+                                       HTTP_200=r.Predictions))
     async def on_get(self, req, resp):
         """The prediction record, newest first: each prediction (the series, comparison, threshold, horizon,
         issuer, category, inputs' as-of dates and a calibrated probability) with its place in the hash chain
@@ -67,7 +68,8 @@ class AccuracyResource(_ProductRoute):
     accepts_l402 = True
 
     @api_spec.validate(query=AccuracyQuery, tags=["predictions"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",
+                                       HTTP_200=r.PredictionAccuracy))
     async def on_get(self, req, resp):
         """Accuracy of the resolved predictions, by origin (live, backtest) and by category: counts, hit rate,
         Brier score, the base-rate (climatology) Brier score and the Brier skill score against it, log loss,
@@ -86,7 +88,8 @@ class ParallelsResource(_ProductRoute):
     accepts_l402 = True
 
     @api_spec.validate(query=ParallelsQuery, tags=["intelligence"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",
+                                       HTTP_200=r.Parallels))
     async def on_get(self, req, resp):
         """Ranked historical parallels: today's market state (from the warehouse, at the market clock) against
         30 curated episodes from 1929 to 2024, on standardized features (equity drawdown and trend, valuation,
@@ -109,7 +112,8 @@ class TrackRecordResource(_ProductRoute):
     accepts_l402 = True
 
     @api_spec.validate(query=TrackRecordQuery, tags=["intelligence"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",
+                                       HTTP_200=r.TrackRecord))
     async def on_get(self, req, resp):
         """The live prediction record, queryable: the predictions of a `category`, at least `min_confidence`
         sure of the side they favour (max(p, 1 - p)), issued within `days_back` days of the market clock, open

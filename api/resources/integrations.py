@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from spectree import Response
 
+from api import response_docs_agents as agents
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.integrations import frameworks
 from intel.integrations.tools import (
     TIERS,
@@ -21,7 +21,6 @@ from intel.integrations.tools import (
 )
 from intel.registry import Module
 
-RESPONSES = Response("HTTP_200", "HTTP_401", "HTTP_422")
 TIER_TEXT = "Tools visible at this tier; default: your key's tier, free without a key"
 
 
@@ -50,7 +49,8 @@ class _ToolsRoute:
 
 
 class FunctionCallingToolsResource(_ToolsRoute):
-    @api_spec.validate(query=IntegrationsQuery, tags=["integrations"], resp=RESPONSES)
+    @api_spec.validate(query=IntegrationsQuery, tags=["integrations"],
+                       resp=Documented("HTTP_401", "HTTP_422", HTTP_200=agents.FunctionCallingTools))
     async def on_get(self, req, resp):
         """Chat-completions `tools` definitions (type, function name, description with the price, JSON-Schema
         parameters from the REST routes' own request models) for the tools a tier sees: 4 at free (get_pulse,
@@ -63,7 +63,8 @@ class FunctionCallingToolsResource(_ToolsRoute):
 
 
 class FunctionCallingConfigResource(_ToolsRoute):
-    @api_spec.validate(query=IntegrationsQuery, tags=["integrations"], resp=RESPONSES)
+    @api_spec.validate(query=IntegrationsQuery, tags=["integrations"],
+                       resp=Documented("HTTP_401", "HTTP_422", HTTP_200=agents.FunctionCallingConfig))
     async def on_get(self, req, resp):
         """Everything to wire the service into a chat-completions model: the tools your tier sees, their routes, a
         system prompt, and Python (`openai` and `httpx`) that runs the tool-calling loop against this service."""
@@ -72,7 +73,8 @@ class FunctionCallingConfigResource(_ToolsRoute):
 
 
 class ChainConfigResource(_ToolsRoute):
-    @api_spec.validate(query=IntegrationsQuery, tags=["integrations"], resp=RESPONSES)
+    @api_spec.validate(query=IntegrationsQuery, tags=["integrations"],
+                       resp=Documented("HTTP_401", "HTTP_422", HTTP_200=agents.ChainConfig))
     async def on_get(self, req, resp):
         """An agent toolkit: one structured tool per visible tool (name, description, JSON-Schema `args_schema`,
         route) and Python that turns them into LangChain-style `StructuredTool`s calling this service."""
@@ -81,7 +83,8 @@ class ChainConfigResource(_ToolsRoute):
 
 
 class CrewConfigResource(_ToolsRoute):
-    @api_spec.validate(query=IntegrationsQuery, tags=["integrations"], resp=RESPONSES)
+    @api_spec.validate(query=IntegrationsQuery, tags=["integrations"],
+                       resp=Documented("HTTP_401", "HTTP_422", HTTP_200=agents.CrewConfig))
     async def on_get(self, req, resp):
         """Crew agent templates (a macro strategist, a risk manager, a crypto analyst: role, goal, backstory,
         tools), their tasks, the configuration of the tools they use (those your tier sees), and Python that builds

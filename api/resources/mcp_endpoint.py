@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from spectree import Response
 
+from api import response_docs_agents as agents
 from api.errors import APIError
 from api.mcp.calls import Caller
 from api.mcp.server import (
@@ -26,7 +26,7 @@ from api.mcp.server import (
 from api.mcp.tools import tier_counts, visible
 from api.payment_errors import REGISTER
 from api.resources.mcp_info import AUTH, SERVER_CARD_PATHS, TRANSPORT
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 
 METHODS = ("initialize", "notifications/initialized", "ping", "tools/list", "tools/call")
 ACCEPTED = b"application/json, text/event-stream"
@@ -83,7 +83,7 @@ class MCPResource:
     def __init__(self, endpoint: MCPEndpoint):
         self.endpoint = endpoint
 
-    @api_spec.validate(tags=["mcp"], resp=Response("HTTP_200", "HTTP_405"))
+    @api_spec.validate(tags=["mcp"], resp=Documented("HTTP_405", HTTP_200=agents.MCPManifest))
     async def on_get(self, req, resp):
         """The MCP server manifest: name, version, protocol version, transport, the tools your tier sees (all of
         them with a key of the tier that lists them), the total, your tier, how to authenticate and register.
@@ -101,8 +101,8 @@ class MCPResource:
                       "server_card": SERVER_CARD_PATHS[0], "register": REGISTER}
 
     @api_spec.validate(json=JSONRPCBody, headers=MCPHeaders, tags=["mcp"], skip_validation=True,
-                       resp=Response(HTTP_200=JSONRPCAnswer, HTTP_202=None, HTTP_400=TransportError,
-                                     HTTP_401=None, HTTP_413=TransportError, HTTP_415=TransportError, HTTP_503=None))
+                       resp=Documented(HTTP_200=JSONRPCAnswer, HTTP_202=None, HTTP_400=TransportError, HTTP_401=None,
+                                       HTTP_413=TransportError, HTTP_415=TransportError, HTTP_503=None))
     async def on_post(self, req, resp):
         """MCP over streamable HTTP (JSON-RPC 2.0; protocol 2025-03-26 and newer; server version 1.0.0; stateless:
         no session id, every POST stands alone). `initialize` negotiates the version; `tools/list` lists the tools

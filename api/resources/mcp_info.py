@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from spectree import Response
-
+from api import response_docs_agents as agents
 from api.mcp.server import (
     INSTRUCTIONS,
     MCP_PATH,
@@ -21,7 +20,7 @@ from api.mcp.tools import TIERS, tier_counts, visible
 from api.metrics import PROCESS_STARTED
 from api.resources.discovery import bounded
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 
 SERVER_CARD_PATHS = ("/mcp/server-card.json", "/.well-known/mcp/server-card.json", "/.well-known/mcp.json")
 HEALTH_PATHS = ("/mcp/health", "/health/mcp")
@@ -42,7 +41,7 @@ class MCPHealthResource:
         self.endpoint = endpoint
         self.services = services
 
-    @api_spec.validate(tags=["mcp"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["mcp"], resp=Documented(HTTP_200=agents.MCPHealth))
     async def on_get(self, req, resp):
         """Always 200: `status` is `up` when the MCP server answers a real `tools/list` through its transport
         and Redis answers a ping, else `down`, with each check and the gateway's uptime. The checks run at once,
@@ -64,7 +63,7 @@ class ServerCardResource:
     def __init__(self, endpoint: MCPEndpoint):
         self.endpoint = endpoint
 
-    @api_spec.validate(tags=["mcp"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["mcp"], resp=Documented(HTTP_200=agents.MCPServerCard))
     async def on_get(self, req, resp):
         """The MCP server card (SEP-1649/SEP-2127 discovery): server info, the transport endpoint, capabilities,
         authentication and a summary of the tools by tier."""

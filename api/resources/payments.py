@@ -4,15 +4,14 @@ from __future__ import annotations
 import asyncio
 import re
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.errors import APIError, invalid
 from api.middleware import require_agent
 from api.money_schemas import InvoiceBody
 from api.resources.plans import tier_prices
 from api.schemas import PAYMENT_HASH_PATTERN
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from charging.invoices import invoice_body
 from warehouse.ledger.tiers import RANK
 
@@ -24,7 +23,7 @@ class CreateInvoiceResource:
         self.services = services
 
     @api_spec.validate(json=InvoiceBody, tags=["payments"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_409", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_409", "HTTP_422", HTTP_200=r.InvoiceCreated))
     async def on_post(self, req, resp):
         """Create a Lightning invoice for a credit purchase or a tier upgrade.
 
@@ -65,7 +64,7 @@ class VerifyPaymentResource:
     def __init__(self, services: Services):
         self.services = services
 
-    @api_spec.validate(tags=["payments"], resp=Response("HTTP_200", "HTTP_404", "HTTP_422"))
+    @api_spec.validate(tags=["payments"], resp=Documented("HTTP_404", "HTTP_422", HTTP_200=r.PaymentStatus))
     async def on_get(self, req, resp, payment_hash: str):
         """Whether the invoice with this `payment_hash` (8-128 letters, digits or hyphens) is settled.
 

@@ -6,14 +6,13 @@ import asyncio
 from dataclasses import asdict
 from datetime import timedelta
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.errors import APIError, invalid
 from api.middleware import require_agent
 from api.money_schemas import PlanBody
 from api.payment_errors import TOPUP, unpaid_meta
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from charging.prices import MODULE_PRICES
 from marketintel.settings import Settings
 from warehouse.ledger import PlanRefused, Plans, TierPrice
@@ -63,7 +62,7 @@ class _PlanRoute:
 
 
 class CommitmentPlansResource(_PlanRoute):
-    @api_spec.validate(tags=["plans"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["plans"], resp=Documented("HTTP_401", HTTP_200=r.CommitmentPlans))
     async def on_get(self, req, resp):
         """Volume commitments: prepaid query credits at a 20-40% discount.
 
@@ -78,7 +77,7 @@ class CommitmentPlansResource(_PlanRoute):
 
 class CommitmentActivateResource(_PlanRoute):
     @api_spec.validate(json=PlanBody, tags=["plans"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", HTTP_200=r.CommitmentActivated))
     async def on_post(self, req, resp):
         """Activate a commitment plan (`{"plan": "starter"}`), paid from the balance in the same transaction
         that adds the credits: either both happen or neither. 402 `insufficient_balance` when the balance is
@@ -95,7 +94,7 @@ class CommitmentActivateResource(_PlanRoute):
 
 
 class CommitmentStatusResource(_PlanRoute):
-    @api_spec.validate(tags=["plans"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["plans"], resp=Documented("HTTP_401", HTTP_200=r.CommitmentStatus))
     async def on_get(self, req, resp):
         """Your commitment credits: whether any are usable, how many sats are left and until when, what you
         bought and paid in total, and the last 20 activations."""
@@ -106,7 +105,7 @@ class CommitmentStatusResource(_PlanRoute):
 class SubscriptionPlansResource(_PlanRoute):
     public = True  # interface.md: no credential needed
 
-    @api_spec.validate(tags=["plans"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["plans"], resp=Documented(HTTP_200=r.SubscriptionPlans))
     async def on_get(self, req, resp):
         """Subscription plans (no key needed): a base allocation per period plus burst credits.
 
@@ -124,7 +123,7 @@ class SubscriptionPlansResource(_PlanRoute):
 
 class SubscribeResource(_PlanRoute):
     @api_spec.validate(json=PlanBody, tags=["plans"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_409", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_409", "HTTP_422", HTTP_200=r.Subscribed))
     async def on_post(self, req, resp):
         """Subscribe to, or renew, a plan (`{"plan": "basic"}`), paid from the balance in the same
         transaction that grants the credits. 402 `insufficient_balance` when the balance is below the price
@@ -142,7 +141,7 @@ class SubscribeResource(_PlanRoute):
 
 
 class SubscriptionStatusResource(_PlanRoute):
-    @api_spec.validate(tags=["plans"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["plans"], resp=Documented("HTTP_401", HTTP_200=r.SubscriptionStatus))
     async def on_get(self, req, resp):
         """Your subscription: plan, whether it is active, when it started and ends, periods paid, and the
         allocation and burst credits left (with whether each is usable now)."""

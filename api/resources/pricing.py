@@ -1,11 +1,10 @@
 """GET /api/v1/pricing: what everything costs and how to pay, from the one price list (charging/prices.py)."""
 from __future__ import annotations
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.resources.plans import POOL_ORDER_TEXT, commitment_listing, subscription_listing, tier_prices
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from charging.prices import MODULE_PRICES, TIER_NAMES
 from charging.service import ORDER_TEXT
 from intel.registry import Module
@@ -26,7 +25,7 @@ class PricingResource:
         self.registry = registry
         self.plans = plans
 
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=r.Pricing))
     async def on_get(self, req, resp):
         """Pay-per-use pricing: per-query prices by tier, the free allowance, the other priced items (ask by
         depth, the full catalog without a key), and both ways to pay (a prepaid balance, or per request with

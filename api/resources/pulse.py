@@ -1,11 +1,10 @@
 """GET /api/v1/pulse: the free cross-market snapshot, rebuilt by the pipeline about every 2 minutes."""
 from __future__ import annotations
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.pulse_queries import PulseQueries
 from api.responses import send_json
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 
 
 class PulseResource:
@@ -14,7 +13,7 @@ class PulseResource:
     def __init__(self, pulse: PulseQueries):
         self.pulse = pulse
 
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_429", "HTTP_503"))
+    @api_spec.validate(tags=["discovery"], resp=Documented("HTTP_429", "HTTP_503", HTTP_200=r.Pulse))
     async def on_get(self, req, resp):
         """Free cross-market pulse: regime with rationale, signals for equities, bonds, crypto, volatility and
         FX with cross-market context, breaking-correlation alerts, composite score (-100..+100), premium

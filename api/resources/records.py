@@ -11,10 +11,10 @@ from typing import Literal
 
 import orjson
 from pydantic import BaseModel, Field
-from spectree import Response
 
+from api import response_docs_routes as r
 from api.middleware import require_agent
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.hash_chain import (
     CANONICAL_RULE,
     GENESIS,
@@ -62,7 +62,7 @@ class SigningKeyResource:
         }
 
     # In the OpenAPI document (api/spec.py gives the escaped dots of its path back), with its one status.
-    @api_spec.validate(tags=["predictions"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["predictions"], resp=Documented(HTTP_200=r.SigningKey))
     async def on_get(self, req, resp):
         """The service's Ed25519 public key (raw, hex and base64), its key id, and the rules of the prediction
         record: canonical serialization, hashing, the signed head message, and how to verify step by step; how
@@ -79,7 +79,8 @@ class ChainExportResource:
     def __init__(self, records: Records):
         self.records = records
 
-    @api_spec.validate(query=ChainQuery, tags=["predictions"], resp=Response("HTTP_200", "HTTP_401", "HTTP_422"))
+    @api_spec.validate(query=ChainQuery, tags=["predictions"],
+                       resp=Documented("HTTP_401", "HTTP_422", HTTP_200=r.ChainExport))
     async def on_get(self, req, resp):
         require_agent(req)
         query = req.context.query

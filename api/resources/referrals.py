@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import asyncio
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.middleware import require_agent
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from warehouse.ledger import REFERRAL_PERCENT, Referrals
 
 RULES = (f"You earn {REFERRAL_PERCENT}% of the sats each agent you referred spends per request (from its balance, "
@@ -18,7 +17,7 @@ RULES = (f"You earn {REFERRAL_PERCENT}% of the sats each agent you referred spen
 
 
 class ReferralCodeResource:
-    @api_spec.validate(tags=["referrals"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["referrals"], resp=Documented("HTTP_401", HTTP_200=r.ReferralCode))
     async def on_get(self, req, resp):
         """Your referral code and how to share it."""
         agent = require_agent(req)
@@ -36,7 +35,7 @@ class ReferralStatsResource:
     def __init__(self, referrals: Referrals):
         self.referrals = referrals
 
-    @api_spec.validate(tags=["referrals"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["referrals"], resp=Documented("HTTP_401", HTTP_200=r.ReferralStats))
     async def on_get(self, req, resp):
         """Agents you referred, sats earned (net of rewards taken back by refunds), their rewarded spend, and
         the referral credits you have available."""
@@ -48,7 +47,7 @@ class ReferralCreditsResource:
     def __init__(self, referrals: Referrals):
         self.referrals = referrals
 
-    @api_spec.validate(tags=["referrals"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["referrals"], resp=Documented("HTTP_401", HTTP_200=r.ReferralCredits))
     async def on_get(self, req, resp):
         """Your available referral credits in sats (they pay for queries, see /api/v1/pricing `pool_order`)."""
         agent = require_agent(req)

@@ -1,10 +1,9 @@
 """GET /api/v1/sampling/status: which modules the caller has tried today, and the free queries left."""
 from __future__ import annotations
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.registry import Module
 
 
@@ -14,7 +13,7 @@ class SamplingStatusResource:
         self.services = services
         self.registry = registry
 
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200", "HTTP_401"))
+    @api_spec.validate(tags=["discovery"], resp=Documented("HTTP_401", HTTP_200=r.SamplingStatus))
     async def on_get(self, req, resp):
         """Which modules you have queried today (UTC day of the market clock) and how many free queries each
         has left. With your key it counts your agent's queries; without one, those from your client address.

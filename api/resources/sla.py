@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import time
 
-from spectree import Response
-
 from api import metrics
+from api import response_docs_routes as r
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from warehouse import status
 from warehouse.cache import AsyncServingCache
 
@@ -44,7 +43,7 @@ class SLAResource:
         self.services = services
         self.serving = serving
 
-    @api_spec.validate(tags=["discovery"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=r.ServiceLevels))
     async def on_get(self, req, resp):
         """Service levels, measured: `uptime` (since the oldest live API worker started; workers record
         their OS start time in Redis), `latency_ms` p50/p95/p99 over the last hour (from every worker's

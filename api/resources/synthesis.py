@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import re
 
-from spectree import Response
-
+from api import response_docs_shapes as shapes
 from api.errors import invalid
 from api.responses import send_json
 from api.schemas import IDEMPOTENCY_KEY_PATTERN, SYNTHESIS_REQUEST_ID_PATTERN, AskBody
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from api.synthesis_queries import Answer, SynthesisQueries
 from charging.prices import ASK_PRICES
 
@@ -59,7 +58,8 @@ class _Ask:
         send_answer(resp, self.queries.answer(record, replay))
 
 
-RESPONSES = Response("HTTP_200", "HTTP_202", "HTTP_401", "HTTP_402", "HTTP_409", "HTTP_422", "HTTP_500", "HTTP_503")
+RESPONSES = Documented("HTTP_401", "HTTP_402", "HTTP_409", "HTTP_422", "HTTP_500", "HTTP_503",
+                       HTTP_200=shapes.SynthesisResult, HTTP_202=shapes.SynthesisQueued)
 
 
 class AskResource(_Ask):
@@ -95,8 +95,9 @@ class SynthesisResultResource:
     def __init__(self, queries: SynthesisQueries):
         self.queries = queries
 
-    @api_spec.validate(tags=["intelligence"], resp=Response("HTTP_200", "HTTP_202", "HTTP_401", "HTTP_404", "HTTP_422",
-                                                            "HTTP_500"))
+    @api_spec.validate(tags=["intelligence"],
+                       resp=Documented("HTTP_401", "HTTP_404", "HTTP_422", "HTTP_500",
+                                       HTTP_200=shapes.SynthesisResult, HTTP_202=shapes.SynthesisQueued))
     async def on_get(self, req, resp, request_id: str):
         """The result of a queued ask or content piece: 202 with its `status` (queued, running) while it runs,
         200 with the result once done, 500 `synthesis_failed` with `refunded: true` when it failed for good (its

@@ -1,11 +1,10 @@
 """GET /api/v1/templates: pre-built agent templates (intel/integrations/templates.py) priced by the price list."""
 from __future__ import annotations
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.resources.integrations import base_url
 from api.services import Services
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.integrations.templates import template_listing
 from intel.registry import Module
 
@@ -18,7 +17,7 @@ class TemplatesResource:
         self.registry = registry
         self.module_prices = {name: services.prices.module(name).price_sats for name in registry}
 
-    @api_spec.validate(tags=["integrations"], resp=Response("HTTP_200"))
+    @api_spec.validate(tags=["integrations"], resp=Documented(HTTP_200=r.Templates))
     async def on_get(self, req, resp):
         """Pre-built agent templates (macro risk monitor, rates watcher, crypto desk, daily briefing bot, ticker
         analyst): each with the modules it reads and how often, Python that runs one check, instructions, and its

@@ -2,19 +2,18 @@
 strategy and minimum edge for the request, charged as `product:trading_signals` in the price list."""
 from __future__ import annotations
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.middleware import require_tier
 from api.resources.foresight import _ProductRoute
 from api.schemas import TradingSignalsQuery
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.signals.product import NAME, select
 
 
 class TradingSignalsResource(_ProductRoute):
     @api_spec.validate(query=TradingSignalsQuery, tags=["trading"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_429",
-                                     "HTTP_503"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_429", "HTTP_503",
+                                       HTTP_200=r.TradingSignals))
     async def on_get(self, req, resp):
         """Trading signals (institutional tier) from four rule-based strategies: `fed_macro` (policy path, curve,
         inflation and growth momentum), `crypto` (bitcoin trend, volatility and liquidity), `convergence` (six

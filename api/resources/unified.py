@@ -2,12 +2,11 @@
 in the API from one read of the published copies (api/synthesis_queries.py UnifiedQueries), not on RQ."""
 from __future__ import annotations
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.middleware import require_tier
 from api.responses import send_json
 from api.schemas import UnifiedQuery
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from api.synthesis_queries import UnifiedQueries
 from charging.prices import UNIFIED_PRICES, UNIFIED_REASON
 
@@ -17,7 +16,8 @@ class UnifiedResource:
         self.queries = queries
 
     @api_spec.validate(query=UnifiedQuery, tags=["intelligence"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_503"))
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_503",
+                                       HTTP_200=r.UnifiedContext))
     async def on_get(self, req, resp):
         require_tier(req, "institutional", "Unified context")
         query: UnifiedQuery = req.context.query

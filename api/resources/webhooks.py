@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from spectree import Response
-
+from api import response_docs_routes as r
 from api.errors import APIError, invalid, tier_required
 from api.middleware import require_agent
 from api.schemas import WebhookDeliveriesQuery, WebhookSubscribeBody, WebhookUnsubscribeQuery
-from api.spec import api_spec
+from api.spec import Documented, api_spec
 from intel.events.types import EVENT_TYPES
 from jobs.webhooks import BACKOFF_FIRST, BACKOFF_MAX, BODY_CAP
 from marketintel.ssrf import RefusedURL, checked_target
@@ -43,7 +42,7 @@ class WebhookSubscribeResource:
         self.webhooks, self.allow_private, self.timeout_s = webhooks, allow_private, timeout_s
 
     @api_spec.validate(json=WebhookSubscribeBody, tags=["webhooks"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_403", "HTTP_409", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_403", "HTTP_409", "HTTP_422", HTTP_200=r.WebhookSubscribed))
     async def on_post(self, req, resp):
         """Subscribe one event type to a callback URL. The answer carries the subscription id and its signing
         secret (`whsec_...`), shown this once: keep it to verify deliveries. 422 for an unknown event type or a
@@ -82,7 +81,7 @@ class WebhookUnsubscribeResource:
         self.webhooks = webhooks
 
     @api_spec.validate(query=WebhookUnsubscribeQuery, tags=["webhooks"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_404", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_404", "HTTP_422", HTTP_200=r.WebhookUnsubscribed))
     async def on_delete(self, req, resp):
         """Remove a subscription, named by the query parameter `subscription_id` (the id POST
         /api/v1/webhooks/subscribe returned), with its pending and past deliveries. 404 when you have no
@@ -99,7 +98,7 @@ class WebhookDeliveriesResource:
         self.webhooks, self.timeout_s = webhooks, timeout_s
 
     @api_spec.validate(query=WebhookDeliveriesQuery, tags=["webhooks"],
-                       resp=Response("HTTP_200", "HTTP_401", "HTTP_422"))
+                       resp=Documented("HTTP_401", "HTTP_422", HTTP_200=r.WebhookDeliveries))
     async def on_get(self, req, resp):
         """Your recent deliveries, newest first (`limit` 1-200, default 50), to every kind of target: `kind`
         `subscription` (a webhook subscription), `alert` (an alert's callback_url), `package_webhook` or
