@@ -4,6 +4,7 @@ chosen by `module`; each MCP module tool carries its own, self-contained, as `ou
 from __future__ import annotations
 
 import copy
+import functools
 
 from api.response_docs_shapes import ModuleResult
 from intel.fields import data_schema, dictionary
@@ -20,6 +21,7 @@ def typed(envelope: dict, module: str) -> dict:
     return schema
 
 
+@functools.cache
 def output_schema(module: str) -> dict:
     return typed(ModuleResult.model_json_schema(mode="serialization"), module)
 

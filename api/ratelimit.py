@@ -140,6 +140,12 @@ class KeyBudgets:
     async def refused(self, payer: Payer, taken: Window) -> APIError:
         return await _refused(self.limiter, self.full, taken, self._scope(payer))
 
+    async def take(self, payer: Payer, cost: int = 1) -> None:
+        """`cost` queries from the caller's window; 429 when it is full."""
+        taken = self.window(payer, cost)
+        if not await self.limiter.hit(taken.item, *taken.identifiers, cost=taken.cost):
+            raise await self.refused(payer, taken)
+
     @staticmethod
     def _scope(payer: Payer) -> str:
         return "API key" if payer.agent else "client address without a key"
@@ -148,10 +154,7 @@ class KeyBudgets:
         cost_of = next((cost for guarded, cost in self.guarded if guarded is resource), False)
         if cost_of is False:
             return
-        payer = req.context.payer
-        taken = self.window(payer, await cost_of(req) if cost_of else 1)
-        if not await self.limiter.hit(taken.item, *taken.identifiers, cost=taken.cost):
-            raise await self.refused(payer, taken)
+        await self.take(req.context.payer, await cost_of(req) if cost_of else 1)
 
 
 async def batch_cost(req) -> int:

@@ -21,6 +21,7 @@ from rq import Callback, Retry
 from rq.job import Job, JobStatus
 
 from api.errors import APIError
+from api.schemas import AskBody
 from api.services import Services
 from api.usage import UsageRecorder
 from charging.attempt import Attempt, Charge, Payer
@@ -128,6 +129,15 @@ class SynthesisQueries:
                             result_ttl=0, failure_ttl=settings.synthesis_result_ttl_s)
 
     # --- waiting and reading back -----------------------------------------------------------------------------
+
+    async def ask(self, payer: Payer, request_id: str, body: AskBody, idempotency_key: str | None = None,
+                  wait: bool = True) -> Answer:
+        """An ask, charged by its depth and queued, and its answer once the job ends or the depth's window closes
+        (at once without `wait`)."""
+        request_id, replay = await self.submit(payer, request_id, "ask", self.services.prices.ask(body.depth),
+                                               {"question": body.question, "depth": body.depth}, idempotency_key)
+        window = getattr(self.services.settings, f"ask_window_{body.depth}_s") if wait else 0
+        return self.answer(await self.wait(request_id, window), replay)
 
     async def wait(self, request_id: str, window_s: float) -> JobRecord | None:
         """The record once its job ends, or as it stands when the window closes (a blocking pop, no polling)."""

@@ -105,22 +105,16 @@ class ToolCalls:
                                        "price_sats": 0, "charged_sats": 0, "request_id": request_id}})
 
     async def _ask(self, caller: Caller, request_id: str, tool: ToolSpec, body: AskBody) -> bytes:
-        item = self.services.prices.ask(body.depth)
-        request_id, replay = await self.synthesis.submit(caller.payer, request_id, "ask", item,
-                                                         {"question": body.question, "depth": body.depth})
-        record = await self.synthesis.wait(request_id, getattr(self.services.settings, f"ask_window_{body.depth}_s"))
-        answer = self.synthesis.answer(record, replay)
+        answer = await self.synthesis.ask(caller.payer, request_id, body)
         if answer.status >= 400:  # failed for good, its charge refunded: the body says so
             raise APIError(answer.status, "synthesis_failed", orjson.loads(answer.body)["error"]["message"],
                            meta=orjson.loads(answer.body).get("_meta"), request_id=request_id)
         return answer.body  # 200: the answer; 202: its request id and the REST path to poll with the same key
 
     async def _parallels(self, caller: Caller, request_id: str, tool: ToolSpec, query: ParallelsQuery) -> bytes:
-        budgets, payer = self.modules.budgets, caller.payer
-        taken = budgets.window(payer)  # the caller's per-key query budget, as the REST route's guard takes it
-        if not await budgets.limiter.hit(taken.item, *taken.identifiers, cost=taken.cost):
-            raise await budgets.refused(payer, taken)
-        served = await self.products.serve(payer, request_id, "parallels", self.services.prices.product("parallels"),
+        await self.modules.budgets.take(caller.payer)  # the per-key budget, as the REST route's guard takes it
+        item = self.services.prices.product("parallels")
+        served = await self.products.serve(caller.payer, request_id, "parallels", item,
                                            lambda payload: select(payload, query.tags, query.top_n))
         await self.products.usage.gate_taken(served.gate_taken)
         return served.body

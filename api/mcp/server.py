@@ -26,7 +26,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 
 from api.errors import tier_required
 from api.mcp.calls import Caller, ToolCalls, api_error_result
-from api.mcp.tools import TIERS, ToolSpec, visible
+from api.mcp.tools import ToolSpec, visible
 from charging.attempt import Payer
 
 SERVER_NAME = "marketintel"
@@ -84,13 +84,17 @@ class CounterOfferOldVersions:
 
 
 def build_server(tools: dict[str, ToolSpec], calls: ToolCalls) -> Server:
-    # each tier's listing dumped once as the SDK dumps a result model (it shapes the dump to the caller's version):
-    # the catalog is fixed at start-up, and a premium listing is 73 tools (49 KB)
-    listings = {tier: types.ListToolsResult(tools=[as_mcp_tool(t) for t in visible(tools, tier)]).model_dump(
-        mode="json", by_alias=True, exclude_none=True) for tier in TIERS}
+    # each tier's listing dumped as the SDK dumps a result model (it shapes the dump to the caller's version), once,
+    # at its first call: the catalog is fixed at start-up, and a premium listing is 73 tools with their output
+    # schemas (about 0.8 MB)
+    listings: dict[str, dict] = {}
 
     async def list_tools(ctx, params) -> dict:
-        return dict(listings[caller_of(ctx).tier])
+        tier = caller_of(ctx).tier
+        if tier not in listings:
+            listings[tier] = types.ListToolsResult(tools=[as_mcp_tool(t) for t in visible(tools, tier)]).model_dump(
+                mode="json", by_alias=True, exclude_none=True)
+        return dict(listings[tier])
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult | dict:
         tool = tools.get(params.name)

@@ -48,14 +48,8 @@ class _Ask:
         self.queries = queries
 
     async def _ask(self, req, resp) -> None:
-        body: AskBody = req.context.json
-        settings = self.queries.services.settings
-        request_id, replay = await self.queries.submit(
-            req.context.payer, req.context.request_id, "ask", self.queries.services.prices.ask(body.depth),
-            {"question": body.question, "depth": body.depth}, idempotency_key(req))
-        window = getattr(settings, f"ask_window_{body.depth}_s") if self.wait_for_answer else 0
-        record = await self.queries.wait(request_id, window)
-        send_answer(resp, self.queries.answer(record, replay))
+        send_answer(resp, await self.queries.ask(req.context.payer, req.context.request_id, req.context.json,
+                                                 idempotency_key(req), self.wait_for_answer))
 
 
 RESPONSES = Documented("HTTP_401", "HTTP_402", "HTTP_409", "HTTP_422", "HTTP_500", "HTTP_503",
