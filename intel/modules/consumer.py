@@ -8,7 +8,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth, signed
-from intel.modules._macro_b import Monthly, aligned, month_obs, monthly, trim_to_last_finite
+from intel.modules._monthly import Monthly, aligned, month_obs, monthly, trim_to_last_finite
 from intel.registry import Module, register
 
 NAME = "consumer"

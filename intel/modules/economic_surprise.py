@@ -11,7 +11,7 @@ from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth
-from intel.modules._macro_b import month_obs, monthly, winsorized
+from intel.modules._monthly import month_obs, monthly, winsorized
 from intel.registry import Module, register
 
 NAME = "economic_surprise"

@@ -9,8 +9,8 @@ import numpy as np
 from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules import _macro_a as macro
 from intel.modules._common import fig, growth, month_grid, month_label
+from intel.modules._labor import growth_stats, month_pct_change, rolling_mean, zscore_last
 from intel.registry import Module, register
 
 NAME = "growth"
@@ -25,11 +25,11 @@ HISTORY_MONTHS = 120
 
 def _monthly_component(frames: Frames, sid: str) -> tuple[dict, float | None, float | None]:
     """Growth figures for one monthly series, and its 3m-annualised z-score now and three months earlier."""
-    stats = macro.growth_stats(frames, sid)
+    stats = growth_stats(frames, sid)
     _, grid = month_grid(frames.get(sid))
     ann3 = growth(grid, 3, annualize=True)[-HISTORY_MONTHS:]
-    z_now = macro.zscore_last(ann3)
-    z_before = macro.zscore_last(ann3[:-3]) if len(ann3) > 3 else None
+    z_now = zscore_last(ann3)
+    z_before = zscore_last(ann3[:-3]) if len(ann3) > 3 else None
     with prov.about(frames, sid):
         stats["annualized_3m_zscore_10y"] = env.rnd(z_now, 2, "z-score of the 3-month annualized rate over 10 years")
     return stats, z_now, z_before
@@ -37,7 +37,7 @@ def _monthly_component(frames: Frames, sid: str) -> tuple[dict, float | None, fl
 
 def _cfnai(frames: Frames, sid: str = "CFNAI") -> tuple[dict, float | None, float | None]:
     start, grid = month_grid(frames.get(sid))
-    ma3 = macro.rolling_mean(grid, 3, 3)
+    ma3 = rolling_mean(grid, 3, 3)
     now, before = ma3[-1], (ma3[-4] if len(ma3) > 3 else np.nan)
     with prov.about(frames, sid):
         out = {"period": month_label(start + len(grid) - 1), "level": env.level(frames, sid, 2),
@@ -60,7 +60,7 @@ def _gdp(frames: Frames, sid: str = "GDPC1") -> tuple[dict, np.ndarray]:
                "qoq_annualized_pct": env.rnd(qoq[-1], 2, "change from the quarter before, annualized, percent"),
                "prior_qoq_annualized_pct": env.rnd(qoq[-4] if len(qoq) > 3 else None, 2,
                                                    "annualized quarterly change one quarter earlier, percent"),
-               "yoy_pct": macro.month_pct_change(frames, sid, 12, 2, "percent change from 4 quarters earlier")}
+               "yoy_pct": month_pct_change(frames, sid, 12, 2, "percent change from 4 quarters earlier")}
     history = qoq[-HISTORY_MONTHS:]
     return out, history[np.isfinite(history)]
 

@@ -10,7 +10,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth, signed
-from intel.modules._macro_b import Monthly, asof_values, month_obs, monthly
+from intel.modules._monthly import Monthly, asof_values, month_obs, monthly
 from intel.registry import Module, register
 
 NAME = "housing"

@@ -10,8 +10,8 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules import _macro_a as macro
 from intel.modules._common import fig, month_grid, month_label, move_word
+from intel.modules._labor import CLAIMS_RISE_ALERT_PCT, SAHM_TRIGGER_PP, claims_profile, month_change, month_pct_change
 from intel.registry import Module, register
 
 NAME = "labor_market"
@@ -34,8 +34,8 @@ def _rate_stats(frames: Frames, sid: str) -> dict:
     low = float(np.nanmin(grid[-12:]))
     with prov.about(frames, sid):
         return {"period": month_label(start + len(grid) - 1), "rate_pct": env.level(frames, sid, 2),
-                "change_3m_pp": macro.month_change(frames, sid, 3, 2, "change over 3 months, pp"),
-                "change_12m_pp": macro.month_change(frames, sid, 12, 2, "change over 12 months, pp"),
+                "change_3m_pp": month_change(frames, sid, 3, 2, "change over 3 months, pp"),
+                "change_12m_pp": month_change(frames, sid, 12, 2, "change over 12 months, pp"),
                 "low_12m_pct": env.rnd(low, 2, "lowest value of the last 12 months"),
                 "rise_from_12m_low_pp": env.rnd(last - low, 2, "latest value minus its 12-month low, pp")}
 
@@ -49,9 +49,9 @@ def _payrolls(frames: Frames, sid: str = "PAYEMS") -> dict:
 
     with prov.about(frames, sid):
         return {"period": month_label(start + len(grid) - 1), "level_thousands": env.level(frames, sid, 0),
-                "change_1m_thousands": macro.month_change(frames, sid, 1, 1, "change from the month before"),
+                "change_1m_thousands": month_change(frames, sid, 1, 1, "change from the month before"),
                 "avg_change_3m_thousands": avg(3), "avg_change_12m_thousands": avg(12),
-                "yoy_pct": macro.month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier")}
+                "yoy_pct": month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier")}
 
 
 def _openings(frames: Frames, sid: str = "JTSJOL") -> dict:
@@ -60,8 +60,8 @@ def _openings(frames: Frames, sid: str = "JTSJOL") -> dict:
     decade = ind.window(frame, 3653)["value"].to_numpy()
     with prov.about(frames, sid):
         return {"period": month_label(start + len(grid) - 1), "level_thousands": env.level(frames, sid, 0),
-                "change_3m_pct": macro.month_pct_change(frames, sid, 3, 2, "percent change from 3 months earlier"),
-                "change_12m_pct": macro.month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier"),
+                "change_3m_pct": month_pct_change(frames, sid, 3, 2, "percent change from 3 months earlier"),
+                "change_12m_pct": month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier"),
                 "percentile_10y": env.rnd(ind.percentile_rank(decade, float(grid[-1])), 1,
                                           "percentile rank of the latest value within 10 years")}
 
@@ -82,7 +82,7 @@ def compute(frames: Frames) -> dict:
     if get("PAYEMS") is not None:
         data["payrolls"] = _payrolls(frames)
     if get("ICSA") is not None:
-        data["initial_claims"] = macro.claims_profile(frames)
+        data["initial_claims"] = claims_profile(frames)
     if get("JTSJOL") is not None:
         data["job_openings"] = _openings(frames)
     if get("CIVPART") is not None:
@@ -105,7 +105,7 @@ def compute(frames: Frames) -> dict:
     if share is not None:
         rise = (data.get("unemployment") or {}).get("rise_from_12m_low_pp") or 0.0
         direction = "bearish" if state == "weakening" else "bullish" if state == "solid" else "neutral"
-        urgency = "high" if state == "weakening" and rise >= macro.SAHM_TRIGGER_PP else \
+        urgency = "high" if state == "weakening" and rise >= SAHM_TRIGGER_PP else \
             "medium" if state == "weakening" else "low"
         confidence = 0.45 + 0.4 * abs(share - 0.5) + 0.02 * len(checks)
         signals.append(env.signal(
@@ -124,7 +124,7 @@ def compute(frames: Frames) -> dict:
                                  f"and its 52-week low. Deteriorating checks (each counted where its input exists): "
                                  f"unemployment {UNRATE_RISE_PP} pp or more above its 12-month low, 3-month average "
                                  f"payroll gain under {PAYROLL_FLOOR_K:.0f}k, 4-week claims "
-                                 f"{macro.CLAIMS_RISE_ALERT_PCT:.0f}% or more above their 52-week low, openings down "
+                                 f"{CLAIMS_RISE_ALERT_PCT:.0f}% or more above their 52-week low, openings down "
                                  f"{-OPENINGS_FALL_PCT:.0f}% or more on the year, U-6 up {U6_RISE_PP} pp or more on "
                                  f"the year; half or more deteriorating is 'weakening', none is 'solid'.")
 
@@ -139,7 +139,7 @@ def _checks(data: dict) -> dict[str, bool]:
         checks["payroll_gains_weak"] = p["avg_change_3m_thousands"] < PAYROLL_FLOOR_K
     c = data.get("initial_claims")
     if c and c["rise_from_52w_low_pct"] is not None:
-        checks["claims_rising"] = c["rise_from_52w_low_pct"] >= macro.CLAIMS_RISE_ALERT_PCT
+        checks["claims_rising"] = c["rise_from_52w_low_pct"] >= CLAIMS_RISE_ALERT_PCT
     o = data.get("job_openings")
     if o and o["change_12m_pct"] is not None:
         checks["openings_falling"] = o["change_12m_pct"] <= OPENINGS_FALL_PCT

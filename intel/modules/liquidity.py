@@ -9,7 +9,7 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, growth, move_word, signed
-from intel.modules._macro_b import asof_values, month_obs, monthly
+from intel.modules._monthly import asof_values, month_obs, monthly
 from intel.registry import Module, register
 
 NAME = "liquidity"

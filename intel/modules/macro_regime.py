@@ -10,7 +10,7 @@ from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import growth, signed
-from intel.modules._macro_b import Monthly, aligned, logistic, monthly, winsorized
+from intel.modules._monthly import Monthly, aligned, logistic, monthly, winsorized
 from intel.registry import Module, register
 
 NAME = "macro_regime"

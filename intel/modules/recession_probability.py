@@ -11,8 +11,14 @@ from intel import envelope as env
 from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules import _macro_a as macro
 from intel.modules._common import fig, month_grid, month_label, monthly_mean
+from intel.modules._labor import (
+    CLAIMS_RISE_ALERT_PCT,
+    SAHM_TRIGGER_PP,
+    claims_profile,
+    claims_rise_by_month,
+    sahm_series,
+)
 from intel.registry import Module, register
 
 NAME = "recession_probability"
@@ -45,12 +51,12 @@ def probit(spread_pp) -> np.ndarray:
 
 def sahm_ramp(sahm_pp) -> np.ndarray:
     """0 at SAHM_FLOOR, 1 at the trigger, linear between (NaN where the indicator is unknown)."""
-    ramp = (np.asarray(sahm_pp, dtype=float) - SAHM_FLOOR) / (macro.SAHM_TRIGGER_PP - SAHM_FLOOR)
+    ramp = (np.asarray(sahm_pp, dtype=float) - SAHM_FLOOR) / (SAHM_TRIGGER_PP - SAHM_FLOOR)
     return np.clip(ramp, 0.0, 1.0)
 
 
 def claims_ramp(rise_pct) -> np.ndarray:
-    ramp = (np.asarray(rise_pct, dtype=float) - CLAIMS_FLOOR_PCT) / (macro.CLAIMS_RISE_ALERT_PCT - CLAIMS_FLOOR_PCT)
+    ramp = (np.asarray(rise_pct, dtype=float) - CLAIMS_FLOOR_PCT) / (CLAIMS_RISE_ALERT_PCT - CLAIMS_FLOOR_PCT)
     return np.clip(ramp, 0.0, 1.0)
 
 
@@ -189,7 +195,7 @@ def compute(frames: Frames) -> dict:
     curve_too_old = "curve" in grids and "yield_curve_model" not in data
     if frames.get("UNRATE") is not None:
         start, unrate = month_grid(frames.get("UNRATE"))
-        sahm = macro.sahm_series(unrate)[2]
+        sahm = sahm_series(unrate)[2]
         grids["sahm"] = (start, sahm_ramp(sahm))
         if np.isfinite(sahm[-1]):
             raw["sahm"] = float(sahm_ramp(sahm[-1]))
@@ -197,12 +203,12 @@ def compute(frames: Frames) -> dict:
                 data["sahm"] = {"period": month_label(start + len(sahm) - 1),
                                 "indicator_pp": env.rnd(sahm[-1], 2, "Sahm indicator: 3-month average unemployment "
                                                                      "minus its low of the previous 12 months"),
-                                "triggered": bool(round(float(sahm[-1]), 6) >= macro.SAHM_TRIGGER_PP),
+                                "triggered": bool(round(float(sahm[-1]), 6) >= SAHM_TRIGGER_PP),
                                 "ramp_pct": env.rnd(sahm_ramp(sahm[-1]) * 100, 1, "Sahm ramp, percent")}
     if "sahm" not in data:
         unavailable["sahm"] = "needs about 15 months of UNRATE"
     if frames.get("ICSA") is not None:
-        claims = macro.claims_profile(frames)
+        claims = claims_profile(frames)
         rise = claims["rise_from_52w_low_pct"]
         data["claims"] = {k: claims[k] for k in ("week_ending", "avg_4w", "low_52w_of_avg_4w",
                                                  "rise_from_52w_low_pct", "change_13w_pct")}
@@ -210,7 +216,7 @@ def compute(frames: Frames) -> dict:
         with prov.about(frames, "ICSA"):
             data["claims"]["ramp_pct"] = env.rnd(None if rise is None else raw["claims"] * 100, 1,
                                                  "claims ramp, percent")
-        start, rises = macro.claims_rise_by_month(frames.get("ICSA"))
+        start, rises = claims_rise_by_month(frames.get("ICSA"))
         grids["claims"] = (start, claims_ramp(rises))
     if (data.get("claims") or {}).get("ramp_pct") is None:
         unavailable["claims"] = "needs ICSA with at least half a year of weekly history"
@@ -246,8 +252,8 @@ def compute(frames: Frames) -> dict:
                                  f"Combined rule (judgmental weights): 1 - (1 - P_curve)(1 - P_labour), P_labour = "
                                  f"{LABOUR_CAP:.0%} x the smaller of two ramps (the one available when the other is "
                                  f"missing, 0 when both are): the Sahm ramp from 0 at {SAHM_FLOOR} pp to 1 at "
-                                 f"{macro.SAHM_TRIGGER_PP} pp, the claims ramp from 0 at {CLAIMS_FLOOR_PCT:.0f}% to 1 "
-                                 f"at {macro.CLAIMS_RISE_ALERT_PCT:.0f}% above the 52-week low of 4-week claims; "
+                                 f"{SAHM_TRIGGER_PP} pp, the claims ramp from 0 at {CLAIMS_FLOOR_PCT:.0f}% to 1 "
+                                 f"at {CLAIMS_RISE_ALERT_PCT:.0f}% above the 52-week low of 4-week claims; "
                                  f"requiring both keeps post-recession unemployment or a one-off claims spike from "
                                  f"counting alone. Back-test against USREC as it could be known at the clock (NBER "
                                  f"dates recessions months after they begin, so a month's value counts only "

@@ -7,13 +7,13 @@ import numpy as np
 from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules import _macro_a as macro
 from intel.modules._common import month_grid, month_label, move_word
+from intel.modules._labor import SAHM_TRIGGER_PP, sahm_series
 from intel.registry import Module, register
 
 NAME = "sahm_rule"
 SERIES = "UNRATE"
-TRIGGER = macro.SAHM_TRIGGER_PP
+TRIGGER = SAHM_TRIGGER_PP
 WARNING_PP = 0.30  # a reading of 0.30 pp or more has preceded every trigger: the "watch" zone
 
 
@@ -56,7 +56,7 @@ def compute(frames: Frames) -> dict:
     frame = frames.get(SERIES)
     sources = env.data_sources(frames, [SERIES])
     start, unrate = month_grid(frame)
-    ma3, low, sahm = macro.sahm_series(unrate)
+    ma3, low, sahm = sahm_series(unrate)
     # compare at the published precision so 0.4999999 from float averaging does not miss the trigger
     sahm = np.round(sahm, 6)
     if not np.isfinite(sahm[-1]):
