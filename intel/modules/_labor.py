@@ -1,78 +1,18 @@
-"""Helpers shared by labor_market, sahm_rule, growth, recession_probability and financial_conditions.
-Registers nothing (underscore file).
-
-Monthly series are put on a calendar-month grid (_common.month_grid), so every "n months ago" is matched by
-calendar month: a missing month gives None, never a shifted month.
-"""
+"""The labour-market gauges labor_market, sahm_rule and recession_probability read: the Sahm rule on the
+unemployment rate, weekly initial claims against their 52-week low, and the thresholds both are judged by.
+Registers nothing (underscore file)."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import polars as pl
 
 from intel import envelope as env
-from intel import indicators as ind
 from intel import provenance as prov
-from intel.modules._common import growth, month_grid, month_label, monthly_last
+from intel.indicators import rolling_mean
+from intel.modules._common import month_grid, monthly_last
 
 SAHM_TRIGGER_PP = 0.5  # Sahm (2019): the 3-month average 0.50 pp above its low of the prior 12 months
 CLAIMS_RISE_ALERT_PCT = 20.0  # 4-week claims 20% above their 52-week low: a classic late-cycle warning
-
-
-def month_obs(frames, sid: str, n: int) -> tuple | None:
-    """(series, date, value) of the last observation in the calendar month n months before the series' last
-    month, as month_grid has it (the last observation of a month wins); None when that month is absent."""
-    frame = frames.get(sid)
-    if frame is None:
-        return None
-    last = frame["date"][-1]
-    key = last.year * 12 + last.month - 1 - n
-    month = frame.filter((pl.col("date").dt.year() == key // 12) & (pl.col("date").dt.month() == key % 12 + 1))
-    if month.height == 0 or not math.isfinite(month["value"][-1]):
-        return None
-    return sid, month["date"][-1], float(month["value"][-1])
-
-
-def month_change(frames, sid: str, n: int, digits: int, op: str):
-    """Last value minus the value n calendar months earlier, from the two named observations."""
-    base = month_obs(frames, sid, n)
-    return env.difference(env.last_obs(frames, sid), base, digits, scale=1.0, op=op) if base else None
-
-
-def month_pct_change(frames, sid: str, n: int, digits: int, op: str):
-    """Percent change of the last value from the value n calendar months earlier (a level series); None where
-    the ratio is not positive, as `growth` has it."""
-    base = month_obs(frames, sid, n)
-    if base is None or not base[2] or env.last_obs(frames, sid)[2] / base[2] <= 0:
-        return None
-    return env.pct_change(env.last_obs(frames, sid), base, digits, op=op)
-
-
-def growth_stats(frames, sid: str, digits: int = 2) -> dict:
-    """Latest month, month-on-month, 3-month annualised and year-on-year growth of a monthly level series: the
-    level and the 1- and 12-month changes name their observations, the annualised rate rests on the series."""
-    start, grid = month_grid(frames.get(sid))
-    last = start + len(grid) - 1
-    with prov.about(frames, sid):
-        return {"period": month_label(last), "level": env.level(frames, sid, digits),
-                "mom_pct": month_pct_change(frames, sid, 1, 2, "percent change from the month before"),
-                "annualized_3m_pct": env.rnd(growth(grid, 3, annualize=True)[-1], 2,
-                                             "3-month change annualized, percent"),
-                "yoy_pct": month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier")}
-
-
-def rolling_mean(values: np.ndarray, n: int, min_count: int) -> np.ndarray:
-    """Trailing n-window mean ignoring NaN, NaN where fewer than min_count values are present."""
-    out = np.full(len(values), np.nan)
-    if len(values) < n:
-        return out
-    win = np.lib.stride_tricks.sliding_window_view(values, n)
-    count = np.isfinite(win).sum(axis=1)
-    total = np.where(np.isfinite(win), win, 0.0).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[n - 1:] = np.where(count >= min_count, total / np.maximum(count, 1), np.nan)
-    return out
 
 
 def sahm_series(unrate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -122,8 +62,3 @@ def claims_rise_by_month(frame: pl.DataFrame) -> tuple[int, np.ndarray]:
     if weekly.height == 0:
         return 0, np.array([])
     return month_grid(monthly_last(weekly))
-
-
-def zscore_last(values: np.ndarray) -> float | None:
-    """Z-score of the last value (None when it is missing) against the finite values of the array, at least 12."""
-    return ind.zscore_of(values, float(values[-1]) if len(values) else None, min_obs=12)

@@ -1,7 +1,6 @@
-"""Helpers shared by the macro modules liquidity, consumer, housing, economic_surprise and macro_regime:
-monthly series on a contiguous calendar-month grid (gaps stay NaN, so a missing month never shifts a
-comparison), growth rates, a logistic map, and the named observations behind a figure (for provenance).
-Registers nothing (underscore file)."""
+"""Monthly macro series: values on a contiguous calendar-month grid (gaps stay NaN, so a missing month never
+shifts a comparison), changes of a level series across calendar months, winsorized histories, a logistic map,
+and the named observations behind a figure (for provenance). Registers nothing (underscore file)."""
 from __future__ import annotations
 
 import math
@@ -13,8 +12,9 @@ import polars as pl
 
 from intel import envelope as env
 from intel import indicators as ind
+from intel import provenance as prov
 from intel.frames import Frames
-from intel.modules._common import month_grid, month_keys, month_label
+from intel.modules._common import growth, month_grid, month_keys, month_label
 
 
 @dataclass(frozen=True)
@@ -93,3 +93,47 @@ def month_obs(frames: Frames, series_id: str, m: Monthly, i: int = -1) -> env.Ob
         return None
     row = int(rows[-1])
     return series_id, frame["date"][row], float(frame["value"][row])
+
+
+# ---- changes across calendar months, each naming the observations it compares ----
+
+def obs_months_before(frames, sid: str, n: int) -> tuple | None:
+    """(series, date, value) of the last observation in the calendar month n months before the series' last
+    month, as month_grid has it (the last observation of a month wins); None when that month is absent."""
+    frame = frames.get(sid)
+    if frame is None:
+        return None
+    last = frame["date"][-1]
+    key = last.year * 12 + last.month - 1 - n
+    month = frame.filter((pl.col("date").dt.year() == key // 12) & (pl.col("date").dt.month() == key % 12 + 1))
+    if month.height == 0 or not math.isfinite(month["value"][-1]):
+        return None
+    return sid, month["date"][-1], float(month["value"][-1])
+
+
+def month_change(frames, sid: str, n: int, digits: int, op: str):
+    """Last value minus the value n calendar months earlier, from the two named observations."""
+    base = obs_months_before(frames, sid, n)
+    return env.difference(env.last_obs(frames, sid), base, digits, scale=1.0, op=op) if base else None
+
+
+def month_pct_change(frames, sid: str, n: int, digits: int, op: str):
+    """Percent change of the last value from the value n calendar months earlier (a level series); None where
+    the ratio is not positive, as `growth` has it."""
+    base = obs_months_before(frames, sid, n)
+    if base is None or not base[2] or env.last_obs(frames, sid)[2] / base[2] <= 0:
+        return None
+    return env.pct_change(env.last_obs(frames, sid), base, digits, op=op)
+
+
+def growth_stats(frames, sid: str, digits: int = 2) -> dict:
+    """Latest month, month-on-month, 3-month annualised and year-on-year growth of a monthly level series: the
+    level and the 1- and 12-month changes name their observations, the annualised rate rests on the series."""
+    start, grid = month_grid(frames.get(sid))
+    last = start + len(grid) - 1
+    with prov.about(frames, sid):
+        return {"period": month_label(last), "level": env.level(frames, sid, digits),
+                "mom_pct": month_pct_change(frames, sid, 1, 2, "percent change from the month before"),
+                "annualized_3m_pct": env.rnd(growth(grid, 3, annualize=True)[-1], 2,
+                                             "3-month change annualized, percent"),
+                "yoy_pct": month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier")}

@@ -11,7 +11,6 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig
-from intel.modules._labor import zscore_last
 from intel.registry import Module, register
 
 NAME = "financial_conditions"
@@ -50,7 +49,7 @@ def index_stats(frames: Frames, sid: str) -> dict:
     with prov.about(frames, sid):
         return {"week_ending": frame["date"][-1].isoformat(), "level": env.level(frames, sid, 3),
                 "above_long_run_average": bool(level > 0),  # both indices are built to average zero
-                "zscore_10y": env.rnd(zscore_last(decade), 2, "z-score of the latest value over 10 years"),
+                "zscore_10y": env.rnd(ind.zscore_last(decade), 2, "z-score of the latest value over 10 years"),
                 "percentile_10y": env.rnd(ind.percentile_rank(decade, level) if len(decade) >= 12 else None, 1,
                                           "percentile rank of the latest value within 10 years"),
                 "mean_10y": env.rnd(decade.mean(), 3, "mean over 10 years"),

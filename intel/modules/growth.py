@@ -9,8 +9,9 @@ import numpy as np
 from intel import envelope as env
 from intel import provenance as prov
 from intel.frames import Frames
+from intel.indicators import rolling_mean, zscore_last
 from intel.modules._common import fig, growth, month_grid, month_label
-from intel.modules._labor import growth_stats, month_pct_change, rolling_mean, zscore_last
+from intel.modules._monthly import growth_stats, month_pct_change
 from intel.registry import Module, register
 
 NAME = "growth"

@@ -11,7 +11,8 @@ from intel import indicators as ind
 from intel import provenance as prov
 from intel.frames import Frames
 from intel.modules._common import fig, month_grid, month_label, move_word
-from intel.modules._labor import CLAIMS_RISE_ALERT_PCT, SAHM_TRIGGER_PP, claims_profile, month_change, month_pct_change
+from intel.modules._labor import CLAIMS_RISE_ALERT_PCT, SAHM_TRIGGER_PP, claims_profile
+from intel.modules._monthly import month_change, month_pct_change
 from intel.registry import Module, register
 
 NAME = "labor_market"
