@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.indicators import rolling_mean
 from intel.modules._common import month_grid, monthly_last
 
@@ -36,16 +35,16 @@ def claims_profile(frames, sid: str = "ICSA") -> dict:
     recent = avg4[-52:]
     recent = recent[np.isfinite(recent)]
     low = float(recent.min()) if len(recent) >= 26 else None  # half a year at least for a "52-week low"
-    with prov.about(frames, sid):
-        return {"week_ending": frame["date"][-1].isoformat(), "latest": env.level(frames, sid, 0),
-                "avg_4w": env.rnd(avg4[-1], 0, "4-week average"),
-                "low_52w_of_avg_4w": env.rnd(low, 0, "lowest 4-week average of the last 52 weeks"),
-                "rise_from_52w_low_pct": env.rnd((avg4[-1] / low - 1) * 100 if low else None, 2,
-                                                 "percent rise of the 4-week average from its 52-week low"),
-                "change_13w_pct": env.rnd((avg4[-1] / avg4[-14] - 1) * 100 if len(avg4) >= 14 else None, 2,
-                                          "percent change of the 4-week average over 13 weeks"),
-                "change_52w_pct": env.rnd((avg4[-1] / avg4[-53] - 1) * 100 if len(avg4) >= 53 else None, 2,
-                                          "percent change of the 4-week average over 52 weeks")}
+    with provenance.about(frames, sid):
+        return {"week_ending": frame["date"][-1].isoformat(), "latest": envelope.level(frames, sid, 0),
+                "avg_4w": envelope.rnd(avg4[-1], 0, "4-week average"),
+                "low_52w_of_avg_4w": envelope.rnd(low, 0, "lowest 4-week average of the last 52 weeks"),
+                "rise_from_52w_low_pct": envelope.rnd((avg4[-1] / low - 1) * 100 if low else None, 2,
+                                                      "percent rise of the 4-week average from its 52-week low"),
+                "change_13w_pct": envelope.rnd((avg4[-1] / avg4[-14] - 1) * 100 if len(avg4) >= 14 else None, 2,
+                                               "percent change of the 4-week average over 13 weeks"),
+                "change_52w_pct": envelope.rnd((avg4[-1] / avg4[-53] - 1) * 100 if len(avg4) >= 53 else None, 2,
+                                               "percent change of the 4-week average over 52 weeks")}
 
 
 def claims_rise_by_month(frame: pl.DataFrame) -> tuple[int, np.ndarray]:

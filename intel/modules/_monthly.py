@@ -10,9 +10,7 @@ from datetime import date
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import growth, month_grid, month_keys, month_label
 
@@ -46,7 +44,7 @@ def logistic(x: float) -> float:
 def asof_values(frame: pl.DataFrame, days: list[date] | pl.Series) -> np.ndarray:
     """Value of `frame` on or before each day, however old (NaN before the frame starts)."""
     grid = pl.Series(list(days), dtype=pl.Date).to_numpy().astype("datetime64[D]").astype(np.int64)
-    return ind.asof(grid, ind.day_numbers(frame), frame["value"].to_numpy().astype(float), max_gap=None)
+    return indicators.asof(grid, indicators.day_numbers(frame), frame["value"].to_numpy().astype(float), max_gap=None)
 
 
 def aligned(a: Monthly, b: Monthly) -> tuple[Monthly, Monthly]:
@@ -81,7 +79,7 @@ def winsorized(history: np.ndarray, k: float = 4.0) -> np.ndarray:
 
 # ---- named observations behind figures (provenance) ----
 
-def month_obs(frames: Frames, series_id: str, m: Monthly, i: int = -1) -> env.Obs | None:
+def month_obs(frames: Frames, series_id: str, m: Monthly, i: int = -1) -> envelope.Obs | None:
     """The observation behind position `i` of the series' month grid `m` (the last one dated in that month),
     None when the month has none."""
     frame = frames.get(series_id)
@@ -114,16 +112,16 @@ def obs_months_before(frames, sid: str, n: int) -> tuple | None:
 def month_change(frames, sid: str, n: int, digits: int, op: str):
     """Last value minus the value n calendar months earlier, from the two named observations."""
     base = obs_months_before(frames, sid, n)
-    return env.difference(env.last_obs(frames, sid), base, digits, scale=1.0, op=op) if base else None
+    return envelope.difference(envelope.last_obs(frames, sid), base, digits, scale=1.0, op=op) if base else None
 
 
 def month_pct_change(frames, sid: str, n: int, digits: int, op: str):
     """Percent change of the last value from the value n calendar months earlier (a level series); None where
     the ratio is not positive, as `growth` has it."""
     base = obs_months_before(frames, sid, n)
-    if base is None or not base[2] or env.last_obs(frames, sid)[2] / base[2] <= 0:
+    if base is None or not base[2] or envelope.last_obs(frames, sid)[2] / base[2] <= 0:
         return None
-    return env.pct_change(env.last_obs(frames, sid), base, digits, op=op)
+    return envelope.pct_change(envelope.last_obs(frames, sid), base, digits, op=op)
 
 
 def growth_stats(frames, sid: str, digits: int = 2) -> dict:
@@ -131,9 +129,9 @@ def growth_stats(frames, sid: str, digits: int = 2) -> dict:
     level and the 1- and 12-month changes name their observations, the annualised rate rests on the series."""
     start, grid = month_grid(frames.get(sid))
     last = start + len(grid) - 1
-    with prov.about(frames, sid):
-        return {"period": month_label(last), "level": env.level(frames, sid, digits),
+    with provenance.about(frames, sid):
+        return {"period": month_label(last), "level": envelope.level(frames, sid, digits),
                 "mom_pct": month_pct_change(frames, sid, 1, 2, "percent change from the month before"),
-                "annualized_3m_pct": env.rnd(growth(grid, 3, annualize=True)[-1], 2,
-                                             "3-month change annualized, percent"),
+                "annualized_3m_pct": envelope.rnd(growth(grid, 3, annualize=True)[-1], 2,
+                                                  "3-month change annualized, percent"),
                 "yoy_pct": month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier")}

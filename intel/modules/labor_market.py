@@ -6,9 +6,7 @@ from functools import partial
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import fig, month_grid, month_label, move_word
 from intel.modules._labor import CLAIMS_RISE_ALERT_PCT, SAHM_TRIGGER_PP, claims_profile
@@ -33,12 +31,12 @@ def _rate_stats(frames: Frames, sid: str) -> dict:
     start, grid = month_grid(frames.get(sid))
     last = grid[-1]
     low = float(np.nanmin(grid[-12:]))
-    with prov.about(frames, sid):
-        return {"period": month_label(start + len(grid) - 1), "rate_pct": env.level(frames, sid, 2),
+    with provenance.about(frames, sid):
+        return {"period": month_label(start + len(grid) - 1), "rate_pct": envelope.level(frames, sid, 2),
                 "change_3m_pp": month_change(frames, sid, 3, 2, "change over 3 months, pp"),
                 "change_12m_pp": month_change(frames, sid, 12, 2, "change over 12 months, pp"),
-                "low_12m_pct": env.rnd(low, 2, "lowest value of the last 12 months"),
-                "rise_from_12m_low_pp": env.rnd(last - low, 2, "latest value minus its 12-month low, pp")}
+                "low_12m_pct": envelope.rnd(low, 2, "lowest value of the last 12 months"),
+                "rise_from_12m_low_pp": envelope.rnd(last - low, 2, "latest value minus its 12-month low, pp")}
 
 
 def _payrolls(frames: Frames, sid: str = "PAYEMS") -> dict:
@@ -46,10 +44,10 @@ def _payrolls(frames: Frames, sid: str = "PAYEMS") -> dict:
     diffs = np.diff(grid)
 
     def avg(n):
-        return env.rnd(np.mean(diffs[-n:]), 1, f"mean monthly change over {n} months") if len(diffs) >= n else None
+        return envelope.rnd(np.mean(diffs[-n:]), 1, f"mean monthly change over {n} months") if len(diffs) >= n else None
 
-    with prov.about(frames, sid):
-        return {"period": month_label(start + len(grid) - 1), "level_thousands": env.level(frames, sid, 0),
+    with provenance.about(frames, sid):
+        return {"period": month_label(start + len(grid) - 1), "level_thousands": envelope.level(frames, sid, 0),
                 "change_1m_thousands": month_change(frames, sid, 1, 1, "change from the month before"),
                 "avg_change_3m_thousands": avg(3), "avg_change_12m_thousands": avg(12),
                 "yoy_pct": month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier")}
@@ -58,18 +56,18 @@ def _payrolls(frames: Frames, sid: str = "PAYEMS") -> dict:
 def _openings(frames: Frames, sid: str = "JTSJOL") -> dict:
     frame = frames.get(sid)
     start, grid = month_grid(frame)
-    decade = ind.window(frame, 3653)["value"].to_numpy()
-    with prov.about(frames, sid):
-        return {"period": month_label(start + len(grid) - 1), "level_thousands": env.level(frames, sid, 0),
+    decade = indicators.window(frame, 3653)["value"].to_numpy()
+    with provenance.about(frames, sid):
+        return {"period": month_label(start + len(grid) - 1), "level_thousands": envelope.level(frames, sid, 0),
                 "change_3m_pct": month_pct_change(frames, sid, 3, 2, "percent change from 3 months earlier"),
                 "change_12m_pct": month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier"),
-                "percentile_10y": env.rnd(ind.percentile_rank(decade, float(grid[-1])), 1,
-                                          "percentile rank of the latest value within 10 years")}
+                "percentile_10y": envelope.rnd(indicators.percentile_rank(decade, float(grid[-1])), 1,
+                                               "percentile rank of the latest value within 10 years")}
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
     get = frames.get
     data: dict = {}
     if get("UNRATE") is not None:
@@ -78,8 +76,9 @@ def compute(frames: Frames) -> dict:
         data["u6_unemployment"] = _rate_stats(frames, "U6RATE")
         u3 = data.get("unemployment")
         if u3 and u3["period"] == data["u6_unemployment"]["period"]:
-            data["u6_unemployment"]["gap_to_u3_pp"] = env.difference(
-                env.last_obs(frames, "U6RATE"), env.last_obs(frames, "UNRATE"), 2, scale=1.0, op="U6RATE - UNRATE, pp")
+            data["u6_unemployment"]["gap_to_u3_pp"] = envelope.difference(
+                envelope.last_obs(frames, "U6RATE"), envelope.last_obs(frames, "UNRATE"), 2, scale=1.0,
+                op="U6RATE - UNRATE, pp")
     if get("PAYEMS") is not None:
         data["payrolls"] = _payrolls(frames)
     if get("ICSA") is not None:
@@ -93,10 +92,10 @@ def compute(frames: Frames) -> dict:
     weakening = [k for k, v in checks.items() if v]
     share = len(weakening) / len(checks) if checks else None
     state = None if share is None else "weakening" if share >= 0.5 else "softening" if weakening else "solid"
-    with prov.about(frames, *(CHECKED[k] for k in checks)):
-        data["conditions"] = {"checks_available": env.count(len(checks), "count of checks with their input"),
-                              "checks_deteriorating": env.count(len(weakening), "count of checks deteriorating"),
-                              "deteriorating": weakening, "deteriorating_share_pct": env.rnd(
+    with provenance.about(frames, *(CHECKED[k] for k in checks)):
+        data["conditions"] = {"checks_available": envelope.count(len(checks), "count of checks with their input"),
+                              "checks_deteriorating": envelope.count(len(weakening), "count of checks deteriorating"),
+                              "deteriorating": weakening, "deteriorating_share_pct": envelope.rnd(
                                   None if share is None else share * 100, 1, "percent of checks deteriorating"),
                               "state": state}
     unavailable = {k: "input series missing" for k, sid in (
@@ -109,25 +108,26 @@ def compute(frames: Frames) -> dict:
         urgency = "high" if state == "weakening" and rise >= SAHM_TRIGGER_PP else \
             "medium" if state == "weakening" else "low"
         confidence = 0.45 + 0.4 * abs(share - 0.5) + 0.02 * len(checks)
-        signals.append(env.signal(
-            "labor_momentum", direction, env.degrade(confidence, sources, essential=["UNRATE", "PAYEMS"]), urgency,
+        signals.append(envelope.signal(
+            "labor_momentum", direction, envelope.degrade(confidence, sources, essential=["UNRATE", "PAYEMS"]), urgency,
             f"labour market {state}: {len(weakening)} of {len(checks)} checks deteriorating "
             "(direction refers to risk assets)"))
-    return env.build(NAME, frames, data=data, signals=signals, summary=_summary(data) + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable or None,
-                     related_modules=env.related(
-                         ("sahm_rule", "the unemployment-based recession trigger"),
-                         ("recession_probability", "the curve probit combined with labour signals"),
-                         ("fed_policy", "how the labour market shapes the policy path"),
-                         ("growth", "activity data beside employment"),
-                         ("economic_calendar", "the next payrolls, claims and JOLTS releases")),
-                     methodology=f"Monthly changes are matched by calendar month; claims use a 4-week average "
-                                 f"and its 52-week low. Deteriorating checks (each counted where its input exists): "
-                                 f"unemployment {UNRATE_RISE_PP} pp or more above its 12-month low, 3-month average "
-                                 f"payroll gain under {PAYROLL_FLOOR_K:.0f}k, 4-week claims "
-                                 f"{CLAIMS_RISE_ALERT_PCT:.0f}% or more above their 52-week low, openings down "
-                                 f"{-OPENINGS_FALL_PCT:.0f}% or more on the year, U-6 up {U6_RISE_PP} pp or more on "
-                                 f"the year; half or more deteriorating is 'weakening', none is 'solid'.")
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=_summary(data) + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable or None,
+                          related_modules=envelope.related(
+                              ("sahm_rule", "the unemployment-based recession trigger"),
+                              ("recession_probability", "the curve probit combined with labour signals"),
+                              ("fed_policy", "how the labour market shapes the policy path"),
+                              ("growth", "activity data beside employment"),
+                              ("economic_calendar", "the next payrolls, claims and JOLTS releases")),
+                          methodology=f"Monthly changes are matched by calendar month; claims use a 4-week average "
+                                      "and its 52-week low. Deteriorating checks (each counted where its input "
+                                      f"exists): unemployment {UNRATE_RISE_PP} pp or more above its 12-month low, "
+                                      f"3-month average payroll gain under {PAYROLL_FLOOR_K:.0f}k, 4-week claims "
+                                      f"{CLAIMS_RISE_ALERT_PCT:.0f}% or more above their 52-week low, openings down "
+                                      f"{-OPENINGS_FALL_PCT:.0f}% or more on the year, U-6 up {U6_RISE_PP} pp or more "
+                                      "on the year; half or more deteriorating is 'weakening', none is 'solid'.")
 
 
 def _checks(data: dict) -> dict[str, bool]:
