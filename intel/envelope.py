@@ -13,9 +13,7 @@ from datetime import UTC, date, datetime, timedelta
 import numpy as np
 import polars as pl
 
-from intel import catalog
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import catalog, indicators, provenance
 from intel.frames import Frames
 
 DIRECTIONS = ("bullish", "bearish", "neutral")
@@ -31,25 +29,25 @@ class InsufficientData(Exception):
 
 def rnd(value, digits: int = 2, op: str | None = None):
     """Round for output; None for anything missing or non-finite (never NaN/inf in a payload). Inside
-    `prov.about(...)` the result carries that scope's series (and `op`, the operation, when given)."""
+    `provenance.about(...)` the result carries that scope's series (and `op`, the operation, when given)."""
     if value is None:
         return None
     value = float(value)
     if not math.isfinite(value):
         return None
-    return prov.tag(_rounded(value, digits), op)
+    return provenance.tag(_rounded(value, digits), op)
 
 
 def count(n, op: str | None = None):
     """A whole number for output (a count of observations, days): stays an int, traced like `rnd`'s figures."""
-    return None if n is None else prov.tag(int(n), op)
+    return None if n is None else provenance.tag(int(n), op)
 
 
 def constant(value, op: str, digits: int = 6):
     """A stated parameter of the method, or a number from the calendar and the clock: it rests on no
     observation, so its provenance names no input (rather than every input the module read). A whole number
     stays an int."""
-    with prov.about_inputs((), operation=op):
+    with provenance.about_inputs((), operation=op):
         return count(value) if isinstance(value, int) else rnd(value, digits)
 
 
@@ -59,7 +57,7 @@ def level(frames: Frames, series_id: str, digits: int = 2, scale: float = 1.0, o
     if frame is None:
         return None
     day, value = frame["date"][-1], float(frame["value"][-1]) * scale
-    return prov.observed(_rounded(value, digits), [(series_id, day)], "level", op, digits, scale)
+    return provenance.observed(_rounded(value, digits), [(series_id, day)], "level", op, digits, scale)
 
 
 def difference(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 1, scale: float = 100.0,
@@ -70,7 +68,8 @@ def difference(a: tuple[str, date, float], b: tuple[str, date, float], digits: i
         return None
     value = (a[2] - b[2]) * scale
     words = op or f"{a[0]} - {b[0]}" + (" in bp" if scale == 100.0 else "")
-    return prov.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "difference", words, digits, scale)
+    return provenance.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "difference", words, digits,
+                               scale)
 
 
 def ratio(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 2, scale: float = 1.0,
@@ -79,8 +78,8 @@ def ratio(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 
     if a is None or b is None or b[2] == 0:
         return None
     value = a[2] / b[2] * scale
-    return prov.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "ratio", op or f"{a[0]} / {b[0]}",
-                         digits, scale)
+    return provenance.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "ratio", op or f"{a[0]} / {b[0]}",
+                               digits, scale)
 
 
 def pct_change(a: tuple[str, date, float], b: tuple[str, date, float], digits: int = 2, op: str | None = None):
@@ -90,11 +89,12 @@ def pct_change(a: tuple[str, date, float], b: tuple[str, date, float], digits: i
         return None
     value = (a[2] / b[2] - 1) * 100
     words = op or f"percent change of {a[0]} from {b[1].isoformat()} to {a[1].isoformat()}"
-    return prov.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "pct_change", words, digits, 100.0)
+    return provenance.observed(_rounded(value, digits), [(a[0], a[1]), (b[0], b[1])], "pct_change", words, digits,
+                               100.0)
 
 
 def change_obs(a: Obs | None, b: Obs | None, kind: str, digits: int, op: str, scale: float = 1.0):
-    """A change between two named observations, as ind.change_since computes it: `pct` the percent change,
+    """A change between two named observations, as indicators.change_since computes it: `pct` the percent change,
     `bp` the difference in basis points, `diff` the difference times `scale`; None without both."""
     if a is None or b is None:
         return None
@@ -108,8 +108,8 @@ def retag(frames: Frames, value, series_ids, op: str | None = None):
     these series, unchanged in value; None stays None."""
     if value is None or isinstance(value, bool):
         return value
-    with prov.about(frames, *series_ids):
-        return prov.tag(float(value), op)
+    with provenance.about(frames, *series_ids):
+        return provenance.tag(float(value), op)
 
 
 def exact_or(figure, value, fallback):
@@ -128,7 +128,7 @@ def observed_level(obs: Obs | None, digits: int = 2, op: str = "level"):
     close on the last date two series share), which `level` does not take. None without the observation."""
     if obs is None:
         return None
-    return prov.observed(_rounded(obs[2], digits), [(obs[0], obs[1])], "level", op, digits)
+    return provenance.observed(_rounded(obs[2], digits), [(obs[0], obs[1])], "level", op, digits)
 
 
 # ---- named observations: the inputs of difference, ratio, pct_change and observed_level ----
@@ -152,13 +152,13 @@ def nth_obs(source: Frames | pl.DataFrame, series_id: str, n: int) -> Obs | None
 def obs_on_or_before(source: Frames | pl.DataFrame, series_id: str, day: date) -> Obs | None:
     """The series' last observation dated on or before `day`, None when its history starts later."""
     frame = _frame_of(source, series_id)
-    found = None if frame is None else ind.value_on_or_before(frame, day)
+    found = None if frame is None else indicators.value_on_or_before(frame, day)
     return None if found is None else (series_id, found[0], found[1])
 
 
 def obs_days_before(source: Frames | pl.DataFrame, series_id: str, days: int) -> Obs | None:
     """The observation on or before `days` calendar days before the series' last one (the base
-    ind.change_since takes), None when the history does not reach back that far."""
+    indicators.change_since takes), None when the history does not reach back that far."""
     frame = _frame_of(source, series_id)
     if frame is None:
         return None
@@ -271,25 +271,26 @@ def build(module: str, frames: Frames, *, data: dict, signals: list[dict], summa
     """The `full` envelope. `unavailable` maps a figure to the reason it could not be computed."""
     if unavailable:
         data = {**data, "unavailable": unavailable}
-    data, provenance = prov.attach(data, declared_inputs(sources))
-    payload = {"module": module, **dates(frames, sources), "data": data, "signals": prov.plain(signals),
+    data, provenance_by_path = provenance.attach(data, declared_inputs(sources))
+    payload = {"module": module, **dates(frames, sources), "data": data, "signals": provenance.plain(signals),
                "summary": summary, "data_sources": sources, "related_modules": related_modules,
-               "full_data": True, "provenance": provenance}
+               "full_data": True, "provenance": provenance_by_path}
     if methodology:
         payload["methodology"] = methodology
     return payload
 
 
-def declared_inputs(sources: dict) -> tuple[prov.Input, ...]:
+def declared_inputs(sources: dict) -> tuple[provenance.Input, ...]:
     """Every series in a data_sources block, through its last observation."""
-    return tuple(prov.Input(s["id"], through=date.fromisoformat(s["last_observation"])) for s in sources["series"])
+    return tuple(provenance.Input(s["id"], through=date.fromisoformat(s["last_observation"]))
+                 for s in sources["series"])
 
 
 def dates(frames: Frames, sources: dict) -> dict:
     """`as_of` (the market date the answer is for: nothing published after it was used), `data_as_of` (the
     latest observation among the essential inputs, or among all inputs when the module names none) and
     `generated_at` (the clock's time when computed)."""
-    essential = prov.essential()
+    essential = provenance.essential()
     lasts = list(essential.values()) or [date.fromisoformat(s["last_observation"]) for s in sources["series"]]
     clock = frames.clock or datetime.now(UTC)
     return {"as_of": frames.now.isoformat(), "data_as_of": max(lasts).isoformat() if lasts else None,
@@ -301,7 +302,7 @@ def require(frames: Frames, module: str, essential: Iterable[str], need: str = "
     essential = list(essential)
     present = [s for s in essential if frames.get(s) is not None]
     for series_id in present:
-        prov.note_essential(series_id, frames.last_date(series_id))
+        provenance.note_essential(series_id, frames.last_date(series_id))
     if (need == "any" and not present) or (need == "all" and len(present) < len(essential)):
         absent = ", ".join(s for s in essential if s not in present)
         raise InsufficientData(f"{module}: no observations yet for {absent}")

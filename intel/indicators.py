@@ -38,6 +38,19 @@ def sma(x, n: int) -> np.ndarray:
     return out
 
 
+def rolling_mean(values: np.ndarray, n: int, min_count: int) -> np.ndarray:
+    """Trailing n-window mean ignoring NaN, NaN where fewer than min_count values are present."""
+    out = np.full(len(values), np.nan)
+    if len(values) < n:
+        return out
+    win = np.lib.stride_tricks.sliding_window_view(values, n)
+    count = np.isfinite(win).sum(axis=1)
+    total = np.where(np.isfinite(win), win, 0.0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[n - 1:] = np.where(count >= min_count, total / np.maximum(count, 1), np.nan)
+    return out
+
+
 def _recursive(x: np.ndarray, alpha: float, n: int) -> np.ndarray:
     """y_t = alpha*x_t + (1-alpha)*y_{t-1}, seeded with the first finite value; NaN until n values seen."""
     out = np.full(len(x), np.nan)
@@ -224,6 +237,11 @@ def zscore_of(history, value, min_obs: int = 2) -> float | None:
         return None
     history = _finite(history)
     return zscore(history, value) if len(history) >= min_obs else None
+
+
+def zscore_last(values: np.ndarray) -> float | None:
+    """Z-score of the last value (None when it is missing) against the finite values of the array, at least 12."""
+    return zscore_of(values, float(values[-1]) if len(values) else None, min_obs=12)
 
 
 def normal_cdf(x) -> np.ndarray:

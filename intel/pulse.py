@@ -7,8 +7,7 @@ import re
 
 import numpy as np
 
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import indicators, provenance
 from intel.correlations import CORRELATION_ASSETS, correlation_breaks
 from intel.envelope import (
     data_sources,
@@ -47,10 +46,10 @@ def _clip(x: float) -> float:
 
 def _trend(frame, sma_days: int = 200) -> dict:
     close = frame["value"].to_numpy()
-    sma = ind.sma(close, sma_days)[-1] if len(close) >= sma_days else np.nan
+    sma = indicators.sma(close, sma_days)[-1] if len(close) >= sma_days else np.nan
     return {"last": float(close[-1]), "vs_sma200_pct": (close[-1] / sma - 1) * 100 if np.isfinite(sma) else None,
-            "change_1m_pct": ind.change_since(frame, 30, "pct"),
-            "drawdown_1y_pct": float(ind.drawdown(ind.window(frame, 365)["value"])[-1] * 100)}
+            "change_1m_pct": indicators.change_since(frame, 30, "pct"),
+            "drawdown_1y_pct": float(indicators.drawdown(indicators.window(frame, 365)["value"])[-1] * 100)}
 
 
 def _finish(frames: Frames, ids: tuple[str, ...], name: str, score: float, direction_of: str, figures: dict,
@@ -60,14 +59,14 @@ def _finish(frames: Frames, ids: tuple[str, ...], name: str, score: float, direc
     direction = "bullish" if score > 0.15 else "bearish" if score < -0.15 else "neutral"
     sources = data_sources(frames, ids)
     confidence = degrade(0.4 + 0.5 * abs(score), sources, essential=ids[:1])
-    with prov.about(frames, ids[0]):
+    with provenance.about(frames, ids[0]):
         return {"direction": direction, "confidence": rnd(confidence, 2, "confidence of the score"),
                 "score": rnd(score, 3, f"{name} score, -1..+1 (see methodology)"),
                 "direction_of": direction_of, "key_figures": figures, "cross_market": cross}
 
 
 def _unavailable(what: str) -> dict:
-    with prov.about_inputs((), operation="no observations: no confidence"):
+    with provenance.about_inputs((), operation="no observations: no confidence"):
         confidence = rnd(0.0)
     return {"direction": "neutral", "confidence": confidence, "score": None, "key_figures": {},
             "cross_market": f"{what} unavailable: no observations yet", "unavailable": True}
@@ -75,12 +74,12 @@ def _unavailable(what: str) -> dict:
 
 def _scoped(frames: Frames, value, series_id: str, op: str | None = None):
     """A key figure computed from the series' history (not from named observations alone)."""
-    with prov.about(frames, series_id):
+    with provenance.about(frames, series_id):
         return rnd(value, 2, op)
 
 
 def _change(frames: Frames, series_id: str, days: int, kind: str, value):
-    """A key figure that is the series' change since `days` earlier (`value` as ind.change_since computed it,
+    """A key figure that is the series' change since `days` earlier (`value` as indicators.change_since computed it,
     or 0.0 for none) from the two named observations; the value itself when there is no earlier one."""
     last, base = last_obs(frames, series_id), obs_days_before(frames, series_id, days)
     if kind == "pct":
@@ -92,7 +91,7 @@ def _change(frames: Frames, series_id: str, days: int, kind: str, value):
 
 def _drawdown(frames: Frames, series_id: str):
     """Percent below the highest close of the past year, from those two named observations."""
-    year = ind.window(frames.get(series_id), 365)
+    year = indicators.window(frames.get(series_id), 365)
     top = int(np.argmax(year["value"].to_numpy()))
     return pct_change(last_obs(frames, series_id), (series_id, year["date"][top], float(year["value"][top])), 2,
                       "percent below the highest close of the past year")
@@ -111,7 +110,7 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
     """Per asset class: direction, confidence, score (-1..+1), key figures and a cross-market line."""
     out: dict[str, dict] = {}
     hy = frames.get("BAMLH0A0HYM2")
-    hy_1m = ind.change_since(hy, 30, "bp") if hy is not None else None
+    hy_1m = indicators.change_since(hy, 30, "bp") if hy is not None else None
     eq_id = "SP500" if frames.get("SP500") is not None else "NASDAQCOM"
     eq = frames.get(eq_id)
     if eq is None:
@@ -131,10 +130,10 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
     if ten is None:
         out["bonds"] = _unavailable("Treasury yields")
     else:
-        change = ind.change_since(ten, 30, "bp") or 0.0
+        change = indicators.change_since(ten, 30, "bp") or 0.0
         two = frames.get("DGS2")
         slope = (float(ten["value"][-1]) - float(two["value"][-1])) * 100 if two is not None else None
-        eq_move = ind.change_since(eq, 30, "pct") if eq is not None else None
+        eq_move = indicators.change_since(eq, 30, "pct") if eq is not None else None
         cross = "no equity data" if eq_move is None else (
             f"10y yield {_move(change, digits=0)} bp while equities {_move(eq_move)}%: "
             + ("stocks and bonds moving together" if change * eq_move < 0 else "stocks and bonds diverging"))
@@ -151,7 +150,7 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
         t = _trend(btc)
         score = _clip(np.mean([(t["vs_sma200_pct"] or 0) / 20, (t["change_1m_pct"] or 0) / 15]))
         nasdaq = frames.get("NASDAQCOM")
-        nq = ind.change_since(nasdaq, 30, "pct") if nasdaq is not None else None
+        nq = indicators.change_since(nasdaq, 30, "pct") if nasdaq is not None else None
         cross = ("no Nasdaq data" if nq is None
                  else f"bitcoin {_move(t['change_1m_pct'])}% vs Nasdaq {_move(nq)}% over 1m")
         out["crypto"] = _finish(frames, ("CBBTCUSD",), "crypto", score, "bitcoin price", {
@@ -164,9 +163,9 @@ def asset_signals(frames: Frames) -> dict[str, dict]:
         out["volatility"] = _unavailable("VIX")
     else:
         level_figure = level(frames, "VIXCLS", 2)
-        level_value, week = float(vix["value"][-1]), ind.change_since(vix, 7, "pct") or 0.0
-        pct = ind.percentile_rank(ind.window(vix, 365)["value"], level_value)
-        realized = ind.realized_vol(eq["value"].to_numpy(), 21) if eq is not None else None
+        level_value, week = float(vix["value"][-1]), indicators.change_since(vix, 7, "pct") or 0.0
+        pct = indicators.percentile_rank(indicators.window(vix, 365)["value"], level_value)
+        realized = indicators.realized_vol(eq["value"].to_numpy(), 21) if eq is not None else None
         cross = "no equity data for realized volatility" if realized is None else (
             f"VIX {_fmt(level_value)} vs 21-day realized S&P volatility {_fmt(realized)}%: implied "
             + ("above" if level_value > realized else "below") + " realized")
@@ -188,7 +187,7 @@ def credit_score(frames: Frames) -> float | None:
     hy = frames.get("BAMLH0A0HYM2")
     if hy is None:
         return None
-    return _clip(np.mean([(4.5 - float(hy["value"][-1])) / 2, -(ind.change_since(hy, 30, "bp") or 0) / 50]))
+    return _clip(np.mean([(4.5 - float(hy["value"][-1])) / 2, -(indicators.change_since(hy, 30, "bp") or 0) / 50]))
 
 
 def _fx_signal(frames: Frames) -> dict:
@@ -197,13 +196,13 @@ def _fx_signal(frames: Frames) -> dict:
         return _unavailable("dollar")
     # DEXUSEU is dollars per euro: a rising quote is a falling dollar, by the exact inverse 1 / (1 + r) - 1
     if usd is not None:
-        change = ind.change_since(usd, 30, "pct")
+        change = indicators.change_since(usd, 30, "pct")
     else:
-        eur_change = ind.change_since(eur, 30, "pct")
+        eur_change = indicators.change_since(eur, 30, "pct")
         change = None if eur_change is None else (1.0 / (1.0 + eur_change / 100.0) - 1.0) * 100.0
     change = change or 0.0
     ten = frames.get("DGS10")
-    rates = ind.change_since(ten, 30, "bp") if ten is not None else None
+    rates = indicators.change_since(ten, 30, "bp") if ten is not None else None
     cross = "no yield data" if rates is None else (
         f"dollar {_move(change)}% with the 10y yield {_move(rates, digits=0)} bp over 1m: "
         + ("rate-driven" if change * rates > 0 else "not following rates"))
@@ -238,15 +237,15 @@ def teaser(name: str, state: str) -> str:
 def compute_pulse(frames: Frames, premium_modules: list[tuple[str, int]]) -> dict:
     regime = traced_classify(frames)
     signals = asset_signals(frames)
-    with prov.about(frames, *PULSE_INPUTS, operation="composite score (see composite_method)"):
+    with provenance.about(frames, *PULSE_INPUTS, operation="composite score (see composite_method)"):
         composite = composite_score(signals, regime["probabilities"], credit_score(frames))
-    with prov.about(frames, *CORRELATION_ASSETS):
+    with provenance.about(frames, *CORRELATION_ASSETS):
         breaks = correlation_breaks(frames)
     sources = data_sources(frames, PULSE_INPUTS)
     # the market figures are traced; the teasers' prices are the price list's, not market data
-    market, provenance = prov.attach({"regime": {k: regime[k] for k in ("state", "probabilities", "rationale")},
-                                      "signals": signals, "correlation_alerts": breaks["alerts"],
-                                      "composite_score": composite}, declared_inputs(sources))
+    market, provenance_by_path = provenance.attach(
+        {"regime": {k: regime[k] for k in ("state", "probabilities", "rationale")}, "signals": signals,
+         "correlation_alerts": breaks["alerts"], "composite_score": composite}, declared_inputs(sources))
     return {
         **dates(frames, sources),
         "regime": market["regime"],
@@ -257,5 +256,5 @@ def compute_pulse(frames: Frames, premium_modules: list[tuple[str, int]]) -> dic
         "premium_teasers": [{"module": n, "teaser": teaser(n, regime["state"]), "price_sats": p}
                             for n, p in premium_modules],
         "data_sources": sources,
-        "provenance": provenance,
+        "provenance": provenance_by_path,
     }

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
+from intel import envelope, indicators
 from intel.envelope import rnd, series_status
 from intel.frames import Frames
 
@@ -41,21 +40,21 @@ def regime_facts(frames: Frames) -> dict:
     spx = frames.get("SP500")
     if spx is not None and spx.height >= 200:
         close = spx["value"].to_numpy()
-        facts["sp500_vs_sma200_pct"] = (close[-1] / ind.sma(close, 200)[-1] - 1) * 100
-        year = ind.window(spx, 365)["value"].to_numpy()
+        facts["sp500_vs_sma200_pct"] = (close[-1] / indicators.sma(close, 200)[-1] - 1) * 100
+        year = indicators.window(spx, 365)["value"].to_numpy()
         facts["sp500_drawdown_1y_pct"] = (year[-1] / year.max() - 1) * 100
     vix = frames.get("VIXCLS")
     if vix is not None:
         facts["vix"] = float(vix["value"][-1])
-        facts["vix_percentile_1y"] = ind.percentile_rank(ind.window(vix, 365)["value"], facts["vix"])
+        facts["vix_percentile_1y"] = indicators.percentile_rank(indicators.window(vix, 365)["value"], facts["vix"])
         if vix.height > VIX_AVERAGE_CLOSES:
             average = float(vix["value"][-VIX_AVERAGE_CLOSES - 1:-1].mean())
             facts["vix_vs_20d_avg_pct"] = (facts["vix"] / average - 1) * 100
     hy = frames.get("BAMLH0A0HYM2")
     if hy is not None:
         facts["hy_oas_pct"] = float(hy["value"][-1])
-        facts["hy_oas_change_1m_bp"] = ind.change_since(hy, 30, "bp")
-        facts["hy_oas_change_1w_bp"] = ind.change_since(hy, 7, "bp")
+        facts["hy_oas_change_1m_bp"] = indicators.change_since(hy, 30, "bp")
+        facts["hy_oas_change_1w_bp"] = indicators.change_since(hy, 7, "bp")
     curve = curve_2s10s_bp(frames)
     if curve is not None:
         facts["curve_2s10s_bp"] = curve
@@ -63,10 +62,10 @@ def regime_facts(frames: Frames) -> dict:
     for series_id, key in (("DGS10", "yield_10y_change_1m_bp"), ("DGS2", "yield_2y_change_1m_bp")):
         frame = frames.get(series_id)
         if frame is not None:
-            facts[key] = ind.change_since(frame, 30, "bp")
+            facts[key] = indicators.change_since(frame, 30, "bp")
     usd = frames.get("DTWEXBGS")
     if usd is not None:
-        facts["dollar_change_3m_pct"] = ind.change_since(usd, 91, "pct")
+        facts["dollar_change_3m_pct"] = indicators.change_since(usd, 91, "pct")
     return facts
 
 
@@ -212,13 +211,13 @@ def scoring_series(frames: Frames, facts: dict) -> list[str]:
 
 def _exact_fact(frames: Frames, key: str):
     """The fact as named observations, where it is a level, a change or a drawdown of them."""
-    last = lambda sid: env.last_obs(frames, sid)  # noqa: E731
+    last = lambda sid: envelope.last_obs(frames, sid)  # noqa: E731
     if key in ("vix", "hy_oas_pct"):
-        return env.level(frames, fact_series(frames, key)[0], 2)
+        return envelope.level(frames, fact_series(frames, key)[0], 2)
     if key == "curve_2s10s_bp":
         if frames.get("T10Y2Y") is not None:
-            return env.level(frames, "T10Y2Y", 2, scale=100.0, op="T10Y2Y in bp")
-        return env.difference(last("DGS10"), last("DGS2"), 2)
+            return envelope.level(frames, "T10Y2Y", 2, scale=100.0, op="T10Y2Y in bp")
+        return envelope.difference(last("DGS10"), last("DGS2"), 2)
     changes = {"hy_oas_change_1m_bp": ("bp", 30, "change since 30 days earlier, in bp"),
                "hy_oas_change_1w_bp": ("bp", 7, "change since 7 days earlier, in bp"),
                "yield_10y_change_1m_bp": ("bp", 30, "change since 30 days earlier, in bp"),
@@ -227,12 +226,12 @@ def _exact_fact(frames: Frames, key: str):
     if key in changes:
         kind, days, op = changes[key]
         sid = fact_series(frames, key)[0]
-        return env.change_obs(last(sid), env.obs_days_before(frames, sid, days), kind, 2, op)
+        return envelope.change_obs(last(sid), envelope.obs_days_before(frames, sid, days), kind, 2, op)
     if key == "sp500_drawdown_1y_pct":
-        year = ind.window(frames.get("SP500"), 365)
+        year = indicators.window(frames.get("SP500"), 365)
         top = int(np.argmax(year["value"].to_numpy()))
-        return env.pct_change(last("SP500"), ("SP500", year["date"][top], float(year["value"][top])), 2,
-                              "percent below the highest close of the past year")
+        return envelope.pct_change(last("SP500"), ("SP500", year["date"][top], float(year["value"][top])), 2,
+                                   "percent below the highest close of the past year")
     return None
 
 
@@ -242,8 +241,8 @@ FACT_OPS = {"sp500_vs_sma200_pct": "percent distance from the 200-observation av
 
 
 def traced_fact(frames: Frames, key: str, value):
-    return env.exact_or(_exact_fact(frames, key), value, env.retag(frames, value, fact_series(frames, key),
-                                                            FACT_OPS.get(key)))
+    return envelope.exact_or(_exact_fact(frames, key), value, envelope.retag(frames, value, fact_series(frames, key),
+                                                                      FACT_OPS.get(key)))
 
 
 def traced_classify(frames: Frames) -> dict:
@@ -253,15 +252,16 @@ def traced_classify(frames: Frames) -> dict:
     result = classify(frames, facts)
     scored = scoring_series(frames, facts)
     return {**result,
-            "probabilities": {s: env.retag(frames, p, scored, "softmax of the state scores")
+            "probabilities": {s: envelope.retag(frames, p, scored, "softmax of the state scores")
                               for s, p in result["probabilities"].items()},
-            "scores": {s: env.retag(frames, v, scored, "sum of the points of the rules that fired for the state")
+            "scores": {s: envelope.retag(frames, v, scored, "sum of the points of the rules that fired for the state")
                        for s, v in result["scores"].items()},
             "facts": {k: traced_fact(frames, k, v) for k, v in result["facts"].items()},
             # a driver's place in the list is its rank by points, which reads every scored fact: its figures
             # rest on all of them (facts.<fact> names the fact's own observations)
-            "drivers": [{**d, "value": env.retag(frames, d["value"], scored, f"value of the fact ranked {i + 1} by "
-                                                                          f"rule points (see facts.{d['fact']})"),
-                         "points": env.retag(frames, d["points"], scored, f"points of the fact ranked {i + 1} (half "
-                                                                      "when stale)")}
+            "drivers": [{**d,
+                         "value": envelope.retag(frames, d["value"], scored, f"value of the fact ranked {i + 1} by "
+                                                                             f"rule points (see facts.{d['fact']})"),
+                         "points": envelope.retag(frames, d["points"], scored,
+                                                  f"points of the fact ranked {i + 1} (half when stale)")}
                         for i, d in enumerate(result["drivers"])]}

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
+from intel import envelope, indicators
 from intel.frames import Frames
 from intel.modules._common import month_grid, month_keys, monthly_mean, months_ago
 
@@ -28,7 +27,7 @@ def realized_vol_pct(values, n: int, periods_per_year: int) -> float | None:
     rets = simple_returns(values)
     if len(rets) < max(n, 2):
         return None
-    return float(ind.annualize(np.std(rets[-n:], ddof=1), periods_per_year))
+    return float(indicators.annualize(np.std(rets[-n:], ddof=1), periods_per_year))
 
 
 def rolling_vol_pct(values, n: int, periods_per_year: int) -> np.ndarray:
@@ -36,7 +35,7 @@ def rolling_vol_pct(values, n: int, periods_per_year: int) -> np.ndarray:
     rets = simple_returns(values)
     if len(rets) < max(n, 2):
         return np.empty(0)
-    return ind.annualize(ind.rolling_std(rets, n)[n - 1:], periods_per_year)
+    return indicators.annualize(indicators.rolling_std(rets, n)[n - 1:], periods_per_year)
 
 
 def monthly_change_pct(frame: pl.DataFrame, months: int) -> float | None:
@@ -61,8 +60,8 @@ def observed_monthly_change(frames: Frames, series_id: str, months: int, digits:
     base = (series_id, frame["date"][i], float(frame["value"][i]))
     if base[2] <= 0:
         return None
-    return env.pct_change(env.last_obs(frames, series_id), base, digits,
-                          f"percent change of {series_id} from {base[1]} to {frame['date'][-1]} ({months} months)")
+    return envelope.pct_change(envelope.last_obs(frames, series_id), base, digits,
+                               f"percent change of {series_id} from {base[1]} to {frame['date'][-1]} ({months} months)")
 
 
 def monthly_means(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -74,4 +73,4 @@ def monthly_means(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 def percentile_of_last(values, window: int) -> float | None:
     """Percentile rank of the last value within the last `window` values."""
     values = np.asarray(values, dtype=float)[-window:]
-    return ind.percentile_rank(values, values[-1]) if len(values) else None
+    return indicators.percentile_rank(values, values[-1]) if len(values) else None

@@ -8,8 +8,7 @@ from datetime import date, timedelta
 import numpy as np
 import polars as pl
 
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import indicators, provenance
 from intel.envelope import InsufficientData, last_obs, nth_obs, obs_on_or_before, pct_change, rnd
 from intel.frames import Frames
 
@@ -27,10 +26,10 @@ def horizon_returns(frame: pl.DataFrame, horizons=("1d", "1w", "1m", "3m", "6m",
     unit = {"pct": "pct", "bp": "bp", "diff": "pts"}[kind]
     out = {}
     for h in horizons:
-        change = ind.last_change(frame, kind) if h == "1d" else ind.change_since(frame, HORIZONS[h], kind)
+        change = indicators.last_change(frame, kind) if h == "1d" else indicators.change_since(frame, HORIZONS[h], kind)
         out[f"change_{h}_{unit}"] = rnd(change, digits)
     if ytd:
-        out[f"change_ytd_{unit}"] = rnd(ind.ytd_change_pct(frame), digits) if kind == "pct" else None
+        out[f"change_ytd_{unit}"] = rnd(indicators.ytd_change_pct(frame), digits) if kind == "pct" else None
     return out
 
 
@@ -139,7 +138,7 @@ def trend_figures(last: float, f: float, s: float, fast: int = 50, slow: int = 2
 def trend_profile(frame: pl.DataFrame, fast: int = 50, slow: int = 200) -> dict:
     """Level vs its fast/slow moving averages (in observations), trend state and cross dates."""
     close = frame["value"].to_numpy()
-    sma_fast, sma_slow = ind.sma(close, fast), ind.sma(close, slow)
+    sma_fast, sma_slow = indicators.sma(close, fast), indicators.sma(close, slow)
     golden, death = last_crosses(frame["date"], sma_fast, sma_slow)
     return {**trend_figures(close[-1], sma_fast[-1], sma_slow[-1], fast, slow),
             "last_golden_cross": golden, "last_death_cross": death}
@@ -153,7 +152,7 @@ def drawdown_profile(frame: pl.DataFrame) -> dict:
     return {"high": rnd(close[peak], 2), "high_date": high_date.isoformat(),
             "drawdown_from_high_pct": rnd((close[-1] / close[peak] - 1) * 100, 2),
             "days_since_high": (frame["date"][-1] - high_date).days,
-            "max_drawdown_pct": rnd(float(ind.drawdown(close).min()) * 100, 2)}
+            "max_drawdown_pct": rnd(float(indicators.drawdown(close).min()) * 100, 2)}
 
 
 def vol_cone(history: np.ndarray, quantiles=(10, 25, 50, 75, 90)) -> dict:
@@ -207,16 +206,16 @@ def clean_bars(bars: pl.DataFrame, now: date, module: str, ticker: str, min_bars
         raise InsufficientData(f"{module}: {bars.height} daily bars for {ticker}, at least {min_bars} needed")
     has_range = bars.height > 0 and bars["high"].null_count() == 0 and bars["low"].null_count() == 0
     has_volume = bars.height > 0 and bars["volume"].null_count() == 0 and float(bars["volume"].sum()) > 0
-    prov.note_essential(ticker, bars["date"][-1])  # the payload's data_as_of is the last bar's date
+    provenance.note_essential(ticker, bars["date"][-1])  # the payload's data_as_of is the last bar's date
     return bars, has_range, has_volume
 
 
 PRICE_DIGITS = 2  # prices are quoted in cents; an adjusted history's extra decimals are not precision
 
 
-def bars_inputs(bars: pl.DataFrame, ticker: str) -> tuple[prov.Input, ...]:
-    """The ticker's daily bars as a provenance input (through the last bar): for `prov.about_inputs`."""
-    return (prov.Input(ticker, through=bars["date"][-1]),)
+def bars_inputs(bars: pl.DataFrame, ticker: str) -> tuple[provenance.Input, ...]:
+    """The ticker's daily bars as a provenance input (through the last bar): for `provenance.about_inputs`."""
+    return (provenance.Input(ticker, through=bars["date"][-1]),)
 
 
 def last_price(frames, bars: pl.DataFrame, ticker: str) -> dict:
@@ -225,8 +224,8 @@ def last_price(frames, bars: pl.DataFrame, ticker: str) -> dict:
     day, value = bars["date"][-1], float(bars["close"][-1])
     adjustment = frames.adjustments.get(ticker)
     key = "adj_close" if adjustment else "close"
-    figure = prov.observed(round(value, PRICE_DIGITS), [(ticker, day)], "level",
-                           f"{adjustment} close" if adjustment else "close", PRICE_DIGITS)
+    figure = provenance.observed(round(value, PRICE_DIGITS), [(ticker, day)], "level",
+                                 f"{adjustment} close" if adjustment else "close", PRICE_DIGITS)
     return {key: figure, "adjustment": adjustment} if adjustment else {key: figure}
 
 

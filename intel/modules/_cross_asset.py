@@ -10,8 +10,7 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
+from intel import envelope, indicators
 from intel.frames import Frames
 
 BOND_TENOR_YEARS = 10  # the bond leg is a constant-maturity 10-year par bond priced from DGS10
@@ -36,7 +35,7 @@ def aligned_changes(frames: Frames, a: str, kind_a: str, b: str, kind_b: str, ke
     fa, fb = frames.get(a), frames.get(b)
     if fa is None or fb is None:
         return None
-    return ind.common_changes(fa, kind_a, fb, kind_b, last=keep, min_dates=3)
+    return indicators.common_changes(fa, kind_a, fb, kind_b, last=keep, min_dates=3)
 
 
 def each_pair(frames: Frames, assets, stats_of) -> tuple[dict, dict]:
@@ -73,7 +72,7 @@ def par_duration(yield_pct: np.ndarray) -> np.ndarray:
 
 def bond_index(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(days, total-return index starting at 100, duration used for each day's return) from DGS10."""
-    days, y = ind.day_numbers(frame), frame["value"].to_numpy().astype(np.float64)
+    days, y = indicators.day_numbers(frame), frame["value"].to_numpy().astype(np.float64)
     dt = np.diff(days) / 365.0
     dur = par_duration(y[:-1])
     ret = y[:-1] / 100.0 * dt - dur * np.diff(y) / 100.0
@@ -82,7 +81,7 @@ def bond_index(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def credit_index(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(days, high-yield excess-return index starting at 100) from the HY OAS in percent."""
-    days, s = ind.day_numbers(frame), frame["value"].to_numpy().astype(np.float64)
+    days, s = indicators.day_numbers(frame), frame["value"].to_numpy().astype(np.float64)
     dt = np.diff(days) / 365.0
     ret = s[:-1] / 100.0 * dt - HY_SPREAD_DURATION * np.diff(s) / 100.0
     return days, 100.0 * np.cumprod(np.concatenate([[1.0], 1.0 + ret]))
@@ -91,8 +90,8 @@ def credit_index(frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 def ret_bounds(days: np.ndarray, values: np.ndarray, cal_days: int, end_days_ago: int = 0) -> tuple[int, int] | None:
     """(start, end) indices of a return from cal_days before the last date to end_days_ago before it (calendar
     lookups); None when there is no such window or the start value is not positive."""
-    end = len(values) - 1 if end_days_ago == 0 else ind.index_days_ago(days, end_days_ago)
-    start = ind.index_days_ago(days, cal_days)
+    end = len(values) - 1 if end_days_ago == 0 else indicators.index_days_ago(days, end_days_ago)
+    start = indicators.index_days_ago(days, cal_days)
     if start is None or end is None or start >= end or values[start] <= 0:
         return None
     return start, end
@@ -117,7 +116,7 @@ def price_return(sid: str, days: np.ndarray, values: np.ndarray, cal_days: int, 
     start, end = bounds
     a = (sid, _date(days[end]), float(values[end]))
     b = (sid, _date(days[start]), float(values[start]))
-    return env.pct_change(a, b, digits)
+    return envelope.pct_change(a, b, digits)
 
 
 def _date(day_number) -> date:

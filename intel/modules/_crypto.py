@@ -9,9 +9,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import drawdown_profile, fig, observed_horizon_returns, pct_word, trend_profile
 
@@ -23,25 +21,26 @@ def vol_op(n: int, per_year: int = DAYS_PER_YEAR) -> str:
     return f"annualized (x sqrt {per_year}) sample std of the last {n} daily log returns, percent"
 
 
-# ---- figures from named closes (env.nth_obs, env.observed_level), which an agent can recompute ----
+# ---- figures from named closes (envelope.nth_obs, envelope.observed_level), which an agent can recompute ----
 
 
 def exact_drawdown(frame: pl.DataFrame, series_id: str) -> dict:
     """_common.drawdown_profile with the high and the drawdown from it made from their named closes (call it
     inside a scope of the series: the days and the deepest drawdown rest on its history)."""
     out = drawdown_profile(frame)
-    peak = env.nth_obs(frame, series_id, int(np.argmax(frame["value"].to_numpy())))
-    out["high"] = env.observed_level(peak, 2, "highest close in the history used")
-    out["drawdown_from_high_pct"] = env.pct_change(env.last_obs(frame, series_id), peak, 2,
-                                                   op="percent change from the highest close to the last close")
-    out["days_since_high"] = env.count(out["days_since_high"], "calendar days from the highest close to the last close")
-    out["max_drawdown_pct"] = env.rnd(out["max_drawdown_pct"], 2, "deepest fall below a running high, percent")
+    peak = envelope.nth_obs(frame, series_id, int(np.argmax(frame["value"].to_numpy())))
+    out["high"] = envelope.observed_level(peak, 2, "highest close in the history used")
+    out["drawdown_from_high_pct"] = envelope.pct_change(envelope.last_obs(frame, series_id), peak, 2,
+                                                        op="percent change from the highest close to the last close")
+    out["days_since_high"] = envelope.count(out["days_since_high"],
+                                            "calendar days from the highest close to the last close")
+    out["max_drawdown_pct"] = envelope.rnd(out["max_drawdown_pct"], 2, "deepest fall below a running high, percent")
     return out
 
 
 def rolling_vol_pct(rets: np.ndarray, n: int, per_year: int = DAYS_PER_YEAR) -> np.ndarray:
     """Annualised rolling realized volatility in percent (365 periods a year unless told otherwise)."""
-    return ind.annualize(ind.rolling_std(rets, n), per_year)
+    return indicators.annualize(indicators.rolling_std(rets, n), per_year)
 
 
 def rolling_beta(y: np.ndarray, x: np.ndarray, w: int) -> np.ndarray:
@@ -50,7 +49,7 @@ def rolling_beta(y: np.ndarray, x: np.ndarray, w: int) -> np.ndarray:
     if len(x) < w or w < 3:
         return out
     x, y = x - x.mean(), y - y.mean()  # centring keeps the running sums well conditioned
-    sx, sy, sxx, sxy = (ind.window_sums(a, w) for a in (x, y, x * x, x * y))
+    sx, sy, sxx, sxy = (indicators.window_sums(a, w) for a in (x, y, x * x, x * y))
     var = w * sxx - sx * sx
     with np.errstate(divide="ignore", invalid="ignore"):
         out[w - 1:] = np.where(var > 1e-18 * w * w, (w * sxy - sx * sy) / var, np.nan)
@@ -62,7 +61,7 @@ def aligned_changes(fa: pl.DataFrame, kind_a: str, fb: pl.DataFrame, kind_b: str
     scaled by 100: `log` returns in percent, `bp` differences in basis points of a percent-quoted series.
     Empty under three common dates."""
     kinds = {"log": "log", "bp": "diff"}
-    got = ind.common_changes(fa, kinds[kind_a], fb, kinds[kind_b], min_dates=3)
+    got = indicators.common_changes(fa, kinds[kind_a], fb, kinds[kind_b], min_dates=3)
     if got is None:
         return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
     days, a, b = got
@@ -79,7 +78,7 @@ def covered_coins(frames: Frames, block, missing_key: str = "{}", needs: tuple[s
         if frames.get(sid) is None:
             unavailable[missing_key.format(symbol)] = f"{sid} missing"
             continue
-        with prov.about(frames, sid):
+        with provenance.about(frames, sid):
             coins[symbol] = {"series": sid, **block(frames, sid)}
         if needs is not None and coins[symbol][needs[0]] is None:
             unavailable[f"{symbol}.{needs[0]}"] = needs[1]
@@ -91,12 +90,14 @@ def coin_profile(frames: Frames, series_id: str) -> dict:
     price, returns and drawdown from the high come from named closes; the rest rests on the coin's series."""
     frame = frames.get(series_id)
     close = frame["value"].to_numpy()
-    with prov.about(frames, series_id):
-        data = {"price_usd": env.level(frames, series_id, 2, op="latest close"), "date": frame["date"][-1].isoformat()}
+    with provenance.about(frames, series_id):
+        data = {"price_usd": envelope.level(frames, series_id, 2, op="latest close"),
+                "date": frame["date"][-1].isoformat()}
         data.update(observed_horizon_returns(frame, series_id))
         data.update(trend_profile(frame))
         for n in (30, 90):
-            data[f"realized_vol_{n}d_pct"] = env.rnd(ind.realized_vol(close, n, DAYS_PER_YEAR), 2, vol_op(n))
+            data[f"realized_vol_{n}d_pct"] = envelope.rnd(indicators.realized_vol(close, n, DAYS_PER_YEAR), 2,
+                                                          vol_op(n))
         data.update(exact_drawdown(frame, series_id))
     data["history_start"] = frame["date"][0].isoformat()
     return data
@@ -107,13 +108,13 @@ def coin_signals(data: dict, sources: dict, series_id: str, prefix: str, name: s
     urgency from `severe_dd`, a coin's own threshold)."""
     state, dist, dd = data["trend_state"], data["distance_to_sma200_pct"], data["drawdown_from_high_pct"]
     direction = {"uptrend": "bullish", "downtrend": "bearish"}.get(state, "neutral")
-    confidence = env.degrade(0.5 + min(0.4, abs(dist or 0) / 50), sources, [series_id])
-    out = [env.signal(f"{prefix}_trend", direction, confidence, "low",
-                      f"{name} in {trend_word(state)}, {fig(dist, '%')} from its 200-day average")]
+    confidence = envelope.degrade(0.5 + min(0.4, abs(dist or 0) / 50), sources, [series_id])
+    out = [envelope.signal(f"{prefix}_trend", direction, confidence, "low",
+                           f"{name} in {trend_word(state)}, {fig(dist, '%')} from its 200-day average")]
     if dd <= -20:
-        out.append(env.signal(f"{prefix}_drawdown", "bearish", env.degrade(0.6, sources, [series_id]),
-                              "high" if dd <= severe_dd else "medium",
-                              f"{name} {abs(dd)}% below its high of {data['high_date']}"))
+        out.append(envelope.signal(f"{prefix}_drawdown", "bearish", envelope.degrade(0.6, sources, [series_id]),
+                                   "high" if dd <= severe_dd else "medium",
+                                   f"{name} {abs(dd)}% below its high of {data['high_date']}"))
     return out
 
 
@@ -139,7 +140,7 @@ def ratio_frame(num: pl.DataFrame, den: pl.DataFrame) -> pl.DataFrame:
 def last_ratio(ratio: pl.DataFrame, num_id: str, den_id: str, digits: int, op: str):
     """The last value of a ratio_frame, from the two named closes of its last common date."""
     day = ratio["date"][-1]
-    return env.ratio((num_id, day, float(ratio["num"][-1])), (den_id, day, float(ratio["den"][-1])), digits, op=op)
+    return envelope.ratio((num_id, day, float(ratio["num"][-1])), (den_id, day, float(ratio["den"][-1])), digits, op=op)
 
 
 def trend_word(state: str) -> str:

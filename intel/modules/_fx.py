@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
+from intel import envelope, indicators
 from intel.frames import Frames
 
 # series: (market pair label, foreign currency, True when FRED quotes US dollars per foreign unit)
@@ -21,7 +20,7 @@ PAIRS: dict[str, tuple[str, str, bool]] = {
 }
 BROAD = "DTWEXBGS"
 YEAR_OBS, MONTH_OBS = 252, 21  # FX trades on business days
-SETTING = "fixed threshold of the module (a setting, not data)"  # operation of a threshold (env.constant)
+SETTING = "fixed threshold of the module (a setting, not data)"  # operation of a threshold (envelope.constant)
 
 
 def quote_of(series_id: str) -> str:
@@ -32,7 +31,7 @@ def quote_of(series_id: str) -> str:
 def usd_log_returns(frame: pl.DataFrame, usd_per_foreign: bool) -> tuple[np.ndarray, np.ndarray]:
     """(day numbers of the later observation, daily log returns of the dollar against the currency):
     positive means the dollar strengthened, whatever the quote convention."""
-    days, rets = ind.dated_changes(frame, "log")
+    days, rets = indicators.dated_changes(frame, "log")
     return days, (-rets if usd_per_foreign else rets)
 
 
@@ -43,7 +42,7 @@ def usd_index(frame: pl.DataFrame, usd_per_foreign: bool) -> np.ndarray:
 
 
 def annualised_pct(std):
-    return ind.annualize(std, YEAR_OBS)
+    return indicators.annualize(std, YEAR_OBS)
 
 
 def lagged_change(values: np.ndarray, n: int) -> np.ndarray:
@@ -56,14 +55,14 @@ def lagged_change(values: np.ndarray, n: int) -> np.ndarray:
 
 def standing(history: np.ndarray, value: float | None) -> tuple[float | None, float | None]:
     """(percentile rank, z-score) of `value` against the finite values of `history` (at least two)."""
-    return ind.percentile_of(history, value, 2), ind.zscore_of(history, value, 2)
+    return indicators.percentile_of(history, value, 2), indicators.zscore_of(history, value, 2)
 
 
-# ---- a return traced to named observations (the value ind.return_pct gives) ----
+# ---- a return traced to named observations (the value indicators.return_pct gives) ----
 
 
 def observed_return(frames: Frames, series_id: str, n: int, skip: int = 0, op: str | None = None):
-    """ind.return_pct of the series' values (n observations back, ending `skip` before the last) as a
+    """indicators.return_pct of the series' values (n observations back, ending `skip` before the last) as a
     pct_change of the two named observations."""
-    end, base = env.nth_obs(frames, series_id, -1 - skip), env.nth_obs(frames, series_id, -1 - n)
-    return env.pct_change(end, base, 2, op) if end and base and skip < n else None
+    end, base = envelope.nth_obs(frames, series_id, -1 - skip), envelope.nth_obs(frames, series_id, -1 - n)
+    return envelope.pct_change(end, base, 2, op) if end and base and skip < n else None

@@ -7,7 +7,7 @@ from datetime import date
 
 import numpy as np
 
-from intel import envelope as env
+from intel import envelope
 from intel.catalog import TREASURY_TENORS
 from intel.frames import Frames
 from intel.modules._common import HORIZONS, move_word
@@ -15,7 +15,7 @@ from intel.modules._common import HORIZONS, move_word
 # "DGS10" -> "10y", "DGS3MO" -> "3m": the labels the yield_curve module uses
 TENOR_LABEL = {sid: (sid[3:-2] + "m" if sid.endswith("MO") else sid[3:] + "y") for sid in TREASURY_TENORS}
 DAYS = {h: days for h, days in HORIZONS.items() if days}  # calendar days per horizon, 1w to 1y
-STATED = "stated parameter of the method (not computed from data)"  # operation of a constant (env.constant)
+STATED = "stated parameter of the method (not computed from data)"  # operation of a constant (envelope.constant)
 
 Obs = tuple[str, date, float]  # (series, date, value): one named observation
 
@@ -46,12 +46,13 @@ def obs_at(series_id: str, dates: np.ndarray, values: np.ndarray, i: int | None)
 def change_bp(frames: Frames, series_id: str, days: int | None, digits: int = 1, op: str | None = None):
     """Last observation minus the one `days` calendar days before (None: the previous one), in bp, as a
     difference of the two named observations; None when the history does not reach back."""
-    base = env.nth_obs(frames, series_id, -2) if days is None else env.obs_days_before(frames, series_id, days)
+    base = (envelope.nth_obs(frames, series_id, -2) if days is None
+            else envelope.obs_days_before(frames, series_id, days))
     if base is None:
         return None
     words = op or ("change from the previous observation, bp" if days is None
                    else f"change since the observation on or before {days} days earlier, bp")
-    return env.difference(env.last_obs(frames, series_id), base, digits, 100.0, words)
+    return envelope.difference(envelope.last_obs(frames, series_id), base, digits, 100.0, words)
 
 
 def move_bp(x) -> str:

@@ -6,9 +6,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.indicators import asof, day_numbers
 
@@ -117,7 +115,7 @@ def daily_regime(frames: Frames) -> dict | None:
     facts = {}
     if use_spx:
         sdays, close = day_numbers(spx), values(spx)
-        dist = (close / ind.sma(close, 200) - 1) * 100
+        dist = (close / indicators.sma(close, 200) - 1) * 100
         dd = (close / rolling_max(close, 252) - 1) * 100
         dd[:199] = np.nan  # the same warm-up as the 200-day average
         facts["sp500_vs_sma200_pct"] = asof(grid, sdays, dist)
@@ -187,14 +185,15 @@ def facts_today(frames: Frames, history: dict) -> dict:
         if not np.isfinite(value):
             out[key] = None
         elif key == "vix":
-            out[key] = env.observed_level(observation_asof(frames, VIX, day), 2, "VIX on the last classified day")
+            out[key] = envelope.observed_level(observation_asof(frames, VIX, day), 2, "VIX on the last classified day")
         elif key == "hy_oas_pct":
-            out[key] = env.observed_level(observation_asof(frames, HY, day), 2, "HY OAS on the last classified day")
+            out[key] = envelope.observed_level(observation_asof(frames, HY, day), 2,
+                                               "HY OAS on the last classified day")
         elif key == "hy_oas_change_1m_bp":
             now = observation_asof(frames, HY, day)
             then = observation_asof(frames, HY, int(np.datetime64(now[1], "D").astype(np.int64)) - 30)
-            out[key] = env.difference(now, then, 2, op="HY OAS change since 30 days earlier, bp")
+            out[key] = envelope.difference(now, then, 2, op="HY OAS change since 30 days earlier, bp")
         else:
-            with prov.about(frames, SPX):
-                out[key] = env.rnd(value, 2, FACT_OPS[key])
+            with provenance.about(frames, SPX):
+                out[key] = envelope.rnd(value, 2, FACT_OPS[key])
     return out

@@ -1,17 +1,16 @@
 """Helpers shared by the volatility modules (vix_term_structure, vol_of_vol, volatility_regime): the VIX
-states, the operation of the fixed rule thresholds they publish (through env.constant) and the provenance of
+states, the operation of the fixed rule thresholds they publish (through envelope.constant) and the provenance of
 the figures a shared helper leaves unnamed. Registers nothing (underscore file)."""
 from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 
 # VIX states used by volatility_regime (and quoted by the others): the lower bound of each state
 VIX_STATES = ("low", "normal", "elevated", "crisis")
 VIX_BOUNDS = (15.0, 20.0, 30.0)  # low < 15 <= normal < 20 <= elevated < 30 <= crisis
-RULE_THRESHOLD = "fixed rule threshold (a constant of the method)"  # operation of a threshold (env.constant)
+RULE_THRESHOLD = "fixed rule threshold (a constant of the method)"  # operation of a threshold (envelope.constant)
 
 
 def vix_state_codes(levels) -> np.ndarray:
@@ -29,14 +28,14 @@ def counted(block, operation: str = "count of observations"):
     if isinstance(block, dict):
         return {k: counted(v, operation) for k, v in block.items()}
     if isinstance(block, int) and not isinstance(block, bool):
-        return env.count(block, operation)
+        return envelope.count(block, operation)
     return block
 
 
 def named(block: dict, operations: dict[str, str]) -> dict:
     """`block` with the figures under these keys given their operation in the current scope (the figures a
     shared helper rounds without naming what they are)."""
-    return {k: prov.tag(v, operations[k]) if k in operations and isinstance(v, (int, float))
+    return {k: provenance.tag(v, operations[k]) if k in operations and isinstance(v, (int, float))
             and not isinstance(v, bool) else v for k, v in block.items()}
 
 

@@ -7,13 +7,11 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from intel import correlations as corr
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
+from intel.correlations import rolling_corr
 from intel.frames import Frames
-from intel.modules import _crypto as cx
 from intel.modules._common import fig, not_computed
+from intel.modules._crypto import aligned_changes, rolling_beta
 from intel.registry import Module, register
 
 NAME = "btc_macro_correlation"
@@ -34,55 +32,60 @@ COUPLED = 0.3  # |63-day correlation| from which a driver's move is read through
 def driver_block(frames: Frames, sid: str, kind: str, unit: str) -> dict | None:
     """Bitcoin against one driver; every figure but the driver's own move rests on both series."""
     frame = frames.get(sid)
-    days, b, d = cx.aligned_changes(frames.get(BTC), "log", frame, kind)
+    days, b, d = aligned_changes(frames.get(BTC), "log", frame, kind)
     if len(b) < SHORT:
         return None
     pair = f"daily BTC log returns and {sid} {'log returns' if kind == 'log' else 'changes in bp'} on common dates"
     # both series through their last common date: a later bitcoin close is not in these figures
-    end = date.fromisoformat(ind.iso_day(days[-1]))
-    with prov.about_inputs((prov.Input(BTC, through=end), prov.Input(sid, through=end))):
-        out: dict = {"common_observations": env.count(len(b), f"count of {pair}"), "sample_start": ind.iso_day(days[0]),
-                     "sample_end": ind.iso_day(days[-1])}
+    end = date.fromisoformat(indicators.iso_day(days[-1]))
+    with provenance.about_inputs((provenance.Input(BTC, through=end), provenance.Input(sid, through=end))):
+        out: dict = {"common_observations": envelope.count(len(b), f"count of {pair}"),
+                     "sample_start": indicators.iso_day(days[0]),
+                     "sample_end": indicators.iso_day(days[-1])}
         for label, w in (("63d", SHORT), ("1y", LONG)):
             if len(b) < w:
                 for key in (f"correlation_{label}", f"correlation_{label}_percentile", f"beta_{label}_{unit}",
                             f"beta_{label}_percentile"):
                     out[key] = None
                 continue
-            rc, rb = corr.rolling_corr(b, d, w), cx.rolling_beta(b, d, w)
+            rc, rb = rolling_corr(b, d, w), rolling_beta(b, d, w)
             hc, hb = rc[np.isfinite(rc)], rb[np.isfinite(rb)]
             corr_of, beta_of = f"{w}-day correlation of {pair}", f"{w}-day OLS slope of BTC on {sid} ({pair})"
-            out[f"correlation_{label}"] = env.rnd(rc[-1], 3, corr_of)
-            out[f"correlation_{label}_percentile"] = (env.rnd(ind.percentile_of(hc, rc[-1]), 1, "percentile of the "
-                                                              f"{corr_of} among its rolling values since sample_start")
+            out[f"correlation_{label}"] = envelope.rnd(rc[-1], 3, corr_of)
+            out[f"correlation_{label}_percentile"] = (envelope.rnd(indicators.percentile_of(hc, rc[-1]), 1,
+                                                                   f"percentile of the {corr_of} among its "
+                                                                   "rolling values since sample_start")
                                                       if len(hc) >= MIN_HISTORY else None)
-            out[f"beta_{label}_{unit}"] = env.rnd(rb[-1], 3, beta_of)
-            out[f"beta_{label}_percentile"] = (env.rnd(ind.percentile_of(hb, rb[-1]), 1, "percentile of the "
-                                                       f"{beta_of} among its rolling values since sample_start")
+            out[f"beta_{label}_{unit}"] = envelope.rnd(rb[-1], 3, beta_of)
+            out[f"beta_{label}_percentile"] = (envelope.rnd(indicators.percentile_of(hb, rb[-1]), 1,
+                                                            f"percentile of the {beta_of} among its rolling "
+                                                            "values since sample_start")
                                                if len(hb) >= MIN_HISTORY else None)
             if label == "63d":
-                out["correlation_63d_median_history"] = (env.rnd(np.median(hc), 3, f"median of the rolling {corr_of}")
+                out["correlation_63d_median_history"] = (envelope.rnd(np.median(hc), 3,
+                                                                      f"median of the rolling {corr_of}")
                                                          if len(hc) else None)
-                out["correlation_63d_1m_ago"] = (env.rnd(rc[-22], 3, f"{corr_of}, 21 common dates earlier")
+                out["correlation_63d_1m_ago"] = (envelope.rnd(rc[-22], 3, f"{corr_of}, 21 common dates earlier")
                                                  if len(rc) >= SHORT + 21 else None)
     # the driver's own move over the last month (30 calendar days), to read a coupling through: from its two
     # named observations
-    last = env.last_obs(frame, sid)
-    base = env.obs_on_or_before(frame, sid, last[1] - timedelta(days=30))
+    last = envelope.last_obs(frame, sid)
+    base = envelope.obs_on_or_before(frame, sid, last[1] - timedelta(days=30))
     if kind == "log":
-        out["driver_change_1m_pct"] = env.pct_change(last, base, 2) if base and base[2] != 0 else None
+        out["driver_change_1m_pct"] = envelope.pct_change(last, base, 2) if base and base[2] != 0 else None
     else:
-        out["driver_change_1m_bp"] = env.difference(last, base, 2, op=f"change of {sid} from {base[1].isoformat()} "
-                                                    f"to {last[1].isoformat()}, in bp") if base else None
+        out["driver_change_1m_bp"] = envelope.difference(last, base, 2,
+                                                         op=f"change of {sid} from {base[1].isoformat()} "
+                                                         f"to {last[1].isoformat()}, in bp") if base else None
     return out
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, [BTC], need="all")
-    env.require(frames, NAME, DRIVERS)
-    sources = env.data_sources(frames, INPUTS)
-    data: dict = {"window_short_days": env.constant(SHORT, "short window, in common trading days"),
-                  "window_long_days": env.constant(LONG, "long window, in common trading days")}
+    envelope.require(frames, NAME, [BTC], need="all")
+    envelope.require(frames, NAME, DRIVERS)
+    sources = envelope.data_sources(frames, INPUTS)
+    data: dict = {"window_short_days": envelope.constant(SHORT, "short window, in common trading days"),
+                  "window_long_days": envelope.constant(LONG, "long window, in common trading days")}
     unavailable: dict = {}
     for sid, (label, kind, unit) in DRIVERS.items():
         frame = frames.get(sid)
@@ -95,12 +98,13 @@ def compute(frames: Frames) -> dict:
                 unavailable[f"{sid}.1y"] = f"fewer than {LONG} common daily changes"
     blocks = {sid: data[sid] for sid in DRIVERS if sid in data}
     if not blocks:
-        raise env.InsufficientData(f"{NAME}: no macro driver shares {SHORT} daily changes with bitcoin")
+        raise envelope.InsufficientData(f"{NAME}: no macro driver shares {SHORT} daily changes with bitcoin")
     strongest = max(blocks, key=lambda s: abs(blocks[s]["correlation_63d"] or 0))
     data["strongest_driver_63d"] = strongest
-    with prov.about(frames, BTC, *blocks):
-        data["mean_abs_correlation_63d"] = env.rnd(np.mean([abs(b["correlation_63d"] or 0) for b in blocks.values()]),
-                                                   3, "mean of the drivers' absolute 63-day correlations")
+    with provenance.about(frames, BTC, *blocks):
+        data["mean_abs_correlation_63d"] = envelope.rnd(
+            np.mean([abs(b["correlation_63d"] or 0) for b in blocks.values()]), 3,
+            "mean of the drivers' absolute 63-day correlations")
 
     signals = []
     for sid, b in blocks.items():
@@ -113,15 +117,15 @@ def compute(frames: Frames) -> dict:
         pct = b["correlation_63d_percentile"]
         urgency = "medium" if abs(r) >= 0.5 and pct is not None and (pct >= 80 or pct <= 20) else "low"
         unit = "%" if "driver_change_1m_pct" in b else " bp"
-        signals.append(env.signal(
+        signals.append(envelope.signal(
             f"btc_{sid.lower()}_coupling", direction,
-            env.degrade(0.3 + min(0.4, abs(r) * 0.5), sources, [BTC, sid]), urgency,
+            envelope.degrade(0.3 + min(0.4, abs(r) * 0.5), sources, [BTC, sid]), urgency,
             f"63-day correlation with the {b['driver']} {r}, which moved {move}{unit} over the month"))
     if not signals:
         s = blocks[strongest]
-        signals.append(env.signal("btc_macro_decoupled", "neutral", env.degrade(0.5, sources, [BTC]), "low",
-                                  f"no macro driver couples strongly: the largest 63-day correlation is "
-                                  f"{s['correlation_63d']} with the {s['driver']}"))
+        signals.append(envelope.signal("btc_macro_decoupled", "neutral", envelope.degrade(0.5, sources, [BTC]), "low",
+                                       f"no macro driver couples strongly: the largest 63-day correlation is "
+                                       f"{s['correlation_63d']} with the {s['driver']}"))
 
     parts = []
     for sid, b in blocks.items():
@@ -135,24 +139,24 @@ def compute(frames: Frames) -> dict:
     summary = ("Bitcoin's daily returns against macro drivers on common dates. " + "; ".join(parts) +
                f". The strongest 63-day link is with the {blocks[strongest]['driver']}.")
     summary += not_computed(unavailable)
-    summary += env.staleness_note(sources)
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("bitcoin", "bitcoin's own trend and drawdown"),
-                         ("equity_indices", "the Nasdaq trend behind the equity beta"),
-                         ("dollar_strength", "the broad dollar trend"),
-                         ("real_yields", "yields and breakevens in detail"),
-                         ("correlations", "the cross-asset correlation matrix"),
-                         ("correlation_breaks", "correlations that broke from their baseline")),
-                     methodology="Bitcoin and each driver are joined on common dates and changes are taken "
-                                 "between consecutive common dates (a crypto weekend folds into Monday): bitcoin "
-                                 "and Nasdaq/dollar as log returns in percent, the 10-year yield and breakeven as "
-                                 "changes in basis points. Pearson correlation and the OLS slope of bitcoin on the "
-                                 "driver (with intercept) over the last 63 and 252 common days; percentiles rank "
-                                 "today's value among all rolling values in the history available since "
-                                 "sample_start. A driver coupled at |correlation| of 0.3 or more has its 1-month move "
-                                 "read through to bitcoin by the correlation's sign.",
-                     unavailable=unavailable or None)
+    summary += envelope.staleness_note(sources)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("bitcoin", "bitcoin's own trend and drawdown"),
+                              ("equity_indices", "the Nasdaq trend behind the equity beta"),
+                              ("dollar_strength", "the broad dollar trend"),
+                              ("real_yields", "yields and breakevens in detail"),
+                              ("correlations", "the cross-asset correlation matrix"),
+                              ("correlation_breaks", "correlations that broke from their baseline")),
+                          methodology="Bitcoin and each driver are joined on common dates and changes are taken "
+                                      "between consecutive common dates (a crypto weekend folds into Monday): bitcoin "
+                                      "and Nasdaq/dollar as log returns in percent, the 10-year yield and breakeven as "
+                                      "changes in basis points. Pearson correlation and the OLS slope of bitcoin on "
+                                      "the driver (with intercept) over the last 63 and 252 common days; percentiles "
+                                      "rank today's value among all rolling values in the history available since "
+                                      "sample_start. A driver coupled at |correlation| of 0.3 or more has its 1-month "
+                                      "move read through to bitcoin by the correlation's sign.",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="crypto", tier="P", inputs=INPUTS,

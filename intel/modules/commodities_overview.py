@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import catalog
-from intel import envelope as env
-from intel import provenance as prov
+from intel import catalog, envelope, provenance
 from intel.frames import Frames
 from intel.modules._commodities import observed_monthly_change, percentile_of_last, realized_vol_pct
 from intel.modules._common import observed_horizon_returns, pct_word
@@ -36,7 +34,7 @@ def profile(frames: Frames, series_id: str) -> dict:
     frame = frames.get(series_id)
     kind = cadence(series_id)
     values = frame["value"].to_numpy()
-    out = {"level": env.level(frames, series_id, 3), "unit": catalog.get(series_id).unit, "cadence": kind,
+    out = {"level": envelope.level(frames, series_id, 3), "unit": catalog.get(series_id).unit, "cadence": kind,
            "date": frame["date"][-1].isoformat()}
     if kind == "monthly":
         # monthly averages dated the 1st: changes match calendar months, horizons in months
@@ -49,33 +47,34 @@ def profile(frames: Frames, series_id: str) -> dict:
         out.update(observed_horizon_returns(frames, series_id, horizons, ytd=False))
         momentum_3m, momentum_12m = out["change_3m_pct"], out["change_1y_pct"]
     per_year = PER_YEAR[kind]
-    with prov.about(frames, series_id):
-        out["realized_vol_1y_pct"] = env.rnd(realized_vol_pct(values, per_year, per_year), 2,
-                                             f"annualized volatility of the last {per_year} simple returns, percent")
-        out["percentile_5y"] = env.rnd(percentile_of_last(values, 5 * per_year), 1,
-                                       f"percentile rank within the last {5 * per_year} observations")
+    with provenance.about(frames, series_id):
+        out["realized_vol_1y_pct"] = envelope.rnd(realized_vol_pct(values, per_year, per_year), 2,
+                                                  f"annualized volatility of the last {per_year} simple returns, "
+                                                  "percent")
+        out["percentile_5y"] = envelope.rnd(percentile_of_last(values, 5 * per_year), 1,
+                                            f"percentile rank within the last {5 * per_year} observations")
     out["momentum_3m_pct"], out["momentum_12m_pct"] = momentum_3m, momentum_12m
     return out
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, SERIES)
-    sources = env.data_sources(frames, SERIES)  # the breadth's inputs: what its signal's confidence rests on
+    envelope.require(frames, NAME, SERIES)
+    sources = envelope.data_sources(frames, SERIES)  # the breadth's inputs: what its signal's confidence rests on
     items = {key: profile(frames, sid) for sid, key in SERIES.items() if frames.get(sid) is not None}
     unavailable = {key: f"no {sid} observations in the warehouse" for sid, key in SERIES.items() if key not in items}
     m3 = {k: p["momentum_3m_pct"] for k, p in items.items() if p["momentum_3m_pct"] is not None}
     m12 = [p["momentum_12m_pct"] for p in items.values() if p["momentum_12m_pct"] is not None]
     ids = {key: sid for sid, key in SERIES.items()}
-    with prov.about(frames, *(ids[k] for k in items)):
-        data = {**items, "series_with_3m_momentum": env.count(len(m3), "count of series with a 3-month change")}
+    with provenance.about(frames, *(ids[k] for k in items)):
+        data = {**items, "series_with_3m_momentum": envelope.count(len(m3), "count of series with a 3-month change")}
     if m3:
         ranked = sorted(m3, key=lambda k: -m3[k])
-        with prov.about(frames, *(ids[k] for k in m3)):
-            breadth = env.rnd(sum(v > 0 for v in m3.values()) / len(m3) * 100, 1,
-                              "share of the series with a positive 3-month change, percent")
-            average_3m = env.rnd(np.mean(list(m3.values())), 2, "mean 3-month change of the series, percent")
-        with prov.about(frames, *(ids[k] for k, p in items.items() if p["momentum_12m_pct"] is not None)):
-            average_12m = env.rnd(np.mean(m12), 2, "mean 12-month change of the series, percent") if m12 else None
+        with provenance.about(frames, *(ids[k] for k in m3)):
+            breadth = envelope.rnd(sum(v > 0 for v in m3.values()) / len(m3) * 100, 1,
+                                   "share of the series with a positive 3-month change, percent")
+            average_3m = envelope.rnd(np.mean(list(m3.values())), 2, "mean 3-month change of the series, percent")
+        with provenance.about(frames, *(ids[k] for k, p in items.items() if p["momentum_12m_pct"] is not None)):
+            average_12m = envelope.rnd(np.mean(m12), 2, "mean 12-month change of the series, percent") if m12 else None
         data.update({"breadth_3m_pct": breadth, "average_momentum_3m_pct": average_3m,
                      "average_momentum_12m_pct": average_12m, "leader_3m": ranked[0], "laggard_3m": ranked[-1]})
     else:
@@ -97,14 +96,15 @@ def compute(frames: Frames) -> dict:
         # agreement across the series and how many of the four are covered drive the confidence
         confidence = (0.4 + 0.4 * abs(breadth - 50) / 50) * (0.6 + 0.4 * len(m3) / len(SERIES))
         urgency = "high" if abs(avg) >= 2 * STRONG_MOVE_PCT else "medium" if abs(avg) >= STRONG_MOVE_PCT else "low"
-        signals.append(env.signal("broad_commodity_momentum", direction, env.degrade(confidence, sources), urgency,
-                                  f"{breadth}% of {len(m3)} commodity series rose over three months, average "
-                                  f"{avg}% (direction refers to commodity prices)"))
+        signals.append(envelope.signal("broad_commodity_momentum", direction, envelope.degrade(confidence, sources),
+                                       urgency,
+                                       f"{breadth}% of {len(m3)} commodity series rose over three months, average "
+                                       f"{avg}% (direction refers to commodity prices)"))
         oil, copper = m3.get("wti_oil"), m3.get("copper")
         if oil is not None and copper is not None and oil * copper < 0 and min(abs(oil), abs(copper)) >= 5:
-            signals.append(env.signal("energy_metals_divergence", "neutral",
-                                      env.degrade(0.45, sources, ["DCOILWTICO", "PCOPPUSDM"]), "low",
-                                      f"oil {pct_word(oil)} and copper {pct_word(copper)} over three months"))
+            signals.append(envelope.signal("energy_metals_divergence", "neutral",
+                                           envelope.degrade(0.45, sources, ["DCOILWTICO", "PCOPPUSDM"]), "low",
+                                           f"oil {pct_word(oil)} and copper {pct_word(copper)} over three months"))
 
     parts = []
     for key, p in items.items():
@@ -122,22 +122,22 @@ def compute(frames: Frames) -> dict:
     missing = [LABEL[k] for k in unavailable if k in LABEL]
     if missing:
         text += " Not covered (no data): " + ", ".join(missing) + "."
-    everything = env.data_sources(frames, [*SERIES, GOLD])
-    return env.build(NAME, frames, data=data, signals=signals, summary=text + env.staleness_note(everything),
-                     sources=everything,
-                     related_modules=env.related(
-                         ("oil", "WTI and Brent in detail"),
-                         ("copper_gold_ratio", "copper against the 10-year yield"),
-                         ("inflation", "how commodity prices feed inflation"),
-                         ("dollar_strength", "the dollar behind commodity prices"),
-                         ("growth", "the activity data commodities respond to")),
-                     methodology="Momentum is the percent change over each horizon: by calendar lookback for "
-                                 "daily and weekly series, by matched calendar months for the monthly IMF "
-                                 "averages (so monthly series get 1/3/6/12-month horizons). Breadth is the share "
-                                 "of series with a positive three-month change; volatility is the annualized "
-                                 "standard deviation of a year of each series' own simple returns. Gold is shown "
-                                 "with the same figures but left out of the breadth and averages.",
-                     unavailable=unavailable or None)
+    everything = envelope.data_sources(frames, [*SERIES, GOLD])
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=text + envelope.staleness_note(everything),
+                          sources=everything,
+                          related_modules=envelope.related(
+                              ("oil", "WTI and Brent in detail"),
+                              ("copper_gold_ratio", "copper against the 10-year yield"),
+                              ("inflation", "how commodity prices feed inflation"),
+                              ("dollar_strength", "the dollar behind commodity prices"),
+                              ("growth", "the activity data commodities respond to")),
+                          methodology="Momentum is the percent change over each horizon: by calendar lookback for "
+                                      "daily and weekly series, by matched calendar months for the monthly IMF "
+                                      "averages (so monthly series get 1/3/6/12-month horizons). Breadth is the share "
+                                      "of series with a positive three-month change; volatility is the annualized "
+                                      "standard deviation of a year of each series' own simple returns. Gold is shown "
+                                      "with the same figures but left out of the breadth and averages.",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="commodities", tier="S", inputs=(*SERIES, GOLD),

@@ -3,12 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import fig, growth, signed
-from intel.modules._macro_b import Monthly, aligned, month_obs, monthly, trim_to_last_finite
+from intel.modules._monthly import Monthly, aligned, month_obs, monthly, trim_to_last_finite
 from intel.registry import Module, register
 
 NAME = "consumer"
@@ -25,18 +23,18 @@ def _survey(frames: Frames, sid: str, m: Monthly, level_unit: str, unit: str) ->
     history = v[-HISTORY_MONTHS:]
     finite = history[np.isfinite(history)]
     last = month_obs(frames, sid, m)
-    with prov.about(frames, sid):
-        return {"period": m.period(), f"level_{level_unit}": env.level(frames, sid, 2),
-                f"change_1m_{unit}": env.change_obs(last, month_obs(frames, sid, m, -2), "diff", 2,
-                                                "change from the previous month"),
-                f"change_12m_{unit}": env.change_obs(last, month_obs(frames, sid, m, -13), "diff", 2,
-                                                 "change from the same month a year earlier"),
-                "avg_3m": env.rnd(np.nanmean(v[-3:]), 2, "mean of the last three months"),
-                "mean_10y": env.rnd(finite.mean() if len(finite) >= 12 else None, 2, "mean of the last ten years"),
-                "zscore_10y": env.rnd(ind.zscore_of(history, level, 12), 2,
-                                      "z-score against the last ten years of monthly readings"),
-                "percentile_10y": env.rnd(ind.percentile_of(history, level, 12), 1,
-                                          "percentile rank within the last ten years of monthly readings")}
+    with provenance.about(frames, sid):
+        return {"period": m.period(), f"level_{level_unit}": envelope.level(frames, sid, 2),
+                f"change_1m_{unit}": envelope.change_obs(last, month_obs(frames, sid, m, -2), "diff", 2,
+                                                         "change from the previous month"),
+                f"change_12m_{unit}": envelope.change_obs(last, month_obs(frames, sid, m, -13), "diff", 2,
+                                                          "change from the same month a year earlier"),
+                "avg_3m": envelope.rnd(np.nanmean(v[-3:]), 2, "mean of the last three months"),
+                "mean_10y": envelope.rnd(finite.mean() if len(finite) >= 12 else None, 2, "mean of the last ten years"),
+                "zscore_10y": envelope.rnd(indicators.zscore_of(history, level, 12), 2,
+                                           "z-score against the last ten years of monthly readings"),
+                "percentile_10y": envelope.rnd(indicators.percentile_of(history, level, 12), 1,
+                                               "percentile rank within the last ten years of monthly readings")}
 
 
 def _sales(m: Monthly, prefix: str, exact: tuple = ()) -> dict:
@@ -46,14 +44,14 @@ def _sales(m: Monthly, prefix: str, exact: tuple = ()) -> dict:
     three = growth(v, 3, annualize=True)[-1]
     # the last three months' average against the three before it: smoother than one month's change
     avg_change = (np.mean(v[-3:]) / np.mean(v[-6:-3]) - 1) * 100 if len(v) >= 6 else np.nan
-    mom, yoy = exact or (env.rnd(growth(v, 1)[-1], 2, "percent change from the previous month"),
-                         env.rnd(growth(v, 12)[-1], 2, "percent change from the same month a year earlier"))
+    mom, yoy = exact or (envelope.rnd(growth(v, 1)[-1], 2, "percent change from the previous month"),
+                         envelope.rnd(growth(v, 12)[-1], 2, "percent change from the same month a year earlier"))
     return {f"{prefix}mom_pct": mom, f"{prefix}yoy_pct": yoy,
-            f"{prefix}annualized_3m_pct": env.rnd(three, 2, "3-month growth, annualized, percent"),
-            f"{prefix}annualized_6m_pct": env.rnd(growth(v, 6, annualize=True)[-1], 2,
-                                                  "6-month growth, annualized, percent"),
-            f"{prefix}avg_3m_vs_prior_3m_pct": env.rnd(avg_change, 2, "mean of the last three months against "
-                                                                      "the three before, percent change")}
+            f"{prefix}annualized_3m_pct": envelope.rnd(three, 2, "3-month growth, annualized, percent"),
+            f"{prefix}annualized_6m_pct": envelope.rnd(growth(v, 6, annualize=True)[-1], 2,
+                                                       "6-month growth, annualized, percent"),
+            f"{prefix}avg_3m_vs_prior_3m_pct": envelope.rnd(avg_change, 2, "mean of the last three months against "
+                                                                           "the three before, percent change")}
 
 
 def _trend(pct) -> str | None:
@@ -64,13 +62,13 @@ def _trend(pct) -> str | None:
 
 def retail(frames: Frames, rsxfs: Monthly, cpi: Monthly | None) -> tuple[dict, dict]:
     last = month_obs(frames, "RSXFS", rsxfs)
-    with prov.about(frames, "RSXFS"):
-        exact = (env.change_obs(last, month_obs(frames, "RSXFS", rsxfs, -2), "pct", 2,
-                            "percent change from the previous month"),
-                 env.change_obs(last, month_obs(frames, "RSXFS", rsxfs, -13), "pct", 2,
-                            "percent change from the same month a year earlier"))
-        out = {"period": rsxfs.period(), "level_bn": env.level(frames, "RSXFS", 1, scale=1 / 1000,
-                                                                op="latest value, in billions"),
+    with provenance.about(frames, "RSXFS"):
+        exact = (envelope.change_obs(last, month_obs(frames, "RSXFS", rsxfs, -2), "pct", 2,
+                                     "percent change from the previous month"),
+                 envelope.change_obs(last, month_obs(frames, "RSXFS", rsxfs, -13), "pct", 2,
+                                     "percent change from the same month a year earlier"))
+        out = {"period": rsxfs.period(), "level_bn": envelope.level(frames, "RSXFS", 1, scale=1 / 1000,
+                                                                    op="latest value, in billions"),
                **_sales(rsxfs, "nominal_", exact)}
     unavailable = {}
     real = prices = None
@@ -80,11 +78,11 @@ def retail(frames: Frames, rsxfs: Monthly, cpi: Monthly | None) -> tuple[dict, d
         real = trim_to_last_finite(Monthly(sales.start, sales.values / prices.values))
     if real is not None and np.isfinite(real.values).sum() >= 2:
         deflator = prices.values[len(real.values) - 1]
-        with prov.about(frames, "RSXFS", "CPIAUCSL"):
+        with provenance.about(frames, "RSXFS", "CPIAUCSL"):
             out.update({"real_period": real.period(),
-                        "real_level_bn": env.rnd(real.at() * deflator / 1000, 1,
-                                                 "retail sales / CPI, in billions of dollars of the latest CPI "
-                                                 "month both share"),
+                        "real_level_bn": envelope.rnd(real.at() * deflator / 1000, 1,
+                                                      "retail sales / CPI, in billions of dollars of the latest CPI "
+                                                      "month both share"),
                         **_sales(real, "real_")})
         out["trend"] = _trend(out["real_annualized_3m_pct"])
         out["trend_basis"] = "real"
@@ -97,8 +95,8 @@ def retail(frames: Frames, rsxfs: Monthly, cpi: Monthly | None) -> tuple[dict, d
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, CORE)
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, CORE)
+    sources = envelope.data_sources(frames, INPUTS)
     sent, mich, rsxfs, cpi = (monthly(frames.get(s)) if frames.get(s) is not None else None for s in INPUTS)
     data: dict = {}
     unavailable: dict = {}
@@ -108,10 +106,11 @@ def compute(frames: Frames) -> dict:
         data["inflation_expectations_1y"] = exp = _survey(frames, "MICH", mich, "pct", "pp")
         cpi_yoy = growth(cpi.values, 12)[-1] if cpi is not None else np.nan
         yoy_op = "percent change from the same month a year earlier"
-        exp["cpi_yoy_pct"] = env.change_obs(month_obs(frames, "CPIAUCSL", cpi), month_obs(frames, "CPIAUCSL", cpi, -13),
-                                        "pct", 2, yoy_op) if cpi is not None else None
-        with prov.about(frames, "MICH", "CPIAUCSL", operation="expected inflation minus CPI year-over-year"):
-            exp["gap_to_cpi_yoy_pp"] = env.rnd(mich.at() - cpi_yoy, 2)
+        exp["cpi_yoy_pct"] = envelope.change_obs(month_obs(frames, "CPIAUCSL", cpi),
+                                                 month_obs(frames, "CPIAUCSL", cpi, -13),
+                                                 "pct", 2, yoy_op) if cpi is not None else None
+        with provenance.about(frames, "MICH", "CPIAUCSL", operation="expected inflation minus CPI year-over-year"):
+            exp["gap_to_cpi_yoy_pp"] = envelope.rnd(mich.at() - cpi_yoy, 2)
     if rsxfs is not None:
         data["retail_sales"], missing = retail(frames, rsxfs, cpi)
         unavailable.update(missing)
@@ -132,17 +131,17 @@ def compute(frames: Frames) -> dict:
         score = float(np.mean(parts))
         behind = (["UMCSENT"] if "sentiment" in data and data["sentiment"]["zscore_10y"] is not None else []) + \
             (["RSXFS"] + (["CPIAUCSL"] if basis == "real" else []) if growth_3m is not None else [])
-        with prov.about(frames, *behind, operation="mean of the clipped sentiment z-score / 2 and 3-month "
-                                                   "annualized sales growth / 5"):
-            data["consumer_score"] = env.rnd(score, 2)
+        with provenance.about(frames, *behind, operation="mean of the clipped sentiment z-score / 2 and 3-month "
+                                                         "annualized sales growth / 5"):
+            data["consumer_score"] = envelope.rnd(score, 2)
         direction = "bullish" if score > 0.2 else "bearish" if score < -0.2 else "neutral"
         weak = (growth_3m is not None and growth_3m < -5) and (data.get("sentiment", {}).get("zscore_10y") or 0) < -1.5
         urgency = "high" if weak else "medium" if abs(score) > 0.6 else "low"
         confidence = (0.4 + min(0.45, abs(score) / 2)) * (0.8 if basis == "nominal" else 1.0)
-        confidence = env.degrade(confidence, sources, essential=["UMCSENT", "RSXFS"])
-        signals.append(env.signal("consumer_health", direction, confidence, urgency,
-                                  ", ".join(reasons) + f" (score {data['consumer_score']}; direction refers "
-                                  "to growth and cyclical equities)"))
+        confidence = envelope.degrade(confidence, sources, essential=["UMCSENT", "RSXFS"])
+        signals.append(envelope.signal("consumer_health", direction, confidence, urgency,
+                                       ", ".join(reasons) + f" (score {data['consumer_score']}; direction refers "
+                                       "to growth and cyclical equities)"))
     exp = data.get("inflation_expectations_1y")
     if exp is not None:
         z, level = exp["zscore_10y"], exp["level_pct"]
@@ -152,9 +151,10 @@ def compute(frames: Frames) -> dict:
             direction, urgency = "bullish", "low"
         else:
             direction, urgency = "neutral", "low"
-        confidence = env.degrade(0.45 + min(0.4, abs(z or 0) / 4), sources, essential=["MICH"])
-        signals.append(env.signal("inflation_expectations", direction, confidence, urgency,
-                                  f"1-year expectations at {level}% (z-score {fig(z)}); direction refers to bonds"))
+        confidence = envelope.degrade(0.45 + min(0.4, abs(z or 0) / 4), sources, essential=["MICH"])
+        signals.append(envelope.signal("inflation_expectations", direction, confidence, urgency,
+                                       f"1-year expectations at {level}% (z-score {fig(z)}); direction refers to "
+                                       "bonds"))
 
     sentences = []
     if "sentiment" in data:
@@ -175,20 +175,20 @@ def compute(frames: Frames) -> dict:
             sentences.append(f"Retail sales to {rs['period']} are nominal only (no CPI to deflate them): "
                              f"{fig(rs['nominal_annualized_3m_pct'], '%')} annualized over three months, "
                              f"a {rs['trend'] or 'undetermined'} trend.")
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("inflation", "the realized inflation behind expectations"),
-                         ("labor_market", "jobs and income behind spending"),
-                         ("growth", "consumption within the activity nowcast"),
-                         ("economic_surprise", "how retail sales and sentiment compare with trend"),
-                         ("macro_regime", "the growth x inflation quadrant")),
-                     methodology="Monthly series are matched by calendar month. Real retail sales = RSXFS / "
-                                 "CPIAUCSL, expressed in dollars of the latest CPI month; trend is rising above "
-                                 "+1% and falling below -1% annualized over three months. Consumer score = mean "
-                                 "of the sentiment 10-year z-score / 2 and the 3-month annualized sales growth / "
-                                 "5, each clipped to -1..1; above 0.2 bullish, below -0.2 bearish.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=" ".join(sentences) + envelope.staleness_note(sources), sources=sources,
+                          related_modules=envelope.related(
+                              ("inflation", "the realized inflation behind expectations"),
+                              ("labor_market", "jobs and income behind spending"),
+                              ("growth", "consumption within the activity nowcast"),
+                              ("economic_surprise", "how retail sales and sentiment compare with trend"),
+                              ("macro_regime", "the growth x inflation quadrant")),
+                          methodology="Monthly series are matched by calendar month. Real retail sales = RSXFS / "
+                                      "CPIAUCSL, expressed in dollars of the latest CPI month; trend is rising above "
+                                      "+1% and falling below -1% annualized over three months. Consumer score = mean "
+                                      "of the sentiment 10-year z-score / 2 and the 3-month annualized sales growth / "
+                                      "5, each clipped to -1..1; above 0.2 bullish, below -0.2 bearish.",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="macro", tier="S", inputs=INPUTS,

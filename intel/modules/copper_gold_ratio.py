@@ -9,9 +9,7 @@ import math
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._commodities import monthly_means, observed_monthly_change, percentile_of_last
 from intel.modules._common import fig, month_keys, month_label, pct_word
@@ -46,14 +44,14 @@ def ratio_block(frames: Frames, months: np.ndarray, ratio: np.ndarray) -> dict:
     by_month = dict(zip(months.tolist(), ratio.tolist()))
     last = int(months[-1])
     out = {"unit": "copper USD per pound / gold USD per troy ounce", "period": month_label(last)}
-    with prov.about(frames, COPPER, GOLD):
-        out["value"] = env.rnd(ratio[-1], 7, "copper (USD per tonne / 2204.62262) over gold, same month")
+    with provenance.about(frames, COPPER, GOLD):
+        out["value"] = envelope.rnd(ratio[-1], 7, "copper (USD per tonne / 2204.62262) over gold, same month")
         for n in (1, 3, 6, 12):
             base = by_month.get(last - n)
-            out[f"change_{n}m_pct"] = env.rnd(None if not base else (ratio[-1] / base - 1) * 100, 2,
-                                              f"change of the ratio against the month {n} earlier, percent")
-        out["percentile_10y"] = env.rnd(percentile_of_last(ratio, 120), 1,
-                                        "percentile rank within the last 120 monthly ratios")
+            out[f"change_{n}m_pct"] = envelope.rnd(None if not base else (ratio[-1] / base - 1) * 100, 2,
+                                                   f"change of the ratio against the month {n} earlier, percent")
+        out["percentile_10y"] = envelope.rnd(percentile_of_last(ratio, 120), 1,
+                                             "percentile rank within the last 120 monthly ratios")
     return out
 
 
@@ -65,15 +63,15 @@ def yield_block(frames: Frames, copper_months: np.ndarray, copper: np.ndarray, d
     months, avg = monthly_means(ten)
     by_month = dict(zip(months.tolist(), avg.tolist()))
     last_month = int(copper_months[-1])
-    out = {"last_pct": env.level(frames, TEN, 2), "last_date": ten["date"][-1].isoformat()}
-    with prov.about(frames, TEN):
-        out["average_in_copper_month_pct"] = env.rnd(by_month.get(last_month), 3,
-                                                     f"mean of DGS10 over the last calendar month of {label}")
+    out = {"last_pct": envelope.level(frames, TEN, 2), "last_date": ten["date"][-1].isoformat()}
+    with provenance.about(frames, TEN):
+        out["average_in_copper_month_pct"] = envelope.rnd(by_month.get(last_month), 3,
+                                                          f"mean of DGS10 over the last calendar month of {label}")
         for n in (3, 6, 12):
             a, b = by_month.get(last_month), by_month.get(last_month - n)
-            out[f"change_{n}m_bp"] = env.rnd(None if a is None or b is None else (a - b) * 100, 1,
-                                             f"change of the monthly mean of DGS10 over {n} months, bp")
-    with prov.about(frames, *driver, TEN):
+            out[f"change_{n}m_bp"] = envelope.rnd(None if a is None or b is None else (a - b) * 100, 1,
+                                                  f"change of the monthly mean of DGS10 over {n} months, bp")
+    with provenance.about(frames, *driver, TEN):
         out.update(_copper_against_yield(copper_months, copper, months, avg, by_month, last_month, label))
     return out
 
@@ -92,46 +90,46 @@ def _copper_against_yield(copper_months, copper, months, avg, by_month: dict, la
     ok = np.isfinite(dc) & np.isfinite(dy)
     dc, dy = dc[ok], dy[ok]
     for n in (SHORT_CORR, LONG_CORR):
-        out[f"correlation_monthly_changes_{n}m"] = env.rnd(
-            ind.pearson(dc[-n:], dy[-n:], MIN_PAIRS), 2,
+        out[f"correlation_monthly_changes_{n}m"] = envelope.rnd(
+            indicators.pearson(dc[-n:], dy[-n:], MIN_PAIRS), 2,
             f"correlation of monthly log changes of {label} and DGS10 changes over the last {n} month pairs")
     x, z = dc[-LONG_CORR:], dy[-LONG_CORR:]
     beta = float(np.cov(x, z, ddof=1)[0, 1] / np.var(x, ddof=1)) if len(x) >= MIN_PAIRS and np.var(x) > 0 else None
-    out["beta_60m_bp_per_pct"] = env.rnd(beta, 2, f"regression slope of monthly DGS10 changes (bp) on log changes "
-                                                   f"of {label} (%) over the last 60 month pairs")
-    out["pairs_60m"] = env.count(len(x), "count of month pairs in the 60-month window")
+    out["beta_60m_bp_per_pct"] = envelope.rnd(beta, 2, f"regression slope of monthly DGS10 changes (bp) on log changes "
+                                                       f"of {label} (%) over the last 60 month pairs")
+    out["pairs_60m"] = envelope.count(len(x), "count of month pairs in the 60-month window")
     now, six = by_month.get(last_month), by_month.get(last_month - 6)
     base = copper[copper_months == last_month - 6]
     # the yield may stop before the driver's last month (a stale 10-year series): then there is no gap to show
     if beta is not None and now is not None and six is not None and len(base) and base[-1] > 0:
         implied = beta * math.log(copper[-1] / base[-1]) * 100
         actual = (now - six) * 100
-        out["implied_change_6m_bp"] = env.rnd(implied, 1, f"beta times the six-month log change of {label}")
-        out["gap_to_implied_6m_bp"] = env.rnd(actual - implied, 1, "six-month change of the monthly mean yield "
-                                                                   f"minus the change {label} implies")
+        out["implied_change_6m_bp"] = envelope.rnd(implied, 1, f"beta times the six-month log change of {label}")
+        out["gap_to_implied_6m_bp"] = envelope.rnd(actual - implied, 1, "six-month change of the monthly mean yield "
+                                                                        f"minus the change {label} implies")
     else:
         out["implied_change_6m_bp"] = out["gap_to_implied_6m_bp"] = None
     return out
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, [COPPER], need="all")
-    sources = env.data_sources(frames, [COPPER, GOLD, TEN])
+    envelope.require(frames, NAME, [COPPER], need="all")
+    sources = envelope.data_sources(frames, [COPPER, GOLD, TEN])
     frame = frames.get(COPPER)
     months, values = month_keys(frame), frame["value"].to_numpy()
-    with prov.about(frames, COPPER):
-        copper = {"price_usd_per_tonne": env.level(frames, COPPER, 2), "period": frame["date"][-1].isoformat()[:7],
+    with provenance.about(frames, COPPER):
+        copper = {"price_usd_per_tonne": envelope.level(frames, COPPER, 2), "period": frame["date"][-1].isoformat()[:7],
                   **{f"change_{n}m_pct": observed_monthly_change(frames, COPPER, n) for n in (1, 3, 6, 12)},
-                  "percentile_10y": env.rnd(percentile_of_last(values, 120), 1,
-                                            "percentile rank within the last 120 monthly averages")}
+                  "percentile_10y": envelope.rnd(percentile_of_last(values, 120), 1,
+                                                 "percentile rank within the last 120 monthly averages")}
     pairs = ratio_series(frames)
     data = {"ratio_available": pairs is not None, "gold_series": GOLD if pairs is not None else None,
             "copper": copper}
     unavailable = {}
     if pairs is not None:
         data["ratio"] = ratio_block(frames, *pairs)
-        with prov.about(frames, GOLD):
-            data["gold"] = {"price_usd_per_troy_ounce": env.level(frames, GOLD, 2),
+        with provenance.about(frames, GOLD):
+            data["gold"] = {"price_usd_per_troy_ounce": envelope.level(frames, GOLD, 2),
                             "period": frames.get(GOLD)["date"][-1].isoformat()[:7],
                             **{f"change_{n}m_pct": observed_monthly_change(frames, GOLD, n) for n in (1, 3, 6, 12)}}
         driver, label, moves = (COPPER, GOLD), "the copper/gold ratio", data["ratio"]
@@ -150,38 +148,38 @@ def compute(frames: Frames) -> dict:
     momentum = moves["change_6m_pct"] if moves["change_6m_pct"] is not None else moves["change_3m_pct"]
     if momentum is not None:
         direction = "bullish" if momentum > TREND_PCT else "bearish" if momentum < -TREND_PCT else "neutral"
-        confidence = env.degrade((0.45 + min(0.3, abs(momentum) / 60)) * factor, sources, driver)
+        confidence = envelope.degrade((0.45 + min(0.3, abs(momentum) / 60)) * factor, sources, driver)
         alone = "" if pairs is not None else ", copper alone (no gold series)"
-        signals.append(env.signal("copper_growth_momentum", direction, confidence,
-                                  "medium" if abs(momentum) >= STRONG_PCT else "low",
-                                  f"{label} {pct_word(momentum)} over "
-                                  f"{'six' if momentum == moves['change_6m_pct'] else 'three'} months{alone} "
-                                  "(direction refers to growth-sensitive assets)"))
+        signals.append(envelope.signal("copper_growth_momentum", direction, confidence,
+                                       "medium" if abs(momentum) >= STRONG_PCT else "low",
+                                       f"{label} {pct_word(momentum)} over "
+                                       f"{'six' if momentum == moves['change_6m_pct'] else 'three'} months{alone} "
+                                       "(direction refers to growth-sensitive assets)"))
     ten = data.get("ten_year")
     if ten and ten["gap_to_implied_6m_bp"] is not None:
         gap, corr = ten["gap_to_implied_6m_bp"], ten["correlation_monthly_changes_60m"] or 0
-        confidence = env.degrade((0.35 + min(0.35, abs(corr) * 0.5)) * factor, sources, [*driver, TEN])
-        signals.append(env.signal("copper_yield_divergence", "neutral", confidence,
-                                  "medium" if abs(gap) >= GAP_BP else "low",
-                                  f"10-year yield changed {fig(ten['change_6m_bp'])} bp over six months against "
-                                  f"{ten['implied_change_6m_bp']} bp implied by {label} (gap {gap} bp)"))
+        confidence = envelope.degrade((0.35 + min(0.35, abs(corr) * 0.5)) * factor, sources, [*driver, TEN])
+        signals.append(envelope.signal("copper_yield_divergence", "neutral", confidence,
+                                       "medium" if abs(gap) >= GAP_BP else "low",
+                                       f"10-year yield changed {fig(ten['change_6m_bp'])} bp over six months against "
+                                       f"{ten['implied_change_6m_bp']} bp implied by {label} (gap {gap} bp)"))
 
     text = summary(data, copper, label)
-    return env.build(NAME, frames, data=data, signals=signals, summary=text + env.staleness_note(sources),
-                     sources=sources,
-                     related_modules=env.related(
-                         ("commodities_overview", "copper and gold beside oil, gasoline and the broad index"),
-                         ("treasury_yields", "the 10-year yield in detail"),
-                         ("growth", "the activity data copper is read against"),
-                         ("real_yields", "real rates and breakevens behind the 10-year")),
-                     methodology="Copper is the IMF monthly average, gold the World Bank's monthly average of London "
-                                 "prices (GOLD_MONTHLY); the ratio is copper in USD per pound over gold in USD per "
-                                 "troy ounce for each month both cover, and the 10-year yield is averaged over the "
-                                 "same calendar months. Correlation and beta use monthly changes (the ratio's log % "
-                                 "against the yield in bp) over the last 24 and 60 month pairs; the implied six-month "
-                                 "yield change is that beta times the ratio's six-month log change. Without gold the "
-                                 "same is done with copper alone, and said so.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=text + envelope.staleness_note(sources),
+                          sources=sources,
+                          related_modules=envelope.related(
+                              ("commodities_overview", "copper and gold beside oil, gasoline and the broad index"),
+                              ("treasury_yields", "the 10-year yield in detail"),
+                              ("growth", "the activity data copper is read against"),
+                              ("real_yields", "real rates and breakevens behind the 10-year")),
+                          methodology="Copper is the IMF monthly average, gold the World Bank's monthly average of "
+                                      "London prices (GOLD_MONTHLY); the ratio is copper in USD per pound over gold in "
+                                      "USD per troy ounce for each month both cover, and the 10-year yield is averaged "
+                                      "over the same calendar months. Correlation and beta use monthly changes (the "
+                                      "ratio's log % against the yield in bp) over the last 24 and 60 month pairs; the "
+                                      "implied six-month yield change is that beta times the ratio's six-month log "
+                                      "change. Without gold the same is done with copper alone, and said so.",
+                          unavailable=unavailable or None)
 
 
 def summary(data: dict, copper: dict, label: str) -> str:

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.catalog import SECTORS
 from intel.envelope import InsufficientData
 from intel.frames import Frames
@@ -40,10 +38,10 @@ def breadth_history(frames: Frames, grid: np.ndarray) -> tuple[np.ndarray | None
         if frame is None or frame.height < 50:
             continue
         close = values(frame)
-        sma = ind.sma(close, 50)
-        with prov.about(frames, sid):
-            distances[sid] = env.rnd((close[-1] / sma[-1] - 1) * 100, 2, "percent distance of the last close from "
-                                                                         "its 50-day average")
+        sma = indicators.sma(close, 50)
+        with provenance.about(frames, sid):
+            distances[sid] = envelope.rnd((close[-1] / sma[-1] - 1) * 100, 2, "percent distance of the last close from "
+                                                                              "its 50-day average")
         flag = asof(grid, day_numbers(frame), np.where(close < sma, 1.0, 0.0))
         known = asof(grid, day_numbers(frame), np.where(np.isfinite(sma), 1.0, np.nan))
         below.append(np.where(np.isfinite(known), flag, 0.0))
@@ -93,26 +91,27 @@ def backtest(composite: np.ndarray, close: np.ndarray, days: np.ndarray, today: 
     warn_eps = [(s, s + n) for s, n, v in zip(w_starts, w_lengths, w_vals) if v == 1]
     false_eps = sum(1 for s, e in warn_eps if not crash[s:e].any())
     at_or_above = composite[test] >= today
-    count = env.count
+    count = envelope.count
     return {
         "sample_start": iso_day(d[0]), "sample_end": iso_day(d[-1]),
         "tested_days": count(test.sum(), op="count of past days with a composite and a known 3-month outcome"),
-        "base_rate_pct": env.rnd(crash.mean() * 100, 1, "percent of tested days followed by a 10% S&P 500 fall "
-                                                        "within 63 sessions"),
+        "base_rate_pct": envelope.rnd(crash.mean() * 100, 1, "percent of tested days followed by a 10% S&P 500 fall "
+                                                             "within 63 sessions"),
         "warning_days": count(n_warn, op="count of tested days with a warning"),
-        "hit_rate_pct": env.rnd(hits / n_warn * 100, 1, "percent of warning days followed by a crash")
+        "hit_rate_pct": envelope.rnd(hits / n_warn * 100, 1, "percent of warning days followed by a crash")
         if n_warn else None,
-        "false_alarm_rate_pct": env.rnd((n_warn - hits) / n_warn * 100, 1, "percent of warning days not followed "
-                                        "by a crash") if n_warn else None,
+        "false_alarm_rate_pct": envelope.rnd((n_warn - hits) / n_warn * 100, 1, "percent of warning days not followed "
+                                             "by a crash") if n_warn else None,
         "crash_episodes": count(len(crash_eps), op="count of runs of crash-labelled days"),
         "crash_episodes_warned": count(caught, op="count of crash episodes with a warning day"),
-        "crash_episodes_warned_pct": env.rnd(caught / len(crash_eps) * 100, 1, "percent of crash episodes with a "
-                                             "warning day") if crash_eps else None,
+        "crash_episodes_warned_pct": envelope.rnd(caught / len(crash_eps) * 100, 1, "percent of crash episodes with a "
+                                                  "warning day") if crash_eps else None,
         "warning_episodes": count(len(warn_eps), op="count of runs of warning days"),
         "false_alarm_episodes": count(false_eps, op="count of warning episodes with no crash day"),
-        "crash_rate_when_composite_at_or_above_today_pct": env.rnd(crash[at_or_above].mean() * 100, 1, "percent of "
-                                                                   "tested days with the composite at or above "
-                                                                   "today's followed by a crash")
+        "crash_rate_when_composite_at_or_above_today_pct": envelope.rnd(crash[at_or_above].mean() * 100, 1,
+                                                                        "percent of tested days with the "
+                                                                        "composite at or above today's followed by "
+                                                                        "a crash")
         if at_or_above.any() else None,
         "days_at_or_above_today": count(at_or_above.sum(), op="count of tested days with the composite at or "
                                                               "above today's"),
@@ -120,8 +119,8 @@ def backtest(composite: np.ndarray, close: np.ndarray, days: np.ndarray, today: 
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, (VIX, HY, *SECTORS, CURVE))
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, (VIX, HY, *SECTORS, CURVE))
+    sources = envelope.data_sources(frames, INPUTS)
     cal = calendar(frames, (SPX, VIX, HY, CURVE, *SECTORS))
     grid = cal[1]
     comps, distances, share, series = component_histories(frames, grid)
@@ -140,19 +139,21 @@ def compute(frames: Frames) -> dict:
         "watch" if composite >= WARN / 2 else "low"
     today = [sid for k in now for sid in series[k]]  # today's composite: the components with a reading
     every = [sid for k in comps for sid in series[k]]  # its history: every component
-    with prov.about(frames, *today):
-        figures = {"composite": env.rnd(composite, 2, "mean of today's clipped components"),
-                   "components_used": env.count(len(now), "count of components with a reading today")}
-    with prov.about(frames, *every):
-        figures["composite_percentile"] = env.rnd(ind.percentile_rank(finite, composite), 1, "percentile rank of "
-                                                  "today's composite within its daily history") \
+    with provenance.about(frames, *today):
+        figures = {"composite": envelope.rnd(composite, 2, "mean of today's clipped components"),
+                   "components_used": envelope.count(len(now), "count of components with a reading today")}
+    with provenance.about(frames, *every):
+        figures["composite_percentile"] = envelope.rnd(indicators.percentile_rank(finite, composite), 1,
+                                                       "percentile rank of today's composite within its daily "
+                                                       "history") \
             if len(finite) else None
     components = {}
     for k, v in now.items():
-        with prov.about(frames, *series[k], operation=f"{COMPONENTS[k]}, clipped to -3..+3"):
-            components[k] = {"value": env.rnd(v, 2), "rule": COMPONENTS[k]}
-    with prov.about(frames, *series.get("breadth_weakness", ())):
-        below = env.rnd(share[-1], 1, "percent of sectors below their 50-day average") if share is not None else None
+        with provenance.about(frames, *series[k], operation=f"{COMPONENTS[k]}, clipped to -3..+3"):
+            components[k] = {"value": envelope.rnd(v, 2), "rule": COMPONENTS[k]}
+    with provenance.about(frames, *series.get("breadth_weakness", ())):
+        below = envelope.rnd(share[-1], 1,
+                             "percent of sectors below their 50-day average") if share is not None else None
     data = {
         "composite": figures["composite"], "level": level, "warning": bool(composite >= WARN),
         "composite_percentile": figures["composite_percentile"],
@@ -160,18 +161,19 @@ def compute(frames: Frames) -> dict:
         "components_used": figures["components_used"],
         "sectors_below_sma50_pct": below,
         "sector_distance_to_sma50_pct": distances,
-        "curve_2s10s_bp": env.level(frames, CURVE, 0, scale=100.0, op="T10Y2Y in bp")
+        "curve_2s10s_bp": envelope.level(frames, CURVE, 0, scale=100.0, op="T10Y2Y in bp")
         if frames.get(CURVE) is not None else None,
-        "thresholds": {"warning": env.constant(WARN, RULE_THRESHOLD), "severe": env.constant(SEVERE, RULE_THRESHOLD),
-                       "crash_fall_pct": env.constant(CRASH_PCT, RULE_THRESHOLD),
-                       "crash_window_sessions": env.constant(CRASH_SESSIONS, RULE_THRESHOLD)},
+        "thresholds": {"warning": envelope.constant(WARN, RULE_THRESHOLD),
+                       "severe": envelope.constant(SEVERE, RULE_THRESHOLD),
+                       "crash_fall_pct": envelope.constant(CRASH_PCT, RULE_THRESHOLD),
+                       "crash_window_sessions": envelope.constant(CRASH_SESSIONS, RULE_THRESHOLD)},
         "history_start": iso_day(grid[np.isfinite(hist)][0]) if len(finite) else None,
     }
     unavailable = {k: "input missing or too short" for k in COMPONENTS if k not in now}
     spx = frames.get(SPX)
     record = None
     if spx is not None and cal[0] == SPX:
-        with prov.about(frames, *every, SPX):
+        with provenance.about(frames, *every, SPX):
             record = backtest(hist, values(spx), grid, composite)
     if record is not None:
         data["backtest"] = record
@@ -188,12 +190,13 @@ def compute(frames: Frames) -> dict:
     else:
         direction, urgency = "neutral", "low"
     skill = (hit or 0) / 100 if composite >= WARN / 2 else 1 - (record["base_rate_pct"] / 100 if record else 0.5)
-    confidence = env.degrade((0.25 + 0.25 * min(1.0, abs(composite) / 2) + 0.3 * skill) * (0.7 + 0.3 * len(now) / 4),
-                             sources, essential=[VIX, HY])
+    confidence = envelope.degrade(
+        (0.25 + 0.25 * min(1.0, abs(composite) / 2) + 0.3 * skill) * (0.7 + 0.3 * len(now) / 4), sources,
+        essential=[VIX, HY])
     reason = f"crash composite {data['composite']} ({level}) from {len(now)} components"
     if hit is not None and composite >= WARN:
         reason += f"; past warnings were followed by a 10% fall {hit}% of the time"
-    signals = [env.signal("crash_warning", direction, confidence, urgency, reason)]
+    signals = [envelope.signal("crash_warning", direction, confidence, urgency, reason)]
 
     parts = [f"{k.replace('_', ' ')} {v['value']}" for k, v in data["components"].items()]
     summary = (f"The crash-warning composite reads {data['composite']} ({level}; warning at {WARN:g}), at the "
@@ -206,23 +209,23 @@ def compute(frames: Frames) -> dict:
                     f"{record['crash_episodes']} crash episodes had a warning.")
     if unavailable:
         summary += " Not available: " + ", ".join(sorted(unavailable)).replace("_", " ") + "."
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable or None,
-                     related_modules=env.related(
-                         ("tail_risk", "expected shortfall and jump risk of the S&P 500"),
-                         ("market_breadth", "sector breadth in detail"),
-                         ("credit_stress", "the credit side of the warning"),
-                         ("vix", "the volatility component"),
-                         ("regime_transition", "odds of a move into crisis"),
-                         ("equity_drawdown", "how deep the current drawdown already is")),
-                     methodology="Composite = mean of the available components, each clipped to -3..+3: VIX and "
-                                 "high-yield spread z-scores against their past 252 sessions, breadth weakness "
-                                 "((share of sectors below their 50-day average - 50%) / 25%) and curve inversion "
-                                 "(minus 2s10s / 0.5 point). A warning is a composite of 1 or more. Back-test: "
-                                 "every past day with a composite and a known outcome counts; a crash follows "
-                                 "when the S&P 500 closes 10% or more below that day's close within 63 sessions. "
-                                 "Hit rate = warning days followed by a crash / warning days; false alarms are "
-                                 "the rest; episodes are runs of consecutive crash-labelled or warning days.")
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable or None,
+                          related_modules=envelope.related(
+                              ("tail_risk", "expected shortfall and jump risk of the S&P 500"),
+                              ("market_breadth", "sector breadth in detail"),
+                              ("credit_stress", "the credit side of the warning"),
+                              ("vix", "the volatility component"),
+                              ("regime_transition", "odds of a move into crisis"),
+                              ("equity_drawdown", "how deep the current drawdown already is")),
+                          methodology="Composite = mean of the available components, each clipped to -3..+3: VIX and "
+                                      "high-yield spread z-scores against their past 252 sessions, breadth weakness "
+                                      "((share of sectors below their 50-day average - 50%) / 25%) and curve inversion "
+                                      "(minus 2s10s / 0.5 point). A warning is a composite of 1 or more. Back-test: "
+                                      "every past day with a composite and a known outcome counts; a crash follows "
+                                      "when the S&P 500 closes 10% or more below that day's close within 63 sessions. "
+                                      "Hit rate = warning days followed by a crash / warning days; false alarms are "
+                                      "the rest; episodes are runs of consecutive crash-labelled or warning days.")
 
 
 register(Module(name=NAME, category="regime", tier="P", inputs=INPUTS,

@@ -7,9 +7,7 @@ from datetime import date
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import fig
 from intel.modules._rates import DAYS, STATED, change_bp, move_bp
@@ -54,8 +52,8 @@ def weekly_panel(frames: Frames, present: list[str]) -> tuple[np.ndarray, dict[s
     panel = {}
     for sid in present:
         frame = frames.get(sid)
-        panel[sid] = ind.asof(grid, frame["date"].to_numpy().astype("datetime64[D]"), frame["value"].to_numpy(),
-                              MAX_AGE_DAYS)
+        panel[sid] = indicators.asof(grid, frame["date"].to_numpy().astype("datetime64[D]"), frame["value"].to_numpy(),
+                                     MAX_AGE_DAYS)
     return grid, panel
 
 
@@ -64,8 +62,8 @@ def _transform(sid: str, x):
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
     present = [s for s in INPUTS if frames.get(s) is not None]
     grid, panel = weekly_panel(frames, present)
     zs, components, unavailable = {}, {}, {}
@@ -80,21 +78,23 @@ def compute(frames: Frames) -> dict:
         level = float(frame["value"][-1])
         zs[sid] = ((_transform(sid, panel[sid]) - mean) / std, (float(_transform(sid, level)) - mean) / std)
         digits = 4 if sid in ("ANFCI", "STLFSI4") else 2
-        with prov.about(frames, sid):
+        with provenance.about(frames, sid):
             components[COMPONENTS[sid][0]] = {
-                "level": env.level(frames, sid, digits),
-                "zscore": env.rnd(zs[sid][1], 2, "z-score of the last value" + (" (log)" if COMPONENTS[sid][1] else "")
-                                  + " against the weekly history"),
-                "percentile": env.rnd(ind.percentile_rank(panel[sid], level), 1,
-                                      "percentile rank of the last value in the weekly history"),
-                "change_4w": env.difference(env.last_obs(frames, sid), env.obs_days_before(frames, sid, 28), digits,
-                                            1.0, "change since the observation on or before 28 days earlier"),
+                "level": envelope.level(frames, sid, digits),
+                "zscore": envelope.rnd(zs[sid][1], 2,
+                                       "z-score of the last value" + (" (log)" if COMPONENTS[sid][1] else "")
+                                       + " against the weekly history"),
+                "percentile": envelope.rnd(indicators.percentile_rank(panel[sid], level), 1,
+                                           "percentile rank of the last value in the weekly history"),
+                "change_4w": envelope.difference(envelope.last_obs(frames, sid),
+                                                 envelope.obs_days_before(frames, sid, 28), digits,
+                                                 1.0, "change since the observation on or before 28 days earlier"),
                 "last_observation": frame["date"][-1].isoformat()}
     for sid in INPUTS:
         if sid not in present:
             unavailable[COMPONENTS[sid][0]] = f"{sid} missing"
     if not zs:
-        raise env.InsufficientData(f"{NAME}: no component has {MIN_WEEKS} weeks of history")
+        raise envelope.InsufficientData(f"{NAME}: no component has {MIN_WEEKS} weeks of history")
 
     # composite: the average z-score of the components available at each date (today: all present ones)
     stack = np.vstack([zs[s][0] for s in zs])
@@ -107,34 +107,34 @@ def compute(frames: Frames) -> dict:
     valid = np.isfinite(history)
     # the composite rests on the standardised components; which ones count, and the weeks of history, rest
     # on every input present (the grid starts at the earliest of them)
-    with prov.about(frames, *zs):
+    with provenance.about(frames, *zs):
         data: dict = {
-            "stress_score_0_100": env.rnd(ind.percentile_rank(history[valid], composite), 1,
-                                          "percentile rank of the composite in its weekly history"),
-            "composite_zscore": env.rnd(composite, 2, "mean of the components' z-scores"),
+            "stress_score_0_100": envelope.rnd(indicators.percentile_rank(history[valid], composite), 1,
+                                               "percentile rank of the composite in its weekly history"),
+            "composite_zscore": envelope.rnd(composite, 2, "mean of the components' z-scores"),
             "regime": _regime(composite),
-            "composite_change_4w": env.rnd(None if four_weeks_ago is None else composite - four_weeks_ago, 2,
-                                           "change of the composite z-score over 4 weekly points"),
+            "composite_change_4w": envelope.rnd(None if four_weeks_ago is None else composite - four_weeks_ago, 2,
+                                                "change of the composite z-score over 4 weekly points"),
         }
-    with prov.about(frames, *present):
-        data.update({"components_used": env.count(len(zs), "count of components standardised"),
+    with provenance.about(frames, *present):
+        data.update({"components_used": envelope.count(len(zs), "count of components standardised"),
                      "history_start": str(grid[valid][0]),
-                     "history_weeks": env.count(int(valid.sum()), "count of weeks with a composite")})
+                     "history_weeks": envelope.count(int(valid.sum()), "count of weeks with a composite")})
     data["components"] = components
 
     hy = frames.get("BAMLH0A0HYM2")
     if hy is not None:
-        momentum = {"hy_oas_bp": env.level(frames, "BAMLH0A0HYM2", 0, scale=100.0, op="level in bp")}
+        momentum = {"hy_oas_bp": envelope.level(frames, "BAMLH0A0HYM2", 0, scale=100.0, op="level in bp")}
         for h in ("1w", "1m", "3m"):
             momentum[f"change_{h}_bp"] = change_bp(frames, "BAMLH0A0HYM2", DAYS[h])
         # today's 1-month change against every 30-day change of the past 10 years
         dates, values = hy["date"].to_numpy().astype("datetime64[D]"), hy["value"].to_numpy() * 100
-        idx = ind.lagged_index(dates, DAYS["1m"])
-        ok = (idx >= 0) & ind.in_window(dates, ind.DECADE_DAYS)
+        idx = indicators.lagged_index(dates, DAYS["1m"])
+        ok = (idx >= 0) & indicators.in_window(dates, indicators.DECADE_DAYS)
         changes = (values - values[np.maximum(idx, 0)])[ok]
-        with prov.about(frames, "BAMLH0A0HYM2"):
-            momentum["change_1m_zscore_10y"] = env.rnd(
-                ind.zscore(changes, changes[-1]), 2, "z-score of the 1-month change among the past 10 years' "
+        with provenance.about(frames, "BAMLH0A0HYM2"):
+            momentum["change_1m_zscore_10y"] = envelope.rnd(
+                indicators.zscore(changes, changes[-1]), 2, "z-score of the 1-month change among the past 10 years' "
                 "30-day changes") if len(changes) > 20 and ok[-1] else None
         c = momentum["change_1m_bp"]
         momentum["state"] = None if c is None else "widening" if c >= HY_WIDENING_1M_BP / 2 else \
@@ -144,39 +144,42 @@ def compute(frames: Frames) -> dict:
         unavailable["spread_momentum"] = "BAMLH0A0HYM2 missing"
 
     # an episode's peak week is chosen by the composite: every figure of it rests on all its components
-    with prov.about(frames, *zs):
+    with provenance.about(frames, *zs):
         data["episodes"], ranked = _episodes(grid, panel, zs, now_z, history, frames.now)
     data["resembles"] = [k for k, distance in ranked if distance <= RESEMBLES_DISTANCE]
     data["nearest_episode"] = ranked[0][0] if ranked else None
-    data["resemblance_threshold"] = env.constant(RESEMBLES_DISTANCE, STATED)
+    data["resemblance_threshold"] = envelope.constant(RESEMBLES_DISTANCE, STATED)
 
     signals = _signals(data, sources)
-    return env.build(NAME, frames, data=data, signals=signals, summary=_summary(data) + env.staleness_note(sources),
-                     sources=sources,
-                     related_modules=env.related(
-                         ("credit_spreads", "IG and HY spread levels, percentiles and the HY-IG gap"),
-                         ("financial_conditions", "the ANFCI and STLFSI4 in detail"),
-                         ("vix", "the equity-volatility leg of the composite"),
-                         ("tail_risk", "expected shortfall and jump risk"),
-                         ("risk_dashboard", "all the risk gauges side by side")),
-                     methodology="Each component (log HY OAS, ANFCI, STLFSI4, log VIX) is sampled weekly on "
-                                 "Fridays and standardised by its mean and standard deviation over the whole "
-                                 "history in the frames; the composite is the average z-score of the "
-                                 "components available, the stress score its percentile in the composite's own "
-                                 "weekly history, and the regime cuts the composite at -0.5/0.5/1.5/2.5 "
-                                 "(benign/normal/elevated/stressed/crisis). Each named episode's peak is the "
-                                 "week of highest composite inside its window, using only observations in the "
-                                 "frames; an episode outside them is reported unavailable. Resemblance is the "
-                                 "root-mean-square difference between today's component z-scores and those at "
-                                 f"the peak, on the components both have; at or below {RESEMBLES_DISTANCE} counts.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=_summary(data) + envelope.staleness_note(sources),
+                          sources=sources,
+                          related_modules=envelope.related(
+                              ("credit_spreads", "IG and HY spread levels, percentiles and the HY-IG gap"),
+                              ("financial_conditions", "the ANFCI and STLFSI4 in detail"),
+                              ("vix", "the equity-volatility leg of the composite"),
+                              ("tail_risk", "expected shortfall and jump risk"),
+                              ("risk_dashboard", "all the risk gauges side by side")),
+                          methodology="Each component (log HY OAS, ANFCI, STLFSI4, log VIX) is sampled weekly on "
+                                      "Fridays and standardised by its mean and standard deviation over the whole "
+                                      "history in the frames; the composite is the average z-score of the "
+                                      "components available, the stress score its percentile in the composite's own "
+                                      "weekly history, and the regime cuts the composite at -0.5/0.5/1.5/2.5 "
+                                      "(benign/normal/elevated/stressed/crisis). Each named episode's peak is the "
+                                      "week of highest composite inside its window, using only observations in the "
+                                      "frames; an episode outside them is reported unavailable. Resemblance is the "
+                                      "root-mean-square difference between today's component z-scores and those at "
+                                      f"the peak, on the components both have; at or below {RESEMBLES_DISTANCE} "
+                                      "counts.",
+                          unavailable=unavailable or None)
 
 
 def _episodes(grid, panel, zs, now_z, history, now) -> tuple[dict, list]:
     out, ranked = {}, []
     first = grid[np.isfinite(history)][0]
     for key, (label, start, end) in EPISODES.items():
-        entry = {"label": label, "start_year": env.constant(start.year, "year the episode's window starts (stated)", 0),
+        entry = {"label": label,
+                 "start_year": envelope.constant(start.year, "year the episode's window starts (stated)", 0),
                  "window": f"{start.isoformat()} to {end.isoformat()}"}
         inside = (grid >= _day(start)) & (grid <= _day(end)) & np.isfinite(history)
         if _day(start) > _day(now):
@@ -188,18 +191,19 @@ def _episodes(grid, panel, zs, now_z, history, now) -> tuple[dict, list]:
             common = [s for s in now_z if np.isfinite(zs[s][0][at])]
             distance = math.sqrt(np.mean([(now_z[s] - zs[s][0][at]) ** 2 for s in common]))
             entry.update(available=True, in_progress=bool(_day(end) >= _day(now)), peak_week=str(grid[at]),
-                         peak_composite_zscore=env.rnd(history[at], 2, "composite z-score in the peak week"),
-                         peak_component_zscores={COMPONENTS[s][0]: env.rnd(zs[s][0][at], 2, f"z-score of {s} in "
-                                                                           "the peak week") for s in zs
+                         peak_composite_zscore=envelope.rnd(history[at], 2, "composite z-score in the peak week"),
+                         peak_component_zscores={COMPONENTS[s][0]: envelope.rnd(zs[s][0][at], 2, f"z-score of {s} in "
+                                                                                "the peak week") for s in zs
                                                  if np.isfinite(zs[s][0][at])},
                          # the observations themselves, as the frames hold them for that week (which week it
                          # is depends on every component, so they are not attributed to one observation)
-                         peak_levels={COMPONENTS[s][0]: env.rnd(panel[s][at], 4 if s in ("ANFCI", "STLFSI4") else 2,
-                                                                f"{s} as of the peak week")
+                         peak_levels={COMPONENTS[s][0]: envelope.rnd(panel[s][at],
+                                                                     4 if s in ("ANFCI", "STLFSI4") else 2,
+                                                                     f"{s} as of the peak week")
                                       for s in zs if np.isfinite(panel[s][at])},
-                         components_compared=env.count(len(common), "count of components compared"),
-                         distance=env.rnd(distance, 2, "root-mean-square difference of today's component "
-                                                       "z-scores and the peak week's"))
+                         components_compared=envelope.count(len(common), "count of components compared"),
+                         distance=envelope.rnd(distance, 2, "root-mean-square difference of today's component "
+                                                            "z-scores and the peak week's"))
             if not entry["in_progress"]:  # an episode still under way trivially resembles today
                 ranked.append((key, entry["distance"]))
         out[key] = entry
@@ -221,21 +225,21 @@ def _signals(data: dict, sources: dict) -> list[dict]:
     urgency = {"crisis": "critical", "stressed": "high"}.get(regime, milder)
     reason = f"stress composite z {z} ({regime}, score {fig(data['stress_score_0_100'])})" + \
         (f", high-yield spreads {move_bp(change)} in a month" if change is not None else "")
-    confidence = env.degrade(0.4 + min(0.3, abs(z) / 8) + 0.05 * data["components_used"], sources,
-                             essential=["BAMLH0A0HYM2"])
-    out = [env.signal("credit_stress", direction, confidence, urgency, reason)]
+    confidence = envelope.degrade(0.4 + min(0.3, abs(z) / 8) + 0.05 * data["components_used"], sources,
+                                  essential=["BAMLH0A0HYM2"])
+    out = [envelope.signal("credit_stress", direction, confidence, urgency, reason)]
     nearest = data["nearest_episode"]
     if nearest is not None:
         ep = data["episodes"][nearest]
         close = nearest in data["resembles"]
         stressed = ep["peak_composite_zscore"] is not None and ep["peak_composite_zscore"] >= 0.5
         direction = "bearish" if close and stressed and z >= 0.5 else "neutral"
-        confidence = env.degrade(0.3 + min(0.4, 0.3 / max(ep["distance"], 0.3)) * (1 if close else 0.5), sources,
-                                 essential=["BAMLH0A0HYM2"])
-        out.append(env.signal("episode_resemblance", direction, confidence,
-                              "high" if direction == "bearish" and z >= 1.5 else "low",
-                              f"nearest past episode: {ep['label']} (distance {ep['distance']}, "
-                              f"{'close' if close else 'not close'})"))
+        confidence = envelope.degrade(0.3 + min(0.4, 0.3 / max(ep["distance"], 0.3)) * (1 if close else 0.5), sources,
+                                      essential=["BAMLH0A0HYM2"])
+        out.append(envelope.signal("episode_resemblance", direction, confidence,
+                                   "high" if direction == "bearish" and z >= 1.5 else "low",
+                                   f"nearest past episode: {ep['label']} (distance {ep['distance']}, "
+                                   f"{'close' if close else 'not close'})"))
     return out
 
 

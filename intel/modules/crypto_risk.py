@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
-from intel.modules import _crypto as cx
 from intel.modules._common import fig, not_computed
+from intel.modules._crypto import COINS, covered_coins, rolling_vol_pct, vol_op
 from intel.registry import Module, register
 
 NAME = "crypto_risk"
-INPUTS = tuple(cx.COINS)
+INPUTS = tuple(COINS)
 VOL_WINDOW = 21  # calendar days of daily returns for the short-term volatility
 MIN_HISTORY = 180  # rolling values needed before a percentile is given
 SPIKE_PCT = 90.0  # 21-day vol at or above this percentile of its past year is a spike
@@ -53,57 +51,61 @@ def coin_block(frames: Frames, series_id: str) -> dict:
     drawdown from it come from named closes."""
     frame = frames.get(series_id)
     close = frame["value"].to_numpy()
-    dd_path = ind.drawdown(close) * 100
+    dd_path = indicators.drawdown(close) * 100
     dd = float(dd_path[-1])
-    peak = env.nth_obs(frame, series_id, int(np.argmax(close)))
-    out: dict = {"price_usd": env.level(frames, series_id, 2, op="latest close"),
+    peak = envelope.nth_obs(frame, series_id, int(np.argmax(close)))
+    out: dict = {"price_usd": envelope.level(frames, series_id, 2, op="latest close"),
                  "date": frame["date"][-1].isoformat(),
-                 "drawdown_from_high_pct": env.pct_change(env.last_obs(frame, series_id), peak, 2,
-                                                          op="percent change from the highest close to the last close"),
-                 "high": env.observed_level(peak, 2, "highest close in the history used"),
+                 "drawdown_from_high_pct": envelope.pct_change(envelope.last_obs(frame, series_id), peak, 2,
+                                                               op="percent change from the highest close to the last "
+                                                                  "close"),
+                 "high": envelope.observed_level(peak, 2, "highest close in the history used"),
                  "high_date": peak[1].isoformat(),
-                 "days_since_high": env.count((frame["date"][-1] - peak[1]).days,
-                                              "calendar days from the highest close to the last close"),
+                 "days_since_high": envelope.count((frame["date"][-1] - peak[1]).days,
+                                                   "calendar days from the highest close to the last close"),
                  # share of days with a shallower drawdown than today's (strictly: 0 at a new high, where
                  # every day ties at depth 0)
-                 "drawdown_depth_percentile": env.rnd(float(np.mean(dd_path > dd)) * 100, 1,
-                                                      "percent of days in the history with a shallower drawdown")
+                 "drawdown_depth_percentile": envelope.rnd(float(np.mean(dd_path > dd)) * 100, 1,
+                                                           "percent of days in the history with a shallower drawdown")
                  if len(dd_path) >= MIN_HISTORY else None}
     year = close[-366:]
-    out["max_drawdown_1y_pct"] = env.rnd(float(ind.drawdown(year).min()) * 100, 2,
-                                         "deepest fall below a running high over the last 366 closes, percent")
-    _, rets = ind.dated_changes(frame)
-    path = cx.rolling_vol_pct(rets, VOL_WINDOW)
+    out["max_drawdown_1y_pct"] = envelope.rnd(float(indicators.drawdown(year).min()) * 100, 2,
+                                              "deepest fall below a running high over the last 366 closes, percent")
+    _, rets = indicators.dated_changes(frame)
+    path = rolling_vol_pct(rets, VOL_WINDOW)
     vol = float(path[-1]) if len(path) else float("nan")
     hist = path[np.isfinite(path)]
     past_year = path[-365:]
     past_year = past_year[np.isfinite(past_year)]
-    out["realized_vol_21d_pct"] = env.rnd(vol, 2, cx.vol_op(VOL_WINDOW))
+    out["realized_vol_21d_pct"] = envelope.rnd(vol, 2, vol_op(VOL_WINDOW))
     rolling = "rolling 21-day realized volatility"
-    out["vol_21d_median_1y_pct"] = env.rnd(np.median(past_year), 2, f"median {rolling} over the last 365 values") \
+    out["vol_21d_median_1y_pct"] = envelope.rnd(np.median(past_year), 2, f"median {rolling} over the last 365 values") \
         if len(past_year) else None
-    out["vol_21d_percentile_1y"] = (env.rnd(ind.percentile_of(past_year, vol), 1,
-                                            f"percentile of today's 21-day volatility among the last 365 {rolling} "
-                                            "values") if len(past_year) >= MIN_HISTORY else None)
-    out["vol_21d_percentile_history"] = env.rnd(ind.percentile_of(hist, vol), 1, "percentile of today's 21-day "
-                                                f"volatility among every {rolling} value in the history") \
+    out["vol_21d_percentile_1y"] = (envelope.rnd(indicators.percentile_of(past_year, vol), 1,
+                                                 "percentile of today's 21-day volatility among the last 365 "
+                                                 f"{rolling} values") if len(past_year) >= MIN_HISTORY else None)
+    out["vol_21d_percentile_history"] = envelope.rnd(indicators.percentile_of(hist, vol), 1,
+                                                     "percentile of today's 21-day "
+                                                     f"volatility among every {rolling} value in the history") \
         if len(hist) >= MIN_HISTORY else None
     out["vol_spike"] = bool(out["vol_21d_percentile_1y"] is not None and out["vol_21d_percentile_1y"] >= SPIKE_PCT)
     tail = np.expm1(rets[-365:]) * 100
     if len(tail) >= MIN_HISTORY:
         q = float(np.percentile(tail, 100 - ES_LEVEL))
         days = "simple daily returns over the last 365"
-        out["var_95_1d_pct"] = env.rnd(-q, 2, f"historical 1-day 95% value at risk: minus the 5th percentile of {days}")
-        out["expected_shortfall_95_1d_pct"] = env.rnd(-float(tail[tail <= q].mean()), 2, "historical 1-day 95% "
-                                                      f"expected shortfall: minus the mean of {days} at or below VaR")
-        out["worst_day_1y_pct"] = env.rnd(float(tail.min()), 2, f"lowest of the {days}, percent")
+        out["var_95_1d_pct"] = envelope.rnd(-q, 2,
+                                            f"historical 1-day 95% value at risk: minus the 5th percentile of {days}")
+        out["expected_shortfall_95_1d_pct"] = envelope.rnd(-float(tail[tail <= q].mean()), 2, "historical 1-day 95% "
+                                                           f"expected shortfall: minus the mean of {days} at or below "
+                                                           "VaR")
+        out["worst_day_1y_pct"] = envelope.rnd(float(tail.min()), 2, f"lowest of the {days}, percent")
     else:
         out["var_95_1d_pct"] = out["expected_shortfall_95_1d_pct"] = out["worst_day_1y_pct"] = None
     parts = [out[k] for k in ("drawdown_depth_percentile", "vol_21d_percentile_1y", "vol_21d_percentile_history")
              if out[k] is not None]
-    out["risk_score"] = env.rnd(np.mean(parts), 1, "mean of the available percentiles: drawdown depth, 21-day "
-                                                   "volatility vs 1 year and vs history") if parts else None
-    out["risk_score_components"] = env.count(len(parts), "count of percentiles in the risk score")
+    out["risk_score"] = envelope.rnd(np.mean(parts), 1, "mean of the available percentiles: drawdown depth, 21-day "
+                                                        "volatility vs 1 year and vs history") if parts else None
+    out["risk_score_components"] = envelope.count(len(parts), "count of percentiles in the risk score")
     out["regime"] = regime_of(out["risk_score"], dd, out["vol_spike"])
     return out
 
@@ -115,9 +117,9 @@ def _below_high(c: dict) -> str:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
-    coins, unavailable = cx.covered_coins(
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
+    coins, unavailable = covered_coins(
         frames, coin_block, needs=("risk_score", f"fewer than {MIN_HISTORY} observations to rank against"))
     ranked = [s for s, c in coins.items() if c["regime"] in REGIMES]
     worst = max(ranked, key=lambda s: (REGIMES.index(coins[s]["regime"]), coins[s]["risk_score"] or 0)) \
@@ -125,14 +127,14 @@ def compute(frames: Frames) -> dict:
     scores = [c["risk_score"] for c in coins.values() if c["risk_score"] is not None]
     data: dict = dict(coins)
     # a stated parameter of the VaR and shortfall figures
-    data["shortfall_confidence_level_pct"] = env.constant(ES_LEVEL, "confidence level of the VaR and shortfall")
+    data["shortfall_confidence_level_pct"] = envelope.constant(ES_LEVEL, "confidence level of the VaR and shortfall")
     data["crypto_regime"] = coins[worst]["regime"] if worst else "insufficient_history"
     data["regime_driven_by"] = worst
-    with prov.about(frames, *INPUTS):
-        data["crypto_risk_score"] = env.rnd(np.mean(scores), 1, "mean of the covered coins' risk scores") \
+    with provenance.about(frames, *INPUTS):
+        data["crypto_risk_score"] = envelope.rnd(np.mean(scores), 1, "mean of the covered coins' risk scores") \
             if scores else None
-        data["coins_with_vol_spike"] = env.count(sum(c["vol_spike"] for c in coins.values()),
-                                                 "count of coins with a 21-day volatility spike")
+        data["coins_with_vol_spike"] = envelope.count(sum(c["vol_spike"] for c in coins.values()),
+                                                      "count of coins with a 21-day volatility spike")
 
     regime, score = data["crypto_regime"], data["crypto_risk_score"]
     direction, urgency = {"crisis": ("bearish", "critical"), "stressed": ("bearish", "high"),
@@ -141,7 +143,7 @@ def compute(frames: Frames) -> dict:
     essential = [c["series"] for c in coins.values()]
     share = len(coins) / len(INPUTS)
     base = 0.3 if score is None else 0.45 + abs(score - 50) / 125
-    confidence = env.degrade(base * (0.7 + 0.3 * share), sources, essential)
+    confidence = envelope.degrade(base * (0.7 + 0.3 * share), sources, essential)
     if worst:
         w = coins[worst]
         reason = (f"crypto risk {regime}: {worst} drawdown {w['drawdown_from_high_pct']}% and 21-day volatility "
@@ -149,11 +151,11 @@ def compute(frames: Frames) -> dict:
                   f"risk score {fig(w['risk_score'])}")
     else:
         reason = "too little history to rank crypto drawdowns and volatility"
-    signals = [env.signal("crypto_risk_regime", direction, confidence, urgency, reason)]
+    signals = [envelope.signal("crypto_risk_regime", direction, confidence, urgency, reason)]
     for symbol, c in coins.items():
         if c["vol_spike"]:
-            signals.append(env.signal(
-                f"{symbol.lower()}_volatility_spike", "bearish", env.degrade(0.55, sources, [c["series"]]),
+            signals.append(envelope.signal(
+                f"{symbol.lower()}_volatility_spike", "bearish", envelope.degrade(0.55, sources, [c["series"]]),
                 "high" if c["drawdown_from_high_pct"] <= -30 else "medium",
                 f"{symbol} 21-day volatility {c['realized_vol_21d_pct']}% at the {c['vol_21d_percentile_1y']} "
                 f"percentile of its past year (median {c['vol_21d_median_1y_pct']}%)"))
@@ -168,16 +170,16 @@ def compute(frames: Frames) -> dict:
     summary += (f" Crypto risk regime: {regime.replace('_', ' ')}"
                 + (f" (risk score {score}, driven by {worst})." if score is not None and worst else "."))
     summary += not_computed(unavailable)
-    summary += env.staleness_note(sources)
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("bitcoin", "bitcoin's price, trend and drawdown"),
-                         ("ethereum", "ether and the ETH/BTC ratio"),
-                         ("crypto_volatility", "bitcoin's volatility cone and its ratio to equities"),
-                         ("btc_macro_correlation", "whether macro drivers are behind the moves"),
-                         ("risk_dashboard", "risk gauges across traditional markets"),
-                         ("tail_risk", "equity tail risk alongside crypto")),
-                     methodology=METHOD, unavailable=unavailable or None)
+    summary += envelope.staleness_note(sources)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("bitcoin", "bitcoin's price, trend and drawdown"),
+                              ("ethereum", "ether and the ETH/BTC ratio"),
+                              ("crypto_volatility", "bitcoin's volatility cone and its ratio to equities"),
+                              ("btc_macro_correlation", "whether macro drivers are behind the moves"),
+                              ("risk_dashboard", "risk gauges across traditional markets"),
+                              ("tail_risk", "equity tail risk alongside crypto")),
+                          methodology=METHOD, unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="crypto", tier="P", inputs=INPUTS,

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, YEAR_DAYS, in_window, index_days_ago, lagged_index
 from intel.modules._common import fig
@@ -51,8 +50,8 @@ def segment_stats(frames: Frames, dates: np.ndarray, ids: tuple[str, str], short
     short_id, long_id = ids
     leg = lambda sid, values, i: obs_at(sid, dates, values, i)  # noqa: E731
     out = {"short_tenor": LABEL[short_id], "long_tenor": LABEL[long_id],
-           "slope_bp": env.difference(leg(long_id, long, -1), leg(short_id, short, -1), 1), "horizons": {}}
-    with prov.about(frames, short_id, long_id):
+           "slope_bp": envelope.difference(leg(long_id, long, -1), leg(short_id, short, -1), 1), "horizons": {}}
+    with provenance.about(frames, short_id, long_id):
         return _segment_history(dates, ids, short, long, out)
 
 
@@ -67,10 +66,12 @@ def _segment_history(dates: np.ndarray, ids: tuple[str, str], short: np.ndarray,
         ds, dl = (short[-1] - short[i]) * 100, (long[-1] - long[i]) * 100
         op = f"change since the common date on or before {DAYS[h]} days earlier, bp"
         out["horizons"][h] = {
-            "short_change_bp": env.difference(obs_at(short_id, dates, short, -1), obs_at(short_id, dates, short, i),
-                                              op=op),
-            "long_change_bp": env.difference(obs_at(long_id, dates, long, -1), obs_at(long_id, dates, long, i), op=op),
-            "slope_change_bp": env.rnd(dl - ds, 1, f"{long_id} change minus {short_id} change over {h}, bp"),
+            "short_change_bp": envelope.difference(obs_at(short_id, dates, short, -1),
+                                                   obs_at(short_id, dates, short, i),
+                                                   op=op),
+            "long_change_bp": envelope.difference(obs_at(long_id, dates, long, -1), obs_at(long_id, dates, long, i),
+                                                  op=op),
+            "slope_change_bp": envelope.rnd(dl - ds, 1, f"{long_id} change minus {short_id} change over {h}, bp"),
             "regime": str(classify(ds, dl))}
     # history of the same 30-calendar-day changes, to judge today's move and how common each regime was
     base = lagged_index(dates, DAYS["1m"])
@@ -79,7 +80,7 @@ def _segment_history(dates: np.ndarray, ids: tuple[str, str], short: np.ndarray,
     dl_hist = (long - long[np.maximum(base, 0)]) * 100
     decade = ok & in_window(dates, DECADE_DAYS)
     changes = (dl_hist - ds_hist)[decade]
-    out["slope_change_1m_zscore_10y"] = env.rnd(
+    out["slope_change_1m_zscore_10y"] = envelope.rnd(
         (changes[-1] - changes.mean()) / changes.std(ddof=1), 2,
         "z-score of the 1-month slope change among all 30-day slope changes of the past 10 years") \
         if len(changes) > 20 and changes.std() > 0 else None
@@ -88,22 +89,23 @@ def _segment_history(dates: np.ndarray, ids: tuple[str, str], short: np.ndarray,
         regimes = classify(ds_hist[year], dl_hist[year])
         names, counts = np.unique(regimes.astype(str), return_counts=True)
         out["regime_frequency_1y_pct"] = {
-            str(n): env.rnd(c / len(regimes) * 100, 1, "percent of the past year's dates whose 1-month move had "
-                                                       "this regime") for n, c in zip(names, counts)}
+            str(n): envelope.rnd(c / len(regimes) * 100, 1, "percent of the past year's dates whose 1-month move had "
+                                                            "this regime") for n, c in zip(names, counts)}
         same = regimes[::-1] == regimes[-1]
-        out["regime_1m_persistence_obs"] = env.count(int(len(same) if same.all() else np.argmin(same)),
-                                                     "count of latest consecutive dates with today's 1-month regime")
+        out["regime_1m_persistence_obs"] = envelope.count(int(len(same) if same.all() else np.argmin(same)),
+                                                          "count of latest consecutive dates with today's 1-month "
+                                                          "regime")
     return out
 
 
 def compute(frames: Frames) -> dict:
     present = [s for s in INPUTS if frames.get(s) is not None]
     if len(present) < 2:
-        raise env.InsufficientData(f"{NAME}: needs two of DGS2, DGS10, DGS30; has {', '.join(present) or 'none'}")
-    env.require(frames, NAME, INPUTS)  # never raises here (two are present): names the essential inputs
-    sources = env.data_sources(frames, INPUTS)
-    data: dict = {"yields_pct": {LABEL[s]: env.level(frames, s, 2) for s in present},
-                  "slope_threshold_bp": env.constant(SLOPE_THRESHOLD_BP, STATED), "segments": {}}
+        raise envelope.InsufficientData(f"{NAME}: needs two of DGS2, DGS10, DGS30; has {', '.join(present) or 'none'}")
+    envelope.require(frames, NAME, INPUTS)  # never raises here (two are present): names the essential inputs
+    sources = envelope.data_sources(frames, INPUTS)
+    data: dict = {"yields_pct": {LABEL[s]: envelope.level(frames, s, 2) for s in present},
+                  "slope_threshold_bp": envelope.constant(SLOPE_THRESHOLD_BP, STATED), "segments": {}}
     for name, (short_id, long_id) in SEGMENTS.items():
         if name == "2s30s" and "DGS10" in present:
             continue
@@ -114,7 +116,7 @@ def compute(frames: Frames) -> dict:
         data["segments"][name] = segment_stats(frames, dates, (short_id, long_id), values[short_id],
                                                values[long_id])
     if not data["segments"]:
-        raise env.InsufficientData(f"{NAME}: the available yields share too few dates")
+        raise envelope.InsufficientData(f"{NAME}: the available yields share too few dates")
     primary = next(n for n in SEGMENTS if n in data["segments"])
     data["primary_segment"] = primary
     unavailable = {n: "a leg of this segment is missing" for n in ("2s10s", "10s30s") if n not in data["segments"]}
@@ -132,10 +134,10 @@ def compute(frames: Frames) -> dict:
         # direction refers to Treasury prices: bull moves (yields falling) are gains for holders
         direction = "bullish" if regime.startswith("bull") else "bearish" if regime.startswith("bear") else "neutral"
         agree = sum(1 for h in ("1w", "3m") if seg["horizons"][h] and seg["horizons"][h]["regime"] == regime)
-        confidence = env.degrade(0.35 + min(0.4, abs(slope_change) / 75) + 0.1 * agree, sources,
-                                 essential=list(SEGMENTS[name]))
+        confidence = envelope.degrade(0.35 + min(0.4, abs(slope_change) / 75) + 0.1 * agree, sources,
+                                      essential=list(SEGMENTS[name]))
         urgency = "high" if abs(slope_change) >= 40 else "medium" if abs(slope_change) >= 15 else "low"
-        signals.append(env.signal(
+        signals.append(envelope.signal(
             f"{name}_regime_1m", direction, confidence, urgency,
             f"{name} {WORDS[regime]} over a month: {seg['short_tenor']} {move_bp(month['short_change_bp'])}, "
             f"{seg['long_tenor']} {move_bp(month['long_change_bp'])}, slope {move_bp(slope_change)} "
@@ -154,23 +156,23 @@ def compute(frames: Frames) -> dict:
         parts.append(text)
     if len(data["segments"]) < 2:
         parts.append("Only one segment could be classified.")
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(parts) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("yield_curve", "the whole curve, its slopes and inversion status"),
-                         ("treasury_yields", "per-tenor levels, changes and percentiles"),
-                         ("fed_policy", "policy expectations behind front-end moves"),
-                         ("real_yields", "whether long-end moves are real rates or breakevens"),
-                         ("duration_risk", "the P&L these moves imply")),
-                     methodology="Changes compare the last common observation with the one on or before 7, 30 "
-                                 "and 91 calendar days earlier. Slope change = long-leg change minus short-leg "
-                                 f"change; below {SLOPE_THRESHOLD_BP} bp in absolute value it is a parallel shift "
-                                 "(bull if the average of the two legs fell, bear if it rose, unchanged if that "
-                                 "also moved less than the threshold); otherwise steepening (slope up) or "
-                                 "flattening, a twist when the legs moved in opposite directions, else bull "
-                                 "when the legs fell and bear when they rose. The z-score ranks today's 1m slope "
-                                 "change against all 30-day changes of the past 10 years.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=" ".join(parts) + envelope.staleness_note(sources), sources=sources,
+                          related_modules=envelope.related(
+                              ("yield_curve", "the whole curve, its slopes and inversion status"),
+                              ("treasury_yields", "per-tenor levels, changes and percentiles"),
+                              ("fed_policy", "policy expectations behind front-end moves"),
+                              ("real_yields", "whether long-end moves are real rates or breakevens"),
+                              ("duration_risk", "the P&L these moves imply")),
+                          methodology="Changes compare the last common observation with the one on or before 7, 30 "
+                                      "and 91 calendar days earlier. Slope change = long-leg change minus short-leg "
+                                      f"change; below {SLOPE_THRESHOLD_BP} bp in absolute value it is a parallel shift "
+                                      "(bull if the average of the two legs fell, bear if it rose, unchanged if that "
+                                      "also moved less than the threshold); otherwise steepening (slope up) or "
+                                      "flattening, a twist when the legs moved in opposite directions, else bull "
+                                      "when the legs fell and bear when they rose. The z-score ranks today's 1m slope "
+                                      "change against all 30-day changes of the past 10 years.",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="rates_credit", tier="S", inputs=INPUTS,

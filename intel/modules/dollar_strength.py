@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, day_numbers, in_window
@@ -27,38 +25,38 @@ def momentum(frames: Frames, values: np.ndarray) -> dict:
     out["momentum_12_1_pct"] = observed_return(
         frames, BROAD, YEAR_OBS, MONTH_OBS,
         op=f"return from {YEAR_OBS} to {MONTH_OBS} observations back (12-1 momentum), percent")
-    rsi = ind.rsi(values, 14)[-1] if len(values) > 15 else np.nan
-    out["rsi_14"] = env.rnd(rsi, 1, "14-observation Wilder RSI")
+    rsi = indicators.rsi(values, 14)[-1] if len(values) > 15 else np.nan
+    out["rsi_14"] = envelope.rnd(rsi, 1, "14-observation Wilder RSI")
     return out
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, [BROAD], need="all")
+    envelope.require(frames, NAME, [BROAD], need="all")
     frame = frames.get(BROAD)
     if frame.height < 2:
         raise InsufficientData(f"{NAME}: needs at least two observations of {BROAD}")
-    sources = env.data_sources(frames, [BROAD])
+    sources = envelope.data_sources(frames, [BROAD])
     values, days = frame["value"].to_numpy().astype(float), day_numbers(frame)
     level = float(values[-1])
     decade = values[in_window(days, DECADE_DAYS)]
     year = values[in_window(days, 365)]
     pct_10y, z_10y = standing(decade, level)
     pct_1y, z_1y = standing(year, level)
-    history_years = ind.history_years(days, DECADE_DAYS)
-    with prov.about(frames, BROAD):
+    history_years = indicators.history_years(days, DECADE_DAYS)
+    with provenance.about(frames, BROAD):
         data = {
-            "level": env.level(frames, BROAD, 2), "date": frame["date"][-1].isoformat(),
+            "level": envelope.level(frames, BROAD, 2), "date": frame["date"][-1].isoformat(),
             "quote": "broad trade-weighted index, a rise is a stronger dollar",
             **observed_horizon_returns(frames, BROAD, ("1d", "1w", "1m", "3m", "6m", "1y")),
             "trend": trend_profile(frame, 50, 200),
             "momentum": momentum(frames, values),
-            "realized_vol_21d_pct": env.rnd(ind.realized_vol(values, MONTH_OBS, YEAR_OBS), 2),
-            "realized_vol_63d_pct": env.rnd(ind.realized_vol(values, 63, YEAR_OBS), 2),
-            "percentile_1y": env.rnd(pct_1y, 1), "zscore_1y": env.rnd(z_1y, 2),
-            "percentile_10y": env.rnd(pct_10y, 1), "zscore_10y": env.rnd(z_10y, 2),
-            "high_10y": env.rnd(decade.max(), 2), "low_10y": env.rnd(decade.min(), 2),
-            "history_years_used": env.rnd(history_years, 1),
-            "trend_band_pct": env.constant(TREND_BAND_PCT, SETTING),
+            "realized_vol_21d_pct": envelope.rnd(indicators.realized_vol(values, MONTH_OBS, YEAR_OBS), 2),
+            "realized_vol_63d_pct": envelope.rnd(indicators.realized_vol(values, 63, YEAR_OBS), 2),
+            "percentile_1y": envelope.rnd(pct_1y, 1), "zscore_1y": envelope.rnd(z_1y, 2),
+            "percentile_10y": envelope.rnd(pct_10y, 1), "zscore_10y": envelope.rnd(z_10y, 2),
+            "high_10y": envelope.rnd(decade.max(), 2), "low_10y": envelope.rnd(decade.min(), 2),
+            "history_years_used": envelope.rnd(history_years, 1),
+            "trend_band_pct": envelope.constant(TREND_BAND_PCT, SETTING),
         }
     unavailable = {}
     if data["trend"]["sma_200"] is None:
@@ -78,18 +76,18 @@ def compute(frames: Frames) -> dict:
         direction = "bullish" if lead > TREND_BAND_PCT else "bearish" if lead < -TREND_BAND_PCT else "neutral"
         strength = min(1.0, abs(lead) / 5)
     agree = mom is not None and lead is not None and np.sign(mom) == np.sign(lead)
-    confidence = env.degrade(0.35 + 0.35 * strength + (0.15 if agree else 0.0), sources, essential=[BROAD])
+    confidence = envelope.degrade(0.35 + 0.35 * strength + (0.15 if agree else 0.0), sources, essential=[BROAD])
     urgency = "medium" if (data["percentile_10y"] or 50) >= 95 or (data["percentile_10y"] or 50) <= 5 else "low"
     reason = (f"broad dollar {fig(dist)}% from its 200-day average, 3-month return {fig(mom)}% "
               "(direction refers to the dollar)") if dist is not None else \
         f"broad dollar {pct_word(data['change_1m_pct'])} over a month (direction refers to the dollar)"
-    signals = [env.signal("usd_trend", direction, confidence, urgency, reason)]
+    signals = [envelope.signal("usd_trend", direction, confidence, urgency, reason)]
     if data["percentile_10y"] is not None and history_years >= 5 and (data["percentile_10y"] >= 90
                                                                        or data["percentile_10y"] <= 10):
         rich = data["percentile_10y"] >= 90
-        signals.append(env.signal(
+        signals.append(envelope.signal(
             "usd_extreme", "bearish" if rich else "bullish",
-            env.degrade(0.3 + abs(data["zscore_10y"] or 0) / 10, sources, essential=[BROAD]), "low",
+            envelope.degrade(0.3 + abs(data["zscore_10y"] or 0) / 10, sources, essential=[BROAD]), "low",
             f"broad dollar at the {data['percentile_10y']} percentile of {data['history_years_used']} years: "
             f"{'stretched high, mean reversion risk' if rich else 'stretched low, rebound potential'} "
             "(direction refers to the dollar)"))
@@ -104,19 +102,19 @@ def compute(frames: Frames) -> dict:
                f"(z-score {fig(data['zscore_10y'])}).")
     if unavailable:
         summary += " Some long-horizon figures are unavailable for lack of history."
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable or None,
-                     related_modules=env.related(
-                         ("fx_overview", "the major pairs behind the broad index"),
-                         ("em_fx_stress", "whether dollar strength is squeezing emerging currencies"),
-                         ("fx_carry", "the US rate leg that supports the dollar"),
-                         ("safe_havens", "dollar, yen and franc demand on risk-off days"),
-                         ("market_regime", "the dollar's part in the cross-asset regime")),
-                     methodology="Trend compares the index with its 50- and 200-observation simple averages; "
-                                 "momentum returns count observations (21 = one month, 252 = one year; 12-1 "
-                                 "skips the latest month); percentiles and z-scores compare today's level with "
-                                 "the last 1 and 10 years of the same series; realized volatility annualises "
-                                 "the standard deviation of daily log changes with the square root of 252.")
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable or None,
+                          related_modules=envelope.related(
+                              ("fx_overview", "the major pairs behind the broad index"),
+                              ("em_fx_stress", "whether dollar strength is squeezing emerging currencies"),
+                              ("fx_carry", "the US rate leg that supports the dollar"),
+                              ("safe_havens", "dollar, yen and franc demand on risk-off days"),
+                              ("market_regime", "the dollar's part in the cross-asset regime")),
+                          methodology="Trend compares the index with its 50- and 200-observation simple averages; "
+                                      "momentum returns count observations (21 = one month, 252 = one year; 12-1 "
+                                      "skips the latest month); percentiles and z-scores compare today's level with "
+                                      "the last 1 and 10 years of the same series; realized volatility annualises "
+                                      "the standard deviation of daily log changes with the square root of 252.")
 
 
 register(Module(name=NAME, category="fx", tier="S", inputs=(BROAD,),

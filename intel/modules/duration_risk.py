@@ -6,9 +6,7 @@ import math
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import fig
 from intel.modules._rates import DAYS, STATED, change_bp, move_bp
@@ -33,10 +31,10 @@ def par_bond_price(coupon: float, yld, years: int):
 
 def tenor_risk(frames: Frames, sid: str, years: int) -> dict:
     """The level and moves from named observations; everything else from the tenor's own history."""
-    out = {"yield_pct": env.level(frames, sid, 2), "change_1d_bp": change_bp(frames, sid, None),
+    out = {"yield_pct": envelope.level(frames, sid, 2), "change_1d_bp": change_bp(frames, sid, None),
            "change_1m_bp": change_bp(frames, sid, DAYS["1m"])}
-    coupon = env.level(frames, sid, 2, op="coupon of the par bond: the last yield")
-    with prov.about(frames, sid):
+    coupon = envelope.level(frames, sid, 2, op="coupon of the par bond: the last yield")
+    with provenance.about(frames, sid):
         return _risk(frames.get(sid), years, out, coupon)
 
 
@@ -45,25 +43,26 @@ def _risk(frame, years: int, out: dict, coupon) -> dict:
     moves = np.diff(values) * 100  # daily changes in bp between consecutive observations
     level = float(values[-1])
     for n in VOL_WINDOWS:
-        out[f"realized_vol_{n}d_bp_per_day"] = env.rnd(
+        out[f"realized_vol_{n}d_bp_per_day"] = envelope.rnd(
             np.std(moves[-n:], ddof=1), 2, f"sample standard deviation of the last {n} daily changes, bp") \
             if len(moves) >= n else None
     sigma = float(np.std(moves[-63:], ddof=1)) if len(moves) >= 63 else None
-    out["realized_vol_63d_bp_annualized"] = env.rnd(None if sigma is None else sigma * math.sqrt(252), 1,
-                                                    "63-day daily-change standard deviation x sqrt(252), bp")
+    out["realized_vol_63d_bp_annualized"] = envelope.rnd(None if sigma is None else sigma * math.sqrt(252), 1,
+                                                         "63-day daily-change standard deviation x sqrt(252), bp")
     # today's 21-day volatility against every 21-day window of the past 10 years
     dates = frame["date"].to_numpy().astype("datetime64[D]")[1:]
-    rolling = ind.rolling_std(moves, 21)
-    decade = rolling[ind.in_window(dates, ind.DECADE_DAYS) & np.isfinite(rolling)]
-    out["vol_21d_percentile_10y"] = env.rnd(ind.percentile_rank(decade, rolling[-1]), 1,
-                                            "percentile of the 21-day volatility among those of the past 10 years") \
+    rolling = indicators.rolling_std(moves, 21)
+    decade = rolling[indicators.in_window(dates, indicators.DECADE_DAYS) & np.isfinite(rolling)]
+    out["vol_21d_percentile_10y"] = envelope.rnd(indicators.percentile_rank(decade, rolling[-1]), 1,
+                                                 "percentile of the 21-day volatility among those of the past 10 "
+                                                 "years") \
         if len(decade) >= 60 and np.isfinite(rolling[-1]) else None
-    year = moves[ind.in_window(dates, ind.YEAR_DAYS)]
-    out["max_abs_daily_move_1y_bp"] = env.rnd(np.abs(year).max(), 1, "largest absolute daily change of the past "
-                                              "year, bp") if len(year) else None
+    year = moves[indicators.in_window(dates, indicators.YEAR_DAYS)]
+    out["max_abs_daily_move_1y_bp"] = envelope.rnd(np.abs(year).max(), 1, "largest absolute daily change of the past "
+                                                   "year, bp") if len(year) else None
     month = out["change_1m_bp"]
-    out["move_1m_in_sigmas"] = env.rnd(month / (sigma * math.sqrt(21)), 2, "1-month change / (63-day sigma x "
-                                       "sqrt(21))") if sigma and month is not None else None
+    out["move_1m_in_sigmas"] = envelope.rnd(month / (sigma * math.sqrt(21)), 2, "1-month change / (63-day sigma x "
+                                            "sqrt(21))") if sigma and month is not None else None
 
     # a par bond at today's yield: modified duration and convexity by central finite differences of its
     # price (at par these equal (1 - (1+y/2)^-2n)/y and the textbook convexity); shock P&L by full
@@ -79,26 +78,27 @@ def _risk(frame, years: int, out: dict, coupon) -> dict:
                        "two_sigma_1m_up": SIGMAS * sigma * math.sqrt(21),
                        "two_sigma_1m_down": -SIGMAS * sigma * math.sqrt(21)})
     out["par_bond"] = {
-        "maturity_years": env.constant(years, STATED), "coupon_pct": coupon,
-        "modified_duration": env.rnd(duration, 2, "modified duration of a par bond at the last yield"),
-        "convexity": env.rnd(convexity, 1, "convexity of a par bond at the last yield"),
-        "dv01_per_100_face": env.rnd(duration * 1e-4 * 100, 4, "price change per 100 face for 1 bp"),
+        "maturity_years": envelope.constant(years, STATED), "coupon_pct": coupon,
+        "modified_duration": envelope.rnd(duration, 2, "modified duration of a par bond at the last yield"),
+        "convexity": envelope.rnd(convexity, 1, "convexity of a par bond at the last yield"),
+        "dv01_per_100_face": envelope.rnd(duration * 1e-4 * 100, 4, "price change per 100 face for 1 bp"),
         # the rise in yield over a year that one year of coupon income just offsets
-        "carry_breakeven_rise_1y_bp": env.rnd(level * 100 / duration, 1, "yield rise one year of coupon offsets, "
-                                              "bp") if duration > 0 else None,
-        "shocks": {k: {"shock_bp": env.constant(bp, STATED, 1) if k in ("plus_100bp", "minus_100bp") else
-                       env.rnd(bp, 1, f"{SIGMAS} x the 63-day sigma" + (" x sqrt(21)" if "1m" in k else "")),
-                       "pnl_pct": env.rnd((price(bp / 1e4) - 1) * 100, 2, "percent price change of the par bond "
-                                          "repriced at the shocked yield")}
+        "carry_breakeven_rise_1y_bp": envelope.rnd(level * 100 / duration, 1, "yield rise one year of coupon offsets, "
+                                                   "bp") if duration > 0 else None,
+        "shocks": {k: {"shock_bp": envelope.constant(bp, STATED, 1) if k in ("plus_100bp", "minus_100bp") else
+                       envelope.rnd(bp, 1, f"{SIGMAS} x the 63-day sigma" + (" x sqrt(21)" if "1m" in k else "")),
+                       "pnl_pct": envelope.rnd((price(bp / 1e4) - 1) * 100, 2, "percent price change of the par bond "
+                                               "repriced at the shocked yield")}
                    for k, bp in shocks.items()},
     }
     return out
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, TENORS)
-    sources = env.data_sources(frames, TENORS)
-    data: dict = {"shock_size_bp": env.constant(SHOCK_BP, STATED), "sigma_multiple": env.constant(SIGMAS, STATED)}
+    envelope.require(frames, NAME, TENORS)
+    sources = envelope.data_sources(frames, TENORS)
+    data: dict = {"shock_size_bp": envelope.constant(SHOCK_BP, STATED),
+                  "sigma_multiple": envelope.constant(SIGMAS, STATED)}
     unavailable = {}
     for sid, (label, years) in TENORS.items():
         frame = frames.get(sid)
@@ -119,17 +119,17 @@ def compute(frames: Frames) -> dict:
         # direction refers to duration (bond) holders: turbulent rates make carry less safe
         direction = "bearish" if pct >= 80 else "bullish" if pct <= 20 else "neutral"
         urgency = "high" if pct >= 95 else "medium" if pct >= 80 else "low"
-        confidence = env.degrade(0.4 + abs(pct - 50) / 110, sources, essential=[lead_id])
-        signals.append(env.signal("rate_volatility", direction, confidence, urgency,
-                                  f"{lead_label} 21-day realized volatility {vol} bp/day, percentile {pct} "
-                                  "of the past decade (direction for duration holders)"))
+        confidence = envelope.degrade(0.4 + abs(pct - 50) / 110, sources, essential=[lead_id])
+        signals.append(envelope.signal("rate_volatility", direction, confidence, urgency,
+                                       f"{lead_label} 21-day realized volatility {vol} bp/day, percentile {pct} "
+                                       "of the past decade (direction for duration holders)"))
     sig = lead["move_1m_in_sigmas"]
     if sig is not None:
         direction = "bearish" if sig >= 1.5 else "bullish" if sig <= -1.5 else "neutral"
-        confidence = env.degrade(0.35 + min(0.45, abs(sig) / 6), sources, essential=[lead_id])
-        signals.append(env.signal("rate_trend", direction, confidence, "medium" if abs(sig) >= 2 else "low",
-                                  f"{lead_label} yield {move_bp(lead['change_1m_bp'])} in a month, {sig} sigmas of "
-                                  "its 63-day volatility (direction for duration holders)"))
+        confidence = envelope.degrade(0.35 + min(0.45, abs(sig) / 6), sources, essential=[lead_id])
+        signals.append(envelope.signal("rate_trend", direction, confidence, "medium" if abs(sig) >= 2 else "low",
+                                       f"{lead_label} yield {move_bp(lead['change_1m_bp'])} in a month, {sig} sigmas "
+                                       "of its 63-day volatility (direction for duration holders)"))
 
     parts = []
     for label in ("10y", "30y"):
@@ -148,21 +148,21 @@ def compute(frames: Frames) -> dict:
         parts.append(text + ".")
     if unavailable:
         parts.append("Not computed: " + ", ".join(unavailable) + ".")
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(parts) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("treasury_yields", "per-tenor yield levels and changes"),
-                         ("curve_dynamics", "whether the curve steepens or flattens"),
-                         ("real_yields", "the real-rate and breakeven parts of the moves"),
-                         ("cross_asset_volatility", "rate volatility beside other asset classes"),
-                         ("fed_policy", "the policy path behind rate moves")),
-                     methodology="Volatility is the sample standard deviation of daily yield changes in bp "
-                                 "(consecutive observations) over 21, 63 and 252 days; sigma for the shocks is "
-                                 "the 63-day figure, scaled by the square root of 21 for a month. Durations "
-                                 "are those of a par bond at today's yield (semiannual coupon equal to the yield), "
-                                 "so the 10y is about 8-9 and the 30y about 15-20 at ordinary yields; shock "
-                                 "P&L reprices that bond in full, so it includes convexity.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=" ".join(parts) + envelope.staleness_note(sources), sources=sources,
+                          related_modules=envelope.related(
+                              ("treasury_yields", "per-tenor yield levels and changes"),
+                              ("curve_dynamics", "whether the curve steepens or flattens"),
+                              ("real_yields", "the real-rate and breakeven parts of the moves"),
+                              ("cross_asset_volatility", "rate volatility beside other asset classes"),
+                              ("fed_policy", "the policy path behind rate moves")),
+                          methodology="Volatility is the sample standard deviation of daily yield changes in bp "
+                                      "(consecutive observations) over 21, 63 and 252 days; sigma for the shocks is "
+                                      "the 63-day figure, scaled by the square root of 21 for a month. Durations "
+                                      "are those of a par bond at today's yield (semiannual coupon equal to the "
+                                      "yield), so the 10y is about 8-9 and the 30y about 15-20 at ordinary yields; "
+                                      "shock P&L reprices that bond in full, so it includes convexity.",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="rates_credit", tier="S", inputs=tuple(TENORS),

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.frames import Frames
 from intel.modules._common import fig, growth
-from intel.modules._macro_b import month_obs, monthly, winsorized
+from intel.modules._monthly import month_obs, monthly, winsorized
 from intel.registry import Module, register
 
 NAME = "economic_surprise"
@@ -40,7 +39,7 @@ def _changes(frames: Frames, series_id: str) -> tuple[np.ndarray, list[str], str
     kind, scale = SERIES[series_id][1], 1 / 1000 if series_id == "ICSA" else 1.0
     if series_id == "ICSA":  # weekly: consecutive weeks
         values, labels, cadence = frame["value"].to_numpy(), [d.isoformat() for d in frame["date"]], "weekly"
-        last = (env.last_obs(frames, series_id), env.nth_obs(frames, series_id, -2))
+        last = (envelope.last_obs(frames, series_id), envelope.nth_obs(frames, series_id, -2))
     else:
         m = monthly(frame)
         values, cadence = m.values, "monthly"
@@ -57,7 +56,7 @@ def _actual(series_id: str, last: tuple, cadence: str):
     what = "month" if cadence == "monthly" else "week"
     op = (f"percent change from the previous {what}" if kind == "pct" else
           f"change from the previous {what}" + (", in thousands" if scale != 1.0 else ""))
-    return env.change_obs(*last, kind, 2, op, scale)
+    return envelope.change_obs(*last, kind, 2, op, scale)
 
 
 def surprise_stats(frames: Frames, series_id: str) -> dict | None:
@@ -79,19 +78,20 @@ def surprise_stats(frames: Frames, series_id: str) -> dict | None:
     recent = z_all[-(3 if cadence == "monthly" else 13):]
     recent = recent[np.isfinite(recent)]
     orient = " (sign-flipped: fewer claims is stronger)" if sign < 0 else ""
-    with prov.about(frames, series_id):
+    with provenance.about(frames, series_id):
         return {"label": label, "axis": axis, "release": labels[-1],
                 f"actual_change_{unit}": _actual(series_id, last, cadence),
-                f"expected_change_{unit}": env.rnd(expected[-1], 2, f"trend expectation: mean of the previous "
+                f"expected_change_{unit}": envelope.rnd(expected[-1], 2, f"trend expectation: mean of the previous "
                                                                    f"{TREND_CHANGES} changes"),
-                f"surprise_{unit}": env.rnd(surprise[-1], 2, "latest change minus the trend expectation"),
-                "surprise_std_" + unit: env.rnd(std if std > 0 else None, 3,
-                                                "sample standard deviation of past surprises (winsorized)"),
-                "zscore": env.rnd(z_all[-1], 2, "surprise / standard deviation of past surprises"),
-                "oriented_zscore": env.rnd(sign * z_all[-1], 2, "surprise z-score, oriented" + orient),
-                "oriented_zscore_avg_3m": env.rnd(sign * recent.mean() if len(recent) else None, 2,
-                                                  "mean oriented surprise z-score of the last three months' releases"),
-                "past_surprises_used": env.count(len(past), "count of past surprises used")}
+                f"surprise_{unit}": envelope.rnd(surprise[-1], 2, "latest change minus the trend expectation"),
+                "surprise_std_" + unit: envelope.rnd(std if std > 0 else None, 3,
+                                                     "sample standard deviation of past surprises (winsorized)"),
+                "zscore": envelope.rnd(z_all[-1], 2, "surprise / standard deviation of past surprises"),
+                "oriented_zscore": envelope.rnd(sign * z_all[-1], 2, "surprise z-score, oriented" + orient),
+                "oriented_zscore_avg_3m": envelope.rnd(sign * recent.mean() if len(recent) else None, 2,
+                                                       "mean oriented surprise z-score of the last three months' "
+                                                       "releases"),
+                "past_surprises_used": envelope.count(len(past), "count of past surprises used")}
 
 
 def _mean(values) -> float | None:
@@ -105,22 +105,22 @@ def _indices(frames: Frames, releases: dict, growth_z: list, infl_z: list) -> di
         return [s for s, r in releases.items() if r[key] is not None and axis in (None, r["axis"])]
 
     mean_of = "mean of the oriented surprise z-scores"
-    with prov.about(frames, *scored("oriented_zscore"), operation=f"{mean_of} of all series"):
-        out = {"surprise_index": env.rnd(_mean(growth_z + infl_z), 2)}
-        series_in_index = env.count(len(scored("oriented_zscore")), "count of series with a standardized surprise")
-    with prov.about(frames, *scored("oriented_zscore", "growth"), operation=f"{mean_of} of the growth series"):
-        out["growth_surprise_index"] = env.rnd(_mean(growth_z), 2)
-    with prov.about(frames, *scored("oriented_zscore", "inflation"), operation=f"{mean_of} of CPI"):
-        out["inflation_surprise_index"] = env.rnd(_mean(infl_z), 2)
-    with prov.about(frames, *scored("oriented_zscore_avg_3m"),
-                    operation="mean of each series' oriented z-scores over the last three months' releases"):
-        out["surprise_index_3m"] = env.rnd(_mean([r["oriented_zscore_avg_3m"] for r in releases.values()]), 2)
+    with provenance.about(frames, *scored("oriented_zscore"), operation=f"{mean_of} of all series"):
+        out = {"surprise_index": envelope.rnd(_mean(growth_z + infl_z), 2)}
+        series_in_index = envelope.count(len(scored("oriented_zscore")), "count of series with a standardized surprise")
+    with provenance.about(frames, *scored("oriented_zscore", "growth"), operation=f"{mean_of} of the growth series"):
+        out["growth_surprise_index"] = envelope.rnd(_mean(growth_z), 2)
+    with provenance.about(frames, *scored("oriented_zscore", "inflation"), operation=f"{mean_of} of CPI"):
+        out["inflation_surprise_index"] = envelope.rnd(_mean(infl_z), 2)
+    with provenance.about(frames, *scored("oriented_zscore_avg_3m"),
+                          operation="mean of each series' oriented z-scores over the last three months' releases"):
+        out["surprise_index_3m"] = envelope.rnd(_mean([r["oriented_zscore_avg_3m"] for r in releases.values()]), 2)
     return {**out, "series_in_index": series_in_index}
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
     releases, unavailable = {}, {}
     for series_id in INPUTS:
         frame = frames.get(series_id)
@@ -133,7 +133,7 @@ def compute(frames: Frames) -> dict:
             unavailable[f"{series_id}.zscore"] = f"fewer than {MIN_SURPRISES} past surprises to standardize"
         releases[series_id] = stats
     if not releases:
-        raise env.InsufficientData(f"{NAME}: no input has enough history for a trend expectation")
+        raise envelope.InsufficientData(f"{NAME}: no input has enough history for a trend expectation")
     growth_z = [r["oriented_zscore"] for r in releases.values() if r["axis"] == "growth"]
     infl_z = [r["oriented_zscore"] for r in releases.values() if r["axis"] == "inflation"]
     data = {"releases": releases, **_indices(frames, releases, growth_z, infl_z)}
@@ -143,17 +143,18 @@ def compute(frames: Frames) -> dict:
     if g is not None:
         direction = "bullish" if g > 0.5 else "bearish" if g < -0.5 else "neutral"
         urgency = "high" if abs(g) > 2 else "medium" if abs(g) > 1 else "low"
-        confidence = env.degrade(0.35 + min(0.45, abs(g) / 3) + min(0.1, len(growth_z) / 70), sources)
-        signals.append(env.signal("growth_surprise", direction, confidence, urgency,
-                                  f"growth releases averaged {g} standard deviations against trend "
-                                  "(direction refers to growth and risk assets)"))
+        confidence = envelope.degrade(0.35 + min(0.45, abs(g) / 3) + min(0.1, len(growth_z) / 70), sources)
+        signals.append(envelope.signal("growth_surprise", direction, confidence, urgency,
+                                       f"growth releases averaged {g} standard deviations against trend "
+                                       "(direction refers to growth and risk assets)"))
     i = data["inflation_surprise_index"]
     if i is not None:
         direction = "bearish" if i > 1 else "bullish" if i < -1 else "neutral"
         urgency = "high" if abs(i) > 2.5 else "medium" if abs(i) > 1.5 else "low"
-        confidence = env.degrade(0.35 + min(0.45, abs(i) / 4), sources, essential=["CPIAUCSL"])
-        signals.append(env.signal("inflation_surprise", direction, confidence, urgency,
-                                  f"CPI ran {i} standard deviations against its trend (direction refers to bonds)"))
+        confidence = envelope.degrade(0.35 + min(0.45, abs(i) / 4), sources, essential=["CPIAUCSL"])
+        signals.append(envelope.signal("inflation_surprise", direction, confidence, urgency,
+                                       f"CPI ran {i} standard deviations against its trend (direction refers to "
+                                       "bonds)"))
 
     scored = sorted(((r["oriented_zscore"], r) for r in releases.values() if r["oriented_zscore"] is not None),
                     key=lambda p: p[0])
@@ -170,24 +171,24 @@ def compute(frames: Frames) -> dict:
                          f"the weakest {lo['label']} for {lo['release']} (z {lo['oriented_zscore']}).")
     if data["surprise_index_3m"] is not None:
         sentences.append(f"Over the releases of the last three months the index averages {data['surprise_index_3m']}.")
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("economic_calendar", "when the next releases come out"),
-                         ("growth", "the activity nowcast behind the growth surprises"),
-                         ("inflation", "the inflation trend behind CPI surprises"),
-                         ("macro_regime", "where the surprises leave the growth x inflation quadrant"),
-                         ("labor_market", "payrolls and claims in detail")),
-                     methodology="Expectation = mean of the previous six changes (month-on-month percent, or "
-                                 "level change for payrolls, claims and sentiment); surprise = latest change minus "
-                                 "expectation; z = surprise / sample standard deviation of up to ten years of past "
-                                 "surprises (at least 24), winsorized at 4 robust sigmas (1.4826 x MAD) so one "
-                                 "extreme episode cannot flatten a decade of z-scores. "
-                                 "Orientation: claims are sign-flipped, so positive means "
-                                 "stronger growth or hotter inflation. Indices are plain averages of oriented "
-                                 "z-scores (all series; growth series; CPI); the 3-month index averages each "
-                                 "series' z-scores over its last three monthly or thirteen weekly releases.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=" ".join(sentences) + envelope.staleness_note(sources), sources=sources,
+                          related_modules=envelope.related(
+                              ("economic_calendar", "when the next releases come out"),
+                              ("growth", "the activity nowcast behind the growth surprises"),
+                              ("inflation", "the inflation trend behind CPI surprises"),
+                              ("macro_regime", "where the surprises leave the growth x inflation quadrant"),
+                              ("labor_market", "payrolls and claims in detail")),
+                          methodology="Expectation = mean of the previous six changes (month-on-month percent, or "
+                                      "level change for payrolls, claims and sentiment); surprise = latest change "
+                                      "minus expectation; z = surprise / sample standard deviation of up to ten years "
+                                      "of past surprises (at least 24), winsorized at 4 robust sigmas (1.4826 x MAD) "
+                                      "so one extreme episode cannot flatten a decade of z-scores. "
+                                      "Orientation: claims are sign-flipped, so positive means "
+                                      "stronger growth or hotter inflation. Indices are plain averages of oriented "
+                                      "z-scores (all series; growth series; CPI); the 3-month index averages each "
+                                      "series' z-scores over its last three monthly or thirteen weekly releases.",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="macro", tier="P", inputs=INPUTS,

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, asof, day_numbers, in_window, iso_day, rolling_std
@@ -47,9 +46,9 @@ def state_of(z: float) -> str:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
-    stale = set(env.stale_ids(sources))
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
+    stale = set(envelope.stale_ids(sources))
     usable = [s for s in INPUTS if frames.get(s) is not None and frames.get(s).height >= MIN_OBS]
     if not usable:
         raise InsufficientData(f"{NAME}: no input has {MIN_OBS} observations")
@@ -71,17 +70,17 @@ def compute(frames: Frames) -> dict:
         mean, std = np.nanmean(hist), np.nanstd(hist, ddof=1)
         z_series = (raw - mean) / std if std > 0 else np.full(len(raw), np.nan)
         pct, z_now = standing(hist, float(raw[-1]))
-        with prov.about(frames, sid):
-            value = env.rnd(raw[-1], 2, "21-observation log change, percent" if kind == "move"
-                            else "21-day realized volatility of daily log changes, annualised percent")
+        with provenance.about(frames, sid):
+            value = envelope.rnd(raw[-1], 2, "21-observation log change, percent" if kind == "move"
+                                 else "21-day realized volatility of daily log changes, annualised percent")
             components[name] = {"series": sid, "what": text, "stale": sid in stale,
                                 "last_observation": frame["date"][-1].isoformat(), "value": value,
                                 "unit": "pct" if kind == "move" else "annualised_vol_pct",
-                                "zscore_10y": env.rnd(z_now, 2, "z-score of the component against its 10-year "
-                                                                "history"),
-                                "percentile_10y": env.rnd(pct, 1, "percentile rank of the component within its "
-                                                                  "10-year history"),
-                                "weight": env.constant(0.0, "weight in the score (zero: left out of it)")}
+                                "zscore_10y": envelope.rnd(z_now, 2, "z-score of the component against its 10-year "
+                                                                     "history"),
+                                "percentile_10y": envelope.rnd(pct, 1, "percentile rank of the component within its "
+                                                                       "10-year history"),
+                                "weight": envelope.constant(0.0, "weight in the score (zero: left out of it)")}
         if sid in stale:  # its block keeps its last values, but it stays out of today's score
             old[name.replace("_", " ")] = components[name]["last_observation"]
             continue
@@ -95,14 +94,15 @@ def compute(frames: Frames) -> dict:
     data: dict = {"stress_score_z": None, "state": None, "stress_percentile_10y": None, "components": components}
     if scored:
         # the score and its history rest on the components with current quotes, whatever their z today
-        with prov.about(frames, *sorted({COMPONENTS[c][0] for c, _ in znow})):
+        with provenance.about(frames, *sorted({COMPONENTS[c][0] for c, _ in znow})):
             figures, composite, state = _score(components, zhist, znow, grid)
         data.update(figures)
     else:
         unavailable["stress_score"] = all_stale(old) if not fresh else \
             "no component with a current quote has a z-score (flat history)"
-    data["thresholds_z"] = {"elevated": env.constant(ELEVATED, SETTING), "severe": env.constant(SEVERE, SETTING),
-                            "extreme": env.constant(EXTREME, SETTING)}
+    data["thresholds_z"] = {"elevated": envelope.constant(ELEVATED, SETTING),
+                            "severe": envelope.constant(SEVERE, SETTING),
+                            "extreme": envelope.constant(EXTREME, SETTING)}
     data["quote"] = "USDMXN and USDCNY are pesos and yuan per dollar: a rise is a weaker EM currency"
 
     signals = []
@@ -114,11 +114,12 @@ def compute(frames: Frames) -> dict:
             direction, urgency = "bullish", "low"
         else:
             direction, urgency = "neutral", "low"
-        confidence = env.degrade(0.35 + min(0.4, abs(composite) / 5) + 0.05 * len(scored), sources, essential=[MXN])
-        signals.append(env.signal("em_fx_stress", direction, confidence, urgency,
-                                  f"EM FX stress score {data['stress_score_z']} ({state}), at the "
-                                  f"{fig(data['stress_percentile_10y'])} percentile of its history "
-                                  "(bearish for emerging-market assets when high)"))
+        confidence = envelope.degrade(0.35 + min(0.4, abs(composite) / 5) + 0.05 * len(scored), sources,
+                                      essential=[MXN])
+        signals.append(envelope.signal("em_fx_stress", direction, confidence, urgency,
+                                       f"EM FX stress score {data['stress_score_z']} ({state}), at the "
+                                       f"{fig(data['stress_percentile_10y'])} percentile of its history "
+                                       "(bearish for emerging-market assets when high)"))
         parts = [f"{c.replace('_', ' ')} z {fig(components[c]['zscore_10y'])}" for c, _ in znow]
         summary = (f"The emerging-market FX stress score is {data['stress_score_z']} ({state}), at the "
                    f"{fig(data['stress_percentile_10y'])} percentile of its history since {data['history_start']}. "
@@ -130,21 +131,21 @@ def compute(frames: Frames) -> dict:
     missing = sorted(k for k in unavailable if k != "stress_score")
     if missing:
         summary += " Computed without " + ", ".join(missing) + " (inputs missing or too short)."
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable or None,
-                     related_modules=env.related(
-                         ("dollar_strength", "the broad dollar trend behind EM pressure"),
-                         ("fx_volatility", "realized volatility of every pair"),
-                         ("fx_overview", "levels and moves of the majors"),
-                         ("risk_appetite", "whether the stress spills into global risk"),
-                         ("safe_havens", "haven demand during the same episodes")),
-                     methodology="Each component (peso and yuan 21-observation log change against the dollar, "
-                                 "peso 21-day realized vol, broad dollar 21-observation change) is z-scored "
-                                 "against its own history of up to 10 years; the score is their weighted mean "
-                                 "(equal weights over the inputs with current quotes; a stale input keeps its "
-                                 "component block, dated, at weight 0). States: elevated at z 1 or more, "
-                                 "severe at 2, extreme at 3, calm below minus one half. The history and its "
-                                 "percentile use the same full-window means and deviations.")
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable or None,
+                          related_modules=envelope.related(
+                              ("dollar_strength", "the broad dollar trend behind EM pressure"),
+                              ("fx_volatility", "realized volatility of every pair"),
+                              ("fx_overview", "levels and moves of the majors"),
+                              ("risk_appetite", "whether the stress spills into global risk"),
+                              ("safe_havens", "haven demand during the same episodes")),
+                          methodology="Each component (peso and yuan 21-observation log change against the dollar, "
+                                      "peso 21-day realized vol, broad dollar 21-observation change) is z-scored "
+                                      "against its own history of up to 10 years; the score is their weighted mean "
+                                      "(equal weights over the inputs with current quotes; a stale input keeps its "
+                                      "component block, dated, at weight 0). States: elevated at z 1 or more, "
+                                      "severe at 2, extreme at 3, calm below minus one half. The history and its "
+                                      "percentile use the same full-window means and deviations.")
 
 
 def _score(components: dict, zhist: list, znow: list, grid: np.ndarray) -> tuple[dict, float, str]:
@@ -153,7 +154,7 @@ def _score(components: dict, zhist: list, znow: list, grid: np.ndarray) -> tuple
     # equal weights over the fresh components present
     weights = np.full(len(zhist), 1.0 / len(zhist))
     for (c, _), w in zip(znow, weights):
-        components[c]["weight"] = env.rnd(w, 3, "equal weight over the components with current quotes")
+        components[c]["weight"] = envelope.rnd(w, 3, "equal weight over the components with current quotes")
     stack = np.vstack(zhist)
     ok = np.isfinite(stack)
     w = weights[:, None] * ok
@@ -167,16 +168,16 @@ def _score(components: dict, zhist: list, znow: list, grid: np.ndarray) -> tuple
     worst = int(np.nanargmax(np.where(finite, composite_hist, -np.inf))) if finite.any() else None
     state = state_of(composite)
     return {
-        "stress_score_z": env.rnd(composite, 2, "weighted mean of the components' z-scores"), "state": state,
-        "stress_percentile_10y": env.rnd(pct, 1, "percentile rank of the score within its own history"),
-        "share_of_days_elevated_10y_pct": env.rnd((composite_hist[finite] >= ELEVATED).mean() * 100, 1,
-                                                  "share of days with the score at 1 or more, percent")
+        "stress_score_z": envelope.rnd(composite, 2, "weighted mean of the components' z-scores"), "state": state,
+        "stress_percentile_10y": envelope.rnd(pct, 1, "percentile rank of the score within its own history"),
+        "share_of_days_elevated_10y_pct": envelope.rnd((composite_hist[finite] >= ELEVATED).mean() * 100, 1,
+                                                       "share of days with the score at 1 or more, percent")
         if finite.any() else None,
-        "worst_score_10y": env.rnd(composite_hist[worst], 2, "highest score of the history")
+        "worst_score_10y": envelope.rnd(composite_hist[worst], 2, "highest score of the history")
         if worst is not None else None,
         "worst_score_date": iso_day(grid[worst]) if worst is not None else None,
         "history_start": iso_day(grid[0]),
-        "history_days": env.count(int(finite.sum()), "count of days with a score"),
+        "history_days": envelope.count(int(finite.sum()), "count of days with a score"),
     }, composite, state
 
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import fig
 from intel.registry import Module, register
@@ -39,9 +37,9 @@ def _stats(days: np.ndarray, prefix: str, what: str) -> dict:
     """Median, mean and longest of `days` (`what` they measure, for each figure's operation)."""
     if not len(days):
         return {f"{prefix}_median": None, f"{prefix}_mean": None, f"{prefix}_max": None}
-    return {f"{prefix}_median": env.rnd(np.median(days), 1, f"median of the {what}"),
-            f"{prefix}_mean": env.rnd(days.mean(), 1, f"mean of the {what}"),
-            f"{prefix}_max": env.count(days.max(), f"maximum of the {what}")}
+    return {f"{prefix}_median": envelope.rnd(np.median(days), 1, f"median of the {what}"),
+            f"{prefix}_mean": envelope.rnd(days.mean(), 1, f"mean of the {what}"),
+            f"{prefix}_max": envelope.count(days.max(), f"maximum of the {what}")}
 
 
 def recovery_block(close: np.ndarray, days: np.ndarray, ep: dict, current: float) -> dict:
@@ -55,15 +53,15 @@ def recovery_block(close: np.ndarray, days: np.ndarray, ep: dict, current: float
     recov = end[reached]
     past = "of the past recovered drawdowns that reached today's depth"
     out = {"reached_this_depth": {
-        "episodes": env.count(reached.sum(), f"count {past}"),
+        "episodes": envelope.count(reached.sum(), f"count {past}"),
         **_stats(recov - cross, "trading_days_to_recovery",
                  f"trading days from first reaching today's depth to the new high, {past}"),
-        "calendar_days_to_recovery_median": env.rnd(np.median(days[recov] - days[cross]), 1,
-                                                    f"median calendar days from first reaching today's depth to the "
-                                                    f"new high, {past}") if len(cross) else None,
-        "trough_pct_median": env.rnd(np.median(depth[reached]) * 100, 2, f"median trough, percent, {past}")
+        "calendar_days_to_recovery_median": envelope.rnd(np.median(days[recov] - days[cross]), 1,
+                                                         "median calendar days from first reaching today's depth to "
+                                                         f"the new high, {past}") if len(cross) else None,
+        "trough_pct_median": envelope.rnd(np.median(depth[reached]) * 100, 2, f"median trough, percent, {past}")
         if reached.any() else None,
-        "trough_pct_deepest": env.rnd(depth[reached].min() * 100, 2, f"deepest trough, percent, {past}")
+        "trough_pct_deepest": envelope.rnd(depth[reached].min() * 100, 2, f"deepest trough, percent, {past}")
         if reached.any() else None}}
     # 2) episodes whose trough was of similar depth: peak-to-trough and trough-to-recovery
     similar = done & (depth <= current * BAND_LOW) & (depth >= current * BAND_HIGH)
@@ -72,9 +70,10 @@ def recovery_block(close: np.ndarray, days: np.ndarray, ep: dict, current: float
     peaks = start[idx] - 1
     similar_past = "of the past recovered drawdowns whose trough lies in the band"
     out["similar_trough_depth"] = {
-        "trough_band_pct": [env.rnd(current * BAND_HIGH * 100, 2, "deep end of the band: 3/2 of today's drawdown"),
-                            env.rnd(current * BAND_LOW * 100, 2, "shallow end of the band: 2/3 of today's drawdown")],
-        "episodes": env.count(len(idx), f"count {similar_past}"),
+        "trough_band_pct": [envelope.rnd(current * BAND_HIGH * 100, 2, "deep end of the band: 3/2 of today's drawdown"),
+                            envelope.rnd(current * BAND_LOW * 100, 2,
+                                         "shallow end of the band: 2/3 of today's drawdown")],
+        "episodes": envelope.count(len(idx), f"count {similar_past}"),
         **_stats(troughs - peaks, "trading_days_peak_to_trough", f"trading days from peak to trough, {similar_past}"),
         **_stats(end[idx] - troughs, "trading_days_trough_to_recovery",
                  f"trading days from trough to the new high, {similar_past}"),
@@ -92,25 +91,25 @@ def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
     peak = int(np.argmax(close))  # first close at the highest level in the history
     current = float(ep["dd"][-1])
     ongoing = len(ep["end"]) and ep["end"][-1] == -1
-    year = ind.window(frame, 365)
+    year = indicators.window(frame, 365)
     # the drawdowns against one high are percent changes of two named closes (dd is close / high - 1)
-    last, high = env.last_obs(frame, sid), env.nth_obs(frame, sid, peak)
-    out = {"level": env.level(frames, sid, 2, op="latest close"), "date": dates[-1].isoformat(),
+    last, high = envelope.last_obs(frame, sid), envelope.nth_obs(frame, sid, peak)
+    out = {"level": envelope.level(frames, sid, 2, op="latest close"), "date": dates[-1].isoformat(),
            "history_start": dates[0].isoformat(),
-           "high": env.observed_level(high, 2, "highest close in the history used"),
+           "high": envelope.observed_level(high, 2, "highest close in the history used"),
            "high_date": dates[peak].isoformat(),
-           "drawdown_from_high_pct": env.pct_change(last, high, 2,
-                                                    "percent change from the highest close to the latest"),
-           "drawdown_from_52w_high_pct": env.pct_change(
-               last, env.nth_obs(year, sid, int(np.argmax(year["value"].to_numpy()))), 2,
+           "drawdown_from_high_pct": envelope.pct_change(last, high, 2,
+                                                         "percent change from the highest close to the latest"),
+           "drawdown_from_52w_high_pct": envelope.pct_change(
+               last, envelope.nth_obs(year, sid, int(np.argmax(year["value"].to_numpy()))), 2,
                "percent change from the highest close of the past 52 weeks to the latest")}
-    with prov.about(frames, sid):
+    with provenance.about(frames, sid):
         out.update({
-            "days_since_high": env.count(days[-1] - days[peak], "calendar days since the highest close"),
-            "trading_days_since_high": env.count(len(close) - 1 - peak, "closes since the highest close"),
-            "max_drawdown_pct": env.rnd(ep["dd"].min() * 100, 2, "deepest drawdown in the history used, percent"),
-            "episodes_in_history": env.count(len(ep["start"]) - (1 if ongoing else 0),
-                                             "count of completed drawdown episodes in the history used")})
+            "days_since_high": envelope.count(days[-1] - days[peak], "calendar days since the highest close"),
+            "trading_days_since_high": envelope.count(len(close) - 1 - peak, "closes since the highest close"),
+            "max_drawdown_pct": envelope.rnd(ep["dd"].min() * 100, 2, "deepest drawdown in the history used, percent"),
+            "episodes_in_history": envelope.count(len(ep["start"]) - (1 if ongoing else 0),
+                                                  "count of completed drawdown episodes in the history used")})
     # keys in their former order
     out = {k: out[k] for k in ("level", "date", "history_start", "high", "high_date", "drawdown_from_high_pct",
                                "days_since_high", "trading_days_since_high", "drawdown_from_52w_high_pct",
@@ -120,14 +119,14 @@ def _index(frames: Frames, sid: str) -> tuple[dict, dict]:
         s = int(ep["start"][-1])
         low = s + int(np.argmin(ep["dd"][s:]))
         # the episode's peak is the close before its first close underwater
-        trough = env.nth_obs(frame, sid, low)
+        trough = envelope.nth_obs(frame, sid, low)
         out["current_episode"] = {
-            "low_pct": env.pct_change(trough, env.nth_obs(frame, sid, s - 1), 2,
-                                      "percent change from the episode's peak close to its lowest close"),
+            "low_pct": envelope.pct_change(trough, envelope.nth_obs(frame, sid, s - 1), 2,
+                                           "percent change from the episode's peak close to its lowest close"),
             "low_date": dates[low].isoformat(),
-            "rebound_from_low_pct": env.pct_change(last, trough, 2, "percent change from the episode's lowest close "
-                                                                "to the latest")}
-        with prov.about(frames, sid):
+            "rebound_from_low_pct": envelope.pct_change(last, trough, 2,
+                                                        "percent change from the episode's lowest close to the latest")}
+        with provenance.about(frames, sid):
             out["recovery"] = recovery_block(close, days, ep, current)
     else:
         unavailable["recovery"] = "the index closed at its high: there is no drawdown to recover from"
@@ -142,8 +141,8 @@ def _below(dd: float, days_since: float) -> str:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INDICES)
-    sources = env.data_sources(frames, INDICES)
+    envelope.require(frames, NAME, INDICES)
+    sources = envelope.data_sources(frames, INDICES)
     data, unavailable = {}, {}
     for sid in INDICES:
         if frames.get(sid) is not None:
@@ -163,10 +162,10 @@ def compute(frames: Frames) -> dict:
         reach = d.get("recovery", {}).get("reached_this_depth", {})
         n = reach.get("episodes") or 0
         confidence = 0.45 + min(0.3, abs(dd) / 60) + (0.1 if n >= 5 else 0.0)
-        signals.append(env.signal(f"{sid.lower()}_drawdown", direction,
-                                  env.degrade(confidence, sources, essential=[sid]), urgency,
-                                  f"{label} {_below(dd, d['days_since_high'])} its high of {d['high_date']}, "
-                                  f"{fig(d['days_since_high'])} days ago"))
+        signals.append(envelope.signal(f"{sid.lower()}_drawdown", direction,
+                                       envelope.degrade(confidence, sources, essential=[sid]), urgency,
+                                       f"{label} {_below(dd, d['days_since_high'])} its high of {d['high_date']}, "
+                                       f"{fig(d['days_since_high'])} days ago"))
         text = (f"The {label} is {_below(dd, d['days_since_high'])} its high of {d['high']} set on {d['high_date']} "
                 f"({fig(d['days_since_high'])} calendar days ago); the deepest drawdown since "
                 f"{d['history_start']} was {d['max_drawdown_pct']}%.")
@@ -186,21 +185,21 @@ def compute(frames: Frames) -> dict:
         else:
             text += " It closed at that high, so no recovery is pending."
         sentences.append(text)
-    summary = " ".join(sentences) + env.staleness_note(sources)
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("equity_indices", "levels, returns and trend of the same indices"),
-                         ("equity_volatility", "the volatility regime the drawdown sits in"),
-                         ("tail_risk", "expected shortfall and jump risk"),
-                         ("risk_dashboard", "the drawdown beside volatility, credit and liquidity gauges"),
-                         ("market_regime", "the cross-asset regime")),
-                     methodology="Drawdown is the close against the running maximum of the closes available "
-                                 "(history_start onward, so episodes that began earlier are cut). An episode runs "
-                                 "from the first close below a high to the first close back at or above it. "
-                                 "Recovery times use only past, recovered episodes: those that reached today's "
-                                 "depth, counted from the first close at that depth to the new high; and those "
-                                 "whose trough lies within 2/3 to 3/2 of today's depth (trough_band_pct).",
-                     unavailable=unavailable or None)
+    summary = " ".join(sentences) + envelope.staleness_note(sources)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("equity_indices", "levels, returns and trend of the same indices"),
+                              ("equity_volatility", "the volatility regime the drawdown sits in"),
+                              ("tail_risk", "expected shortfall and jump risk"),
+                              ("risk_dashboard", "the drawdown beside volatility, credit and liquidity gauges"),
+                              ("market_regime", "the cross-asset regime")),
+                          methodology="Drawdown is the close against the running maximum of the closes available "
+                                      "(history_start onward, so episodes that began earlier are cut). An episode runs "
+                                      "from the first close below a high to the first close back at or above it. "
+                                      "Recovery times use only past, recovered episodes: those that reached today's "
+                                      "depth, counted from the first close at that depth to the new high; and those "
+                                      "whose trough lies within 2/3 to 3/2 of today's depth (trough_band_pct).",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="equities", tier="S", inputs=tuple(INDICES),

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.catalog import SECTOR_NAMES, SECTORS
 from intel.frames import Frames
 from intel.modules._common import TRADING_HORIZONS, fig
@@ -20,15 +18,17 @@ YEAR, MONTH, ADX_N = 252, 21, 14
 
 def momentum(frame, sid: str, price: str = "close") -> dict:
     """Returns over trading-day horizons, each the percent change between two named closes (as
-    ind.return_pct computes it: the later close first); `price` names them in the operations."""
-    last = env.last_obs(frame, sid)
-    out = {f"momentum_{h}_pct": env.pct_change(last, env.nth_obs(frame, sid, -1 - n), 2,
-                                               f"{n}-trading-day return: percent change from the {price} {n} trading "
-                                               "days earlier")
+    indicators.return_pct computes it: the later close first); `price` names them in the operations."""
+    last = envelope.last_obs(frame, sid)
+    out = {f"momentum_{h}_pct": envelope.pct_change(last, envelope.nth_obs(frame, sid, -1 - n), 2,
+                                                    f"{n}-trading-day return: percent change from the {price} {n} "
+                                                    "trading days earlier")
            for h, n in TRADING_HORIZONS.items()}
-    out["momentum_12_1_pct"] = env.pct_change(env.nth_obs(frame, sid, -1 - MONTH), env.nth_obs(frame, sid, -1 - YEAR),
-                                              2, f"12-1 momentum: percent change from the {price} {YEAR} trading days "
-                                                 f"before the last to the {price} {MONTH} trading days before it")
+    out["momentum_12_1_pct"] = envelope.pct_change(envelope.nth_obs(frame, sid, -1 - MONTH),
+                                                   envelope.nth_obs(frame, sid, -1 - YEAR), 2,
+                                                   f"12-1 momentum: percent change from the {price} {YEAR} trading "
+                                                   f"days before the last to the {price} {MONTH} trading days before "
+                                                   "it")
     return out
 
 
@@ -37,34 +37,35 @@ def close_adx(close: np.ndarray) -> dict:
     +DM is the day's rise, -DM the day's fall and the true range the absolute change, so the DX is how
     one-sided the last 14 days' moves were. Close-only readings run on their own scale, so the strength
     label comes from the ADX's percentile in its own history rather than the textbook 20/25 lines."""
-    adx, pdi, ndi = ind.adx(close, close, close, ADX_N)
+    adx, pdi, ndi = indicators.adx(close, close, close, ADX_N)
     value, past = adx[-1], adx[np.isfinite(adx)]
-    out = {"adx_14_close": env.rnd(value, 2, "Wilder's 14-day ADX on closes"), "adx_percentile": None,
-           "plus_di_14": env.rnd(pdi[-1], 2, "Wilder's 14-day +DI on closes"),
-           "minus_di_14": env.rnd(ndi[-1], 2, "Wilder's 14-day -DI on closes"),
+    out = {"adx_14_close": envelope.rnd(value, 2, "Wilder's 14-day ADX on closes"), "adx_percentile": None,
+           "plus_di_14": envelope.rnd(pdi[-1], 2, "Wilder's 14-day +DI on closes"),
+           "minus_di_14": envelope.rnd(ndi[-1], 2, "Wilder's 14-day -DI on closes"),
            "trend_strength": None, "trend_direction": None}
     if not np.isfinite(value) or len(past) < YEAR:
         return out
-    pct = ind.percentile_rank(past, value)
-    out.update({"adx_percentile": env.rnd(pct, 1, "percentile rank of the close-based ADX in its own history"),
+    pct = indicators.percentile_rank(past, value)
+    out.update({"adx_percentile": envelope.rnd(pct, 1, "percentile rank of the close-based ADX in its own history"),
                 "trend_strength": "strong" if pct >= 75 else "weak" if pct <= 25 else "moderate",
                 "trend_direction": "up" if pdi[-1] >= ndi[-1] else "down"})
     return out
 
 
 def _index(frames: Frames, sid: str) -> dict:
-    hist = ind.window(frames.get(sid), 3653)
+    hist = indicators.window(frames.get(sid), 3653)
     close = hist["value"].to_numpy()
-    out = {"level": env.level(frames, sid, 2, op="latest close"), "date": hist["date"][-1].isoformat(),
+    out = {"level": envelope.level(frames, sid, 2, op="latest close"), "date": hist["date"][-1].isoformat(),
            **momentum(hist, sid)}
-    with prov.about(frames, sid):
+    with provenance.about(frames, sid):
         for key, n, skip, words in (("12_1", YEAR, MONTH, "12-1"), ("3m", 63, 0, "3-month")):
-            past = ind.rolling_return_pct(close, n, skip)
-            current = ind.return_pct(close, n, skip)
+            past = indicators.rolling_return_pct(close, n, skip)
+            current = indicators.return_pct(close, n, skip)
             # a percentile against fewer than a year of values would say little
             out[f"momentum_{key}_percentile"] = (
-                env.rnd(ind.percentile_rank(past, current), 1, f"percentile rank of the {words} "
-                                                               "momentum among its daily values in up to ten years")
+                envelope.rnd(indicators.percentile_rank(past, current), 1, f"percentile rank of the {words} "
+                                                                           "momentum among its daily values in up to "
+                                                                           "ten years")
                 if current is not None and len(past) >= YEAR else None)
         # the first day with a 12-1 value: the percentile ranks against values from here on
         out["percentile_history_start"] = hist["date"][YEAR].isoformat() if len(close) > YEAR else None
@@ -77,20 +78,20 @@ def sectors_block(frames: Frames) -> tuple[dict, dict]:
     for sid in SECTORS:
         frame = frames.get(sid)
         if frame is not None:
-            table[sid] = {"name": SECTOR_NAMES[sid], **momentum(ind.window(frame, 400), sid, "adjusted close")}
+            table[sid] = {"name": SECTOR_NAMES[sid], **momentum(indicators.window(frame, 400), sid, "adjusted close")}
     ranked = sorted((s for s in table if table[s]["momentum_12_1_pct"] is not None),
                     key=lambda s: -table[s]["momentum_12_1_pct"])
     # a rank, the share and the median rest on every ranked sector's 12-1 momentum
-    with prov.about(frames, *ranked):
+    with provenance.about(frames, *ranked):
         for rank, sid in enumerate(ranked, 1):
-            table[sid]["rank_12_1"] = env.count(rank, "rank by 12-1 momentum among the sectors (1 = strongest)")
+            table[sid]["rank_12_1"] = envelope.count(rank, "rank by 12-1 momentum among the sectors (1 = strongest)")
         out = {"by_sector": table, "ranked_12_1": ranked}
         if ranked:
             positive = sum(table[s]["momentum_12_1_pct"] > 0 for s in ranked)
-            out["share_positive_12_1_pct"] = env.rnd(positive / len(ranked) * 100, 1,
-                                                     "percent of the ranked sectors with positive 12-1 momentum")
-            out["median_12_1_pct"] = env.rnd(np.median([table[s]["momentum_12_1_pct"] for s in ranked]), 2,
-                                             "median 12-1 momentum of the ranked sectors, percent")
+            out["share_positive_12_1_pct"] = envelope.rnd(positive / len(ranked) * 100, 1,
+                                                          "percent of the ranked sectors with positive 12-1 momentum")
+            out["median_12_1_pct"] = envelope.rnd(np.median([table[s]["momentum_12_1_pct"] for s in ranked]), 2,
+                                                  "median 12-1 momentum of the ranked sectors, percent")
             out["leaders"], out["laggards"] = ranked[:3], ranked[-3:][::-1]
     if not ranked:
         unavailable["sectors.ranking"] = "no sector ETF has a year of history"
@@ -101,9 +102,9 @@ def sectors_block(frames: Frames) -> tuple[dict, dict]:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INDICES)
+    envelope.require(frames, NAME, INDICES)
     inputs = (*INDICES, *SECTORS)
-    sources = env.data_sources(frames, inputs)
+    sources = envelope.data_sources(frames, inputs)
     data = {sid: _index(frames, sid) for sid in INDICES if frames.get(sid) is not None}
     data["sectors"], unavailable = sectors_block(frames)
     signals, sentences = [], []
@@ -118,8 +119,8 @@ def compute(frames: Frames) -> dict:
             urgency = "medium" if direction == "bearish" and strong else "low"
             confidence = 0.4 + (abs(pct - 50) / 150 if pct is not None else 0) + (0.15 if strong else 0)
             reason = (f"{label} 12-1 momentum {m12}%, 3-month {m3}%, close-based ADX {fig(d['adx_14_close'])}")
-        signals.append(env.signal(f"{sid.lower()}_momentum", direction,
-                                  env.degrade(confidence, sources, essential=[sid]), urgency, reason))
+        signals.append(envelope.signal(f"{sid.lower()}_momentum", direction,
+                                       envelope.degrade(confidence, sources, essential=[sid]), urgency, reason))
         adx_text = (f"a close-based ADX of {d['adx_14_close']} (percentile {d['adx_percentile']}: "
                     f"{d['trend_strength']} trend, {d['trend_direction']})" if d["trend_strength"] is not None
                     else f"a close-based ADX of {fig(d['adx_14_close'])} with too little history to rank it")
@@ -138,28 +139,28 @@ def compute(frames: Frames) -> dict:
                          f"leaders: {names(sec['leaders'])}; laggards: {names(sec['laggards'])}.")
         breadth_dir = "bullish" if share >= 70 else "bearish" if share <= 30 else "neutral"
         conf = 0.4 + abs(share - 50) / 125 * min(1.0, len(sec["ranked_12_1"]) / len(SECTORS))
-        signals.append(env.signal("sector_momentum_breadth", breadth_dir, env.degrade(conf, sources),
-                                  "medium" if share <= 20 else "low",
-                                  f"{share}% of sectors with positive 12-1 momentum"))
+        signals.append(envelope.signal("sector_momentum_breadth", breadth_dir, envelope.degrade(conf, sources),
+                                       "medium" if share <= 20 else "low",
+                                       f"{share}% of sectors with positive 12-1 momentum"))
     else:
         sentences.append("No sector has a year of history for 12-1 momentum.")
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(sentences) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("equity_indices", "levels, moving averages and crosses"),
-                         ("sector_rotation", "sector strength relative to the index"),
-                         ("market_breadth", "how many sectors confirm the trend"),
-                         ("equity_volatility", "the volatility behind the trend"),
-                         ("equity_drawdown", "distance from the high and recovery odds")),
-                     methodology="Momentum is the percent return over 21, 63, 126 and 252 trading days; 12-1 is "
-                                 "the 252-day return ending 21 days ago. Percentiles rank today's value among the "
-                                 "same measure on every day of up to ten years. ADX is Wilder's 14-day ADX with "
-                                 "each close used as high and low (indices publish no intraday range): +DM is the "
-                                 "day's rise, -DM its fall, the true range the absolute change. As close-only "
-                                 "readings run on their own scale, the trend is strong when that ADX is at or above "
-                                 "the 75th percentile of its own ten-year history and weak at or below the 25th. "
-                                 "Sectors are ranked by 12-1 momentum.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=" ".join(sentences) + envelope.staleness_note(sources), sources=sources,
+                          related_modules=envelope.related(
+                              ("equity_indices", "levels, moving averages and crosses"),
+                              ("sector_rotation", "sector strength relative to the index"),
+                              ("market_breadth", "how many sectors confirm the trend"),
+                              ("equity_volatility", "the volatility behind the trend"),
+                              ("equity_drawdown", "distance from the high and recovery odds")),
+                          methodology="Momentum is the percent return over 21, 63, 126 and 252 trading days; 12-1 is "
+                                      "the 252-day return ending 21 days ago. Percentiles rank today's value among the "
+                                      "same measure on every day of up to ten years. ADX is Wilder's 14-day ADX with "
+                                      "each close used as high and low (indices publish no intraday range): +DM is the "
+                                      "day's rise, -DM its fall, the true range the absolute change. As close-only "
+                                      "readings run on their own scale, the trend is strong when that ADX is at or "
+                                      "above the 75th percentile of its own ten-year history and weak at or below the "
+                                      "25th. Sectors are ranked by 12-1 momentum.",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="equities", tier="S", inputs=(*INDICES, *SECTORS),

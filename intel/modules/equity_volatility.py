@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import fig, vol_cone, vol_regime
 from intel.registry import Module, register
@@ -22,7 +20,7 @@ def rolling_vol(close: np.ndarray, n: int, periods_per_year: int = 252) -> np.nd
     out = np.full(len(close), np.nan)
     if len(close) <= n or n < 2:
         return out
-    out[n:] = ind.annualize(np.sqrt(ind.rolling_var(ind.log_returns(close), n)), periods_per_year)
+    out[n:] = indicators.annualize(np.sqrt(indicators.rolling_var(indicators.log_returns(close), n)), periods_per_year)
     return out
 
 
@@ -30,30 +28,31 @@ def cone(history: np.ndarray, current: float, n: int) -> dict:
     """Distribution of one window's rolling realized vol over the history, and where today sits in it
     (inside a scope naming the series: the quantiles take the scope's operation)."""
     return {**vol_cone(history),
-            "percentile": env.rnd(ind.percentile_rank(history, current), 1,
-                                  f"percentile rank of the current {n}-day realized volatility in its cone"),
-            "observations": env.count(len(history), f"count of rolling {n}-day volatility values in the cone")}
+            "percentile": envelope.rnd(indicators.percentile_rank(history, current), 1,
+                                       f"percentile rank of the current {n}-day realized volatility in its cone"),
+            "observations": envelope.count(len(history), f"count of rolling {n}-day volatility values in the cone")}
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, [SERIES], need="all")
+    envelope.require(frames, NAME, [SERIES], need="all")
     frame = frames.get(SERIES)
     if frame.height <= WINDOWS[0]:
-        raise env.InsufficientData(f"{NAME}: {frame.height} S&P 500 closes, too few for a 10-day volatility")
-    sources = env.data_sources(frames, [SERIES])
-    hist = ind.window(frame, 3653)  # the cone ranks against up to ten years
+        raise envelope.InsufficientData(f"{NAME}: {frame.height} S&P 500 closes, too few for a 10-day volatility")
+    sources = envelope.data_sources(frames, [SERIES])
+    hist = indicators.window(frame, 3653)  # the cone ranks against up to ten years
     close = hist["value"].to_numpy()
-    data: dict = {"level": env.level(frames, SERIES, 2, op="latest close"), "date": hist["date"][-1].isoformat(),
+    data: dict = {"level": envelope.level(frames, SERIES, 2, op="latest close"), "date": hist["date"][-1].isoformat(),
                   "history_start": hist["date"][0].isoformat()}
     unavailable, cones = {}, {}
     rolling = {n: rolling_vol(close, n) for n in WINDOWS}
     for n, series in rolling.items():
         current = series[-1]
         past = series[np.isfinite(series)]
-        with prov.about(frames, SERIES, operation=f"{n}-day volatility cone: quantile, min or max of the rolling "
-                                                   f"{n}-day realized volatility since {data['history_start']}, "
-                                                   "percent"):
-            data[f"realized_vol_{n}d_pct"] = env.rnd(current, 2, f"annualized {n}-day realized volatility, percent")
+        with provenance.about(frames, SERIES, operation=f"{n}-day volatility cone: quantile, min or max of the rolling "
+                                                        f"{n}-day realized volatility since {data['history_start']}, "
+                                                        "percent"):
+            data[f"realized_vol_{n}d_pct"] = envelope.rnd(current, 2,
+                                                          f"annualized {n}-day realized volatility, percent")
             if np.isfinite(current) and len(past) >= MIN_CONE_OBS:
                 cones[f"{n}d"] = cone(past, current, n)
             else:
@@ -62,10 +61,10 @@ def compute(frames: Frames) -> dict:
     v21 = rolling[21]
     v10, v63 = data["realized_vol_10d_pct"], data["realized_vol_63d_pct"]
     ratio = rolling[10][-1] / rolling[63][-1] if v63 else None
-    with prov.about(frames, SERIES):
-        data["realized_vol_21d_1m_ago_pct"] = env.rnd(v21[-22], 2, "21-day realized volatility 21 closes earlier, "
-                                                                   "percent") if len(v21) > 22 else None
-        data["vol_ratio_10d_63d"] = env.rnd(ratio, 2, "10-day over 63-day realized volatility")
+    with provenance.about(frames, SERIES):
+        data["realized_vol_21d_1m_ago_pct"] = envelope.rnd(v21[-22], 2, "21-day realized volatility 21 closes earlier, "
+                                                                        "percent") if len(v21) > 22 else None
+        data["vol_ratio_10d_63d"] = envelope.rnd(ratio, 2, "10-day over 63-day realized volatility")
     data["vol_trend"] = (None if ratio is None or not np.isfinite(ratio) else
                          "rising" if ratio > 1.25 else "falling" if ratio < 0.8 else "stable")
     pct21 = cones.get("21d", {}).get("percentile")
@@ -86,29 +85,29 @@ def compute(frames: Frames) -> dict:
         reason = (f"21-day realized volatility {data['realized_vol_21d_pct']}% sits at the {pct21} percentile "
                   f"of its cone ({regime}), trend {trend or 'unknown'}")
         confidence = 0.45 + abs(pct21 - 50) / 125
-    signals = [env.signal("equity_vol_regime", direction, env.degrade(confidence, sources, [SERIES]), urgency,
-                          reason)]
+    signals = [envelope.signal("equity_vol_regime", direction, envelope.degrade(confidence, sources, [SERIES]), urgency,
+                               reason)]
     summary = (f"S&P 500 annualized realized volatility is {fig(v10, '%')} on the 10-day window, "
                f"{fig(data['realized_vol_21d_pct'], '%')} on the 21-day and {fig(v63, '%')} on the 63-day." +
                (f" The 21-day figure sits at the {pct21} percentile of its cone since {data['history_start']} "
                 f"(median {cones['21d']['p50_pct']}%), a {regime} volatility regime." if regime else
                 " The history is too short to place it in a volatility cone.") +
                (f" Short-term volatility is {trend} (10-day over 63-day ratio {data['vol_ratio_10d_63d']})."
-                if trend else "") + env.staleness_note(sources))
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("vix", "implied volatility beside the realized figures"),
-                         ("volatility_risk_premium", "implied minus realized volatility"),
-                         ("volatility_regime", "volatility states with transition odds"),
-                         ("equity_drawdown", "how deep the index is below its high"),
-                         ("tail_risk", "expected shortfall and jump frequency")),
-                     methodology="Realized volatility is the sample standard deviation of daily log returns "
-                                 "over the window, annualized with 252 days. The cone ranks each window's "
-                                 "current value among its own rolling values over up to ten years; the regime "
-                                 "reads the 21-day percentile (below 25 low, below 75 normal, below 90 "
-                                 "elevated, else high); the trend compares 10-day with 63-day volatility "
-                                 "(above 1.25 rising, below 0.8 falling).",
-                     unavailable=unavailable or None)
+                if trend else "") + envelope.staleness_note(sources))
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("vix", "implied volatility beside the realized figures"),
+                              ("volatility_risk_premium", "implied minus realized volatility"),
+                              ("volatility_regime", "volatility states with transition odds"),
+                              ("equity_drawdown", "how deep the index is below its high"),
+                              ("tail_risk", "expected shortfall and jump frequency")),
+                          methodology="Realized volatility is the sample standard deviation of daily log returns "
+                                      "over the window, annualized with 252 days. The cone ranks each window's "
+                                      "current value among its own rolling values over up to ten years; the regime "
+                                      "reads the 21-day percentile (below 25 low, below 75 normal, below 90 "
+                                      "elevated, else high); the trend compares 10-day with 63-day volatility "
+                                      "(above 1.25 rising, below 0.8 falling).",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="equities", tier="S", inputs=(SERIES,),

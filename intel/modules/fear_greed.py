@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.catalog import SECTORS
 from intel.frames import Frames
-from intel.modules import _cross_asset as xa
+from intel.modules._cross_asset import BOND_METHOD, align, bond_index
 from intel.registry import Module, register
 
 NAME = "fear_greed"
@@ -33,7 +31,7 @@ SERIES_OF = {"market_momentum": ("SP500",), "price_strength": ("SP500",), "volat
 
 
 def _sma_gap(values: np.ndarray, n: int) -> np.ndarray:
-    return (values / ind.sma(values, n) - 1) * 100
+    return (values / indicators.sma(values, n) - 1) * 100
 
 
 def _readings(frames: Frames, breadth) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -41,23 +39,23 @@ def _readings(frames: Frames, breadth) -> dict[str, tuple[np.ndarray, np.ndarray
     out = {}
     spx = frames.get("SP500")
     if spx is not None:
-        days, close = ind.day_numbers(spx), spx["value"].to_numpy()
+        days, close = indicators.day_numbers(spx), spx["value"].to_numpy()
         out["market_momentum"] = (days, _sma_gap(close, 125))
         high = np.full(len(close), np.nan)
         if len(close) >= 252:
             high[251:] = np.lib.stride_tricks.sliding_window_view(close, 252).max(axis=1)
         out["price_strength"] = (days, (close / high - 1) * 100)
         if frames.get("DGS10") is not None:
-            bond_days, bond, _ = xa.bond_index(frames.get("DGS10"))
-            common, s, b = xa.align((days, close), (bond_days, bond))
+            bond_days, bond, _ = bond_index(frames.get("DGS10"))
+            common, s, b = align((days, close), (bond_days, bond))
             rel = np.full(len(common), np.nan)
             if len(common) > 20:
                 rel[20:] = (s[20:] / s[:-20] - b[20:] / b[:-20]) * 100
             out["safe_haven_demand"] = (common, rel)
     if (vix := frames.get("VIXCLS")) is not None:
-        out["volatility"] = (ind.day_numbers(vix), _sma_gap(vix["value"].to_numpy(), 50))
+        out["volatility"] = (indicators.day_numbers(vix), _sma_gap(vix["value"].to_numpy(), 50))
     if (hy := frames.get("BAMLH0A0HYM2")) is not None:
-        out["junk_bond_demand"] = (ind.day_numbers(hy), hy["value"].to_numpy() * 100)
+        out["junk_bond_demand"] = (indicators.day_numbers(hy), hy["value"].to_numpy() * 100)
     if breadth is not None:
         out["market_breadth"] = breadth[:2]
     return out
@@ -73,15 +71,15 @@ def _breadth(frames: Frames):
         gap = _sma_gap(f["value"].to_numpy(), 50)
         ok = np.isfinite(gap)
         parts.append(pl.DataFrame({"date": f["date"].to_numpy()[ok], "above": (gap[ok] > 0).astype(np.float64)}))
-        with prov.about(frames, sid, operation=f"percent distance of {sid} from its 50-observation average"):
-            distance[sid] = env.rnd(gap[-1], 2)
+        with provenance.about(frames, sid, operation=f"percent distance of {sid} from its 50-observation average"):
+            distance[sid] = envelope.rnd(gap[-1], 2)
     if len(parts) < MIN_SECTORS:
         return None
     daily = (pl.concat(parts).group_by("date").agg(pl.col("above").mean() * 100, pl.len().alias("n"))
              .filter(pl.col("n") >= MIN_SECTORS).sort("date"))
     if daily.height == 0:
         return None
-    return ind.day_numbers(daily), daily["above"].to_numpy(), distance
+    return indicators.day_numbers(daily), daily["above"].to_numpy(), distance
 
 
 def _score_at(values: np.ndarray, idx: int, greed_high: bool) -> float | None:
@@ -90,7 +88,7 @@ def _score_at(values: np.ndarray, idx: int, greed_high: bool) -> float | None:
     if len(window) < MIN_HISTORY:
         return None
     sign = 1.0 if greed_high else -1.0  # inverted: the share of readings at or ABOVE today's
-    return ind.percentile_rank(sign * window, sign * values[idx])
+    return indicators.percentile_rank(sign * window, sign * values[idx])
 
 
 def label_of(score: float) -> str:
@@ -106,21 +104,21 @@ def label_of(score: float) -> str:
 def _component(frames: Frames, name: str, days, values, score: float) -> dict:
     """One component's figures (inside the scope of its series)."""
     what, unit, high_means = COMPONENTS[name]
-    value = env.rnd(values[-1], 2, f"{what}, {'percent' if unit == 'pct' else unit}")
+    value = envelope.rnd(values[-1], 2, f"{what}, {'percent' if unit == 'pct' else unit}")
     hy = frames.get("BAMLH0A0HYM2")
-    if name == "junk_bond_demand" and days[-1] == ind.day_numbers(hy)[-1]:
-        value = env.level(frames, "BAMLH0A0HYM2", 2, scale=100.0, op="latest high-yield OAS in bp (percent x 100)")
+    if name == "junk_bond_demand" and days[-1] == indicators.day_numbers(hy)[-1]:
+        value = envelope.level(frames, "BAMLH0A0HYM2", 2, scale=100.0, op="latest high-yield OAS in bp (percent x 100)")
     return {"reads": what, f"value_{unit}": value,
-            "score": env.rnd(score, 1, "percentile of the latest reading among up to 5 years of readings"
-                                       + (" (inverted)" if high_means == "fear" else "")),
-            "high_reading_means": high_means, "as_of": ind.iso_day(days[-1]),
-            "history_years_used": env.rnd(min(len(values), HISTORY) / 252, 1,
-                                          "years of readings used, at most 5 (252 a year)")}
+            "score": envelope.rnd(score, 1, "percentile of the latest reading among up to 5 years of readings"
+                                            + (" (inverted)" if high_means == "fear" else "")),
+            "high_reading_means": high_means, "as_of": indicators.iso_day(days[-1]),
+            "history_years_used": envelope.rnd(min(len(values), HISTORY) / 252, 1,
+                                               "years of readings used, at most 5 (252 a year)")}
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, ("SP500", "VIXCLS", "BAMLH0A0HYM2"))
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, ("SP500", "VIXCLS", "BAMLH0A0HYM2"))
+    sources = envelope.data_sources(frames, INPUTS)
     components, unavailable, past = {}, {}, {"1w": [], "1m": []}
     breadth = _breadth(frames)
     for name, (days, values) in _readings(frames, breadth).items():
@@ -131,10 +129,10 @@ def compute(frames: Frames) -> dict:
         if score is None:
             unavailable[name] = f"only {len(values)} readings (needs {MIN_HISTORY})"
             continue
-        with prov.about(frames, *SERIES_OF[name]):
+        with provenance.about(frames, *SERIES_OF[name]):
             components[name] = _component(frames, name, days, values, score)
         for key, back in (("1w", 7), ("1m", 30)):
-            idx = ind.index_days_ago(days, back)
+            idx = indicators.index_days_ago(days, back)
             then = _score_at(values, idx, greed_high) if idx is not None else None
             if then is not None:
                 past[key].append(then)
@@ -142,19 +140,19 @@ def compute(frames: Frames) -> dict:
         if name not in components and name not in unavailable:
             unavailable[name] = "input missing or too short"
     if not components:
-        raise env.InsufficientData(f"{NAME}: no component has {MIN_HISTORY} readings")
+        raise envelope.InsufficientData(f"{NAME}: no component has {MIN_HISTORY} readings")
     score = float(np.mean([c["score"] for c in components.values()]))
-    with prov.about(frames, *INPUTS):  # which components compute depends on every input
-        used = env.count(len(components), "count of components computed")
-    with prov.about(frames, *dict.fromkeys(sid for name in components for sid in SERIES_OF[name])):
-        data = {"score": env.rnd(score, 1, "mean of the component scores"), "label": label_of(score),
+    with provenance.about(frames, *INPUTS):  # which components compute depends on every input
+        used = envelope.count(len(components), "count of components computed")
+    with provenance.about(frames, *dict.fromkeys(sid for name in components for sid in SERIES_OF[name])):
+        data = {"score": envelope.rnd(score, 1, "mean of the component scores"), "label": label_of(score),
                 "components_used": used, "components": components}
         for key in ("1w", "1m"):
             # only comparable when every component that scores today also scored then
-            data[f"score_{key}_ago"] = env.rnd(np.mean(past[key]), 1, "mean of the component scores "
-                                               f"{prov.HORIZONS[key]} earlier") \
+            data[f"score_{key}_ago"] = envelope.rnd(np.mean(past[key]), 1, "mean of the component scores "
+                                                    f"{provenance.HORIZONS[key]} earlier") \
                 if len(past[key]) == len(components) else None
-        data["change_1m"] = env.rnd(score - data["score_1m_ago"], 1, "score minus the score a month earlier") \
+        data["change_1m"] = envelope.rnd(score - data["score_1m_ago"], 1, "score minus the score a month earlier") \
             if data["score_1m_ago"] is not None else None
     if breadth is not None:
         data["sector_distance_to_sma50_pct"] = breadth[2]
@@ -168,23 +166,24 @@ def compute(frames: Frames) -> dict:
                f"{ranked[-1][0].replace('_', ' ')} ({ranked[-1][1]['score']}).")
     if unavailable:
         summary += f" Not computed: {', '.join(n.replace('_', ' ') for n in unavailable)}."
-    summary += env.staleness_note(sources)
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("risk_appetite", "risk-on/off from one-month cross-asset moves"),
-                         ("vix", "the volatility component in detail"),
-                         ("credit_spreads", "the junk bond component in detail"),
-                         ("market_breadth", "the breadth component in detail"),
-                         ("crash_risk", "whether fear comes with crash warnings")),
-                     methodology=("Six components: S&P 500 distance to its 125-day average (momentum) and to its "
-                                  "252-day high (price strength); VIX distance to its 50-day average (inverted); "
-                                  "high-yield OAS level (junk bond demand, inverted); share of the sector ETFs "
-                                  "above their 50-day averages (breadth, days with at least five sectors); S&P 500 "
-                                  "minus 10-year Treasury total return over 20 trading days (safe haven demand). "
-                                  "Each is scored 0-100 as the percentile of today's reading among its own last "
-                                  "five years of daily readings (at least one year), inverted where a high reading "
-                                  "means fear; the composite is their equal-weighted mean. " + xa.BOND_METHOD),
-                     unavailable=unavailable or None)
+    summary += envelope.staleness_note(sources)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("risk_appetite", "risk-on/off from one-month cross-asset moves"),
+                              ("vix", "the volatility component in detail"),
+                              ("credit_spreads", "the junk bond component in detail"),
+                              ("market_breadth", "the breadth component in detail"),
+                              ("crash_risk", "whether fear comes with crash warnings")),
+                          methodology=("Six components: S&P 500 distance to its 125-day average (momentum) and to its "
+                                       "252-day high (price strength); VIX distance to its 50-day average (inverted); "
+                                       "high-yield OAS level (junk bond demand, inverted); share of the sector ETFs "
+                                       "above their 50-day averages (breadth, days with at least five sectors); S&P "
+                                       "500 minus 10-year Treasury total return over 20 trading days (safe haven "
+                                       "demand). Each is scored 0-100 as the percentile of today's reading among its "
+                                       "own last five years of daily readings (at least one year), inverted where a "
+                                       "high reading means fear; the composite is their equal-weighted mean. "
+                                       + BOND_METHOD),
+                          unavailable=unavailable or None)
 
 
 def _signal(data: dict, sources: dict) -> dict:
@@ -197,11 +196,11 @@ def _signal(data: dict, sources: dict) -> dict:
         direction, urgency = "neutral", "low"
     spread = float(np.std([c["score"] for c in data["components"].values()]))
     confidence = 0.35 + min(0.35, abs(score - 50) / 100) + max(0.0, 0.2 - spread / 200)
-    confidence = env.degrade(confidence * min(1.0, data["components_used"] / 5), sources,
-                             essential=("SP500", "VIXCLS", "BAMLH0A0HYM2"))
+    confidence = envelope.degrade(confidence * min(1.0, data["components_used"] / 5), sources,
+                                  essential=("SP500", "VIXCLS", "BAMLH0A0HYM2"))
     more = (" (greed stretched: watch for complacency)" if urgency == "medium" and direction == "bullish" else "")
-    return env.signal("sentiment", direction, confidence, urgency,
-                      f"fear & greed at {score}: {label} across {data['components_used']} components{more}")
+    return envelope.signal("sentiment", direction, confidence, urgency,
+                           f"fear & greed at {score}: {label} across {data['components_used']} components{more}")
 
 
 register(Module(name=NAME, category="cross_asset", tier="S", inputs=INPUTS,

@@ -1,8 +1,7 @@
 """fed_policy: the policy rate, the 2y-minus-funds implied path (25 bp moves priced), and the Taylor-rule gap."""
 from __future__ import annotations
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.frames import Frames
 from intel.modules._common import fig
 from intel.modules._rates import DAYS, STATED, change_bp, move_bp
@@ -46,14 +45,14 @@ def month_change(frame, sid: str, n: int, kind: str, digits: int):
     if pair is None:
         return None
     if kind == "bp":
-        return env.difference(*pair, digits, op=f"change from {n} calendar months earlier, bp")
-    return env.pct_change(*pair, digits, op=f"percent change from {n} calendar months earlier")
+        return envelope.difference(*pair, digits, op=f"change from {n} calendar months earlier, bp")
+    return envelope.pct_change(*pair, digits, op=f"percent change from {n} calendar months earlier")
 
 
 def _about(frames: Frames, ids: tuple[str, ...], value: float, digits: int, op: str):
     """`value` rounded as a figure resting on the series `ids`."""
-    with prov.about(frames, *ids):
-        return env.rnd(value, digits, op)
+    with provenance.about(frames, *ids):
+        return envelope.rnd(value, digits, op)
 
 
 def taylor_rate(core_yoy: float, unrate: float) -> float:
@@ -62,16 +61,17 @@ def taylor_rate(core_yoy: float, unrate: float) -> float:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, ["FEDFUNDS"], need="all")
+    envelope.require(frames, NAME, ["FEDFUNDS"], need="all")
     # never raises (FEDFUNDS is present): names the yields of the implied path as essential too
-    env.require(frames, NAME, ["FEDFUNDS", "DGS2", "DGS3MO"])
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, ["FEDFUNDS", "DGS2", "DGS3MO"])
+    sources = envelope.data_sources(frames, INPUTS)
     funds_frame = frames.get("FEDFUNDS")
     funds = float(funds_frame["value"][-1])
     last = funds_frame["date"][-1]
     change_12m = month_change(funds_frame, "FEDFUNDS", 12, "bp", 0)
     data: dict = {"policy": {
-        "fed_funds_effective_pct": env.level(frames, "FEDFUNDS", 2), "fed_funds_month": f"{last.year}-{last.month:02d}",
+        "fed_funds_effective_pct": envelope.level(frames, "FEDFUNDS", 2),
+        "fed_funds_month": f"{last.year}-{last.month:02d}",
         "change_3m_bp": month_change(funds_frame, "FEDFUNDS", 3, "bp", 0),
         "change_12m_bp": change_12m,
         "cycle_12m": None if change_12m is None else
@@ -87,17 +87,18 @@ def compute(frames: Frames) -> dict:
             unavailable[f"implied_path_{label}"] = f"{sid} missing"
             continue
         spread = (float(frame["value"][-1]) - funds) * 100
-        with prov.about(frames, sid, "FEDFUNDS"):
+        with provenance.about(frames, sid, "FEDFUNDS"):
             path[label] = {
-                "yield_pct": env.level(frames, sid, 2),
-                "minus_funds_bp": env.difference(env.last_obs(frames, sid), env.last_obs(frames, "FEDFUNDS"), 1),
+                "yield_pct": envelope.level(frames, sid, 2),
+                "minus_funds_bp": envelope.difference(envelope.last_obs(frames, sid),
+                                                      envelope.last_obs(frames, "FEDFUNDS"), 1),
                 # negative = cuts priced; the 2y is read as the average expected policy rate over two years
-                "moves_25bp_priced": env.rnd(spread / STEP_BP, 1, f"({sid} - FEDFUNDS) in bp / {STEP_BP} bp"),
+                "moves_25bp_priced": envelope.rnd(spread / STEP_BP, 1, f"({sid} - FEDFUNDS) in bp / {STEP_BP} bp"),
                 "change_1m_bp": change_bp(frames, sid, DAYS["1m"])}
         path[label]["priced"] = "cuts" if spread <= -STEP_BP / 2 else "hikes" if spread >= STEP_BP / 2 else "no_change"
     if path:
         data["implied_path"] = path
-        data["move_size_bp"] = env.constant(STEP_BP, STATED)  # the size of one policy move
+        data["move_size_bp"] = envelope.constant(STEP_BP, STATED)  # the size of one policy move
 
     core, jobs = frames.get("CPILFESL"), frames.get("UNRATE")
     pair = month_pair(core, "CPILFESL", 12) if core is not None else None
@@ -112,7 +113,7 @@ def compute(frames: Frames) -> dict:
         data["taylor_rule"] = {
             "core_cpi_yoy_pct": month_change(core, "CPILFESL", 12, "pct", 2),
             "core_cpi_period": f"{c_last.year}-{c_last.month:02d}",
-            "unemployment_rate_pct": env.level(frames, "UNRATE", 1),
+            "unemployment_rate_pct": envelope.level(frames, "UNRATE", 1),
             "unemployment_period": f"{u_last.year}-{u_last.month:02d}",
             "unemployment_gap_pp": _about(frames, ("UNRATE",), unrate - NATURAL_U_PCT, 1,
                                           f"UNRATE - {NATURAL_U_PCT} (natural rate), percentage points"),
@@ -123,10 +124,10 @@ def compute(frames: Frames) -> dict:
                                            "FEDFUNDS - core CPI year on year (rounded)"),
             "stance": "restrictive" if gap > STANCE_BAND_BP else "accommodative" if gap < -STANCE_BAND_BP
             else "near_rule",
-            "parameters": {"neutral_real_rate_pct": env.constant(RSTAR_PCT, STATED),
-                           "inflation_target_pct": env.constant(TARGET_PCT, STATED),
-                           "natural_unemployment_pct": env.constant(NATURAL_U_PCT, STATED),
-                           "okun_coefficient": env.constant(OKUN, STATED)}}
+            "parameters": {"neutral_real_rate_pct": envelope.constant(RSTAR_PCT, STATED),
+                           "inflation_target_pct": envelope.constant(TARGET_PCT, STATED),
+                           "natural_unemployment_pct": envelope.constant(NATURAL_U_PCT, STATED),
+                           "okun_coefficient": envelope.constant(OKUN, STATED)}}
     else:
         why = "CPILFESL missing" if core is None else "UNRATE missing" if jobs is None else \
             "core CPI history shorter than a year"
@@ -140,23 +141,24 @@ def compute(frames: Frames) -> dict:
         # direction refers to risk assets: easing priced supports them, hikes priced weigh on them
         direction = "bullish" if moves <= -1 else "bearish" if moves >= 1 else "neutral"
         urgency = "high" if abs(moves) >= 4 else "medium" if abs(moves) >= 2 else "low"
-        confidence = env.degrade((0.4 + min(0.45, abs(moves) / 10)) * (0.7 if data["policy"]["near_zero_bound"] else 1),
-                                 sources, essential=["FEDFUNDS", "DGS2" if label == "2y" else "DGS3MO"])
-        signals.append(env.signal("implied_policy_path", direction, confidence, urgency,
-                                  f"{label} minus funds {lead['minus_funds_bp']} bp: {abs(moves)} moves of "
-                                  f"{STEP_BP} bp priced as {lead['priced'].replace('_', ' ')}"
-                                  + (" near the zero bound" if data["policy"]["near_zero_bound"] else "")
-                                  + " (direction for risk assets)"))
+        confidence = envelope.degrade(
+            (0.4 + min(0.45, abs(moves) / 10)) * (0.7 if data["policy"]["near_zero_bound"] else 1), sources,
+            essential=["FEDFUNDS", "DGS2" if label == "2y" else "DGS3MO"])
+        signals.append(envelope.signal("implied_policy_path", direction, confidence, urgency,
+                                       f"{label} minus funds {lead['minus_funds_bp']} bp: {abs(moves)} moves of "
+                                       f"{STEP_BP} bp priced as {lead['priced'].replace('_', ' ')}"
+                                       + (" near the zero bound" if data["policy"]["near_zero_bound"] else "")
+                                       + " (direction for risk assets)"))
     if "taylor_rule" in data:
         t = data["taylor_rule"]
         gap = t["funds_minus_taylor_bp"]
         direction = {"restrictive": "bearish", "accommodative": "bullish", "near_rule": "neutral"}[t["stance"]]
-        confidence = env.degrade(0.35 + min(0.4, abs(gap) / 600), sources,
-                                 essential=["FEDFUNDS", "CPILFESL", "UNRATE"])
-        signals.append(env.signal("taylor_rule_gap", direction, confidence,
-                                  "medium" if abs(gap) > 2 * STANCE_BAND_BP else "low",
-                                  f"funds {gap} bp versus a Taylor rate of {t['taylor_rate_pct']}%: "
-                                  f"{t['stance'].replace('_', ' ')} (direction for risk assets)"))
+        confidence = envelope.degrade(0.35 + min(0.4, abs(gap) / 600), sources,
+                                      essential=["FEDFUNDS", "CPILFESL", "UNRATE"])
+        signals.append(envelope.signal("taylor_rule_gap", direction, confidence,
+                                       "medium" if abs(gap) > 2 * STANCE_BAND_BP else "low",
+                                       f"funds {gap} bp versus a Taylor rate of {t['taylor_rate_pct']}%: "
+                                       f"{t['stance'].replace('_', ' ')} (direction for risk assets)"))
 
     p = data["policy"]
     parts = [f"The effective fed funds rate averaged {p['fed_funds_effective_pct']}% in {p['fed_funds_month']}, "
@@ -178,21 +180,21 @@ def compute(frames: Frames) -> dict:
                      f"{fig(t['real_policy_rate_pct'], '%')}.")
     else:
         parts.append(f"The Taylor-rule gap is unavailable ({unavailable['taylor_rule']}).")
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(parts) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("inflation", "the inflation trend the rule reacts to"),
-                         ("labor_market", "the unemployment side of the mandate"),
-                         ("yield_curve", "how the curve prices the path"),
-                         ("curve_dynamics", "whether front-end moves steepen or flatten the curve"),
-                         ("economic_calendar", "the next FOMC meeting and data releases")),
-                     methodology=f"Taylor (1993): rate = r* + pi + 0.5(pi - target) + 0.5 * output gap, with "
-                                 f"r* = {RSTAR_PCT}%, target {TARGET_PCT}%, pi = core CPI year on year, and the "
-                                 f"output gap from Okun's law as -{OKUN} x (unemployment - {NATURAL_U_PCT}%). "
-                                 "The implied path is the 2y (and 3m) yield minus the latest monthly effective "
-                                 f"funds rate in bp, divided by {STEP_BP} bp per move; the 2y is read as the average "
-                                 "expected policy rate over two years plus a small term premium.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=" ".join(parts) + envelope.staleness_note(sources), sources=sources,
+                          related_modules=envelope.related(
+                              ("inflation", "the inflation trend the rule reacts to"),
+                              ("labor_market", "the unemployment side of the mandate"),
+                              ("yield_curve", "how the curve prices the path"),
+                              ("curve_dynamics", "whether front-end moves steepen or flatten the curve"),
+                              ("economic_calendar", "the next FOMC meeting and data releases")),
+                          methodology=f"Taylor (1993): rate = r* + pi + 0.5(pi - target) + 0.5 * output gap, with "
+                                      f"r* = {RSTAR_PCT}%, target {TARGET_PCT}%, pi = core CPI year on year, and the "
+                                      f"output gap from Okun's law as -{OKUN} x (unemployment - {NATURAL_U_PCT}%). "
+                                      "The implied path is the 2y (and 3m) yield minus the latest monthly effective "
+                                      f"funds rate in bp, divided by {STEP_BP} bp per move; the 2y is read as the "
+                                      "average expected policy rate over two years plus a small term premium.",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="rates_credit", tier="S", inputs=INPUTS,

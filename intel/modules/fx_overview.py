@@ -5,9 +5,7 @@ from datetime import timedelta
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import HORIZONS, observed_horizon_returns, pct_word
 from intel.registry import Module, register
@@ -22,15 +20,15 @@ INPUTS = (*PAIRS, BROAD)
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
-    stale = set(env.stale_ids(sources))
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
+    stale = set(envelope.stale_ids(sources))
     pairs, usd_moves = {}, {}
     for sid, (pair, usd_is_quote) in PAIRS.items():
         frame = frames.get(sid)
         if frame is None:
             continue
-        row = {"level": env.level(frames, sid, 4), "date": frame["date"][-1].isoformat(), "stale": sid in stale}
+        row = {"level": envelope.level(frames, sid, 4), "date": frame["date"][-1].isoformat(), "stale": sid in stale}
         row.update(observed_horizon_returns(frames, sid, ("1d", "1w", "1m", "3m", "1y"), ytd=False))
         row["usd_change_1m_pct"] = usd_change_1m(frames, sid, pair, usd_is_quote)
         pairs[pair] = row
@@ -39,11 +37,11 @@ def compute(frames: Frames) -> dict:
     data: dict = {"pairs": pairs}
     broad = frames.get(BROAD)
     if broad is not None:
-        data["broad_dollar"] = {"level": env.level(frames, BROAD, 2), "date": broad["date"][-1].isoformat(),
+        data["broad_dollar"] = {"level": envelope.level(frames, BROAD, 2), "date": broad["date"][-1].isoformat(),
                                 "stale": BROAD in stale,
                                 **observed_horizon_returns(frames, BROAD, ("1d", "1w", "1m", "3m", "1y"))}
-    with prov.about(frames, *(sid for sid, (pair, _) in PAIRS.items() if pair in usd_moves)):
-        data["usd_vs_fresh_pairs_avg_change_1m_pct"] = env.rnd(
+    with provenance.about(frames, *(sid for sid, (pair, _) in PAIRS.items() if pair in usd_moves)):
+        data["usd_vs_fresh_pairs_avg_change_1m_pct"] = envelope.rnd(
             np.mean(list(usd_moves.values())), 2, "mean of the dollar's 1-month percent changes against the pairs "
                                                   "with current quotes") if usd_moves else None
     data["pairs_used_in_average"] = sorted(usd_moves)
@@ -56,38 +54,38 @@ def compute(frames: Frames) -> dict:
     signals = []
     if lead is not None:
         direction = "bullish" if lead > 0.75 else "bearish" if lead < -0.75 else "neutral"
-        confidence = env.degrade(0.45 + min(0.45, abs(lead) / 5), sources, essential=[BROAD])
-        signals.append(env.signal("usd_direction", direction, confidence, "medium" if abs(lead) > 3 else "low",
-                                  f"US dollar {pct_word(lead)} over a month "
-                                  "(direction refers to the dollar)"))
-    summary = _summary(data, stale) + env.staleness_note(sources)
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("yield_curve", "the rate moves behind the dollar"),
-                         ("market_intelligence", "the dollar in the cross-market picture"),
-                         ("dollar_strength", "broad dollar trend and percentile"),
-                         ("fx_volatility", "realized volatility per pair"),
-                         ("fx_carry", "rate differentials and carry-to-vol"),
-                         ("em_fx_stress", "emerging-market currency stress")),
-                     methodology="Changes compare the last quote with the last quote on or before the same "
-                                 "calendar date; the dollar's move against a pair quoted in dollars per foreign "
-                                 "unit is 1 / (1 + change) - 1 (the exact inverse, not the negated change).")
+        confidence = envelope.degrade(0.45 + min(0.45, abs(lead) / 5), sources, essential=[BROAD])
+        signals.append(envelope.signal("usd_direction", direction, confidence, "medium" if abs(lead) > 3 else "low",
+                                       f"US dollar {pct_word(lead)} over a month "
+                                       "(direction refers to the dollar)"))
+    summary = _summary(data, stale) + envelope.staleness_note(sources)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("yield_curve", "the rate moves behind the dollar"),
+                              ("market_intelligence", "the dollar in the cross-market picture"),
+                              ("dollar_strength", "broad dollar trend and percentile"),
+                              ("fx_volatility", "realized volatility per pair"),
+                              ("fx_carry", "rate differentials and carry-to-vol"),
+                              ("em_fx_stress", "emerging-market currency stress")),
+                          methodology="Changes compare the last quote with the last quote on or before the same "
+                                      "calendar date; the dollar's move against a pair quoted in dollars per foreign "
+                                      "unit is 1 / (1 + change) - 1 (the exact inverse, not the negated change).")
 
 
 def usd_change_1m(frames: Frames, sid: str, pair: str, usd_is_quote: bool):
     """The dollar's own percent move against the currency over a month (last quote against the last on or
     before the same calendar date), from the two named quotes: a quote in dollars per foreign unit is inverted
     exactly, the earlier quote over the last (quote up 25% -> a dollar buys 1/1.25 = 0.8 foreign units: -20%)."""
-    last = env.last_obs(frames, sid)
-    found = ind.value_on_or_before(frames.get(sid), last[1] - timedelta(days=HORIZONS["1m"]))
+    last = envelope.last_obs(frames, sid)
+    found = indicators.value_on_or_before(frames.get(sid), last[1] - timedelta(days=HORIZONS["1m"]))
     if found is None:
         return None
     then = (sid, *found)
     if usd_is_quote:
-        return env.pct_change(then, last, 2, f"the dollar's move against {pair[:3]}: {sid} on {then[1]} over "
-                                             f"{sid} on {last[1]}, minus 1, percent")
-    return env.pct_change(last, then, 2, f"the dollar's move against {pair[3:]}: percent change of {sid} from "
-                                         f"{then[1]} to {last[1]}")
+        return envelope.pct_change(then, last, 2, f"the dollar's move against {pair[:3]}: {sid} on {then[1]} over "
+                                                  f"{sid} on {last[1]}, minus 1, percent")
+    return envelope.pct_change(last, then, 2, f"the dollar's move against {pair[3:]}: percent change of {sid} from "
+                                              f"{then[1]} to {last[1]}")
 
 
 def _summary(data: dict, stale: set) -> str:

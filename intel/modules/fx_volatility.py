@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, in_window, iso_day, rolling_std
@@ -28,25 +27,25 @@ def pair_vol(days: np.ndarray, rets: np.ndarray) -> dict:
     v63 = annualised_pct(np.std(rets[-63:], ddof=1)) if len(rets) >= 63 else None
     finite = np.isfinite(decade)
     return {
-        "realized_vol_10d_pct": env.rnd(v10, 2), "realized_vol_21d_pct": env.rnd(now, 2),
-        "realized_vol_63d_pct": env.rnd(v63, 2),
-        "vol_ratio_10d_to_63d": env.rnd(v10 / v63, 2, "10-day over 63-day realized volatility") if v63 else None,
-        "vol_21d_percentile_10y": env.rnd(pct, 1, "percentile rank of the 21-day vol within its 10-year history"),
-        "vol_21d_zscore_10y": env.rnd(z, 2, "z-score of the 21-day vol against its 10-year history"),
-        "vol_21d_median_10y_pct": env.rnd(np.nanmedian(decade), 2, "median 21-day vol of the past 10 years")
+        "realized_vol_10d_pct": envelope.rnd(v10, 2), "realized_vol_21d_pct": envelope.rnd(now, 2),
+        "realized_vol_63d_pct": envelope.rnd(v63, 2),
+        "vol_ratio_10d_to_63d": envelope.rnd(v10 / v63, 2, "10-day over 63-day realized volatility") if v63 else None,
+        "vol_21d_percentile_10y": envelope.rnd(pct, 1, "percentile rank of the 21-day vol within its 10-year history"),
+        "vol_21d_zscore_10y": envelope.rnd(z, 2, "z-score of the 21-day vol against its 10-year history"),
+        "vol_21d_median_10y_pct": envelope.rnd(np.nanmedian(decade), 2, "median 21-day vol of the past 10 years")
         if finite.any() else None,
-        "vol_21d_max_10y_pct": env.rnd(np.nanmax(decade), 2, "highest 21-day vol of the past 10 years")
+        "vol_21d_max_10y_pct": envelope.rnd(np.nanmax(decade), 2, "highest 21-day vol of the past 10 years")
         if finite.any() else None,
         "history_start": iso_day(days[in_window(days, DECADE_DAYS)][0]),
-        "last_move_1d_pct": env.rnd(rets[-1] * 100, 2, "last daily log change of the dollar against the currency, "
-                                                        "percent"),
+        "last_move_1d_pct": envelope.rnd(rets[-1] * 100, 2, "last daily log change of the dollar against the currency, "
+                                                             "percent"),
     }
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
-    stale = set(env.stale_ids(sources))
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
+    stale = set(envelope.stale_ids(sources))
     pairs, unavailable = {}, {}
     for sid in INPUTS:
         frame = frames.get(sid)
@@ -60,7 +59,7 @@ def compute(frames: Frames) -> dict:
         if len(rets) < MIN_RETURNS:
             unavailable[label] = f"{sid}: fewer than {MIN_RETURNS} daily changes"
             continue
-        with prov.about(frames, sid):
+        with provenance.about(frames, sid):
             pairs[label] = {"series": sid, "quote": quote, "stale": sid in stale, **pair_vol(days, rets)}
     if not pairs:
         raise InsufficientData(f"{NAME}: no pair has {MIN_RETURNS} daily changes")
@@ -70,9 +69,9 @@ def compute(frames: Frames) -> dict:
     vols = {k: v["realized_vol_21d_pct"] for k, v in fresh.items() if k != "broad_dollar"}
     avg_pct = float(np.mean(list(pcts.values()))) if pcts else None
     state = None if avg_pct is None else "high" if avg_pct >= HIGH_PCT else "low" if avg_pct <= LOW_PCT else "normal"
-    with prov.about(frames, *(pairs[k]["series"] for k in sorted(pcts))):
-        average = env.rnd(avg_pct, 1, "mean of the pairs' 21-day vol percentiles (10-year history)")
-        counted = env.count(len(pcts), "count of series in the average")
+    with provenance.about(frames, *(pairs[k]["series"] for k in sorted(pcts))):
+        average = envelope.rnd(avg_pct, 1, "mean of the pairs' 21-day vol percentiles (10-year history)")
+        counted = envelope.count(len(pcts), "count of series in the average")
     data = {
         "pairs": pairs,
         "average_vol_21d_percentile_10y": average,
@@ -82,18 +81,18 @@ def compute(frames: Frames) -> dict:
         "least_volatile_pair": min(vols, key=vols.get) if vols else None,
         "highest_percentile_pair": max(pcts, key=pcts.get) if pcts else None,
         "pairs_with_rising_vol": sorted(k for k, v in pairs.items() if (v["vol_ratio_10d_to_63d"] or 0) > 1.25),
-        "thresholds": {"high_percentile": env.constant(HIGH_PCT, SETTING),
-                       "low_percentile": env.constant(LOW_PCT, SETTING)},
+        "thresholds": {"high_percentile": envelope.constant(HIGH_PCT, SETTING),
+                       "low_percentile": envelope.constant(LOW_PCT, SETTING)},
     }
     # a maximum rests on every pair it was chosen among, not only the winner
     if data["most_volatile_pair"]:
-        with prov.about(frames, *(pairs[k]["series"] for k in sorted(vols))):
-            data["most_volatile_vol_21d_pct"] = env.rnd(vols[data["most_volatile_pair"]], 2,
-                                                        "highest 21-day realized vol among the pairs")
+        with provenance.about(frames, *(pairs[k]["series"] for k in sorted(vols))):
+            data["most_volatile_vol_21d_pct"] = envelope.rnd(vols[data["most_volatile_pair"]], 2,
+                                                             "highest 21-day realized vol among the pairs")
     if data["highest_percentile_pair"]:
-        with prov.about(frames, *(pairs[k]["series"] for k in sorted(pcts))):
-            data["highest_percentile"] = env.rnd(pcts[data["highest_percentile_pair"]], 1,
-                                                 "highest 21-day vol percentile (10-year history) among the pairs")
+        with provenance.about(frames, *(pairs[k]["series"] for k in sorted(pcts))):
+            data["highest_percentile"] = envelope.rnd(pcts[data["highest_percentile_pair"]], 1,
+                                                      "highest 21-day vol percentile (10-year history) among the pairs")
     missing = [s for s in sources["missing"]]
     if missing:
         unavailable.update({s: "no observations" for s in missing})
@@ -102,9 +101,9 @@ def compute(frames: Frames) -> dict:
     if avg_pct is not None:
         direction = "bearish" if state == "high" else "bullish" if state == "low" else "neutral"
         urgency = "high" if avg_pct >= 95 else "medium" if state == "high" else "low"
-        confidence = env.degrade(0.4 + min(0.45, abs(avg_pct - 50) / 110) + 0.1 * min(1, len(pcts) / 6),
-                                 sources, essential=["DEXUSEU", "DEXJPUS"])
-        signals.append(env.signal(
+        confidence = envelope.degrade(0.4 + min(0.45, abs(avg_pct - 50) / 110) + 0.1 * min(1, len(pcts) / 6),
+                                      sources, essential=["DEXUSEU", "DEXJPUS"])
+        signals.append(envelope.signal(
             "fx_volatility_state", direction, confidence, urgency,
             f"average 21-day FX vol percentile {data['average_vol_21d_percentile_10y']} across "
             f"{len(pcts)} series ({state}; high vol is a risk-off sign and bad for carry)"))
@@ -121,19 +120,20 @@ def compute(frames: Frames) -> dict:
         summary += "Short-term vol runs well above the 63-day level in " + rising + "."
     if unavailable:
         summary += " Not covered: " + ", ".join(sorted(unavailable)) + "."
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary.strip() + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable or None,
-                     related_modules=env.related(
-                         ("fx_overview", "levels and moves of the same pairs"),
-                         ("fx_carry", "carry trades suffer when FX volatility rises"),
-                         ("cross_asset_volatility", "FX volatility beside equities, rates, oil and crypto"),
-                         ("em_fx_stress", "emerging-market currency stress"),
-                         ("vix", "equity volatility for comparison")),
-                     methodology="Realized volatility is the sample standard deviation of daily log changes "
-                                 "annualised with the square root of 252 (the same for either quote "
-                                 "convention). The 21-day vol is ranked against its own rolling history of up to "
-                                 "10 years; the FX state averages those percentiles over fresh series (high at "
-                                 "80 or more, low at 20 or less).")
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=summary.strip() + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable or None,
+                          related_modules=envelope.related(
+                              ("fx_overview", "levels and moves of the same pairs"),
+                              ("fx_carry", "carry trades suffer when FX volatility rises"),
+                              ("cross_asset_volatility", "FX volatility beside equities, rates, oil and crypto"),
+                              ("em_fx_stress", "emerging-market currency stress"),
+                              ("vix", "equity volatility for comparison")),
+                          methodology="Realized volatility is the sample standard deviation of daily log changes "
+                                      "annualised with the square root of 252 (the same for either quote "
+                                      "convention). The 21-day vol is ranked against its own rolling history of up to "
+                                      "10 years; the FX state averages those percentiles over fresh series (high at "
+                                      "80 or more, low at 20 or less).")
 
 
 register(Module(name=NAME, category="fx", tier="S", inputs=INPUTS,

@@ -5,12 +5,10 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import fig, growth, signed
-from intel.modules._macro_b import Monthly, asof_values, month_obs, monthly
+from intel.modules._monthly import Monthly, asof_values, month_obs, monthly
 from intel.registry import Module, register
 
 NAME = "housing"
@@ -38,48 +36,49 @@ def activity(frames: Frames, sid: str, m: Monthly) -> dict:
     avg[:2] = np.nan
     history = v[-120:]
     last = month_obs(frames, sid, m)
-    with prov.about(frames, sid):
-        return {"period": m.period(), "level_thousands_saar": env.level(frames, sid, 0),
-                "mom_pct": env.change_obs(last, month_obs(frames, sid, m, -2), "pct", 2,
+    with provenance.about(frames, sid):
+        return {"period": m.period(), "level_thousands_saar": envelope.level(frames, sid, 0),
+                "mom_pct": envelope.change_obs(last, month_obs(frames, sid, m, -2), "pct", 2,
                                       "percent change from the previous month"),
-                "yoy_pct": env.change_obs(last, month_obs(frames, sid, m, -13), "pct", 2, YOY),
-                "avg_3m_thousands_saar": env.rnd(avg[-1], 1, "mean of the last three months"),
+                "yoy_pct": envelope.change_obs(last, month_obs(frames, sid, m, -13), "pct", 2, YOY),
+                "avg_3m_thousands_saar": envelope.rnd(avg[-1], 1, "mean of the last three months"),
                 # the 3-month average against the same three months a year earlier (monthly data are noisy)
-                "avg_3m_yoy_pct": env.rnd(growth(avg, 12)[-1], 2, "3-month mean against the same three months a "
-                                                                  "year earlier, percent change"),
-                "percentile_10y": env.rnd(ind.percentile_of(history, m.at(), 12), 1,
-                                          "percentile rank within the last ten years of monthly readings")}
+                "avg_3m_yoy_pct": envelope.rnd(growth(avg, 12)[-1], 2, "3-month mean against the same three months a "
+                                                                       "year earlier, percent change"),
+                "percentile_10y": envelope.rnd(indicators.percentile_of(history, m.at(), 12), 1,
+                                               "percentile rank within the last ten years of monthly readings")}
 
 
 def mortgage(frames: Frames) -> dict:
     sid = "MORTGAGE30US"
     frame = frames.get(sid)
-    year = ind.window(frame, 365)["value"].to_numpy()
+    year = indicators.window(frame, 365)["value"].to_numpy()
     level = float(frame["value"][-1])
-    last = env.last_obs(frames, sid)
-    with prov.about(frames, sid):
-        return {"as_of": frame["date"][-1].isoformat(), "level_pct": env.level(frames, sid, 2),
-                "change_1m_bp": env.change_obs(last, env.obs_days_before(frames, sid, 30), "bp", 0,
+    last = envelope.last_obs(frames, sid)
+    with provenance.about(frames, sid):
+        return {"as_of": frame["date"][-1].isoformat(), "level_pct": envelope.level(frames, sid, 2),
+                "change_1m_bp": envelope.change_obs(last, envelope.obs_days_before(frames, sid, 30), "bp", 0,
                                            "change since the rate 30 days earlier, in bp"),
-                "change_1y_bp": env.change_obs(last, env.obs_days_before(frames, sid, 364), "bp", 0,
+                "change_1y_bp": envelope.change_obs(last, envelope.obs_days_before(frames, sid, 364), "bp", 0,
                                            "change since the rate 52 weeks earlier, in bp"),
-                "high_1y_pct": env.rnd(year.max(), 2, "highest rate of the past year"),
-                "low_1y_pct": env.rnd(year.min(), 2, "lowest rate of the past year"),
-                "percentile_10y": env.rnd(ind.percentile_rank(ind.window(frame, 3653)["value"], level), 1,
-                                          "percentile rank within the past 10 years")}
+                "high_1y_pct": envelope.rnd(year.max(), 2, "highest rate of the past year"),
+                "low_1y_pct": envelope.rnd(year.min(), 2, "lowest rate of the past year"),
+                "percentile_10y": envelope.rnd(
+                    indicators.percentile_rank(indicators.window(frame, 3653)["value"], level), 1,
+                    "percentile rank within the past 10 years")}
 
 
 def prices(frames: Frames, m: Monthly) -> dict:
     sid = "CSUSHPINSA"
     yoy = growth(m.values, 12)  # not seasonally adjusted: only year-on-year comparisons
     at = lambda i: month_obs(frames, sid, m, i)  # noqa: E731
-    with prov.about(frames, sid):
-        return {"period": m.period(), "index_level": env.level(frames, sid, 2),
-                "yoy_pct": env.change_obs(at(-1), at(-13), "pct", 2, YOY),
-                "yoy_3m_ago_pct": env.change_obs(at(-4), at(-16), "pct", 2, "year-over-year change three months "
-                                                                          "earlier, percent"),
-                "yoy_change_3m_pp": env.rnd(yoy[-1] - yoy[-4] if len(yoy) >= 4 else None, 2,
-                                            "change of the year-over-year rate over three months")}
+    with provenance.about(frames, sid):
+        return {"period": m.period(), "index_level": envelope.level(frames, sid, 2),
+                "yoy_pct": envelope.change_obs(at(-1), at(-13), "pct", 2, YOY),
+                "yoy_3m_ago_pct": envelope.change_obs(at(-4), at(-16), "pct", 2, "year-over-year change three months "
+                                                                               "earlier, percent"),
+                "yoy_change_3m_pp": envelope.rnd(yoy[-1] - yoy[-4] if len(yoy) >= 4 else None, 2,
+                                                 "change of the year-over-year rate over three months")}
 
 
 def affordability(frames: Frames, hpi: Monthly | None) -> tuple[dict, dict]:
@@ -87,22 +86,23 @@ def affordability(frames: Frames, hpi: Monthly | None) -> tuple[dict, dict]:
     payment change the mortgage rate alone brings, and the payment level against ten years of history."""
     rate = frames.get("MORTGAGE30US")
     now_pay = float(payment(rate["value"][-1]))
-    base = ind.value_days_before(rate, 364)
-    with prov.about(frames, "MORTGAGE30US"):
-        out = {"payment_per_100k_usd": env.rnd(now_pay, 2, "monthly payment on 100k USD at the latest rate"),
-               "payment_per_100k_1y_ago_usd": env.rnd(payment(base) if base is not None else None, 2,
-                                                      "monthly payment on 100k USD at the rate 52 weeks earlier"),
-               "rate_effect_1y_pct": env.rnd((now_pay / float(payment(base)) - 1) * 100 if base is not None else None,
-                                             2, "percent change of the payment the rate alone brings over a year")}
+    base = indicators.value_days_before(rate, 364)
+    with provenance.about(frames, "MORTGAGE30US"):
+        out = {"payment_per_100k_usd": envelope.rnd(now_pay, 2, "monthly payment on 100k USD at the latest rate"),
+               "payment_per_100k_1y_ago_usd": envelope.rnd(payment(base) if base is not None else None, 2,
+                                                           "monthly payment on 100k USD at the rate 52 weeks earlier"),
+               "rate_effect_1y_pct": envelope.rnd(
+                   (now_pay / float(payment(base)) - 1) * 100 if base is not None else None, 2,
+                   "percent change of the payment the rate alone brings over a year")}
     unavailable = {}
     price_yoy = growth(hpi.values, 12)[-1] if hpi is not None else np.nan
     both = ("MORTGAGE30US", "CSUSHPINSA")
     if np.isfinite(price_yoy) and base is not None:
         change = ((1 + price_yoy / 100) * now_pay / float(payment(base)) - 1) * 100
-        out["price_effect_1y_pct"] = env.change_obs(month_obs(frames, "CSUSHPINSA", hpi),
-                                                month_obs(frames, "CSUSHPINSA", hpi, -13), "pct", 2, YOY)
-        with prov.about(frames, *both, operation="percent change of the payment on the same home over a year"):
-            out["payment_change_1y_pct"] = env.rnd(change, 2)
+        out["price_effect_1y_pct"] = envelope.change_obs(month_obs(frames, "CSUSHPINSA", hpi),
+                                                         month_obs(frames, "CSUSHPINSA", hpi, -13), "pct", 2, YOY)
+        with provenance.about(frames, *both, operation="percent change of the payment on the same home over a year"):
+            out["payment_change_1y_pct"] = envelope.rnd(change, 2)
         out["pressure"] = next((label for floor, label in PRESSURE_BANDS if change > floor), "easing")
     else:
         unavailable["payment_change_1y_pct"] = "needs a year of both home prices and mortgage rates"
@@ -112,29 +112,31 @@ def affordability(frames: Frames, hpi: Monthly | None) -> tuple[dict, dict]:
         ends = [date(k // 12, k % 12 + 1, 1) - timedelta(days=1) for k in months + 1]
         history = (hpi.values * payment(asof_values(rate, ends)))[-120:]
         latest = hpi.values[np.isfinite(hpi.values)][-1] * now_pay
-        with prov.about(frames, *both, operation="percentile rank of home price index x payment within ten years"):
-            out["payment_index_percentile_10y"] = env.rnd(ind.percentile_of(history, latest, 12), 1)
+        with provenance.about(frames, *both,
+                              operation="percentile rank of home price index x payment within ten years"):
+            out["payment_index_percentile_10y"] = envelope.rnd(indicators.percentile_of(history, latest, 12), 1)
     return out, unavailable
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
     data, unavailable = _figures(frames)
-    return env.build(NAME, frames, data=data, signals=_signals(data, sources),
-                     summary=_summary(data) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("treasury_yields", "the 10-year yield mortgage rates follow"),
-                         ("fed_policy", "the policy path behind mortgage rates"),
-                         ("inflation", "shelter's weight in consumer prices"),
-                         ("growth", "housing within the activity nowcast"),
-                         ("economic_surprise", "starts against their trend")),
-                     methodology="Payment = principal and interest on a 100k USD 30-year fixed loan. Affordability "
-                                 "pressure = (1 + Case-Shiller YoY) x payment at today's rate / payment at the rate "
-                                 "52 weeks earlier - 1: above 10% high, above 3% elevated, above -3% stable, else "
-                                 "easing. The payment index (price index x payment) is ranked against its last ten "
-                                 "years at month-end rates. Starts and sales compare 3-month averages year on year.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=_signals(data, sources),
+                          summary=_summary(data) + envelope.staleness_note(sources), sources=sources,
+                          related_modules=envelope.related(
+                              ("treasury_yields", "the 10-year yield mortgage rates follow"),
+                              ("fed_policy", "the policy path behind mortgage rates"),
+                              ("inflation", "shelter's weight in consumer prices"),
+                              ("growth", "housing within the activity nowcast"),
+                              ("economic_surprise", "starts against their trend")),
+                          methodology="Payment = principal and interest on a 100k USD 30-year fixed loan. "
+                                      "Affordability pressure = (1 + Case-Shiller YoY) x payment at today's rate / "
+                                      "payment at the rate 52 weeks earlier - 1: above 10% high, above 3% elevated, "
+                                      "above -3% stable, else easing. The payment index (price index x payment) is "
+                                      "ranked against its last ten years at month-end rates. Starts and sales compare "
+                                      "3-month averages year on year.",
+                          unavailable=unavailable or None)
 
 
 def _figures(frames: Frames) -> tuple[dict, dict]:
@@ -169,11 +171,11 @@ def _signals(data: dict, sources: dict) -> list[dict]:
         mean = float(np.mean([m for _, m in moves]))
         direction = "bullish" if mean > 5 else "bearish" if mean < -10 else "neutral"
         urgency = "high" if mean < -25 else "medium" if direction == "bearish" else "low"
-        confidence = env.degrade(0.4 + min(0.45, abs(mean) / 60), sources, essential=["HOUST"])
-        signals.append(env.signal("housing_activity", direction, confidence, urgency,
-                                  ", ".join(f"{label} {signed(m)}% year on year (3-month average)"
-                                            for label, m in moves)
-                                  + "; direction refers to growth and housing-linked equities"))
+        confidence = envelope.degrade(0.4 + min(0.45, abs(mean) / 60), sources, essential=["HOUST"])
+        signals.append(envelope.signal("housing_activity", direction, confidence, urgency,
+                                       ", ".join(f"{label} {signed(m)}% year on year (3-month average)"
+                                                 for label, m in moves)
+                                       + "; direction refers to growth and housing-linked equities"))
     aff = data.get("affordability", {})
     change = aff.get("payment_change_1y_pct")
     if change is not None:
@@ -186,10 +188,11 @@ def _signals(data: dict, sources: dict) -> list[dict]:
         else:
             direction = "bearish" if stretched else "neutral"
         urgency = "high" if change > 20 else "medium" if change > 10 else "low"
-        confidence = env.degrade(0.45 + min(0.4, abs(change) / 40), sources, essential=["MORTGAGE30US", "CSUSHPINSA"])
-        signals.append(env.signal("affordability_pressure", direction, confidence, urgency,
-                                  f"payment on the same home {signed(change)}% over a year ({aff['pressure']}), "
-                                  f"payment index at the {fig(pct)} percentile of ten years"))
+        confidence = envelope.degrade(0.45 + min(0.4, abs(change) / 40), sources,
+                                      essential=["MORTGAGE30US", "CSUSHPINSA"])
+        signals.append(envelope.signal("affordability_pressure", direction, confidence, urgency,
+                                       f"payment on the same home {signed(change)}% over a year ({aff['pressure']}), "
+                                       f"payment index at the {fig(pct)} percentile of ten years"))
     return signals
 
 

@@ -6,12 +6,11 @@ from functools import partial
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
-from intel.modules import _macro_a as macro
 from intel.modules._common import fig, month_grid, month_label, move_word
+from intel.modules._labor import CLAIMS_RISE_ALERT_PCT, SAHM_TRIGGER_PP, claims_profile
+from intel.modules._monthly import month_change, month_pct_change
 from intel.registry import Module, register
 
 NAME = "labor_market"
@@ -32,12 +31,12 @@ def _rate_stats(frames: Frames, sid: str) -> dict:
     start, grid = month_grid(frames.get(sid))
     last = grid[-1]
     low = float(np.nanmin(grid[-12:]))
-    with prov.about(frames, sid):
-        return {"period": month_label(start + len(grid) - 1), "rate_pct": env.level(frames, sid, 2),
-                "change_3m_pp": macro.month_change(frames, sid, 3, 2, "change over 3 months, pp"),
-                "change_12m_pp": macro.month_change(frames, sid, 12, 2, "change over 12 months, pp"),
-                "low_12m_pct": env.rnd(low, 2, "lowest value of the last 12 months"),
-                "rise_from_12m_low_pp": env.rnd(last - low, 2, "latest value minus its 12-month low, pp")}
+    with provenance.about(frames, sid):
+        return {"period": month_label(start + len(grid) - 1), "rate_pct": envelope.level(frames, sid, 2),
+                "change_3m_pp": month_change(frames, sid, 3, 2, "change over 3 months, pp"),
+                "change_12m_pp": month_change(frames, sid, 12, 2, "change over 12 months, pp"),
+                "low_12m_pct": envelope.rnd(low, 2, "lowest value of the last 12 months"),
+                "rise_from_12m_low_pp": envelope.rnd(last - low, 2, "latest value minus its 12-month low, pp")}
 
 
 def _payrolls(frames: Frames, sid: str = "PAYEMS") -> dict:
@@ -45,30 +44,30 @@ def _payrolls(frames: Frames, sid: str = "PAYEMS") -> dict:
     diffs = np.diff(grid)
 
     def avg(n):
-        return env.rnd(np.mean(diffs[-n:]), 1, f"mean monthly change over {n} months") if len(diffs) >= n else None
+        return envelope.rnd(np.mean(diffs[-n:]), 1, f"mean monthly change over {n} months") if len(diffs) >= n else None
 
-    with prov.about(frames, sid):
-        return {"period": month_label(start + len(grid) - 1), "level_thousands": env.level(frames, sid, 0),
-                "change_1m_thousands": macro.month_change(frames, sid, 1, 1, "change from the month before"),
+    with provenance.about(frames, sid):
+        return {"period": month_label(start + len(grid) - 1), "level_thousands": envelope.level(frames, sid, 0),
+                "change_1m_thousands": month_change(frames, sid, 1, 1, "change from the month before"),
                 "avg_change_3m_thousands": avg(3), "avg_change_12m_thousands": avg(12),
-                "yoy_pct": macro.month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier")}
+                "yoy_pct": month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier")}
 
 
 def _openings(frames: Frames, sid: str = "JTSJOL") -> dict:
     frame = frames.get(sid)
     start, grid = month_grid(frame)
-    decade = ind.window(frame, 3653)["value"].to_numpy()
-    with prov.about(frames, sid):
-        return {"period": month_label(start + len(grid) - 1), "level_thousands": env.level(frames, sid, 0),
-                "change_3m_pct": macro.month_pct_change(frames, sid, 3, 2, "percent change from 3 months earlier"),
-                "change_12m_pct": macro.month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier"),
-                "percentile_10y": env.rnd(ind.percentile_rank(decade, float(grid[-1])), 1,
-                                          "percentile rank of the latest value within 10 years")}
+    decade = indicators.window(frame, 3653)["value"].to_numpy()
+    with provenance.about(frames, sid):
+        return {"period": month_label(start + len(grid) - 1), "level_thousands": envelope.level(frames, sid, 0),
+                "change_3m_pct": month_pct_change(frames, sid, 3, 2, "percent change from 3 months earlier"),
+                "change_12m_pct": month_pct_change(frames, sid, 12, 2, "percent change from 12 months earlier"),
+                "percentile_10y": envelope.rnd(indicators.percentile_rank(decade, float(grid[-1])), 1,
+                                               "percentile rank of the latest value within 10 years")}
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
     get = frames.get
     data: dict = {}
     if get("UNRATE") is not None:
@@ -77,12 +76,13 @@ def compute(frames: Frames) -> dict:
         data["u6_unemployment"] = _rate_stats(frames, "U6RATE")
         u3 = data.get("unemployment")
         if u3 and u3["period"] == data["u6_unemployment"]["period"]:
-            data["u6_unemployment"]["gap_to_u3_pp"] = env.difference(
-                env.last_obs(frames, "U6RATE"), env.last_obs(frames, "UNRATE"), 2, scale=1.0, op="U6RATE - UNRATE, pp")
+            data["u6_unemployment"]["gap_to_u3_pp"] = envelope.difference(
+                envelope.last_obs(frames, "U6RATE"), envelope.last_obs(frames, "UNRATE"), 2, scale=1.0,
+                op="U6RATE - UNRATE, pp")
     if get("PAYEMS") is not None:
         data["payrolls"] = _payrolls(frames)
     if get("ICSA") is not None:
-        data["initial_claims"] = macro.claims_profile(frames)
+        data["initial_claims"] = claims_profile(frames)
     if get("JTSJOL") is not None:
         data["job_openings"] = _openings(frames)
     if get("CIVPART") is not None:
@@ -92,10 +92,10 @@ def compute(frames: Frames) -> dict:
     weakening = [k for k, v in checks.items() if v]
     share = len(weakening) / len(checks) if checks else None
     state = None if share is None else "weakening" if share >= 0.5 else "softening" if weakening else "solid"
-    with prov.about(frames, *(CHECKED[k] for k in checks)):
-        data["conditions"] = {"checks_available": env.count(len(checks), "count of checks with their input"),
-                              "checks_deteriorating": env.count(len(weakening), "count of checks deteriorating"),
-                              "deteriorating": weakening, "deteriorating_share_pct": env.rnd(
+    with provenance.about(frames, *(CHECKED[k] for k in checks)):
+        data["conditions"] = {"checks_available": envelope.count(len(checks), "count of checks with their input"),
+                              "checks_deteriorating": envelope.count(len(weakening), "count of checks deteriorating"),
+                              "deteriorating": weakening, "deteriorating_share_pct": envelope.rnd(
                                   None if share is None else share * 100, 1, "percent of checks deteriorating"),
                               "state": state}
     unavailable = {k: "input series missing" for k, sid in (
@@ -105,28 +105,29 @@ def compute(frames: Frames) -> dict:
     if share is not None:
         rise = (data.get("unemployment") or {}).get("rise_from_12m_low_pp") or 0.0
         direction = "bearish" if state == "weakening" else "bullish" if state == "solid" else "neutral"
-        urgency = "high" if state == "weakening" and rise >= macro.SAHM_TRIGGER_PP else \
+        urgency = "high" if state == "weakening" and rise >= SAHM_TRIGGER_PP else \
             "medium" if state == "weakening" else "low"
         confidence = 0.45 + 0.4 * abs(share - 0.5) + 0.02 * len(checks)
-        signals.append(env.signal(
-            "labor_momentum", direction, env.degrade(confidence, sources, essential=["UNRATE", "PAYEMS"]), urgency,
+        signals.append(envelope.signal(
+            "labor_momentum", direction, envelope.degrade(confidence, sources, essential=["UNRATE", "PAYEMS"]), urgency,
             f"labour market {state}: {len(weakening)} of {len(checks)} checks deteriorating "
             "(direction refers to risk assets)"))
-    return env.build(NAME, frames, data=data, signals=signals, summary=_summary(data) + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable or None,
-                     related_modules=env.related(
-                         ("sahm_rule", "the unemployment-based recession trigger"),
-                         ("recession_probability", "the curve probit combined with labour signals"),
-                         ("fed_policy", "how the labour market shapes the policy path"),
-                         ("growth", "activity data beside employment"),
-                         ("economic_calendar", "the next payrolls, claims and JOLTS releases")),
-                     methodology=f"Monthly changes are matched by calendar month; claims use a 4-week average "
-                                 f"and its 52-week low. Deteriorating checks (each counted where its input exists): "
-                                 f"unemployment {UNRATE_RISE_PP} pp or more above its 12-month low, 3-month average "
-                                 f"payroll gain under {PAYROLL_FLOOR_K:.0f}k, 4-week claims "
-                                 f"{macro.CLAIMS_RISE_ALERT_PCT:.0f}% or more above their 52-week low, openings down "
-                                 f"{-OPENINGS_FALL_PCT:.0f}% or more on the year, U-6 up {U6_RISE_PP} pp or more on "
-                                 f"the year; half or more deteriorating is 'weakening', none is 'solid'.")
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=_summary(data) + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable or None,
+                          related_modules=envelope.related(
+                              ("sahm_rule", "the unemployment-based recession trigger"),
+                              ("recession_probability", "the curve probit combined with labour signals"),
+                              ("fed_policy", "how the labour market shapes the policy path"),
+                              ("growth", "activity data beside employment"),
+                              ("economic_calendar", "the next payrolls, claims and JOLTS releases")),
+                          methodology=f"Monthly changes are matched by calendar month; claims use a 4-week average "
+                                      "and its 52-week low. Deteriorating checks (each counted where its input "
+                                      f"exists): unemployment {UNRATE_RISE_PP} pp or more above its 12-month low, "
+                                      f"3-month average payroll gain under {PAYROLL_FLOOR_K:.0f}k, 4-week claims "
+                                      f"{CLAIMS_RISE_ALERT_PCT:.0f}% or more above their 52-week low, openings down "
+                                      f"{-OPENINGS_FALL_PCT:.0f}% or more on the year, U-6 up {U6_RISE_PP} pp or more "
+                                      "on the year; half or more deteriorating is 'weakening', none is 'solid'.")
 
 
 def _checks(data: dict) -> dict[str, bool]:
@@ -139,7 +140,7 @@ def _checks(data: dict) -> dict[str, bool]:
         checks["payroll_gains_weak"] = p["avg_change_3m_thousands"] < PAYROLL_FLOOR_K
     c = data.get("initial_claims")
     if c and c["rise_from_52w_low_pct"] is not None:
-        checks["claims_rising"] = c["rise_from_52w_low_pct"] >= macro.CLAIMS_RISE_ALERT_PCT
+        checks["claims_rising"] = c["rise_from_52w_low_pct"] >= CLAIMS_RISE_ALERT_PCT
     o = data.get("job_openings")
     if o and o["change_12m_pct"] is not None:
         checks["openings_falling"] = o["change_12m_pct"] <= OPENINGS_FALL_PCT

@@ -4,12 +4,10 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import fig, growth, move_word, signed
-from intel.modules._macro_b import asof_values, month_obs, monthly
+from intel.modules._monthly import asof_values, month_obs, monthly
 from intel.registry import Module, register
 
 NAME = "liquidity"
@@ -22,9 +20,9 @@ IMPULSE_13W_PCT = 1.0
 
 def _change_bn(frames: Frames, sid: str, days: int, scale: float = 1.0):
     """The change since the observation `days` calendar days before the last, in billions, from those two."""
-    return env.change_obs(env.last_obs(frames, sid), env.obs_days_before(frames, sid, days), "diff", 1,
-                      f"change since the value {days} days earlier" + (", in billions" if scale != 1.0 else ""),
-                      scale)
+    return envelope.change_obs(envelope.last_obs(frames, sid), envelope.obs_days_before(frames, sid, days), "diff", 1,
+                               f"change since the value {days} days earlier"
+                               + (", in billions" if scale != 1.0 else ""), scale)
 
 
 def balance_sheet(frames: Frames) -> dict:
@@ -32,30 +30,30 @@ def balance_sheet(frames: Frames) -> dict:
     values = frame["value"].to_numpy() * WALCL_TO_BN
     peak = int(np.argmax(values))
     top = ("WALCL", frame["date"][peak], float(frame["value"][peak]))
-    last = env.last_obs(frames, "WALCL")
-    with prov.about(frames, "WALCL"):
+    last = envelope.last_obs(frames, "WALCL")
+    with provenance.about(frames, "WALCL"):
         return {"as_of": frame["date"][-1].isoformat(),
-                "total_assets_bn": env.level(frames, "WALCL", 1, WALCL_TO_BN, "latest value, in billions"),
+                "total_assets_bn": envelope.level(frames, "WALCL", 1, WALCL_TO_BN, "latest value, in billions"),
                 "change_4w_bn": _change_bn(frames, "WALCL", 28, WALCL_TO_BN),
                 "change_13w_bn": _change_bn(frames, "WALCL", 91, WALCL_TO_BN),
                 "change_52w_bn": _change_bn(frames, "WALCL", 364, WALCL_TO_BN),
-                "change_52w_pct": env.change_obs(last, env.obs_days_before(frames, "WALCL", 364), "pct", 2,
-                                             "percent change since the value 364 days earlier"),
-                "peak_bn": prov.observed(env.rnd(values[peak], 1), [top[:2]], "level",
-                                         "highest value in the window, in billions", 1, WALCL_TO_BN),
+                "change_52w_pct": envelope.change_obs(last, envelope.obs_days_before(frames, "WALCL", 364), "pct", 2,
+                                                  "percent change since the value 364 days earlier"),
+                "peak_bn": provenance.observed(envelope.rnd(values[peak], 1), [top[:2]], "level",
+                                               "highest value in the window, in billions", 1, WALCL_TO_BN),
                 "peak_date": frame["date"][peak].isoformat(),
-                "below_peak_pct": env.pct_change(last, top, 2, "percent change from the peak")}
+                "below_peak_pct": envelope.pct_change(last, top, 2, "percent change from the peak")}
 
 
 def reverse_repo(frames: Frames) -> dict:
     frame = frames.get("RRPONTSYD")
-    recent = ind.window(frame, 1826)["value"].to_numpy()
-    with prov.about(frames, "RRPONTSYD"):
-        return {"as_of": frame["date"][-1].isoformat(), "level_bn": env.level(frames, "RRPONTSYD", 1),
+    recent = indicators.window(frame, 1826)["value"].to_numpy()
+    with provenance.about(frames, "RRPONTSYD"):
+        return {"as_of": frame["date"][-1].isoformat(), "level_bn": envelope.level(frames, "RRPONTSYD", 1),
                 "change_1m_bn": _change_bn(frames, "RRPONTSYD", 30),
                 "change_3m_bn": _change_bn(frames, "RRPONTSYD", 91),
                 "change_1y_bn": _change_bn(frames, "RRPONTSYD", 365),
-                "max_5y_bn": env.rnd(recent.max(), 1, "highest value of the past five years")}
+                "max_5y_bn": envelope.rnd(recent.max(), 1, "highest value of the past five years")}
 
 
 def net_liquidity(frames: Frames) -> dict | None:
@@ -68,71 +66,73 @@ def net_liquidity(frames: Frames) -> dict | None:
     dates = walcl["date"].filter(pl.Series(ok))
     net = walcl["value"].to_numpy()[ok] * WALCL_TO_BN - rrp_then[ok]
     frame = pl.DataFrame({"date": dates, "value": net})
-    change_13w = ind.change_since(frame, 91, "diff")
-    change_13w_pct = ind.change_since(frame, 91, "pct")
+    change_13w = indicators.change_since(frame, 91, "diff")
+    change_13w_pct = indicators.change_since(frame, 91, "pct")
     # the current 13-week change against the 13-week changes of the past five years (weekly steps)
-    recent = ind.window(frame, 1826)["value"].to_numpy()
+    recent = indicators.window(frame, 1826)["value"].to_numpy()
     history = recent[13:] - recent[:-13] if len(recent) > 13 else np.array([])
-    used_day, used = ind.value_on_or_before(rrp, dates[-1])  # the reverse repo reading the last Wednesday took
-    with prov.about(frames, "WALCL", "RRPONTSYD"):
+    used_day, used = indicators.value_on_or_before(rrp, dates[-1])  # the reverse repo reading the last Wednesday took
+    with provenance.about(frames, "WALCL", "RRPONTSYD"):
         return {"as_of": dates[-1].isoformat(),
-                "level_bn": env.rnd(net[-1], 1, "WALCL in billions minus RRPONTSYD on or before its date"),
-                "reverse_repo_used_bn": prov.observed(env.rnd(used, 1), [("RRPONTSYD", used_day)], "level",
-                                                      "RRPONTSYD on or before the last WALCL date", 1),
-                "change_4w_bn": env.rnd(ind.change_since(frame, 28, "diff"), 1,
-                                        "change of net liquidity since 28 days earlier"),
-                "change_13w_bn": env.rnd(change_13w, 1, "change of net liquidity since 91 days earlier"),
-                "change_13w_pct": env.rnd(change_13w_pct, 2, "percent change of net liquidity since 91 days earlier"),
-                "change_52w_bn": env.rnd(ind.change_since(frame, 364, "diff"), 1,
-                                         "change of net liquidity since 364 days earlier"),
-                "change_13w_zscore_5y": env.rnd(ind.zscore_of(history, change_13w, min_obs=26), 2,
-                                                "z-score of the 13-week change against five years of 13-week "
-                                                "changes")}
+                "level_bn": envelope.rnd(net[-1], 1, "WALCL in billions minus RRPONTSYD on or before its date"),
+                "reverse_repo_used_bn": provenance.observed(envelope.rnd(used, 1), [("RRPONTSYD", used_day)], "level",
+                                                            "RRPONTSYD on or before the last WALCL date", 1),
+                "change_4w_bn": envelope.rnd(indicators.change_since(frame, 28, "diff"), 1,
+                                             "change of net liquidity since 28 days earlier"),
+                "change_13w_bn": envelope.rnd(change_13w, 1, "change of net liquidity since 91 days earlier"),
+                "change_13w_pct": envelope.rnd(change_13w_pct, 2,
+                                               "percent change of net liquidity since 91 days earlier"),
+                "change_52w_bn": envelope.rnd(indicators.change_since(frame, 364, "diff"), 1,
+                                              "change of net liquidity since 364 days earlier"),
+                "change_13w_zscore_5y": envelope.rnd(indicators.zscore_of(history, change_13w, min_obs=26), 2,
+                                                     "z-score of the 13-week change against five years of 13-week "
+                                                     "changes")}
 
 
 def m2_monthly(frames: Frames) -> dict:
     m = monthly(frames.get("M2SL"))
     at = lambda i: month_obs(frames, "M2SL", m, i)  # noqa: E731
-    with prov.about(frames, "M2SL"):
-        return {"period": m.period(), "level_bn": env.level(frames, "M2SL", 1),
-                "yoy_pct": env.change_obs(at(-1), at(-13), "pct", 2,
-                                          "percent change from the same month a year earlier"),
-                "annualized_3m_pct": env.rnd(growth(m.values, 3, annualize=True)[-1], 2,
-                                             "3-month growth, annualized, percent"),
-                "annualized_6m_pct": env.rnd(growth(m.values, 6, annualize=True)[-1], 2,
-                                             "6-month growth, annualized, percent"),
-                "yoy_12m_ago_pct": env.change_obs(at(-13), at(-25), "pct", 2, "year-over-year change a year earlier, "
-                                                                          "percent")}
+    with provenance.about(frames, "M2SL"):
+        return {"period": m.period(), "level_bn": envelope.level(frames, "M2SL", 1),
+                "yoy_pct": envelope.change_obs(at(-1), at(-13), "pct", 2,
+                                               "percent change from the same month a year earlier"),
+                "annualized_3m_pct": envelope.rnd(growth(m.values, 3, annualize=True)[-1], 2,
+                                                  "3-month growth, annualized, percent"),
+                "annualized_6m_pct": envelope.rnd(growth(m.values, 6, annualize=True)[-1], 2,
+                                                  "6-month growth, annualized, percent"),
+                "yoy_12m_ago_pct": envelope.change_obs(at(-13), at(-25), "pct", 2,
+                                                       "year-over-year change a year earlier, percent")}
 
 
 def m2_weekly(frames: Frames) -> dict:
     # not seasonally adjusted: only the year-on-year comparison (same week a year earlier) is meaningful
     frame = frames.get("WM2NS")
-    return {"week_of": frame["date"][-1].isoformat(), "level_bn": env.level(frames, "WM2NS", 1),
-            "yoy_pct": env.change_obs(env.last_obs(frames, "WM2NS"), env.obs_days_before(frames, "WM2NS", 364),
-                                      "pct", 2, "percent change since the week 364 days earlier")}
+    return {"week_of": frame["date"][-1].isoformat(), "level_bn": envelope.level(frames, "WM2NS", 1),
+            "yoy_pct": envelope.change_obs(envelope.last_obs(frames, "WM2NS"),
+                                           envelope.obs_days_before(frames, "WM2NS", 364),
+                                           "pct", 2, "percent change since the week 364 days earlier")}
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
     data, unavailable = _figures(frames)
-    return env.build(NAME, frames, data=data, signals=_signals(data, sources),
-                     summary=_summary(data) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("financial_conditions", "whether liquidity shows up in financial conditions"),
-                         ("fed_policy", "the policy rate beside the balance sheet"),
-                         ("risk_dashboard", "liquidity beside volatility, credit and the curve"),
-                         ("bitcoin", "an asset often said to track liquidity"),
-                         ("macro_regime", "the growth x inflation backdrop")),
-                     methodology="Net liquidity = WALCL (millions of dollars, divided by 1000) minus RRPONTSYD "
-                                 "(billions) as of each Wednesday, in billions; it leaves out the Treasury General "
-                                 "Account, which is not an input. The 13-week change is z-scored against the "
-                                 "13-week changes of the past five years. M2 growth compares calendar months "
-                                 "(M2SL) or the same week a year earlier (WM2NS, not seasonally adjusted). "
-                                 "Signal: an impulse beyond 1% over thirteen weeks is bullish if M2 grows, any "
-                                 "contraction of net liquidity or of M2 is bearish.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=_signals(data, sources),
+                          summary=_summary(data) + envelope.staleness_note(sources), sources=sources,
+                          related_modules=envelope.related(
+                              ("financial_conditions", "whether liquidity shows up in financial conditions"),
+                              ("fed_policy", "the policy rate beside the balance sheet"),
+                              ("risk_dashboard", "liquidity beside volatility, credit and the curve"),
+                              ("bitcoin", "an asset often said to track liquidity"),
+                              ("macro_regime", "the growth x inflation backdrop")),
+                          methodology="Net liquidity = WALCL (millions of dollars, divided by 1000) minus RRPONTSYD "
+                                      "(billions) as of each Wednesday, in billions; it leaves out the Treasury "
+                                      "General Account, which is not an input. The 13-week change is z-scored against "
+                                      "the 13-week changes of the past five years. M2 growth compares calendar months "
+                                      "(M2SL) or the same week a year earlier (WM2NS, not seasonally adjusted). "
+                                      "Signal: an impulse beyond 1% over thirteen weeks is bullish if M2 grows, any "
+                                      "contraction of net liquidity or of M2 is bearish.",
+                          unavailable=unavailable or None)
 
 
 def _figures(frames: Frames) -> tuple[dict, dict]:
@@ -162,8 +162,8 @@ def _figures(frames: Frames) -> tuple[dict, dict]:
         unavailable["m2_growth_yoy_pct"] = "no M2 series with a year of history"
     # the impulse the signal reads is net liquidity's 13-week change, else the balance sheet's
     if (net or {}).get("change_13w_pct") is None and walcl is not None:
-        data["fed_balance_sheet"]["change_13w_pct"] = env.change_obs(
-            env.last_obs(frames, "WALCL"), env.obs_days_before(frames, "WALCL", 91), "pct", 2,
+        data["fed_balance_sheet"]["change_13w_pct"] = envelope.change_obs(
+            envelope.last_obs(frames, "WALCL"), envelope.obs_days_before(frames, "WALCL", 91), "pct", 2,
             "percent change since the value 91 days earlier")
     return data, unavailable
 
@@ -193,9 +193,9 @@ def _signals(data: dict, sources: dict) -> list[dict]:
         if m2_yoy is not None:
             parts.append(f"M2 {signed(m2_yoy)}% year on year")
         confidence = 0.45 + min(0.25, abs(impulse or 0) / 12) + min(0.2, abs(m2_yoy or 0) / 30)
-        confidence = env.degrade(confidence, sources, essential=["WALCL", "RRPONTSYD"])
-        signals.append(env.signal("liquidity_impulse", direction, confidence, urgency,
-                                  ", ".join(parts) + " (direction refers to risk assets)"))
+        confidence = envelope.degrade(confidence, sources, essential=["WALCL", "RRPONTSYD"])
+        signals.append(envelope.signal("liquidity_impulse", direction, confidence, urgency,
+                                       ", ".join(parts) + " (direction refers to risk assets)"))
     return signals
 
 

@@ -6,11 +6,10 @@ import warnings
 
 import numpy as np
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.frames import Frames
 from intel.modules._common import growth, signed
-from intel.modules._macro_b import Monthly, aligned, logistic, monthly, winsorized
+from intel.modules._monthly import Monthly, aligned, logistic, monthly, winsorized
 from intel.registry import Module, register
 
 NAME = "macro_regime"
@@ -73,8 +72,8 @@ def _carry(z: np.ndarray) -> np.ndarray:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
     series = {sid: monthly(frames.get(sid)) for sid in INPUTS if frames.get(sid) is not None}
     # one common calendar-month grid for all inputs
     grid = next(iter(series.values()))
@@ -91,21 +90,21 @@ def compute(frames: Frames) -> dict:
             unavailable[sid] = f"fewer than {MIN_HISTORY} months of {measure} history"
             continue
         last = int(np.flatnonzero(np.isfinite(z))[-1])
-        with prov.about(frames, sid):
-            components[axis][sid] = {"period": m.period(last), measure: env.rnd(x[last], 2, MEASURES[measure]),
-                                     "zscore_10y": env.rnd(z[last], 2, "z-score against the last ten years of "
-                                                                       "the measure (winsorized)")}
+        with provenance.about(frames, sid):
+            components[axis][sid] = {"period": m.period(last), measure: envelope.rnd(x[last], 2, MEASURES[measure]),
+                                     "zscore_10y": envelope.rnd(z[last], 2, "z-score against the last ten years of "
+                                                                            "the measure (winsorized)")}
         zs[axis].append(_carry(z))
         ids[axis].append(sid)
     if not zs["growth"] or not zs["inflation"]:
         lacking = [axis for axis in zs if not zs[axis]]
-        raise env.InsufficientData(f"{NAME}: no usable {' or '.join(lacking)} series (need two years of history)")
+        raise envelope.InsufficientData(f"{NAME}: no usable {' or '.join(lacking)} series (need two years of history)")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # months with no reading give NaN, as they should
         g_path, i_path = (np.nanmean(np.vstack(zs[a]), axis=0) for a in ("growth", "inflation"))
     both = np.isfinite(g_path) & np.isfinite(i_path)
     if not both.any():
-        raise env.InsufficientData(f"{NAME}: growth and inflation readings never overlap")
+        raise envelope.InsufficientData(f"{NAME}: growth and inflation readings never overlap")
     idx = np.flatnonzero(both)
     t = int(idx[-1])
     g, i = float(g_path[t]), float(i_path[t])
@@ -127,21 +126,21 @@ def compute(frames: Frames) -> dict:
 
     def axis_block(axis: str, path: np.ndarray, score: float) -> dict:
         prev = path[t - 3] if t >= 3 and np.isfinite(path[t - 3]) else None
-        with prov.about(frames, *behind(axis, t)):
-            out = {"score_z": env.rnd(score, 2, f"mean of the {axis} z-scores"),
-                   "prob_above_norm": env.rnd(logistic(SCALE * score), 3, f"logistic({SCALE} x {axis} score)")}
-        with prov.about(frames, *dict.fromkeys(behind(axis, t) + behind(axis, t - 3))):
-            out["score_change_3m"] = env.rnd(None if prev is None else score - prev, 2,
-                                             f"change of the {axis} score over three months")
+        with provenance.about(frames, *behind(axis, t)):
+            out = {"score_z": envelope.rnd(score, 2, f"mean of the {axis} z-scores"),
+                   "prob_above_norm": envelope.rnd(logistic(SCALE * score), 3, f"logistic({SCALE} x {axis} score)")}
+        with provenance.about(frames, *dict.fromkeys(behind(axis, t) + behind(axis, t - 3))):
+            out["score_change_3m"] = envelope.rnd(None if prev is None else score - prev, 2,
+                                                  f"change of the {axis} score over three months")
         return {**out, "components": components[axis]}
 
-    with prov.about(frames, *behind("growth", t), *behind("inflation", t),
-                    operation="quadrant probability: product of the two axes' logistic probabilities"):
-        probabilities = {q: env.rnd(probs[q], 3) for q in QUADRANTS}
+    with provenance.about(frames, *behind("growth", t), *behind("inflation", t),
+                          operation="quadrant probability: product of the two axes' logistic probabilities"):
+        probabilities = {q: envelope.rnd(probs[q], 3) for q in QUADRANTS}
     # the run and the 10-year counts read every month's quadrant, so every component's history
-    with prov.about(frames, *ids["growth"], *ids["inflation"]):
-        months_in_regime = env.count(run, "count of months in the current quadrant")
-        months_by_regime = {q: env.count(states.count(q), "count of months in the quadrant over ten years")
+    with provenance.about(frames, *ids["growth"], *ids["inflation"]):
+        months_in_regime = envelope.count(run, "count of months in the current quadrant")
+        months_by_regime = {q: envelope.count(states.count(q), "count of months in the quadrant over ten years")
                             for q in QUADRANTS}
     data = {"period": grid.period(t), "regime": state, "probabilities": probabilities,
             "growth": axis_block("growth", g_path, g), "inflation": axis_block("inflation", i_path, i),
@@ -155,10 +154,10 @@ def compute(frames: Frames) -> dict:
                  "deflation": "bearish"}[state]
     urgency = ("high" if state == "stagflation" and p > 0.6 else
                "medium" if shifted or state in ("stagflation", "deflation") else "low")
-    confidence = env.degrade(p, sources, essential=["INDPRO", "CPILFESL"])
+    confidence = envelope.degrade(p, sources, essential=["INDPRO", "CPILFESL"])
     reason = (f"{state} with probability {p} (growth z {data['growth']['score_z']}, inflation z "
               f"{data['inflation']['score_z']}); direction refers to equities")
-    signals = [env.signal("macro_regime", direction, confidence, urgency, reason)]
+    signals = [envelope.signal("macro_regime", direction, confidence, urgency, reason)]
     summary = (f"The economy sits in the {state} quadrant for {data['period']} with probability {p}: growth "
                f"momentum scores {data['growth']['score_z']} and inflation momentum "
                f"{data['inflation']['score_z']} standard deviations against their ten-year norms "
@@ -167,23 +166,23 @@ def compute(frames: Frames) -> dict:
                + (f"That is a shift from {data['regime_3m_ago']} three months earlier. " if shifted else "")
                + f"It has held since {data['regime_since']} ({run} months)."
                + (" Components without enough history: " + ", ".join(unavailable) + "." if unavailable else "")
-               + env.staleness_note(sources))
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("growth", "the activity data behind the growth axis"),
-                         ("inflation", "the price data behind the inflation axis"),
-                         ("economic_surprise", "whether releases are beating their trend"),
-                         ("recession_probability", "how close the deflation corner is to recession"),
-                         ("market_regime", "the cross-asset risk regime beside the macro one")),
-                     methodology="Momentum: 6-month annualized growth of INDPRO, PAYEMS, CPI and core CPI, and "
-                                 "the 3-month average of CFNAI, each z-scored against its last ten years (history "
-                                 "winsorized at 4 robust sigmas, 1.4826 x MAD). Growth "
-                                 "and inflation scores average their z-scores; P(above norm) = logistic(1.7 x "
-                                 "score) per axis, and quadrant probabilities multiply the two as if independent "
-                                 "(goldilocks: growth up, inflation down; reflation: both up; stagflation: growth "
-                                 "down, inflation up; deflation: both down). The 10-year history counts months "
-                                 "by the sign of the two scores.",
-                     unavailable=unavailable or None)
+               + envelope.staleness_note(sources))
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("growth", "the activity data behind the growth axis"),
+                              ("inflation", "the price data behind the inflation axis"),
+                              ("economic_surprise", "whether releases are beating their trend"),
+                              ("recession_probability", "how close the deflation corner is to recession"),
+                              ("market_regime", "the cross-asset risk regime beside the macro one")),
+                          methodology="Momentum: 6-month annualized growth of INDPRO, PAYEMS, CPI and core CPI, and "
+                                      "the 3-month average of CFNAI, each z-scored against its last ten years (history "
+                                      "winsorized at 4 robust sigmas, 1.4826 x MAD). Growth "
+                                      "and inflation scores average their z-scores; P(above norm) = logistic(1.7 x "
+                                      "score) per axis, and quadrant probabilities multiply the two as if independent "
+                                      "(goldilocks: growth up, inflation down; reflation: both up; stagflation: growth "
+                                      "down, inflation up; deflation: both down). The 10-year history counts months "
+                                      "by the sign of the two scores.",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="macro", tier="P", inputs=INPUTS,

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.catalog import SECTORS
 from intel.frames import Frames
 from intel.modules._common import fig
@@ -39,7 +37,7 @@ def aligned_closes(frames: Frames, ids) -> tuple[np.ndarray, np.ndarray, list[st
     cols = {s: (frames.get(s)["date"].to_numpy().astype("datetime64[D]"), frames.get(s)["value"].to_numpy())
             for s in present}
     grid = np.unique(np.concatenate([d for d, _ in cols.values()]))
-    out = np.column_stack([ind.asof(grid, dates, values, max_gap=None) for dates, values in cols.values()])
+    out = np.column_stack([indicators.asof(grid, dates, values, max_gap=None) for dates, values in cols.values()])
     return grid, out, present
 
 
@@ -81,11 +79,11 @@ def _thrust_days(series: np.ndarray, low: float, high: float, days: int) -> np.n
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, SECTORS)
-    sources = env.data_sources(frames, SECTORS)
+    envelope.require(frames, NAME, SECTORS)
+    sources = envelope.data_sources(frames, SECTORS)
     dates, close, present = aligned_closes(frames, SECTORS)
     if len(dates) < 2:
-        raise env.InsufficientData(f"{NAME}: fewer than two sector closes")
+        raise envelope.InsufficientData(f"{NAME}: fewer than two sector closes")
     unavailable = {}
     sma50, sma200 = rolling_sma(close, 50), rolling_sma(close, 200)
     last = close[-1]
@@ -101,19 +99,21 @@ def compute(frames: Frames) -> dict:
         frame = frames.get(sid)
         # a column carries its series' values forward, so its last cell, its 52-week high and low are each
         # an observation of that series: the one on or before the grid date where they sit
-        latest = env.obs_on_or_before(frame, sid, _day(dates[-1]))
-        high = (env.obs_on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmax(window[:, j]))]))
+        latest = envelope.obs_on_or_before(frame, sid, _day(dates[-1]))
+        high = (envelope.obs_on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmax(window[:, j]))]))
                 if full_year[j] else None)
-        low = (env.obs_on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmin(window[:, j]))]))
+        low = (envelope.obs_on_or_before(frame, sid, _day(dates[-YEAR:][int(np.nanargmin(window[:, j]))]))
                if full_year[j] else None)
-        row = {"adj_close": env.observed_level(latest, 2, "latest adjusted close (split- and dividend-adjusted)")}
-        with prov.about(frames, sid):
-            row["distance_to_sma50_pct"] = env.rnd((last[j] / sma50[-1, j] - 1) * 100, 2)
-            row["distance_to_sma200_pct"] = env.rnd((last[j] / sma200[-1, j] - 1) * 100, 2)
-        row["distance_from_52w_high_pct"] = env.pct_change(latest, high, 2, "percent change from the highest adjusted "
-                                                                        "close of the last 252 to the latest")
-        row["distance_from_52w_low_pct"] = env.pct_change(latest, low, 2, "percent change from the lowest adjusted "
-                                                                      "close of the last 252 to the latest")
+        row = {"adj_close": envelope.observed_level(latest, 2, "latest adjusted close (split- and dividend-adjusted)")}
+        with provenance.about(frames, sid):
+            row["distance_to_sma50_pct"] = envelope.rnd((last[j] / sma50[-1, j] - 1) * 100, 2)
+            row["distance_to_sma200_pct"] = envelope.rnd((last[j] / sma200[-1, j] - 1) * 100, 2)
+        row["distance_from_52w_high_pct"] = envelope.pct_change(latest, high, 2,
+                                                                "percent change from the highest adjusted "
+                                                                "close of the last 252 to the latest")
+        row["distance_from_52w_low_pct"] = envelope.pct_change(latest, low, 2,
+                                                               "percent change from the lowest adjusted "
+                                                               "close of the last 252 to the latest")
         row["above_sma50"] = bool(last[j] > sma50[-1, j]) if np.isfinite(sma50[-1, j]) else None
         row["above_sma200"] = bool(last[j] > sma200[-1, j]) if np.isfinite(sma200[-1, j]) else None
         row["new_52w_high"], row["new_52w_low"] = bool(new_high[j]), bool(new_low[j])
@@ -123,7 +123,7 @@ def compute(frames: Frames) -> dict:
     share200 = _share(close > sma200, np.isfinite(sma200))
     change = np.diff(close, axis=0)
     adv = np.concatenate([[np.nan], _share(change > 0, np.isfinite(change))]) / 100
-    adv_ema = ind.ema(np.nan_to_num(adv, nan=0.5), ZWEIG_DAYS)  # first row has no change: neutral seed
+    adv_ema = indicators.ema(np.nan_to_num(adv, nan=0.5), ZWEIG_DAYS)  # first row has no change: neutral seed
     zweig = _thrust_days(adv_ema, ZWEIG_LOW, ZWEIG_HIGH, ZWEIG_DAYS)
     wash = _thrust_days(share50, WASH_LOW + 1e-9, WASH_HIGH - 1e-9, WASH_DAYS)  # inclusive bounds
 
@@ -136,36 +136,38 @@ def compute(frames: Frames) -> dict:
     w_date, w_active = last_fire(wash)
     decade = share50[-2520:]
     # every breadth figure reads all the sectors present
-    with prov.about(frames, *present):
+    with provenance.about(frames, *present):
         data = {
-            "date": str(dates[-1]), "sectors_covered": env.count(len(present), "count of sector ETFs with data"),
-            "share_above_sma50_pct": env.rnd(share50[-1], 1, "percent of sectors whose adjusted close is above "
-                                                             "its 50-day average"),
-            "share_above_sma200_pct": env.rnd(share200[-1], 1, "percent of sectors whose adjusted close is above "
-                                                               "its 200-day average"),
-            "share_above_sma50_1m_ago_pct": env.rnd(share50[-22], 1, "percent of sectors above their 50-day "
-                                                                     "average 21 trading days earlier")
+            "date": str(dates[-1]), "sectors_covered": envelope.count(len(present), "count of sector ETFs with data"),
+            "share_above_sma50_pct": envelope.rnd(share50[-1], 1, "percent of sectors whose adjusted close is above "
+                                                                  "its 50-day average"),
+            "share_above_sma200_pct": envelope.rnd(share200[-1], 1, "percent of sectors whose adjusted close is above "
+                                                                    "its 200-day average"),
+            "share_above_sma50_1m_ago_pct": envelope.rnd(share50[-22], 1, "percent of sectors above their 50-day "
+                                                                          "average 21 trading days earlier")
             if len(share50) > 21 else None,
-            "mean_distance_to_sma50_pct": env.rnd(np.nanmean((last / sma50[-1] - 1) * 100), 2,
-                                                  "mean over the sectors of the percent distance from the 50-day "
-                                                  "average") if np.isfinite(sma50[-1]).any() else None,
-            "mean_distance_to_sma200_pct": env.rnd(np.nanmean((last / sma200[-1] - 1) * 100), 2,
-                                                   "mean over the sectors of the percent distance from the 200-day "
-                                                   "average") if np.isfinite(sma200[-1]).any() else None,
-            "share_above_sma50_percentile_10y": env.rnd(ind.percentile_rank(decade, share50[-1]), 1,
-                                                        "percentile rank of the share above the 50-day average "
-                                                        "within up to ten years") if np.isfinite(share50[-1]) else None,
-            "new_52w_highs": env.count(new_high.sum(), "count of sectors at a 52-week high adjusted close"),
-            "new_52w_lows": env.count(new_low.sum(), "count of sectors at a 52-week low adjusted close"),
-            "net_new_highs": env.count(new_high.sum() - new_low.sum(), "sectors at 52-week highs minus those at lows"),
-            "advancing_today": env.count((change[-1] > 0).sum(), "count of sectors up on the last day"),
-            "declining_today": env.count((change[-1] < 0).sum(), "count of sectors down on the last day"),
-            "advance_share_ema10_pct": env.rnd(adv_ema[-1] * 100, 1, "10-day EMA of the percent of sectors "
-                                                                     "advancing"),
+            "mean_distance_to_sma50_pct": envelope.rnd(np.nanmean((last / sma50[-1] - 1) * 100), 2,
+                                                       "mean over the sectors of the percent distance from the 50-day "
+                                                       "average") if np.isfinite(sma50[-1]).any() else None,
+            "mean_distance_to_sma200_pct": envelope.rnd(np.nanmean((last / sma200[-1] - 1) * 100), 2,
+                                                        "mean over the sectors of the percent distance from the "
+                                                        "200-day average") if np.isfinite(sma200[-1]).any() else None,
+            "share_above_sma50_percentile_10y": envelope.rnd(indicators.percentile_rank(decade, share50[-1]), 1,
+                                                             "percentile rank of the share above the 50-day average "
+                                                             "within up to ten years")
+            if np.isfinite(share50[-1]) else None,
+            "new_52w_highs": envelope.count(new_high.sum(), "count of sectors at a 52-week high adjusted close"),
+            "new_52w_lows": envelope.count(new_low.sum(), "count of sectors at a 52-week low adjusted close"),
+            "net_new_highs": envelope.count(new_high.sum() - new_low.sum(),
+                                            "sectors at 52-week highs minus those at lows"),
+            "advancing_today": envelope.count((change[-1] > 0).sum(), "count of sectors up on the last day"),
+            "declining_today": envelope.count((change[-1] < 0).sum(), "count of sectors down on the last day"),
+            "advance_share_ema10_pct": envelope.rnd(adv_ema[-1] * 100, 1, "10-day EMA of the percent of sectors "
+                                                                          "advancing"),
             "thrusts": {"zweig_last_date": z_date, "zweig_active": z_active,
-                        "zweig_count": env.count(len(zweig), "count of Zweig thrusts in the history"),
+                        "zweig_count": envelope.count(len(zweig), "count of Zweig thrusts in the history"),
                         "washout_recovery_last_date": w_date, "washout_recovery_active": w_active,
-                        "washout_recovery_count": env.count(len(wash), "count of washout-recovery thrusts in the "
+                        "washout_recovery_count": envelope.count(len(wash), "count of washout-recovery thrusts in the "
                                                                    "history"),
                         "history_start": str(dates[0]), "rules": THRUST_RULES},
             "sectors": sectors,
@@ -177,21 +179,22 @@ def compute(frames: Frames) -> dict:
     if not full_year.any():
         unavailable["new_52w_highs_lows"] = f"needs {YEAR} closes per sector, have {len(dates)}"
     signals = _signals(data, sources)
-    summary = _summary(data) + env.staleness_note(sources)
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("sector_rotation", "which sectors lead and the rotation phase"),
-                         ("equity_indices", "whether the index trend is confirmed by the sectors"),
-                         ("equity_momentum", "momentum of the index and sectors"),
-                         ("fear_greed", "sentiment composite that includes sector breadth"),
-                         ("crash_risk", "crash-warning composite that includes breadth")),
-                     methodology="Breadth across the sector ETFs on their split- and dividend-adjusted closes "
-                                 "aligned by date: a sector is above its average when its adjusted close exceeds "
-                                 "its 50 or 200-observation simple mean; a new 52-week high or low is an adjusted "
-                                 "close at the extreme of the last 252. "
-                                 "Thrust flags follow fixed rules (see thrusts.rules); with eleven sectors instead "
-                                 "of thousands of stocks they fire more often than the classic NYSE versions.",
-                     unavailable=unavailable or None)
+    summary = _summary(data) + envelope.staleness_note(sources)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("sector_rotation", "which sectors lead and the rotation phase"),
+                              ("equity_indices", "whether the index trend is confirmed by the sectors"),
+                              ("equity_momentum", "momentum of the index and sectors"),
+                              ("fear_greed", "sentiment composite that includes sector breadth"),
+                              ("crash_risk", "crash-warning composite that includes breadth")),
+                          methodology="Breadth across the sector ETFs on their split- and dividend-adjusted closes "
+                                      "aligned by date: a sector is above its average when its adjusted close exceeds "
+                                      "its 50 or 200-observation simple mean; a new 52-week high or low is an adjusted "
+                                      "close at the extreme of the last 252. "
+                                      "Thrust flags follow fixed rules (see thrusts.rules); with eleven sectors "
+                                      "instead of thousands of stocks they fire more often than the classic NYSE "
+                                      "versions.",
+                          unavailable=unavailable or None)
 
 
 def _day(value: np.datetime64):
@@ -228,18 +231,18 @@ def _signals(d: dict, sources: dict) -> list[dict]:
             direction = "neutral"
         lows = d["new_52w_lows"]
         urgency = "high" if lows >= 4 else "medium" if direction == "bearish" else "low"
-        conf = env.degrade((0.4 + abs(lead - 50) / 125) * (1.0 if s200 is not None else 0.8), sources)
+        conf = envelope.degrade((0.4 + abs(lead - 50) / 125) * (1.0 if s200 is not None else 0.8), sources)
         basis = "200-day" if s200 is not None else "50-day"
-        out.append(env.signal("breadth_state", direction, conf, urgency,
-                              f"{lead}% of sectors above their {basis} average, {fig(lows)} at 52-week lows"))
+        out.append(envelope.signal("breadth_state", direction, conf, urgency,
+                                   f"{lead}% of sectors above their {basis} average, {fig(lows)} at 52-week lows"))
     t = d["thrusts"]
     if t["zweig_active"] or t["washout_recovery_active"]:
-        out.append(env.signal("breadth_thrust", "bullish", env.degrade(0.6, sources), "medium",
-                              "a breadth thrust fired within the last month of trading days"))
+        out.append(envelope.signal("breadth_thrust", "bullish", envelope.degrade(0.6, sources), "medium",
+                                   "a breadth thrust fired within the last month of trading days"))
     if not out:
-        out.append(env.signal("advance_share", "neutral", env.degrade(0.25, sources), "low",
-                              f"10-day average advance share {d['advance_share_ema10_pct']}%, "
-                              "averages still warming up"))
+        out.append(envelope.signal("advance_share", "neutral", envelope.degrade(0.25, sources), "low",
+                                   f"10-day average advance share {d['advance_share_ema10_pct']}%, "
+                                   "averages still warming up"))
     return out
 
 

@@ -2,8 +2,7 @@
 levels and moves, top risks and the composite score."""
 from __future__ import annotations
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.frames import Frames
 from intel.pulse import COMPOSITE_METHOD, PULSE_INPUTS, asset_signals, composite_score, credit_score
 from intel.regime import METHODOLOGY as REGIME_METHOD
@@ -24,10 +23,11 @@ def key_levels(frames: Frames) -> tuple[dict, dict]:
         frame = frames.get(sid)
         if frame is None:
             continue
-        levels[key] = env.level(frames, sid, 2)
+        levels[key] = envelope.level(frames, sid, 2)
         op = "percent change" if kind == "pct" else "change" + (" in bp" if kind == "bp" else "")
-        moves[f"{key.removesuffix('_pct')}_change_1m_{UNIT[kind]}"] = env.change_obs(
-            env.last_obs(frames, sid), env.obs_days_before(frames, sid, 30), kind, 2, f"{op} since 30 days earlier")
+        moves[f"{key.removesuffix('_pct')}_change_1m_{UNIT[kind]}"] = envelope.change_obs(
+            envelope.last_obs(frames, sid), envelope.obs_days_before(frames, sid, 30), kind, 2,
+            f"{op} since 30 days earlier")
     return levels, moves
 
 
@@ -43,8 +43,8 @@ def top_risks(frames: Frames, facts: dict, signals: dict) -> list[dict]:
     risks = []
 
     def add(name, severity, detail, series):
-        with prov.about(frames, *series, operation=f"severity of {name.replace('_', ' ')}, 0.05..1"):
-            risks.append({"risk": name, "severity": env.rnd(min(1.0, max(0.05, severity)), 2), "detail": detail})
+        with provenance.about(frames, *series, operation=f"severity of {name.replace('_', ' ')}, 0.05..1"):
+            risks.append({"risk": name, "severity": envelope.rnd(min(1.0, max(0.05, severity)), 2), "detail": detail})
 
     vix, hy, hy_1m = facts.get("vix"), facts.get("hy_oas_pct"), facts.get("hy_oas_change_1m_bp")
     on = lambda key: fact_series(frames, key)  # noqa: E731
@@ -69,7 +69,8 @@ def top_risks(frames: Frames, facts: dict, signals: dict) -> list[dict]:
     ranked = sorted(risks, key=lambda r: -r["severity"])[:5]
     # a risk's place in the list (and whether it makes the top five) reads every risk's severity
     every = risk_series(frames)
-    return [{**r, "severity": env.retag(frames, r["severity"], every, f"severity of the risk ranked {i + 1}, 0.05..1")}
+    return [{**r,
+             "severity": envelope.retag(frames, r["severity"], every, f"severity of the risk ranked {i + 1}, 0.05..1")}
             for i, r in enumerate(ranked)]
 
 
@@ -81,47 +82,47 @@ def risk_series(frames: Frames) -> list[str]:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, ["SP500", "NASDAQCOM", "VIXCLS", "DGS10", "BAMLH0A0HYM2", "CBBTCUSD"])
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, ["SP500", "NASDAQCOM", "VIXCLS", "DGS10", "BAMLH0A0HYM2", "CBBTCUSD"])
+    sources = envelope.data_sources(frames, INPUTS)
     regime = traced_classify(frames)
     assets = asset_signals(frames)
     # the composite reads the asset scores but the bonds', the credit score (the HY spread) and the regime's
     # probabilities
     scored = [s for name, ids in asset_series(frames).items() if name != "bonds" for s in ids]
     behind = [*dict.fromkeys([*scored, "BAMLH0A0HYM2", *scoring_series(frames, regime["facts"])])]
-    with prov.about(frames, *behind, operation="100 x weighted mean of risk-oriented scores (see methodology)"):
+    with provenance.about(frames, *behind, operation="100 x weighted mean of risk-oriented scores (see methodology)"):
         score = composite_score(assets, regime["probabilities"], credit_score(frames))
     levels, moves = key_levels(frames)
     risks = top_risks(frames, regime["facts"], assets)
-    with prov.about(frames, *risk_series(frames)):
-        risk_count = env.count(len(risks), "count of elevated risks (at most five)")
+    with provenance.about(frames, *risk_series(frames)):
+        risk_count = envelope.count(len(risks), "count of elevated risks (at most five)")
     state, probs = regime["state"], regime["probabilities"]
     data = {"regime": {k: regime[k] for k in ("state", "probabilities", "rationale")},
             "asset_classes": assets, "key_levels": levels, "moves_1m": moves, "top_risks": risks,
             "composite_score": score, "risk_count": risk_count}
-    signals = [env.signal("regime", {"risk_on": "bullish", "neutral": "neutral"}.get(state, "bearish"),
-                          env.degrade(probs[state], sources, ["SP500", "VIXCLS", "BAMLH0A0HYM2"]),
-                          "critical" if state == "crisis" else "medium" if state == "risk_off" else "low",
-                          f"regime {state} with probability {probs[state]}")]
+    signals = [envelope.signal("regime", {"risk_on": "bullish", "neutral": "neutral"}.get(state, "bearish"),
+                               envelope.degrade(probs[state], sources, ["SP500", "VIXCLS", "BAMLH0A0HYM2"]),
+                               "critical" if state == "crisis" else "medium" if state == "risk_off" else "low",
+                               f"regime {state} with probability {probs[state]}")]
     for name, s in assets.items():
         if not s.get("unavailable"):
-            signals.append(env.signal(name, s["direction"], s["confidence"], "low",
-                                      f"{s['direction_of']}: {s['cross_market']}"))
+            signals.append(envelope.signal(name, s["direction"], s["confidence"], "low",
+                                           f"{s['direction_of']}: {s['cross_market']}"))
     parts = [f"The market regime reads {state.replace('_', ' ')} (probability {probs[state]}) and the "
              f"composite score is {score} (positive means risk-on)."]
     parts.append("By asset class: " + "; ".join(
         f"{n} {s['direction']}" for n, s in assets.items() if not s.get("unavailable")) + ".")
     parts.append(f"{len(risks)} elevated risks" + (": " + ", ".join(r["risk"].replace("_", " ") for r in risks)
                                                    if risks else "") + ".")
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(parts) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("market_regime", "regime probabilities, scores and every rule that fired"),
-                         ("risk_dashboard", "each risk gauge as a percentile of history"),
-                         ("yield_curve", "the curve behind the bond signal"),
-                         ("credit_spreads", "credit behind the equity confirmation"),
-                         ("correlation_breaks", "pairs whose correlation broke from baseline")),
-                     methodology=f"{REGIME_METHOD} Composite: {COMPOSITE_METHOD}")
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=" ".join(parts) + envelope.staleness_note(sources), sources=sources,
+                          related_modules=envelope.related(
+                              ("market_regime", "regime probabilities, scores and every rule that fired"),
+                              ("risk_dashboard", "each risk gauge as a percentile of history"),
+                              ("yield_curve", "the curve behind the bond signal"),
+                              ("credit_spreads", "credit behind the equity confirmation"),
+                              ("correlation_breaks", "pairs whose correlation broke from baseline")),
+                          methodology=f"{REGIME_METHOD} Composite: {COMPOSITE_METHOD}")
 
 
 register(Module(name=NAME, category="overview", tier="S", inputs=INPUTS,

@@ -1,8 +1,7 @@
 """market_regime (proprietary): the cross-asset regime the pulse shows, with probabilities and rationale."""
 from __future__ import annotations
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.frames import Frames
 from intel.regime import METHODOLOGY, REGIME_INPUTS, scoring_series, traced_classify
 from intel.registry import Module, register
@@ -13,34 +12,34 @@ URGENCY = {"risk_on": "low", "neutral": "low", "risk_off": "medium", "crisis": "
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, ["SP500", "VIXCLS", "BAMLH0A0HYM2"])
-    sources = env.data_sources(frames, REGIME_INPUTS)
+    envelope.require(frames, NAME, ["SP500", "VIXCLS", "BAMLH0A0HYM2"])
+    sources = envelope.data_sources(frames, REGIME_INPUTS)
     result = traced_classify(frames)
     state, probs = result["state"], result["probabilities"]
     ranked = sorted(probs, key=probs.get, reverse=True)
     runner_up = ranked[1]
     # which facts fired and the margin read every scored fact
-    with prov.about(frames, *scoring_series(frames, result["facts"])):
-        margin = env.rnd(probs[state] - probs[runner_up], 3, "probability of the state minus the runner-up's")
-        facts_used = env.count(len(result["rationale"]), "count of rules that fired")
+    with provenance.about(frames, *scoring_series(frames, result["facts"])):
+        margin = envelope.rnd(probs[state] - probs[runner_up], 3, "probability of the state minus the runner-up's")
+        facts_used = envelope.count(len(result["rationale"]), "count of rules that fired")
     data = {"state": state, "probabilities": probs, "scores": result["scores"],
             "margin_over_runner_up": margin, "runner_up": runner_up,
             "rationale": result["rationale"], "drivers": result["drivers"], "facts_used": facts_used,
             "facts": result["facts"], "missing_facts": result["missing_facts"]}
-    confidence = env.degrade(probs[state], sources, essential=["SP500", "VIXCLS", "BAMLH0A0HYM2"])
-    signals = [env.signal("regime", DIRECTION[state], confidence, URGENCY[state],
-                          f"{state} with probability {probs[state]}; runner-up {runner_up} at {probs[runner_up]}")]
+    confidence = envelope.degrade(probs[state], sources, essential=["SP500", "VIXCLS", "BAMLH0A0HYM2"])
+    signals = [envelope.signal("regime", DIRECTION[state], confidence, URGENCY[state],
+                               f"{state} with probability {probs[state]}; runner-up {runner_up} at {probs[runner_up]}")]
     summary = (f"The cross-asset regime is {state.replace('_', ' ')} with probability {probs[state]}, ahead of "
                f"{runner_up.replace('_', ' ')} at {probs[runner_up]}. "
                f"It rests on {len(result['rationale'])} facts; the weightiest is {_driver(result['drivers'][0])}."
                if result["rationale"] else f"The regime is {state} but no facts were available.")
-    summary += env.staleness_note(sources)
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("regime_transition", "odds that this regime changes"),
-                         ("risk_dashboard", "each risk gauge as a percentile"),
-                         ("market_intelligence", "the regime with per-asset signals and risks")),
-                     methodology=METHODOLOGY)
+    summary += envelope.staleness_note(sources)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("regime_transition", "odds that this regime changes"),
+                              ("risk_dashboard", "each risk gauge as a percentile"),
+                              ("market_intelligence", "the regime with per-asset signals and risks")),
+                          methodology=METHODOLOGY)
 
 
 def _driver(driver: dict) -> str:

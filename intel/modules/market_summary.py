@@ -6,9 +6,7 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import HORIZONS
 from intel.registry import Module, register
@@ -47,7 +45,7 @@ def _change(frame, base_day: date, kind: str) -> tuple[float | None, int, tuple 
 def row(frames: Frames, sid: str, kind: str) -> dict:
     """The row of one asset: level, changes and range from named closes, moves in standard deviations from
     its past year of daily changes."""
-    with prov.about(frames, sid):
+    with provenance.about(frames, sid):
         return _row(frames, sid, kind)
 
 
@@ -55,9 +53,9 @@ def _row(frames: Frames, sid: str, kind: str) -> dict:
     frame = frames.get(sid)
     values, last_day = frame["value"].to_numpy(), frame["date"][-1]
     unit = UNIT[kind]
-    year = ind.window(frame, 365)
-    last = env.last_obs(frames, sid)
-    out = {"level": env.level(frames, sid, 2), "date": last_day.isoformat()}
+    year = indicators.window(frame, 365)
+    last = envelope.last_obs(frames, sid)
+    out = {"level": envelope.level(frames, sid, 2), "date": last_day.isoformat()}
     daily = _changes(year["value"].to_numpy(), kind) if year.height > 1 else np.empty(0)
     std = float(np.std(daily, ddof=1)) if len(daily) >= MIN_STD_OBS else None
     bases = {"1d": frame["date"][-2] if frame.height > 1 else None,
@@ -69,26 +67,28 @@ def _row(frames: Frames, sid: str, kind: str) -> dict:
         change, n_obs, then = (None, 0, None) if base is None or base < frame["date"][0] else \
             _change(frame, base, kind)
         what = ("percent change" if kind == "pct" else "change in bp") + f" since {since[h]}"
-        out[f"change_{h}_{unit}"] = env.change_obs(last, (sid, *then) if then else None, kind, 2, what)
+        out[f"change_{h}_{unit}"] = envelope.change_obs(last, (sid, *then) if then else None, kind, 2, what)
         # a move in standard deviations: the change over the daily std scaled by the square root of days
         z = change / (std * np.sqrt(n_obs)) if change is not None and std and n_obs else None
         if h in ("1d", "1w", "1m"):
-            out[f"move_{h}_sd"] = env.rnd(z, 2, f"change since {since[h]} over the past year's daily standard "
-                                                "deviation times the square root of the observations it spans")
+            out[f"move_{h}_sd"] = envelope.rnd(z, 2, f"change since {since[h]} over the past year's daily standard "
+                                                     "deviation times the square root of the observations it spans")
     full_year = frame["date"][0] <= last_day - timedelta(days=360)  # records only against a whole year
     hi, lo = float(year["value"].max()), float(year["value"].min())
     top, bottom = (year.row(int(f(year["value"].to_numpy())), named=True) for f in (np.argmax, np.argmin))
     high = (sid, top["date"], float(top["value"]))
     low = (sid, bottom["date"], float(bottom["value"]))
-    out.update({"high_52w": prov.observed(env.rnd(hi, 2), [high[:2]], "level", "highest close of the past year", 2),
-                "low_52w": prov.observed(env.rnd(lo, 2), [low[:2]], "level", "lowest close of the past year", 2)})
+    out.update({"high_52w": provenance.observed(envelope.rnd(hi, 2), [high[:2]], "level",
+                                                "highest close of the past year", 2),
+                "low_52w": provenance.observed(envelope.rnd(lo, 2), [low[:2]], "level",
+                                               "lowest close of the past year", 2)})
     if kind == "bp":  # a yield's distance from its range in basis points, a price's in percent
-        out.update({"from_52w_high_bp": env.difference(last, high, 1, op="distance from the 52-week high, in bp"),
-                    "from_52w_low_bp": env.difference(last, low, 1, op="distance from the 52-week low, in bp")})
+        out.update({"from_52w_high_bp": envelope.difference(last, high, 1, op="distance from the 52-week high, in bp"),
+                    "from_52w_low_bp": envelope.difference(last, low, 1, op="distance from the 52-week low, in bp")})
     else:
-        out.update({"from_52w_high_pct": env.pct_change(last, high, 2, "percent from the 52-week high") if hi
+        out.update({"from_52w_high_pct": envelope.pct_change(last, high, 2, "percent from the 52-week high") if hi
                     else None,
-                    "from_52w_low_pct": env.pct_change(last, low, 2, "percent from the 52-week low") if lo > 0
+                    "from_52w_low_pct": envelope.pct_change(last, low, 2, "percent from the 52-week low") if lo > 0
                     else None})
     records = []
     if full_year:
@@ -103,8 +103,8 @@ def _row(frames: Frames, sid: str, kind: str) -> dict:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, ASSETS)
-    sources = env.data_sources(frames, ASSETS)
+    envelope.require(frames, NAME, ASSETS)
+    sources = envelope.data_sources(frames, ASSETS)
     table = {ASSETS[sid][0]: {"series": sid, **row(frames, sid, ASSETS[sid][2])}
              for sid in ASSETS if frames.get(sid) is not None}
     labels = {ASSETS[sid][0]: ASSETS[sid][1] for sid in ASSETS}
@@ -117,25 +117,26 @@ def compute(frames: Frames) -> dict:
                         key=lambda k: -abs(table[k][f"move_{h}_sd"]))
         # a mover's place reads every asset's move: its figures rest on all the ranked series
         every = [table[k]["series"] for k in ranked]
-        movers[h] = [{"asset": k, f"move_{h}_sd": env.retag(frames, table[k][f"move_{h}_sd"], every,
-                                                         f"move in standard deviations of the asset ranked {i + 1}"),
-                      f"change_{h}_{unit[k]}": env.retag(frames, table[k][f"change_{h}_{unit[k]}"], every,
-                                                     f"change of the asset ranked {i + 1} by its move")}
+        movers[h] = [{"asset": k, f"move_{h}_sd": envelope.retag(frames, table[k][f"move_{h}_sd"], every,
+                                                                 "move in standard deviations of the asset ranked "
+                                                                 f"{i + 1}"),
+                      f"change_{h}_{unit[k]}": envelope.retag(frames, table[k][f"change_{h}_{unit[k]}"], every,
+                                                              f"change of the asset ranked {i + 1} by its move")}
                      for i, k in enumerate(ranked[:3])]
     # a record's place in the list reads the records of the assets listed before it
     records, before = [], []
     for k in table:
         before.append(table[k]["series"])
-        records += [{"asset": k, "record": r, "level": env.retag(frames, table[k]["level"], before,
-                                                             "latest value of the asset holding the record")}
+        records += [{"asset": k, "record": r, "level": envelope.retag(frames, table[k]["level"], before,
+                                                                      "latest value of the asset holding the record")}
                     for r in table[k]["records"]]
     # risk tone: the mean of the 1-month moves in standard deviations, signed so that risk-on is positive
     toned = [k for k in table if signs[k] and table[k]["move_1m_sd"] is not None]
     tone_parts = [signs[k] * table[k]["move_1m_sd"] for k in toned]
-    with prov.about(frames, *(table[k]["series"] for k in toned)):
-        tone = env.rnd(np.mean(tone_parts), 2, "mean of the risk-signed 1-month moves in standard deviations") \
+    with provenance.about(frames, *(table[k]["series"] for k in toned)):
+        tone = envelope.rnd(np.mean(tone_parts), 2, "mean of the risk-signed 1-month moves in standard deviations") \
             if tone_parts else None
-        tone_inputs = env.count(len(tone_parts), "count of risk assets in the tone")
+        tone_inputs = envelope.count(len(tone_parts), "count of risk assets in the tone")
     data = {"assets": table, "biggest_movers": movers, "notable_records": records,
             "risk_tone_1m_sd": tone, "risk_tone_inputs": tone_inputs}
 
@@ -143,27 +144,27 @@ def compute(frames: Frames) -> dict:
     if tone is not None:
         direction = "bullish" if tone >= 0.5 else "bearish" if tone <= -0.5 else "neutral"
         urgency = "high" if tone <= -2 else "medium" if tone <= -1 else "low"
-        confidence = env.degrade((0.4 + min(0.4, abs(tone) / 4)) * (0.6 + 0.4 * len(tone_parts) / 5), sources)
-        signals.append(env.signal("cross_asset_tone", direction, confidence, urgency,
-                                  f"risk-signed mean 1-month move of {tone} standard deviations across "
-                                  f"{len(tone_parts)} risk assets"))
+        confidence = envelope.degrade((0.4 + min(0.4, abs(tone) / 4)) * (0.6 + 0.4 * len(tone_parts) / 5), sources)
+        signals.append(envelope.signal("cross_asset_tone", direction, confidence, urgency,
+                                       f"risk-signed mean 1-month move of {tone} standard deviations across "
+                                       f"{len(tone_parts)} risk assets"))
     top = movers["1d"][0] if movers["1d"] else None
     if top is not None and abs(top["move_1d_sd"]) >= 3:
         k, z = top["asset"], top["move_1d_sd"]
         direction = "neutral" if not signs[k] else "bullish" if signs[k] * z > 0 else "bearish"
-        signals.append(env.signal("outsized_move", direction, env.degrade(0.6, sources), "high" if abs(z) >= 4
-                                  else "medium", f"{labels[k]} moved {z} standard deviations on the day"))
+        signals.append(envelope.signal("outsized_move", direction, envelope.degrade(0.6, sources), "high" if abs(z) >= 4
+                                       else "medium", f"{labels[k]} moved {z} standard deviations on the day"))
     # a record counts as stress when a risk asset hits a 52-week low or a risk-off gauge a 52-week high
     stress = [r["asset"] for r in records if (r["record"], signs[r["asset"]]) in (("new_52w_low", 1),
                                                                                  ("new_52w_high", -1))]
     calm = [r["asset"] for r in records if (r["record"], signs[r["asset"]]) in (("new_52w_high", 1),
                                                                                ("new_52w_low", -1))]
     if stress or calm:
-        signals.append(env.signal("records", "bearish" if stress else "bullish",
-                                  env.degrade(0.5 + 0.1 * len(stress or calm), sources),
-                                  "medium" if stress else "low",
-                                  ("52-week stress records: " if stress else "52-week risk-on records: ")
-                                  + ", ".join(labels[k] for k in stress or calm)))
+        signals.append(envelope.signal("records", "bearish" if stress else "bullish",
+                                       envelope.degrade(0.5 + 0.1 * len(stress or calm), sources),
+                                       "medium" if stress else "low",
+                                       ("52-week stress records: " if stress else "52-week risk-on records: ")
+                                       + ", ".join(labels[k] for k in stress or calm)))
 
     def move(k: str, h: str) -> str:
         value, u = table[k][f"change_{h}_{unit[k]}"], unit[k]
@@ -181,22 +182,22 @@ def compute(frames: Frames) -> dict:
         sentences.append("No asset set a 52-week high or low today.")
     if tone is not None:
         sentences.append(f"The risk-signed 1-month tone is {tone} standard deviations.")
-    summary = (" ".join(sentences) + env.staleness_note(sources)).replace("52w", "52-week")
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("market_intelligence", "the regime and composite score behind these moves"),
-                         ("equity_indices", "index trend and moving averages"),
-                         ("treasury_yields", "the whole Treasury curve"),
-                         ("vix", "volatility in detail"),
-                         ("bitcoin", "bitcoin trend and volatility"),
-                         ("risk_dashboard", "risk gauges against their history")),
-                     methodology="Changes compare the last close with the last close on or before the date one "
-                                 "week, one month (30 days) or the end of last year earlier; the yield moves in "
-                                 "basis points, the rest in percent. A move in standard deviations is the change "
-                                 "over the sample standard deviation of the past year's daily changes times the "
-                                 "square root of the observations it spans. The risk tone averages the 1-month "
-                                 "moves of equities, bitcoin (rising is risk-on), the VIX and the dollar (rising "
-                                 "is risk-off); records need a full year of history.")
+    summary = (" ".join(sentences) + envelope.staleness_note(sources)).replace("52w", "52-week")
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("market_intelligence", "the regime and composite score behind these moves"),
+                              ("equity_indices", "index trend and moving averages"),
+                              ("treasury_yields", "the whole Treasury curve"),
+                              ("vix", "volatility in detail"),
+                              ("bitcoin", "bitcoin trend and volatility"),
+                              ("risk_dashboard", "risk gauges against their history")),
+                          methodology="Changes compare the last close with the last close on or before the date one "
+                                      "week, one month (30 days) or the end of last year earlier; the yield moves in "
+                                      "basis points, the rest in percent. A move in standard deviations is the change "
+                                      "over the sample standard deviation of the past year's daily changes times the "
+                                      "square root of the observations it spans. The risk tone averages the 1-month "
+                                      "moves of equities, bitcoin (rising is risk-on), the VIX and the dollar (rising "
+                                      "is risk-off); records need a full year of history.")
 
 
 register(Module(name=NAME, category="overview", tier="S", inputs=tuple(ASSETS),

@@ -8,9 +8,7 @@ import math
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import TRADING_HORIZONS, bars_inputs, clean_bars, closed_at, fig, last_price, signed
 from intel.registry import Module, register
@@ -41,9 +39,9 @@ def _horizons(log_px: np.ndarray, vol: float) -> tuple[dict, list[float]]:
             lr = log_px[-1 - skip] - log_px[-1 - start]
             z = lr / (vol * math.sqrt(start - skip))
             bars_back = f"{start} bars back" + (f" to {skip} bars back" if skip else "")
-            out[h] = {"return_pct": env.rnd(math.expm1(lr) * 100, 2, f"return from {bars_back}, percent"),
-                      "z": env.rnd(z, 2, f"log return from {bars_back} over the 63-day daily volatility x "
-                                         "sqrt(bars)")}
+            out[h] = {"return_pct": envelope.rnd(math.expm1(lr) * 100, 2, f"return from {bars_back}, percent"),
+                      "z": envelope.rnd(z, 2, f"log return from {bars_back} over the 63-day daily volatility x "
+                                              "sqrt(bars)")}
             zs.append(z)
         else:
             out[h] = {"return_pct": None, "z": None}
@@ -70,13 +68,14 @@ def _own(frames: Frames, bars: pl.DataFrame, ticker: str) -> tuple[dict, dict, f
     k = TRADING_HORIZONS["6m"]
     six = log_px[k:] - log_px[:-k]
     data = {"ticker": ticker, "date": bars["date"][-1].isoformat(), **last_price(frames, bars, ticker),
-            "daily_vol_63d_pct": env.rnd(vol * 100, 3, "standard deviation of 63 daily log returns, percent"),
-            "momentum": own, "momentum_score": env.rnd(own_score, 1, "100 x (2 Phi(mean z) - 1) over the horizons"),
+            "daily_vol_63d_pct": envelope.rnd(vol * 100, 3, "standard deviation of 63 daily log returns, percent"),
+            "momentum": own,
+            "momentum_score": envelope.rnd(own_score, 1, "100 x (2 Phi(mean z) - 1) over the horizons"),
             "momentum_state": _label(own_score),
-            "return_6m_percentile_own_history": env.rnd(ind.percentile_rank(six, six[-1]), 1,
-                                                        "percentile rank of the 6-month return among all 6-month "
-                                                        "returns in the bars") if len(six) else None,
-            "history_bars": env.count(len(close), "count of daily bars")}
+            "return_6m_percentile_own_history": envelope.rnd(indicators.percentile_rank(six, six[-1]), 1,
+                                                             "percentile rank of the 6-month return among all 6-month "
+                                                             "returns in the bars") if len(six) else None,
+            "history_bars": envelope.count(len(close), "count of daily bars")}
     return data, unavailable, own_score
 
 
@@ -94,17 +93,17 @@ def _relative(frames: Frames, bars: pl.DataFrame, data: dict, unavailable: dict)
             t_ret, i_ret = np.diff(np.log(joined["close"].to_numpy())), np.diff(np.log(joined["value"].to_numpy()))
             t_ret, i_ret = t_ret[-252:], i_ret[-252:]
             beta = float(np.cov(t_ret, i_ret)[0, 1] / np.var(i_ret, ddof=1)) if np.var(i_ret) > 0 else None
-            sma50 = ind.sma(np.exp(diff), 50)
+            sma50 = indicators.sma(np.exp(diff), 50)
             data["relative_strength"] = {
                 "vs": INDEX, "common_date": joined["date"][-1].isoformat(),
-                "common_bars": env.count(joined.height, "count of dates with both a bar and an index close"),
-                "horizons": rel, "relative_strength_score": env.rnd(rel_score, 1, "100 x (2 Phi(mean z) - 1) of "
-                                                                    "the log price ratio to the index"),
+                "common_bars": envelope.count(joined.height, "count of dates with both a bar and an index close"),
+                "horizons": rel, "relative_strength_score": envelope.rnd(rel_score, 1, "100 x (2 Phi(mean z) - 1) of "
+                                                                         "the log price ratio to the index"),
                 "state": _label(rel_score),
-                "rs_line_vs_sma50_pct": env.rnd((math.exp(diff[-1]) / sma50[-1] - 1) * 100, 2,
-                                                "price ratio to the index vs its 50-day average, percent")
+                "rs_line_vs_sma50_pct": envelope.rnd((math.exp(diff[-1]) / sma50[-1] - 1) * 100, 2,
+                                                     "price ratio to the index vs its 50-day average, percent")
                 if np.isfinite(sma50[-1]) else None,
-                "beta_1y": env.rnd(beta, 2, "beta of 252 daily log returns to the index's")}
+                "beta_1y": envelope.rnd(beta, 2, "beta of 252 daily log returns to the index's")}
         else:
             unavailable["relative_strength"] = f"only {joined.height} common dates with {INDEX}"
     else:
@@ -114,16 +113,17 @@ def _relative(frames: Frames, bars: pl.DataFrame, data: dict, unavailable: dict)
 
 def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     bars, _, _ = clean_bars(bars, frames.now, NAME, ticker, MIN_BARS)
-    sources = env.ticker_sources(frames, bars, ticker, [INDEX])
+    sources = envelope.ticker_sources(frames, bars, ticker, [INDEX])
     stale = sources["series"][0]["stale"]
-    with prov.about_inputs(bars_inputs(bars, ticker)):
+    with provenance.about_inputs(bars_inputs(bars, ticker)):
         data, unavailable, own_score = _own(frames, bars, ticker)
     rel_score = None
-    with prov.about_inputs(bars_inputs(bars, ticker) + prov.through(frames, [INDEX])):
+    with provenance.about_inputs(bars_inputs(bars, ticker) + provenance.through(frames, [INDEX])):
         rel_score = _relative(frames, bars, data, unavailable)
         composite = own_score if rel_score is None else (own_score + rel_score) / 2
-        data["composite_score"] = env.rnd(composite, 1, "mean of the momentum and relative-strength scores"
-                                          if rel_score is not None else "the momentum score (no relative strength)")
+        data["composite_score"] = envelope.rnd(composite, 1, "mean of the momentum and relative-strength scores"
+                                               if rel_score is not None
+                                               else "the momentum score (no relative strength)")
     signals = _signals(data, sources, stale)
     m = data["momentum"]
     summary = (f"{closed_at(data, ticker)}: {signed(m['1m']['return_pct'], '%')} over one "
@@ -140,16 +140,16 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     else:
         summary += (" Relative strength against the S&P 500 is unavailable (see data.unavailable), so the composite "
                     "is the own score.")
-    summary += (" The last bar is stale." if stale else "") + env.staleness_note(
+    summary += (" The last bar is stale." if stale else "") + envelope.staleness_note(
         {**sources, "series": sources["series"][1:]})
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("technical_analysis", "trend, RSI and MACD for the same ticker"),
-                         ("price_levels", "support and resistance for the same ticker"),
-                         ("volatility_analysis", "the volatility that scales the score"),
-                         ("equity_momentum", "momentum of the index itself"),
-                         ("sector_rotation", "which sectors lead the index")),
-                     methodology=SCORE_METHOD, unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("technical_analysis", "trend, RSI and MACD for the same ticker"),
+                              ("price_levels", "support and resistance for the same ticker"),
+                              ("volatility_analysis", "the volatility that scales the score"),
+                              ("equity_momentum", "momentum of the index itself"),
+                              ("sector_rotation", "which sectors lead the index")),
+                          methodology=SCORE_METHOD, unavailable=unavailable or None)
 
 
 def _signals(d: dict, sources: dict, stale: bool) -> list[dict]:
@@ -157,15 +157,15 @@ def _signals(d: dict, sources: dict, stale: bool) -> list[dict]:
     score = d["momentum_score"]
     direction = "bullish" if score >= 20 else "bearish" if score <= -20 else "neutral"
     urgency = "medium" if abs(score) >= 60 else "low"
-    out = [env.signal("momentum", direction, env.degrade((0.4 + abs(score) / 250) * scale, sources), urgency,
-                      f"momentum score {score}, {d['momentum_state'].replace('_', ' ')}")]
+    out = [envelope.signal("momentum", direction, envelope.degrade((0.4 + abs(score) / 250) * scale, sources), urgency,
+                           f"momentum score {score}, {d['momentum_state'].replace('_', ' ')}")]
     rs = d.get("relative_strength")
     if rs is not None and rs["relative_strength_score"] is not None:
         r = rs["relative_strength_score"]
         direction = "bullish" if r >= 20 else "bearish" if r <= -20 else "neutral"
-        conf = env.degrade((0.4 + abs(r) / 250) * scale, sources, essential=[INDEX])
-        out.append(env.signal("relative_strength", direction, conf, "low",
-                              f"relative-strength score {r} against the S&P 500"))
+        conf = envelope.degrade((0.4 + abs(r) / 250) * scale, sources, essential=[INDEX])
+        out.append(envelope.signal("relative_strength", direction, conf, "low",
+                                   f"relative-strength score {r} against the S&P 500"))
     return out
 
 

@@ -8,8 +8,7 @@ from datetime import timedelta
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.frames import Frames
 from intel.modules._common import PRICE_DIGITS, bars_inputs, clean_bars, closed_at, fig, last_price
 from intel.registry import Module, register
@@ -60,13 +59,13 @@ def _figures(frames: Frames, bars: pl.DataFrame, ticker: str, has_range: bool, h
     hi_i, lo_i = int(np.argmax(highs)), int(np.argmin(lows))
     hi, lo = float(highs[hi_i]), float(lows[lo_i])
     span = hi - lo
-    rng = {"high": env.rnd(hi, PRICE_DIGITS, f"highest of the last {YEAR} bars ({basis})"),
-           "low": env.rnd(lo, PRICE_DIGITS, f"lowest of the last {YEAR} bars ({basis})"),
+    rng = {"high": envelope.rnd(hi, PRICE_DIGITS, f"highest of the last {YEAR} bars ({basis})"),
+           "low": envelope.rnd(lo, PRICE_DIGITS, f"lowest of the last {YEAR} bars ({basis})"),
            "high_date": year["date"][hi_i].isoformat(), "low_date": year["date"][lo_i].isoformat(),
-           "bars_used": env.count(year.height, "count of bars in the range"), "basis": basis,
-           "distance_from_high_pct": env.rnd((last / hi - 1) * 100, 2, "last price vs the 52-week high, percent"),
-           "distance_from_low_pct": env.rnd((last / lo - 1) * 100, 2, "last price vs the 52-week low, percent"),
-           "position_in_range_pct": env.rnd((last - lo) / span * 100, 1, "(last - low) / (high - low), percent")
+           "bars_used": envelope.count(year.height, "count of bars in the range"), "basis": basis,
+           "distance_from_high_pct": envelope.rnd((last / hi - 1) * 100, 2, "last price vs the 52-week high, percent"),
+           "distance_from_low_pct": envelope.rnd((last / lo - 1) * 100, 2, "last price vs the 52-week low, percent"),
+           "position_in_range_pct": envelope.rnd((last - lo) / span * 100, 1, "(last - low) / (high - low), percent")
            if span > 0 else None}
     if year.height < YEAR:
         unavailable["full_52w_range"] = f"only {year.height} bars: the range covers less than 52 weeks"
@@ -76,7 +75,7 @@ def _figures(frames: Frames, bars: pl.DataFrame, ticker: str, has_range: bool, h
     fib = {"swing": "up" if up_swing else "down", "levels": {}}
     for r in FIB_RATIOS:
         level = hi - r * span if up_swing else lo + r * span
-        fib["levels"][f"retracement_{r * 100:g}".replace(".", "_")] = env.rnd(
+        fib["levels"][f"retracement_{r * 100:g}".replace(".", "_")] = envelope.rnd(
             level, PRICE_DIGITS, f"{r * 100:g}% Fibonacci retracement of the 52-week swing")
 
     levels = {f"fib_{k}": v for k, v in fib["levels"].items()}
@@ -85,13 +84,13 @@ def _figures(frames: Frames, bars: pl.DataFrame, ticker: str, has_range: bool, h
             "range_52w": rng, "fibonacci": fib}
     if has_range:
         daily = pivots(*(float(bars[c][-1]) for c in ("high", "low", "close")))
-        data["pivots_daily"] = {k: env.rnd(v, PRICE_DIGITS, f"floor pivot {k} from the last daily bar")
+        data["pivots_daily"] = {k: envelope.rnd(v, PRICE_DIGITS, f"floor pivot {k} from the last daily bar")
                                 for k, v in daily.items()}
         data["pivots_daily"]["from_bar"] = bars["date"][-1].isoformat()
         wk = _weekly_source(bars, frames.now)
         if wk is not None:
             weekly = pivots(float(wk["high"].max()), float(wk["low"].min()), float(wk["close"][-1]))
-            data["pivots_weekly"] = {k: env.rnd(v, PRICE_DIGITS, f"floor pivot {k} from the last complete week")
+            data["pivots_weekly"] = {k: envelope.rnd(v, PRICE_DIGITS, f"floor pivot {k} from the last complete week")
                                      for k, v in weekly.items()}
             data["pivots_weekly"]["from_week_starting"] = wk["week"][0].isoformat()
             levels.update({f"weekly_{k}": data["pivots_weekly"][k] for k in weekly})
@@ -105,9 +104,9 @@ def _figures(frames: Frames, bars: pl.DataFrame, ticker: str, has_range: bool, h
         for n in VWAP_WINDOWS:
             if len(close) >= n and volume[-n:].sum() > 0:
                 value = float((price[-n:] * volume[-n:]).sum() / volume[-n:].sum())
-                vwap[f"vwap_{n}d"] = env.rnd(value, PRICE_DIGITS, f"volume-weighted average price of {n} bars")
-                vwap[f"distance_to_vwap_{n}d_pct"] = env.rnd((last / value - 1) * 100, 2,
-                                                             f"last price vs the {n}-bar VWAP, percent")
+                vwap[f"vwap_{n}d"] = envelope.rnd(value, PRICE_DIGITS, f"volume-weighted average price of {n} bars")
+                vwap[f"distance_to_vwap_{n}d_pct"] = envelope.rnd((last / value - 1) * 100, 2,
+                                                                  f"last price vs the {n}-bar VWAP, percent")
                 levels[f"vwap_{n}d"] = vwap[f"vwap_{n}d"]
         vwap["price_basis"] = "typical price (high+low+close)/3" if has_range else "close"
         data["vwap"] = vwap
@@ -119,21 +118,21 @@ def _figures(frames: Frames, bars: pl.DataFrame, ticker: str, has_range: bool, h
     sup = max(below, key=below.get) if below else None
     res = min(above, key=above.get) if above else None
     data["nearest_support"] = {"level": sup, "price": below.get(sup),
-                               "distance_pct": env.rnd((below[sup] / last - 1) * 100, 2,
-                                                       "nearest level below vs the last price, percent")
+                               "distance_pct": envelope.rnd((below[sup] / last - 1) * 100, 2,
+                                                            "nearest level below vs the last price, percent")
                                if sup else None}
     data["nearest_resistance"] = {"level": res, "price": above.get(res),
-                                  "distance_pct": env.rnd((above[res] / last - 1) * 100, 2,
-                                                          "nearest level above vs the last price, percent")
+                                  "distance_pct": envelope.rnd((above[res] / last - 1) * 100, 2,
+                                                               "nearest level above vs the last price, percent")
                                   if res else None}
     return data, unavailable
 
 
 def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     bars, has_range, has_volume = clean_bars(bars, frames.now, NAME, ticker, MIN_BARS)
-    sources = env.ticker_sources(frames, bars, ticker)
+    sources = envelope.ticker_sources(frames, bars, ticker)
     stale = sources["series"][0]["stale"]
-    with prov.about_inputs(bars_inputs(bars, ticker)):
+    with provenance.about_inputs(bars_inputs(bars, ticker)):
         data, unavailable = _figures(frames, bars, ticker, has_range, has_volume)
     rng = data["range_52w"]
     signals = _signals(data, has_range, has_volume, stale)
@@ -147,18 +146,18 @@ def compute(frames: Frames, bars: pl.DataFrame, ticker: str) -> dict:
     summary += "".join(f" {k.replace('_', ' ').capitalize()} unavailable: {v}." for k, v in unavailable.items()
                        if k != "full_52w_range")
     summary += " The last bar is stale." if stale else ""
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("technical_analysis", "trend, RSI and MACD for the same ticker"),
-                         ("momentum_score", "momentum and strength against the S&P 500"),
-                         ("volatility_analysis", "how far the ticker typically moves toward these levels"),
-                         ("equity_indices", "the broad market beside the ticker")),
-                     methodology="Classic floor pivots P = (H+L+C)/3, R1 = 2P-L, S1 = 2P-H, R2/S2 = P +/- (H-L), "
-                                 "R3 = H+2(P-L), S3 = L-2(H-P), from the last daily bar (for the next session) "
-                                 "and the last complete week. Fibonacci retracements of the 52-week (252-bar) "
-                                 "high-low swing, measured back from the later extreme. VWAP = sum(typical price x "
-                                 "volume) / sum(volume) over the last 5, 20 and 50 bars.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("technical_analysis", "trend, RSI and MACD for the same ticker"),
+                              ("momentum_score", "momentum and strength against the S&P 500"),
+                              ("volatility_analysis", "how far the ticker typically moves toward these levels"),
+                              ("equity_indices", "the broad market beside the ticker")),
+                          methodology="Classic floor pivots P = (H+L+C)/3, R1 = 2P-L, S1 = 2P-H, R2/S2 = P +/- (H-L), "
+                                      "R3 = H+2(P-L), S3 = L-2(H-P), from the last daily bar (for the next session) "
+                                      "and the last complete week. Fibonacci retracements of the 52-week (252-bar) "
+                                      "high-low swing, measured back from the later extreme. VWAP = sum(typical price "
+                                      "x volume) / sum(volume) over the last 5, 20 and 50 bars.",
+                          unavailable=unavailable or None)
 
 
 def _level(entry: dict) -> str:
@@ -173,20 +172,20 @@ def _signals(d: dict, has_range: bool, has_volume: bool, stale: bool) -> list[di
     from_high, from_low = rng["distance_from_high_pct"], rng["distance_from_low_pct"]
     if from_high >= -NEAR_PCT:
         where = f"{abs(from_high)}% below" if from_high else "at"
-        out.append(env.signal("range_position", "bullish", 0.55 * scale, "medium",
-                              f"{where} the 52-week high of {rng['high']}"))
+        out.append(envelope.signal("range_position", "bullish", 0.55 * scale, "medium",
+                                   f"{where} the 52-week high of {rng['high']}"))
     elif from_low <= NEAR_PCT:
         where = f"{from_low}% above" if from_low else "at"
-        out.append(env.signal("range_position", "bearish", 0.55 * scale, "medium",
-                              f"{where} the 52-week low of {rng['low']}"))
+        out.append(envelope.signal("range_position", "bearish", 0.55 * scale, "medium",
+                                   f"{where} the 52-week low of {rng['low']}"))
     else:
-        out.append(env.signal("range_position", "neutral", 0.4 * scale, "low",
-                              f"mid-range, {fig(rng['position_in_range_pct'], '%')} of the 52-week range"))
+        out.append(envelope.signal("range_position", "neutral", 0.4 * scale, "low",
+                                   f"mid-range, {fig(rng['position_in_range_pct'], '%')} of the 52-week range"))
     dist = d.get("vwap", {}).get("distance_to_vwap_20d_pct")
     if dist is not None:
         direction = "bullish" if dist > 0 else "bearish" if dist < 0 else "neutral"
-        out.append(env.signal("vwap_position", direction, min(0.7, 0.4 + abs(dist) / 20) * scale, "low",
-                              f"close {dist}% from its 20-day VWAP"))
+        out.append(envelope.signal("vwap_position", direction, min(0.7, 0.4 + abs(dist) / 20) * scale, "low",
+                                   f"close {dist}% from its 20-day VWAP"))
     return out
 
 

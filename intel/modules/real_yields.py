@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.indicators import index_days_ago, value_days_ago
 from intel.modules._common import fig
@@ -36,33 +34,33 @@ def stats(frames: Frames, dates: np.ndarray, values: np.ndarray, label: str, ids
     out = {}
     if made is None:
         sid = ids[0]
-        out[f"{label}_pct"] = env.observed_level(obs_at(sid, dates, values, -1), 2)
+        out[f"{label}_pct"] = envelope.observed_level(obs_at(sid, dates, values, -1), 2)
         for h in ("1w", "1m", "3m"):
             base = obs_at(sid, dates, values, index_days_ago(dates, DAYS[h]))
-            out[f"change_{h}_bp"] = env.difference(obs_at(sid, dates, values, -1), base, 1, op=(
+            out[f"change_{h}_bp"] = envelope.difference(obs_at(sid, dates, values, -1), base, 1, op=(
                 f"change since the observation on or before {DAYS[h]} days earlier, bp"))
-    with prov.about(frames, *ids):
+    with provenance.about(frames, *ids):
         if made is not None:
             out[f"{label}_pct"] = level_figure if level_figure is not None else \
-                env.rnd(level, 2, f"{made} on the last common date")
+                envelope.rnd(level, 2, f"{made} on the last common date")
             for h in ("1w", "1m", "3m"):
                 base = value_days_ago(dates, values, DAYS[h])
-                out[f"change_{h}_bp"] = env.rnd(None if base is None else (level - base) * 100, 1, (
+                out[f"change_{h}_bp"] = envelope.rnd(None if base is None else (level - base) * 100, 1, (
                     f"change of {made} since the common date on or before {DAYS[h]} days earlier, bp"))
-        decade = values[ind.in_window(dates, ind.DECADE_DAYS)]
-        out["percentile_10y"] = env.rnd(ind.percentile_rank(decade, level), 1)
-        out["zscore_10y"] = env.rnd(ind.zscore(decade, level), 2)
+        decade = values[indicators.in_window(dates, indicators.DECADE_DAYS)]
+        out["percentile_10y"] = envelope.rnd(indicators.percentile_rank(decade, level), 1)
+        out["zscore_10y"] = envelope.rnd(indicators.zscore(decade, level), 2)
     three = out["change_3m_bp"]
     out["trend_3m"] = None if three is None else "rising" if three >= 10 else "falling" if three <= -10 else "flat"
     return out
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, ["T10YIE"], need="all")
+    envelope.require(frames, NAME, ["T10YIE"], need="all")
     # never raises (T10YIE is present): names the nominal 10y and the 5y breakeven as essential too, so
     # data_as_of covers the real yield and the 5y5y forward the signals rest on
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
     data: dict = {}
     unavailable = {}
     be10 = frames.get("T10YIE")
@@ -72,22 +70,22 @@ def compute(frames: Frames) -> dict:
     if real is not None:
         dates, v = real
         # the real yield today is a difference of two named observations
-        today = env.difference(obs_at("DGS10", dates, v["DGS10"], -1), obs_at("T10YIE", dates, v["T10YIE"], -1),
-                               2, 1.0)
+        today = envelope.difference(obs_at("DGS10", dates, v["DGS10"], -1), obs_at("T10YIE", dates, v["T10YIE"], -1),
+                                    2, 1.0)
         data["real_10y"] = stats(frames, dates, v["DGS10"] - v["T10YIE"], "real_10y", ("DGS10", "T10YIE"),
                                  made="DGS10 - T10YIE", level_figure=today)
-        data["real_10y"]["nominal_10y_pct"] = env.observed_level(obs_at("DGS10", dates, v["DGS10"], -1), 2,
-                                                                 "level on the last date shared with T10YIE")
+        data["real_10y"]["nominal_10y_pct"] = envelope.observed_level(obs_at("DGS10", dates, v["DGS10"], -1), 2,
+                                                                      "level on the last date shared with T10YIE")
         # split the nominal 10y move of the month into its real and breakeven parts
         i = index_days_ago(dates, 30)
         if i is not None:
             nominal = (v["DGS10"][-1] - v["DGS10"][i]) * 100
             be_part = (v["T10YIE"][-1] - v["T10YIE"][i]) * 100
             op = "change since the common date on or before 30 days earlier, bp"
-            parts = {sid: env.difference(obs_at(sid, dates, v[sid], -1), obs_at(sid, dates, v[sid], i), 1, op=op)
+            parts = {sid: envelope.difference(obs_at(sid, dates, v[sid], -1), obs_at(sid, dates, v[sid], i), 1, op=op)
                      for sid in ("DGS10", "T10YIE")}
-            with prov.about(frames, "DGS10", "T10YIE"):
-                real_part = env.rnd(nominal - be_part, 1, "DGS10 change minus T10YIE change over the month, bp")
+            with provenance.about(frames, "DGS10", "T10YIE"):
+                real_part = envelope.rnd(nominal - be_part, 1, "DGS10 change minus T10YIE change over the month, bp")
             data["nominal_10y_change_1m_decomposition"] = {
                 "nominal_change_1m_bp": parts["DGS10"], "real_part_bp": real_part,
                 "breakeven_part_bp": parts["T10YIE"]}
@@ -101,10 +99,10 @@ def compute(frames: Frames) -> dict:
                                      b5["value"].to_numpy(), "breakeven_5y", ("T5YIE",))
         data["forward_5y5y"] = stats(frames, dates, forward_5y5y(v["T10YIE"], v["T5YIE"]), "breakeven_5y5y",
                                      ("T10YIE", "T5YIE"), made="the compounded 5y5y forward of T10YIE and T5YIE")
-        with prov.about(frames, "T10YIE", "T5YIE"):
-            data["forward_5y5y"]["linear_approximation_pct"] = env.rnd(
+        with provenance.about(frames, "T10YIE", "T5YIE"):
+            data["forward_5y5y"]["linear_approximation_pct"] = envelope.rnd(
                 2 * v["T10YIE"][-1] - v["T5YIE"][-1], 2, "2 x T10YIE - T5YIE on their last common date")
-        data["forward_5y5y"]["anchor_band_pct"] = [env.constant(b, STATED) for b in ANCHOR_BAND_PCT]
+        data["forward_5y5y"]["anchor_band_pct"] = [envelope.constant(b, STATED) for b in ANCHOR_BAND_PCT]
         lo, hi = ANCHOR_BAND_PCT
         level = data["forward_5y5y"]["breakeven_5y5y_pct"]
         data["forward_5y5y"]["anchoring"] = "above_band" if level > hi else "below_band" if level < lo else "anchored"
@@ -118,18 +116,18 @@ def compute(frames: Frames) -> dict:
         # direction refers to risk assets: rising real yields tighten conditions for equities, gold, duration
         direction = "bearish" if change >= NOTABLE_1M_BP else "bullish" if change <= -NOTABLE_1M_BP else "neutral"
         urgency = "high" if abs(change) >= 2 * NOTABLE_1M_BP else "medium" if abs(change) >= NOTABLE_1M_BP else "low"
-        confidence = env.degrade(0.4 + min(0.45, abs(change) / 120 + abs(r["zscore_10y"] or 0) / 20), sources,
-                                 essential=["DGS10", "T10YIE"])
-        signals.append(env.signal("real_rate_pressure", direction, confidence, urgency,
-                                  f"real 10y yield {r['real_10y_pct']}%, {move_bp(change)} over a month "
-                                  "(direction for risk assets)"))
+        confidence = envelope.degrade(0.4 + min(0.45, abs(change) / 120 + abs(r["zscore_10y"] or 0) / 20), sources,
+                                      essential=["DGS10", "T10YIE"])
+        signals.append(envelope.signal("real_rate_pressure", direction, confidence, urgency,
+                                       f"real 10y yield {r['real_10y_pct']}%, {move_bp(change)} over a month "
+                                       "(direction for risk assets)"))
     if "forward_5y5y" in data:
         f = data["forward_5y5y"]
         level, state = f["breakeven_5y5y_pct"], f["anchoring"]
         lo, hi = ANCHOR_BAND_PCT
         distance = max(level - hi, lo - level, 0.0)
-        confidence = env.degrade(0.45 + min(0.45, distance), sources, essential=["T10YIE", "T5YIE"])
-        signals.append(env.signal(
+        confidence = envelope.degrade(0.45 + min(0.45, distance), sources, essential=["T10YIE", "T5YIE"])
+        signals.append(envelope.signal(
             "inflation_expectations", {"anchored": "neutral", "above_band": "bearish", "below_band": "bullish"}[state],
             confidence,
             "medium" if distance >= 0.3 else "low",
@@ -156,21 +154,22 @@ def compute(frames: Frames) -> dict:
                      f"{f['breakeven_5y5y_pct']}% ({f['anchoring'].replace('_', ' ')}).")
     else:
         parts.append("Without the 5-year breakeven the 5y5y forward is unavailable.")
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=" ".join(parts) + env.staleness_note(sources), sources=sources,
-                     related_modules=env.related(
-                         ("inflation", "realized inflation against what breakevens price"),
-                         ("treasury_yields", "nominal yields by tenor"),
-                         ("fed_policy", "the policy rate against real yields"),
-                         ("gold", "gold's sensitivity to real yields"),
-                         ("equity_bond_relative", "real yields and equity valuations")),
-                     methodology="Real 10y = DGS10 minus the 10-year breakeven (T10YIE) on common dates. The "
-                                 "5y5y forward breakeven uses the compounded form ((1+b10)^10/(1+b5)^5)^(1/5)-1 "
-                                 "(the linear 2*b10-b5 is shown beside it). Changes are against the value on or "
-                                 "before 7, 30 and 91 calendar days earlier; a 3-month change of 10 bp or more is "
-                                 "a trend; percentiles and z-scores use the past 10 years. The anchoring band "
-                                 f"for the 5y5y is a stated parameter, {ANCHOR_BAND_PCT[0]}-{ANCHOR_BAND_PCT[1]}%.",
-                     unavailable=unavailable or None)
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=" ".join(parts) + envelope.staleness_note(sources), sources=sources,
+                          related_modules=envelope.related(
+                              ("inflation", "realized inflation against what breakevens price"),
+                              ("treasury_yields", "nominal yields by tenor"),
+                              ("fed_policy", "the policy rate against real yields"),
+                              ("gold", "gold's sensitivity to real yields"),
+                              ("equity_bond_relative", "real yields and equity valuations")),
+                          methodology="Real 10y = DGS10 minus the 10-year breakeven (T10YIE) on common dates. The "
+                                      "5y5y forward breakeven uses the compounded form ((1+b10)^10/(1+b5)^5)^(1/5)-1 "
+                                      "(the linear 2*b10-b5 is shown beside it). Changes are against the value on or "
+                                      "before 7, 30 and 91 calendar days earlier; a 3-month change of 10 bp or more is "
+                                      "a trend; percentiles and z-scores use the past 10 years. The anchoring band "
+                                      "for the 5y5y is a stated parameter, "
+                                      f"{ANCHOR_BAND_PCT[0]}-{ANCHOR_BAND_PCT[1]}%.",
+                          unavailable=unavailable or None)
 
 
 register(Module(name=NAME, category="rates_credit", tier="S", inputs=INPUTS,

@@ -6,13 +6,16 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from intel import catalog
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import catalog, envelope, indicators, provenance
 from intel.frames import Frames
-from intel.modules import _macro_a as macro
 from intel.modules._common import fig, month_grid, month_label, monthly_mean
+from intel.modules._labor import (
+    CLAIMS_RISE_ALERT_PCT,
+    SAHM_TRIGGER_PP,
+    claims_profile,
+    claims_rise_by_month,
+    sahm_series,
+)
 from intel.registry import Module, register
 
 NAME = "recession_probability"
@@ -40,17 +43,17 @@ PROBIT_OP = f"probit Phi({ALPHA} {BETA} x monthly mean 10y-3m spread), percent"
 
 
 def probit(spread_pp) -> np.ndarray:
-    return ind.normal_cdf(ALPHA + BETA * np.asarray(spread_pp, dtype=float))
+    return indicators.normal_cdf(ALPHA + BETA * np.asarray(spread_pp, dtype=float))
 
 
 def sahm_ramp(sahm_pp) -> np.ndarray:
     """0 at SAHM_FLOOR, 1 at the trigger, linear between (NaN where the indicator is unknown)."""
-    ramp = (np.asarray(sahm_pp, dtype=float) - SAHM_FLOOR) / (macro.SAHM_TRIGGER_PP - SAHM_FLOOR)
+    ramp = (np.asarray(sahm_pp, dtype=float) - SAHM_FLOOR) / (SAHM_TRIGGER_PP - SAHM_FLOOR)
     return np.clip(ramp, 0.0, 1.0)
 
 
 def claims_ramp(rise_pct) -> np.ndarray:
-    ramp = (np.asarray(rise_pct, dtype=float) - CLAIMS_FLOOR_PCT) / (macro.CLAIMS_RISE_ALERT_PCT - CLAIMS_FLOOR_PCT)
+    ramp = (np.asarray(rise_pct, dtype=float) - CLAIMS_FLOOR_PCT) / (CLAIMS_RISE_ALERT_PCT - CLAIMS_FLOOR_PCT)
     return np.clip(ramp, 0.0, 1.0)
 
 
@@ -118,31 +121,32 @@ def backtest(prob: np.ndarray, usrec: np.ndarray, lo: int, target: str = "at_hor
     brier = float(np.mean((prob[scored] - outcome[scored]) ** 2)) if scored.any() else None
     accuracy = float(np.mean(alarm[scored] == (outcome[scored] == 1)) * 100) if scored.any() else None
     # called inside a scope naming the model's series and USREC: counts and rates carry them
-    count = env.count
+    count = envelope.count
     return {"sample_start": month_label(lo + first), "sample_end": month_label(lo + known_to),
-            "alarm_threshold_pct": env.constant(ALARM_PCT, "fixed parameter: back-test alarm threshold, percent"),
-            "lead_window_months": env.constant(HORIZON_M, "fixed parameter: months before a recession an alarm counts"),
+            "alarm_threshold_pct": envelope.constant(ALARM_PCT, "fixed parameter: back-test alarm threshold, percent"),
+            "lead_window_months": envelope.constant(HORIZON_M,
+                                                    "fixed parameter: months before a recession an alarm counts"),
             "scored_against": target,
             "recessions_in_sample": count(len(starts), "count of recession starts with a full lead window"),
             "recessions_called": count(len(leads), "count of recessions with an alarm in the 12 months before"),
-            "hit_rate_pct": env.rnd(len(leads) / len(starts) * 100 if starts else None, 1,
-                                    "recessions called as a percent of those in the sample"),
-            "mean_lead_months": env.rnd(np.mean(leads) if leads else None, 1,
-                                        "mean months from the first alarm to the recession's start"),
+            "hit_rate_pct": envelope.rnd(len(leads) / len(starts) * 100 if starts else None, 1,
+                                         "recessions called as a percent of those in the sample"),
+            "mean_lead_months": envelope.rnd(np.mean(leads) if leads else None, 1,
+                                             "mean months from the first alarm to the recession's start"),
             "alarm_episodes": count(episodes, "count of alarm episodes not begun in a recession"),
             "false_alarms": count(false, "count of alarm episodes with no recession within 12 months"),
             "pending_alarms": count(pending, "count of alarm episodes whose 12-month window is not yet known"),
             "months_scored": count(int(scored.sum()), "count of months with a probability and a known outcome"),
-            "base_rate_pct": env.rnd(np.mean(outcome[scored]) * 100 if scored.any() else None, 1,
-                                     "percent of scored months with a recession outcome"),
-            "monthly_accuracy_pct": env.rnd(accuracy, 1, "percent of scored months where the alarm matched the "
-                                                         "outcome"),
-            "brier_score": env.rnd(brier, 3, "mean squared error of the monthly probability against the outcome")}
+            "base_rate_pct": envelope.rnd(np.mean(outcome[scored]) * 100 if scored.any() else None, 1,
+                                          "percent of scored months with a recession outcome"),
+            "monthly_accuracy_pct": envelope.rnd(accuracy, 1, "percent of scored months where the alarm matched the "
+                                                              "outcome"),
+            "brier_score": envelope.rnd(brier, 3, "mean squared error of the monthly probability against the outcome")}
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, ("DGS10", "DGS3MO", "UNRATE"))
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, ("DGS10", "DGS3MO", "UNRATE"))
+    sources = envelope.data_sources(frames, INPUTS)
     data: dict = {}
     unavailable: dict = {}
     grids: dict[str, tuple[int, np.ndarray]] = {}
@@ -170,93 +174,97 @@ def compute(frames: Frames) -> dict:
             raw["curve"] = float(prob[-1])
             day = joined["date"][-1]  # the spread's last common date: both legs named there
             legs = ("DGS10", day, float(joined["value"][-1])), ("DGS3MO", day, float(joined["value_3m"][-1]))
-            with prov.about(frames, "DGS10", "DGS3MO"):
+            with provenance.about(frames, "DGS10", "DGS3MO"):
                 data["yield_curve_model"] = {
                     "spread_month": month_label(month),
-                    "spread_10y_3m_month_avg_pp": env.rnd(spread[-1], 3, "monthly mean of DGS10 - DGS3MO, pp"),
-                    "days_in_average": env.count(int(monthly["count"][-1]), "count of days in the monthly mean"),
-                    "spread_latest_pp": env.difference(*legs, 2, scale=1.0,
-                                                       op="DGS10 - DGS3MO at their last common date, pp"),
+                    "spread_10y_3m_month_avg_pp": envelope.rnd(spread[-1], 3, "monthly mean of DGS10 - DGS3MO, pp"),
+                    "days_in_average": envelope.count(int(monthly["count"][-1]), "count of days in the monthly mean"),
+                    "spread_latest_pp": envelope.difference(*legs, 2, scale=1.0,
+                                                            op="DGS10 - DGS3MO at their last common date, pp"),
                     "spread_latest_date": day.isoformat(),
-                    "probability_12m_pct": env.rnd(prob[-1] * 100, 1, PROBIT_OP),
-                    "probability_3m_ago_pct": env.rnd(prob[-4] * 100 if len(prob) > 3 else None, 1,
-                                                      PROBIT_OP + " 3 months earlier"),
-                    "probability_high_12m_pct": env.rnd(np.nanmax(prob[-12:]) * 100, 1,
-                                                        "highest probit probability of the last 12 months, percent"),
+                    "probability_12m_pct": envelope.rnd(prob[-1] * 100, 1, PROBIT_OP),
+                    "probability_3m_ago_pct": envelope.rnd(prob[-4] * 100 if len(prob) > 3 else None, 1,
+                                                           PROBIT_OP + " 3 months earlier"),
+                    "probability_high_12m_pct": envelope.rnd(np.nanmax(prob[-12:]) * 100, 1,
+                                                             "highest probit probability of the last 12 months, "
+                                                             "percent"),
                     "horizon_month": month_label(month + HORIZON_M)}
     if "curve" not in grids:
         unavailable["yield_curve_model"] = "needs DGS10 and DGS3MO on common dates"
     curve_too_old = "curve" in grids and "yield_curve_model" not in data
     if frames.get("UNRATE") is not None:
         start, unrate = month_grid(frames.get("UNRATE"))
-        sahm = macro.sahm_series(unrate)[2]
+        sahm = sahm_series(unrate)[2]
         grids["sahm"] = (start, sahm_ramp(sahm))
         if np.isfinite(sahm[-1]):
             raw["sahm"] = float(sahm_ramp(sahm[-1]))
-            with prov.about(frames, "UNRATE"):
+            with provenance.about(frames, "UNRATE"):
                 data["sahm"] = {"period": month_label(start + len(sahm) - 1),
-                                "indicator_pp": env.rnd(sahm[-1], 2, "Sahm indicator: 3-month average unemployment "
-                                                                     "minus its low of the previous 12 months"),
-                                "triggered": bool(round(float(sahm[-1]), 6) >= macro.SAHM_TRIGGER_PP),
-                                "ramp_pct": env.rnd(sahm_ramp(sahm[-1]) * 100, 1, "Sahm ramp, percent")}
+                                "indicator_pp": envelope.rnd(sahm[-1], 2,
+                                                             "Sahm indicator: 3-month average unemployment "
+                                                             "minus its low of the previous 12 months"),
+                                "triggered": bool(round(float(sahm[-1]), 6) >= SAHM_TRIGGER_PP),
+                                "ramp_pct": envelope.rnd(sahm_ramp(sahm[-1]) * 100, 1, "Sahm ramp, percent")}
     if "sahm" not in data:
         unavailable["sahm"] = "needs about 15 months of UNRATE"
     if frames.get("ICSA") is not None:
-        claims = macro.claims_profile(frames)
+        claims = claims_profile(frames)
         rise = claims["rise_from_52w_low_pct"]
         data["claims"] = {k: claims[k] for k in ("week_ending", "avg_4w", "low_52w_of_avg_4w",
                                                  "rise_from_52w_low_pct", "change_13w_pct")}
         raw["claims"] = None if rise is None else float(claims_ramp(rise))
-        with prov.about(frames, "ICSA"):
-            data["claims"]["ramp_pct"] = env.rnd(None if rise is None else raw["claims"] * 100, 1,
-                                                 "claims ramp, percent")
-        start, rises = macro.claims_rise_by_month(frames.get("ICSA"))
+        with provenance.about(frames, "ICSA"):
+            data["claims"]["ramp_pct"] = envelope.rnd(None if rise is None else raw["claims"] * 100, 1,
+                                                      "claims ramp, percent")
+        start, rises = claims_rise_by_month(frames.get("ICSA"))
         grids["claims"] = (start, claims_ramp(rises))
     if (data.get("claims") or {}).get("ramp_pct") is None:
         unavailable["claims"] = "needs ICSA with at least half a year of weekly history"
     if "yield_curve_model" not in data and "sahm" not in data:
-        raise env.InsufficientData(f"{NAME}: neither a current 10y-3m spread nor the Sahm indicator can be computed")
+        raise envelope.InsufficientData(f"{NAME}: neither a current 10y-3m spread nor the Sahm indicator can be "
+                                        "computed")
     as_ramp = lambda k: np.nan if raw[k] is None else raw[k]  # noqa: E731
     labour = float(labour_prob(as_ramp("sahm"), as_ramp("claims")))
     combined = float(combine(raw["curve"] or 0.0, labour)) * 100
     used = [k for k, v in raw.items() if v is not None]
-    with prov.about(frames, *(sid for k in used for sid in COMPONENT_SERIES[k])):
-        combined_pct = env.rnd(combined, 1, "1 - (1 - curve probability)(1 - labour probability), percent")
-    with prov.about(frames, *(sid for k in used if k != "curve" for sid in COMPONENT_SERIES[k])):
-        labour_pct = env.rnd(labour * 100, 1, f"{LABOUR_CAP} x the smaller of the Sahm and claims ramps, percent")
+    with provenance.about(frames, *(sid for k in used for sid in COMPONENT_SERIES[k])):
+        combined_pct = envelope.rnd(combined, 1, "1 - (1 - curve probability)(1 - labour probability), percent")
+    with provenance.about(frames, *(sid for k in used if k != "curve" for sid in COMPONENT_SERIES[k])):
+        labour_pct = envelope.rnd(labour * 100, 1, f"{LABOUR_CAP} x the smaller of the Sahm and claims ramps, percent")
     data["combined"] = {"probability_12m_pct": combined_pct, "level": _level(combined),
                         "labour_probability_pct": labour_pct, "components_used": used}
     data["backtest"] = _backtests(frames, grids, unavailable)
     signals = [_signal(data, sources, curve_too_old)]
-    return env.build(NAME, frames, data=data, signals=signals,
-                     summary=_summary(data, curve_too_old) + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable or None,
-                     related_modules=env.related(
-                         ("yield_curve", "the full curve and inversion history behind the spread"),
-                         ("sahm_rule", "the Sahm indicator in detail"),
-                         ("labor_market", "claims, payrolls and openings"),
-                         ("growth", "whether activity data confirm the risk"),
-                         ("financial_conditions", "whether conditions are tightening into the risk")),
-                     methodology=f"Yield-curve model: the New York Fed's Estrella-Mishkin probit, P = Phi({ALPHA} "
-                                 f"{BETA} x spread), spread = 10-year minus 3-month Treasury yield (constant-maturity, "
-                                 f"bond-equivalent), monthly average in percentage points (the latest month with at "
-                                 f"least {MIN_DAYS_IN_MONTH} observations), probability of recession 12 months ahead; "
-                                 f"a spread month more than {MAX_SPREAD_AGE_M} months before the clock's month (one "
-                                 f"leg no longer published) is not used, and the combined rule rests on labour alone. "
-                                 f"Combined rule (judgmental weights): 1 - (1 - P_curve)(1 - P_labour), P_labour = "
-                                 f"{LABOUR_CAP:.0%} x the smaller of two ramps (the one available when the other is "
-                                 f"missing, 0 when both are): the Sahm ramp from 0 at {SAHM_FLOOR} pp to 1 at "
-                                 f"{macro.SAHM_TRIGGER_PP} pp, the claims ramp from 0 at {CLAIMS_FLOOR_PCT:.0f}% to 1 "
-                                 f"at {macro.CLAIMS_RISE_ALERT_PCT:.0f}% above the 52-week low of 4-week claims; "
-                                 f"requiring both keeps post-recession unemployment or a one-off claims spike from "
-                                 f"counting alone. Back-test against USREC as it could be known at the clock (NBER "
-                                 f"dates recessions months after they begin, so a month's value counts only "
-                                 f"{catalog.release_lag('USREC')} days on; the sample ends at the last such month): a "
-                                 f"recession is called if the probability "
-                                 f"reached {ALARM_PCT:.0f}% in the 12 months before it began; alarm episodes with no "
-                                 f"recession starting within 12 months of their end are false alarms; Brier score and "
-                                 f"accuracy score each month, the probit against USREC 12 months later (its own "
-                                 f"target), the combined rule against any recession month in the next 12.")
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=_summary(data, curve_too_old) + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable or None,
+                          related_modules=envelope.related(
+                              ("yield_curve", "the full curve and inversion history behind the spread"),
+                              ("sahm_rule", "the Sahm indicator in detail"),
+                              ("labor_market", "claims, payrolls and openings"),
+                              ("growth", "whether activity data confirm the risk"),
+                              ("financial_conditions", "whether conditions are tightening into the risk")),
+                          methodology=f"Yield-curve model: the New York Fed's Estrella-Mishkin probit, P = Phi({ALPHA} "
+                                      f"{BETA} x spread), spread = 10-year minus 3-month Treasury yield "
+                                      "(constant-maturity, bond-equivalent), monthly average in percentage points (the "
+                                      f"latest month with at least {MIN_DAYS_IN_MONTH} observations), probability of "
+                                      f"recession 12 months ahead; a spread month more than {MAX_SPREAD_AGE_M} months "
+                                      "before the clock's month (one leg no longer published) is not used, and the "
+                                      "combined rule rests on labour alone. Combined rule (judgmental weights): 1 - (1 "
+                                      f"- P_curve)(1 - P_labour), P_labour = {LABOUR_CAP:.0%} x the smaller of two "
+                                      "ramps (the one available when the other is missing, 0 when both are): the Sahm "
+                                      f"ramp from 0 at {SAHM_FLOOR} pp to 1 at {SAHM_TRIGGER_PP} pp, the claims ramp "
+                                      f"from 0 at {CLAIMS_FLOOR_PCT:.0f}% to 1 at {CLAIMS_RISE_ALERT_PCT:.0f}% above "
+                                      "the 52-week low of 4-week claims; requiring both keeps post-recession "
+                                      "unemployment or a one-off claims spike from counting alone. Back-test against "
+                                      "USREC as it could be known at the clock (NBER dates recessions months after "
+                                      f"they begin, so a month's value counts only {catalog.release_lag('USREC')} days "
+                                      "on; the sample ends at the last such month): a recession is called if the "
+                                      f"probability reached {ALARM_PCT:.0f}% in the 12 months before it began; alarm "
+                                      "episodes with no recession starting within 12 months of their end are false "
+                                      "alarms; Brier score and accuracy score each month, the probit against USREC 12 "
+                                      "months later (its own target), the combined rule against any recession month "
+                                      "in the next 12.")
 
 
 def _backtests(frames: Frames, grids: dict, unavailable: dict) -> dict:
@@ -275,7 +283,7 @@ def _backtests(frames: Frames, grids: dict, unavailable: dict) -> dict:
     labour_series = [sid for k in ("sahm", "claims") if k in grids for sid in COMPONENT_SERIES[k]]
     for name, prob, target, series in (("yield_curve_model", curve, "at_horizon", ()),
                                        ("combined_rule", combined, "within_horizon", labour_series)):
-        with prov.about(frames, "DGS10", "DGS3MO", *series, "USREC"):
+        with provenance.about(frames, "DGS10", "DGS3MO", *series, "USREC"):
             result = backtest(prob, rec, lo, target)
         if result is None:
             unavailable[f"backtest.{name}"] = "no overlap between the model history and USREC"
@@ -307,9 +315,10 @@ def _signal(data: dict, sources: dict, curve_too_old: bool = False) -> dict:
     if curve_too_old:  # the model's lead component has no current reading: the figure rests on labour alone
         confidence *= 0.75
     essential = ["DGS10", "DGS3MO"] if "yield_curve_model" in data else ["UNRATE"]
-    return env.signal("recession_risk", direction, env.degrade(confidence, sources, essential=essential), urgency,
-                      f"combined 12-month recession probability {p}% ({c['level']})"
-                      + (", Sahm rule triggered" if sahm_on else "") + " (direction refers to risk assets)")
+    return envelope.signal("recession_risk", direction, envelope.degrade(confidence, sources, essential=essential),
+                           urgency,
+                           f"combined 12-month recession probability {p}% ({c['level']})"
+                           + (", Sahm rule triggered" if sahm_on else "") + " (direction refers to risk assets)")
 
 
 def _summary(data: dict, curve_too_old: bool = False) -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import iso_day, runs, transitions
@@ -45,30 +44,31 @@ def change_odds(codes: np.ndarray, current: int, age: int) -> dict:
         ended = reached[reached < age + h]
         later = f"{h} sessions later"
         out[label] = {
-            "change_pct": env.rnd((n - row[current]) / n * 100, 1, f"percent of past days in this state in another "
-                                  f"{later}") if n else None,
-            "worse_pct": env.rnd(row[current + 1:].sum() / n * 100, 1, f"percent of past days in this state in a "
-                                 f"worse one {later}") if n else None,
-            "better_pct": env.rnd(row[:current].sum() / n * 100, 1, f"percent of past days in this state in a "
-                                  f"better one {later}") if n else None,
-            "observations": env.count(n, f"count of past days in this state with a state {later}"),
-            "run_ends_given_age_pct": env.rnd(len(ended) / len(reached) * 100, 1, f"percent of completed runs that "
-                                              f"reached this age and ended within {h} more sessions")
+            "change_pct": envelope.rnd((n - row[current]) / n * 100, 1,
+                                       f"percent of past days in this state in another {later}") if n else None,
+            "worse_pct": envelope.rnd(row[current + 1:].sum() / n * 100, 1, f"percent of past days in this state in a "
+                                      f"worse one {later}") if n else None,
+            "better_pct": envelope.rnd(row[:current].sum() / n * 100, 1, f"percent of past days in this state in a "
+                                       f"better one {later}") if n else None,
+            "observations": envelope.count(n, f"count of past days in this state with a state {later}"),
+            "run_ends_given_age_pct": envelope.rnd(len(ended) / len(reached) * 100, 1,
+                                                   f"percent of completed runs that "
+                                                   f"reached this age and ended within {h} more sessions")
             if len(reached) else None,
-            "runs_that_reached_age": env.count(len(reached), "count of completed runs that reached this age"),
+            "runs_that_reached_age": envelope.count(len(reached), "count of completed runs that reached this age"),
         }
     return out
 
 
 def _table(frames: Frames, used: list[str], next_day: np.ndarray) -> dict:
-    with prov.about(frames, *used, operation="share of days in the row's state with the column's state the next "
-                                              "session"):
+    with provenance.about(frames, *used, operation="share of days in the row's state with the column's state the next "
+                                                   "session"):
         return counted(transition_table(next_day, STATES), "count of days in the row's state")
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, INPUTS)
-    sources = env.data_sources(frames, INPUTS)
+    envelope.require(frames, NAME, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
     history = daily_regime(frames)
     if history is None or len(history["codes"]) < MIN_DAYS:
         raise InsufficientData(f"{NAME}: fewer than {MIN_DAYS} days can be classified from {', '.join(INPUTS)}")
@@ -82,21 +82,21 @@ def compute(frames: Frames) -> dict:
     off = next_day[current].astype(float)
     off[current] = 0
     used = history["inputs_used"]  # every figure of the history rests on the series its rules read
-    with prov.about(frames, *used, operation="from the daily regime history (see methodology)"):
+    with provenance.about(frames, *used, operation="from the daily regime history (see methodology)"):
         odds = change_odds(codes, current, age)
         data = {
             "state": state, "since": iso_day(days[starts[-1]]),
-            "sessions_in_state": env.count(age, "count of sessions in the current run of the state"),
+            "sessions_in_state": envelope.count(age, "count of sessions in the current run of the state"),
             "facts_today": facts_today(frames, history),
             "odds_of_change": odds,
             "most_likely_next_state": STATES[int(np.argmax(off))] if off.sum() else None,
             "transition_next_day": _table(frames, used, next_day),
             "expected_duration": durations(codes, next_day),
-            "share_of_time_pct": {s: env.rnd((codes == i).mean() * 100, 1, "percent of classified days in this "
-                                                                           "state") for i, s in enumerate(STATES)},
-            "regime_changes": env.count(len(starts) - 1, "count of changes of state in the history"),
+            "share_of_time_pct": {s: envelope.rnd((codes == i).mean() * 100, 1, "percent of classified days in this "
+                                                                                "state") for i, s in enumerate(STATES)},
+            "regime_changes": envelope.count(len(starts) - 1, "count of changes of state in the history"),
             "sample": {"start": iso_day(days[0]), "end": iso_day(days[-1]),
-                       "days_classified": env.count(len(codes), "count of days classified"),
+                       "days_classified": envelope.count(len(codes), "count of days classified"),
                        "inputs_used": used},
         }
     unavailable = {}
@@ -111,16 +111,16 @@ def compute(frames: Frames) -> dict:
     dur = data["expected_duration"][state]
     persistence = 1 - (m["change_pct"] or 0) / 100
     n_used = len(history["inputs_used"])
-    confidence = env.degrade((0.3 + 0.45 * persistence) * (0.6 + 0.4 * n_used / 3), sources, essential=[VIX])
+    confidence = envelope.degrade((0.3 + 0.45 * persistence) * (0.6 + 0.4 * n_used / 3), sources, essential=[VIX])
     urgency = {"crisis": "high", "risk_off": "medium"}.get(state, "low")
-    signals = [env.signal("regime_state", DIRECTION[state], confidence, urgency,
-                          f"daily rules put the market in {state} for {age} sessions; it changed within a month "
-                          f"{fig(m['change_pct'])}% of the time")]
+    signals = [envelope.signal("regime_state", DIRECTION[state], confidence, urgency,
+                               f"daily rules put the market in {state} for {age} sessions; it changed within a month "
+                               f"{fig(m['change_pct'])}% of the time")]
     worse, better = m["worse_pct"] or 0.0, m["better_pct"] or 0.0
     shift = "bearish" if worse >= SHIFT_PCT and worse >= better else \
         "bullish" if better >= SHIFT_PCT and better > worse else "neutral"
-    signals.append(env.signal(
-        "regime_shift_odds_1m", shift, env.degrade(min(0.8, 0.3 + m["observations"] / 2000), sources, [VIX]),
+    signals.append(envelope.signal(
+        "regime_shift_odds_1m", shift, envelope.degrade(min(0.8, 0.3 + m["observations"] / 2000), sources, [VIX]),
         "medium" if max(worse, better) >= 50 else "low",
         f"within a month from {state}: worse state {fig(m['worse_pct'])}%, better {fig(m['better_pct'])}% "
         f"(from {int(m['observations'])} past days)"))
@@ -137,19 +137,19 @@ def compute(frames: Frames) -> dict:
                     f"{m['run_ends_given_age_pct']}% ended within the following month.")
     if unavailable:
         summary += " Rules left out for missing inputs: " + ", ".join(sorted(unavailable)).replace("_", " ") + "."
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable or None,
-                     related_modules=env.related(
-                         ("market_regime", "the live cross-asset regime with all its rules and probabilities"),
-                         ("volatility_regime", "transition odds of the VIX states alone"),
-                         ("crash_risk", "whether a move to crisis is being flagged"),
-                         ("credit_stress", "the credit side of the regime"),
-                         ("signal_composite", "what the trading signals say within the regime")),
-                     methodology=DAILY_RULES + " The transition matrix counts next-session state pairs over all "
-                                 "classified days, normalised by row; expected duration is 1/(1 - persistence) "
-                                 "beside the mean of completed runs; odds of change count the state 5 and 21 "
-                                 "sessions after every past day in the current state; the age-aware odds use "
-                                 "completed runs that had lasted as long as the current one.")
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable or None,
+                          related_modules=envelope.related(
+                              ("market_regime", "the live cross-asset regime with all its rules and probabilities"),
+                              ("volatility_regime", "transition odds of the VIX states alone"),
+                              ("crash_risk", "whether a move to crisis is being flagged"),
+                              ("credit_stress", "the credit side of the regime"),
+                              ("signal_composite", "what the trading signals say within the regime")),
+                          methodology=DAILY_RULES + " The transition matrix counts next-session state pairs over all "
+                                      "classified days, normalised by row; expected duration is 1/(1 - persistence) "
+                                      "beside the mean of completed runs; odds of change count the state 5 and 21 "
+                                      "sessions after every past day in the current state; the age-aware odds use "
+                                      "completed runs that had lasted as long as the current one.")
 
 
 register(Module(name=NAME, category="regime", tier="P", inputs=INPUTS,

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.frames import Frames
-from intel.modules import _macro_a as macro
 from intel.modules._common import month_grid, month_label, move_word
+from intel.modules._labor import SAHM_TRIGGER_PP, sahm_series
 from intel.registry import Module, register
 
 NAME = "sahm_rule"
 SERIES = "UNRATE"
-TRIGGER = macro.SAHM_TRIGGER_PP
+TRIGGER = SAHM_TRIGGER_PP
 WARNING_PP = 0.30  # a reading of 0.30 pp or more has preceded every trigger: the "watch" zone
 
 
@@ -28,42 +27,42 @@ def _figures(frames: Frames, start: int, unrate, ma3, low, sahm, fired) -> dict:
     months = len(unrate)
     return {
         "period": month_label(start + months - 1),
-        "unemployment_rate_pct": env.level(frames, SERIES, 2),
-        "avg_3m_pct": env.rnd(ma3[-1], 2, "3-month average of the unemployment rate"),
-        "low_of_avg_3m_prior_12m_pct": env.rnd(low[-1], 2, "lowest 3-month average of the previous 12 months"),
-        "sahm_indicator_pp": env.rnd(value, 2, "3-month average minus its low of the previous 12 months"),
-        "trigger_pp": env.constant(TRIGGER, "fixed parameter: the Sahm rule's trigger in pp"),
-        "distance_to_trigger_pp": env.rnd(TRIGGER - value, 2, "trigger minus the Sahm indicator"),
+        "unemployment_rate_pct": envelope.level(frames, SERIES, 2),
+        "avg_3m_pct": envelope.rnd(ma3[-1], 2, "3-month average of the unemployment rate"),
+        "low_of_avg_3m_prior_12m_pct": envelope.rnd(low[-1], 2, "lowest 3-month average of the previous 12 months"),
+        "sahm_indicator_pp": envelope.rnd(value, 2, "3-month average minus its low of the previous 12 months"),
+        "trigger_pp": envelope.constant(TRIGGER, "fixed parameter: the Sahm rule's trigger in pp"),
+        "distance_to_trigger_pp": envelope.rnd(TRIGGER - value, 2, "trigger minus the Sahm indicator"),
         "triggered": bool(value >= TRIGGER),
         "state": _state(value),
-        "indicator_3m_ago_pp": env.rnd(sahm[-4], 2, "Sahm indicator 3 months earlier") if months >= 4 else None,
-        "indicator_change_3m_pp": env.rnd(value - sahm[-4], 2, "change of the Sahm indicator over 3 months")
+        "indicator_3m_ago_pp": envelope.rnd(sahm[-4], 2, "Sahm indicator 3 months earlier") if months >= 4 else None,
+        "indicator_change_3m_pp": envelope.rnd(value - sahm[-4], 2, "change of the Sahm indicator over 3 months")
         if months >= 4 else None,
-        "indicator_high_12m_pp": env.rnd(np.nanmax(sahm[-12:]), 2, "highest Sahm indicator of the last 12 months"),
+        "indicator_high_12m_pp": envelope.rnd(np.nanmax(sahm[-12:]), 2, "highest Sahm indicator of the last 12 months"),
         "last_trigger_month": month_label(start + last_trigger) if last_trigger is not None else None,
         # counts carry the series they were counted on
-        "months_since_last_trigger": env.count(months - 1 - last_trigger, "months since the last trigger")
+        "months_since_last_trigger": envelope.count(months - 1 - last_trigger, "months since the last trigger")
         if last_trigger is not None else None,
-        "triggers_in_history": env.count(len(fired), "count of upward crossings of the trigger"),
+        "triggers_in_history": envelope.count(len(fired), "count of upward crossings of the trigger"),
         "history_start": month_label(start),
-        "months_missing_last_15m": env.count(int(np.count_nonzero(~np.isfinite(unrate[-15:]))),
-                                             "count of months absent from the last 15"),
+        "months_missing_last_15m": envelope.count(int(np.count_nonzero(~np.isfinite(unrate[-15:]))),
+                                                  "count of months absent from the last 15"),
     }
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, [SERIES], need="all")
+    envelope.require(frames, NAME, [SERIES], need="all")
     frame = frames.get(SERIES)
-    sources = env.data_sources(frames, [SERIES])
+    sources = envelope.data_sources(frames, [SERIES])
     start, unrate = month_grid(frame)
-    ma3, low, sahm = macro.sahm_series(unrate)
+    ma3, low, sahm = sahm_series(unrate)
     # compare at the published precision so 0.4999999 from float averaging does not miss the trigger
     sahm = np.round(sahm, 6)
     if not np.isfinite(sahm[-1]):
-        raise env.InsufficientData(f"{NAME}: the Sahm indicator needs about 15 consecutive months of {SERIES}")
+        raise envelope.InsufficientData(f"{NAME}: the Sahm indicator needs about 15 consecutive months of {SERIES}")
     finite = np.isfinite(sahm)
     fired = np.flatnonzero(finite[1:] & finite[:-1] & (sahm[1:] >= TRIGGER) & (sahm[:-1] < TRIGGER)) + 1
-    with prov.about(frames, SERIES):
+    with provenance.about(frames, SERIES):
         data = _figures(frames, start, unrate, ma3, low, sahm, fired)
     unavailable = {}
     if data["indicator_change_3m_pp"] is None:
@@ -80,18 +79,18 @@ def compute(frames: Frames) -> dict:
                   f" It has not triggered since {data['history_start']}.")
                + (f" Note, months missing from the series in the last fifteen: {missing}; averages use the "
                   "months present." if missing else "")
-               + env.staleness_note(sources))
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("labor_market", "payrolls, claims and openings behind the unemployment rate"),
-                         ("recession_probability", "the yield-curve probit combined with the Sahm state"),
-                         ("growth", "whether activity data confirm the labour signal"),
-                         ("fed_policy", "how a rising unemployment rate shifts the policy path")),
-                     methodology=f"Sahm (2019): the 3-month average of the unemployment rate minus the lowest "
-                                 f"3-month average of the previous 12 months (months matched by calendar; a "
-                                 f"3-month average needs 2 of its months, the prior low 6 of its 12); the rule "
-                                 f"triggers at {TRIGGER} pp, {WARNING_PP} pp and above is a warning.",
-                     unavailable=unavailable or None)
+               + envelope.staleness_note(sources))
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("labor_market", "payrolls, claims and openings behind the unemployment rate"),
+                              ("recession_probability", "the yield-curve probit combined with the Sahm state"),
+                              ("growth", "whether activity data confirm the labour signal"),
+                              ("fed_policy", "how a rising unemployment rate shifts the policy path")),
+                          methodology=f"Sahm (2019): the 3-month average of the unemployment rate minus the lowest "
+                                      f"3-month average of the previous 12 months (months matched by calendar; a "
+                                      f"3-month average needs 2 of its months, the prior low 6 of its 12); the rule "
+                                      f"triggers at {TRIGGER} pp, {WARNING_PP} pp and above is a warning.",
+                          unavailable=unavailable or None)
 
 
 def _distance(distance: float) -> str:
@@ -119,8 +118,8 @@ def _signal(data: dict, sources: dict) -> dict:
         reason = f"Sahm indicator {value} pp, far from the {data['trigger_pp']} pp trigger"
     confidence = 0.55 + min(0.35, abs(data["distance_to_trigger_pp"]) * 0.7)
     confidence *= 1 - 0.05 * min(data["months_missing_last_15m"], 6)  # gaps make the averages thinner
-    return env.signal("sahm_state", direction, env.degrade(confidence, sources, essential=[SERIES]), urgency,
-                      reason + " (direction refers to risk assets)")
+    return envelope.signal("sahm_state", direction, envelope.degrade(confidence, sources, essential=[SERIES]), urgency,
+                           reason + " (direction refers to risk assets)")
 
 
 register(Module(name=NAME, category="macro", tier="S", inputs=(SERIES,),

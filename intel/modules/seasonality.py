@@ -9,8 +9,7 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.frames import Frames
 from intel.modules._common import fig
 from intel.registry import Module, register
@@ -36,13 +35,13 @@ def _stats(x: np.ndarray, digits: int, what: str) -> dict:
     n = len(x)
     if n == 0:
         return {"mean_return_pct": None, "median_return_pct": None, "hit_rate_pct": None,
-                "n": env.count(0, f"count of {what}"), "t_stat": None}
+                "n": envelope.count(0, f"count of {what}"), "t_stat": None}
     sd = float(np.std(x, ddof=1)) if n > 1 else 0.0
-    return {"mean_return_pct": env.rnd(np.mean(x), digits, f"mean of {what}, percent"),
-            "median_return_pct": env.rnd(np.median(x), digits, f"median of {what}, percent"),
-            "hit_rate_pct": env.rnd(np.count_nonzero(x > 0) / n * 100, 1, f"percent of {what} above zero"),
-            "n": env.count(n, f"count of {what}"),
-            "t_stat": env.rnd(np.mean(x) / (sd / math.sqrt(n)), 2, f"t-statistic of the mean of {what}")
+    return {"mean_return_pct": envelope.rnd(np.mean(x), digits, f"mean of {what}, percent"),
+            "median_return_pct": envelope.rnd(np.median(x), digits, f"median of {what}, percent"),
+            "hit_rate_pct": envelope.rnd(np.count_nonzero(x > 0) / n * 100, 1, f"percent of {what} above zero"),
+            "n": envelope.count(n, f"count of {what}"),
+            "t_stat": envelope.rnd(np.mean(x) / (sd / math.sqrt(n)), 2, f"t-statistic of the mean of {what}")
             if sd > 0 else None}
 
 
@@ -68,8 +67,8 @@ def _position(now: date) -> dict:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, [SERIES], need="all")
-    with prov.about(frames, SERIES):
+    envelope.require(frames, NAME, [SERIES], need="all")
+    with provenance.about(frames, SERIES):
         return _compute(frames)
 
 
@@ -78,8 +77,8 @@ def _compute(frames: Frames) -> dict:
     today's place in the weekday calendar, which rests on the date alone."""
     frame = frames.get(SERIES)
     if frame.height < MIN_OBS:
-        raise env.InsufficientData(f"{NAME}: {frame.height} S&P 500 closes, at least {MIN_OBS} needed")
-    sources = env.data_sources(frames, [SERIES])
+        raise envelope.InsufficientData(f"{NAME}: {frame.height} S&P 500 closes, at least {MIN_OBS} needed")
+    sources = envelope.data_sources(frames, [SERIES])
     dates = frame["date"].to_numpy().astype("datetime64[D]")
     close = frame["value"].to_numpy()
     month_key = dates.astype("datetime64[M]").astype(np.int64)
@@ -97,7 +96,7 @@ def _compute(frames: Frames) -> dict:
                 for m in range(12)}
     means = {k: v["mean_return_pct"] for k, v in by_month.items() if v["mean_return_pct"] is not None}
     for rank, k in enumerate(sorted(means, key=lambda k: -means[k]), 1):
-        by_month[k]["rank_by_mean"] = env.count(rank, "rank of the calendar month by mean return (1 = best)")
+        by_month[k]["rank_by_mean"] = envelope.count(rank, "rank of the calendar month by mean return (1 = best)")
 
     # daily returns, skipping the first (possibly partial) month so turn-of-month days are real ones
     d_ret = (close[1:] / close[:-1] - 1) * 100
@@ -118,29 +117,29 @@ def _compute(frames: Frames) -> dict:
     if tom_stats["n"] > 1 and other_stats["n"] > 1:
         a, b = d_ret[tom], d_ret[~tom]
         se = math.sqrt(np.var(a, ddof=1) / len(a) + np.var(b, ddof=1) / len(b))
-        diff_t = env.rnd((a.mean() - b.mean()) / se, 2, "Welch t-statistic of turn-of-month minus other days' "
-                                                        "mean daily return") if se > 0 else None
+        diff_t = envelope.rnd((a.mean() - b.mean()) / se, 2, "Welch t-statistic of turn-of-month minus other days' "
+                                                             "mean daily return") if se > 0 else None
     turn = {"turn_of_month_days": tom_stats, "other_days": other_stats,
-            "difference_bp_per_day": env.rnd((d_ret[tom].mean() - d_ret[~tom].mean()) * 100, 1,
-                                             "mean daily return on turn-of-month days minus other days, bp")
+            "difference_bp_per_day": envelope.rnd((d_ret[tom].mean() - d_ret[~tom].mean()) * 100, 1,
+                                                  "mean daily return on turn-of-month days minus other days, bp")
             if tom_stats["n"] and other_stats["n"] else None,
             "difference_t_stat": diff_t}
 
     # where today sits in the weekday calendar rests on the date alone, no series
-    with prov.about_inputs(()):
-        pos = {k: env.count(v, POSITION_WORDS[k]) if k in POSITION_WORDS else v
+    with provenance.about_inputs(()):
+        pos = {k: envelope.count(v, POSITION_WORDS[k]) if k in POSITION_WORDS else v
                for k, v in _position(frames.now).items()}
     cur_key = np.datetime64(pos["session_date"], "M").astype(np.int64)
     prev_end = np.flatnonzero(month_key < cur_key)
     in_month = month_key == cur_key
-    prev_close = env.nth_obs(frame, SERIES, int(prev_end[-1])) if len(prev_end) else None
-    pos["month_to_date_pct"] = (env.pct_change(env.last_obs(frame, SERIES), prev_close, 2,
-                                               "month-to-date return: percent change from the last close of the "
-                                               "previous month") if in_month.any() and len(prev_end) else None)
+    prev_close = envelope.nth_obs(frame, SERIES, int(prev_end[-1])) if len(prev_end) else None
+    pos["month_to_date_pct"] = (envelope.pct_change(envelope.last_obs(frame, SERIES), prev_close, 2,
+                                                    "month-to-date return: percent change from the last close of the "
+                                                    "previous month") if in_month.any() and len(prev_end) else None)
     data = {"date": frame["date"][-1].isoformat(), "sample_start": str(dates[d_idx[0]]) if len(d_idx) else None,
-            "years_of_history": env.rnd(len(close) / 252, 1, "closes in the history / 252"),
-            "months_sampled": env.count(len(m_ret), "count of complete monthly returns in the sample"),
-            "days_sampled": env.count(len(d_ret), "count of daily returns in the sample"),
+            "years_of_history": envelope.rnd(len(close) / 252, 1, "closes in the history / 252"),
+            "months_sampled": envelope.count(len(m_ret), "count of complete monthly returns in the sample"),
+            "days_sampled": envelope.count(len(d_ret), "count of daily returns in the sample"),
             "by_month": by_month, "by_weekday": by_weekday,
             "turn_of_month": turn, "today": pos,
             "current_month": by_month[pos["month"]], "current_weekday": by_weekday[pos["weekday"]]}
@@ -160,14 +159,14 @@ def _compute(frames: Frames) -> dict:
                f"{fig(pos['business_day_of_month'])} of the month, "
                + ("inside the turn-of-month window." if pos["in_turn_of_month_window"] else
                   f"{fig(pos['business_days_to_turn_of_month'])} business days before the turn-of-month window.")
-               + " Seasonal averages are weak evidence: most t-stats are small." + env.staleness_note(sources))
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("equity_indices", "the current trend that seasonal tilts sit on"),
-                         ("equity_momentum", "momentum, a stronger driver than the calendar"),
-                         ("economic_calendar", "scheduled releases in the days ahead"),
-                         ("equity_volatility", "how large a typical day's move is now")),
-                     methodology=METHOD)
+               + " Seasonal averages are weak evidence: most t-stats are small." + envelope.staleness_note(sources))
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("equity_indices", "the current trend that seasonal tilts sit on"),
+                              ("equity_momentum", "momentum, a stronger driver than the calendar"),
+                              ("economic_calendar", "scheduled releases in the days ahead"),
+                              ("equity_volatility", "how large a typical day's move is now")),
+                          methodology=METHOD)
 
 
 def _signals(d: dict, sources: dict) -> list[dict]:
@@ -182,19 +181,19 @@ def _signals(d: dict, sources: dict) -> list[dict]:
         direction = "neutral"
     # calendar effects are weak: confidence stays low and grows with the t-stat and the sample
     conf = min(0.55, 0.2 + abs(t) * 0.08) * min(1.0, cm["n"] / 15)
-    out.append(env.signal("month_seasonality", direction, env.degrade(conf, sources, [SERIES]), "low",
-                          f"{pos['month']}: mean {fig(cm['mean_return_pct'], '%')}, hit rate "
-                          f"{fig(cm['hit_rate_pct'], '%')} over {fig(cm['n'])} years"))
+    out.append(envelope.signal("month_seasonality", direction, envelope.degrade(conf, sources, [SERIES]), "low",
+                               f"{pos['month']}: mean {fig(cm['mean_return_pct'], '%')}, hit rate "
+                               f"{fig(cm['hit_rate_pct'], '%')} over {fig(cm['n'])} years"))
     tom, other = turn["turn_of_month_days"], turn["other_days"]
     diff = turn["difference_bp_per_day"]
     near = pos["business_days_to_turn_of_month"] <= 2
     if diff is not None and near:
         direction = "bullish" if diff > 0 else "bearish" if diff < 0 else "neutral"
         conf = min(0.5, 0.15 + abs(turn["difference_t_stat"] or 0) * 0.1)
-        out.append(env.signal("turn_of_month", direction, env.degrade(conf, sources, [SERIES]),
-                              "medium" if pos["in_turn_of_month_window"] else "low",
-                              f"turn-of-month days average {fig(tom['mean_return_pct'], '%')} against "
-                              f"{fig(other['mean_return_pct'], '%')} on other days ({diff} bp per day)"))
+        out.append(envelope.signal("turn_of_month", direction, envelope.degrade(conf, sources, [SERIES]),
+                                   "medium" if pos["in_turn_of_month_window"] else "low",
+                                   f"turn-of-month days average {fig(tom['mean_return_pct'], '%')} against "
+                                   f"{fig(other['mean_return_pct'], '%')} on other days ({diff} bp per day)"))
     return out
 
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import asof, day_numbers, iso_day
@@ -45,12 +43,12 @@ LABELS = {"trend_200d": "trend against the 200-day average", "momentum_12_1": "1
 def strategy_histories(frames: Frames, grid: np.ndarray, close: np.ndarray) -> dict[str, np.ndarray]:
     """Each strategy's daily signal on the S&P 500 calendar (NaN where it cannot be computed)."""
     n = len(close)
-    out = {"trend_200d": np.clip((close / ind.sma(close, 200) - 1) * 100 / 5, -1, 1)}
+    out = {"trend_200d": np.clip((close / indicators.sma(close, 200) - 1) * 100 / 5, -1, 1)}
     mom = np.full(n, np.nan)
     if n > 252:
         mom[252:] = close[252 - HORIZON:n - HORIZON] / close[:n - 252] - 1
     out["momentum_12_1"] = np.clip(mom * 100 / 20, -1, 1)
-    out["rsi_mean_reversion"] = np.clip((50 - ind.rsi(close, 14)) / 20, -1, 1)
+    out["rsi_mean_reversion"] = np.clip((50 - indicators.rsi(close, 14)) / 20, -1, 1)
     hy = frames.get(HY)
     if hy is not None:
         hv = values(hy)
@@ -73,17 +71,20 @@ def backtest(signal: np.ndarray, fwd: np.ndarray, grid: np.ndarray) -> dict:
     s, f = signal[test], fwd[test]
     n = int(test.sum())
     bull, bear = s > 0, s < 0
-    return {"hit_rate_pct": env.rnd((np.sign(s) == np.sign(f)).mean() * 100, 1, "percent of active past days whose "
-                                    "signal sign matched the next 21 sessions' S&P 500 return")
+    return {"hit_rate_pct": envelope.rnd((np.sign(s) == np.sign(f)).mean() * 100, 1,
+                                         "percent of active past days whose "
+                                         "signal sign matched the next 21 sessions' S&P 500 return")
             if n >= MIN_TESTS else None,
-            "tested_days": env.count(n, "count of active past days with a known 21-session outcome"),
+            "tested_days": envelope.count(n, "count of active past days with a known 21-session outcome"),
             "sample_start": iso_day(grid[test][0]) if n else None,
-            "bullish_share_pct": env.rnd(bull.mean() * 100, 1, "percent of active past days with a bullish signal")
+            "bullish_share_pct": envelope.rnd(bull.mean() * 100, 1, "percent of active past days with a bullish signal")
             if n else None,
-            "mean_fwd_21d_when_bullish_pct": env.rnd(f[bull].mean() * 100, 2, "mean next-21-session S&P 500 return "
-                                                     "after bullish signals, percent") if bull.any() else None,
-            "mean_fwd_21d_when_bearish_pct": env.rnd(f[bear].mean() * 100, 2, "mean next-21-session S&P 500 return "
-                                                     "after bearish signals, percent") if bear.any() else None}
+            "mean_fwd_21d_when_bullish_pct": envelope.rnd(f[bull].mean() * 100, 2,
+                                                          "mean next-21-session S&P 500 return "
+                                                          "after bullish signals, percent") if bull.any() else None,
+            "mean_fwd_21d_when_bearish_pct": envelope.rnd(f[bear].mean() * 100, 2,
+                                                          "mean next-21-session S&P 500 return "
+                                                          "after bearish signals, percent") if bear.any() else None}
 
 
 def source_of(name: str) -> str:
@@ -92,11 +93,11 @@ def source_of(name: str) -> str:
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, [SPX], need="all")
+    envelope.require(frames, NAME, [SPX], need="all")
     spx = frames.get(SPX)
     if spx.height < MIN_SPX:
         raise InsufficientData(f"{NAME}: needs {MIN_SPX} S&P 500 closes, has {spx.height}")
-    sources = env.data_sources(frames, INPUTS)
+    sources = envelope.data_sources(frames, INPUTS)
     grid, close = day_numbers(spx), values(spx)
     fwd = forward_return(close, HORIZON)
     hist = strategy_histories(frames, grid, close)
@@ -109,10 +110,10 @@ def compute(frames: Frames) -> dict:
         if not np.isfinite(now):
             unavailable[name] = "not enough history (or the input is stale by more than 10 days) for today's signal"
             continue
-        with prov.about(frames, source_of(name), operation=f"today's {name} signal: {rule}"):
-            signal = env.rnd(now, 2)
+        with provenance.about(frames, source_of(name), operation=f"today's {name} signal: {rule}"):
+            signal = envelope.rnd(now, 2)
         # its record: the signal's history against later S&P 500 returns
-        with prov.about(frames, source_of(name), SPX):
+        with provenance.about(frames, source_of(name), SPX):
             strategies[name] = {"signal": signal, "rule": rule, **backtest(hist[name], fwd, grid)}
     if not strategies:
         raise InsufficientData(f"{NAME}: no strategy has a signal today")
@@ -126,10 +127,10 @@ def compute(frames: Frames) -> dict:
     agreement = len(agreeing) / len(names) if sign != 0 else None
     # the composite's figures rest on every strategy used (their signals and hit rates) and the S&P 500
     behind = tuple(dict.fromkeys([SPX, *(source_of(k) for k in names)]))
-    with prov.about(frames, *behind):
+    with provenance.about(frames, *behind):
         for k, w in zip(names, weights):
-            strategies[k]["weight"] = env.rnd(w / weights.sum(), 3, "the strategy's hit rate over the sum of the "
-                                                                    "strategies' hit rates (0.5 without one)")
+            strategies[k]["weight"] = envelope.rnd(w / weights.sum(), 3, "the strategy's hit rate over the sum of the "
+                                                                         "strategies' hit rates (0.5 without one)")
     # the composite's own record, with today's (full-sample) weights: an in-sample figure
     stack = np.vstack([hist[k] for k in names])
     ok = np.isfinite(stack)
@@ -138,28 +139,29 @@ def compute(frames: Frames) -> dict:
     with np.errstate(invalid="ignore", divide="ignore"):
         comp_hist = np.where(enough, np.nansum(stack * weights[:, None], axis=0) / wmat.sum(axis=0), np.nan)
     tested = [strategies[k]["hit_rate_pct"] for k in names if strategies[k]["hit_rate_pct"] is not None]
-    with prov.about(frames, *behind):
+    with provenance.about(frames, *behind):
         record = backtest(comp_hist, fwd, grid)
         data = {
-            "composite": env.rnd(composite, 3, "hit-rate-weighted mean of today's strategy signals"),
+            "composite": envelope.rnd(composite, 3, "hit-rate-weighted mean of today's strategy signals"),
             "composite_call": "bullish" if composite >= CALL else "bearish" if composite <= -CALL else "neutral",
-            "agreement_pct": env.rnd(agreement * 100, 1, "percent of strategies whose sign matches the composite's")
+            "agreement_pct": envelope.rnd(agreement * 100, 1,
+                                          "percent of strategies whose sign matches the composite's")
             if agreement is not None else None,
             "strategies_agreeing": agreeing,
-            "strategies_used": env.count(len(names), "count of strategies with a signal today"),
-            "bullish_count": env.count((sig >= ACTIVE).sum(), "count of strategies with a bullish signal today"),
-            "bearish_count": env.count((sig <= -ACTIVE).sum(), "count of strategies with a bearish signal today"),
+            "strategies_used": envelope.count(len(names), "count of strategies with a signal today"),
+            "bullish_count": envelope.count((sig >= ACTIVE).sum(), "count of strategies with a bullish signal today"),
+            "bearish_count": envelope.count((sig <= -ACTIVE).sum(), "count of strategies with a bearish signal today"),
             "strategies": strategies,
             "composite_backtest_in_sample": record,
-            "average_hit_rate_pct": env.rnd(np.mean(tested), 1, "mean of the strategies' hit rates")
+            "average_hit_rate_pct": envelope.rnd(np.mean(tested), 1, "mean of the strategies' hit rates")
             if tested else None,
         }
-    with prov.about(frames, SPX):
-        data["sp500_up_share_21d_pct"] = env.rnd((fwd[np.isfinite(fwd)] > 0).mean() * 100, 1, "percent of past "
-                                                 "days followed by a higher S&P 500 close 21 sessions later") \
+    with provenance.about(frames, SPX):
+        data["sp500_up_share_21d_pct"] = envelope.rnd((fwd[np.isfinite(fwd)] > 0).mean() * 100, 1, "percent of past "
+                                                      "days followed by a higher S&P 500 close 21 sessions later") \
             if np.isfinite(fwd).any() else None
-    data["horizon_sessions"] = env.constant(HORIZON, "sessions ahead the hit rates test (fixed)")
-    data["call_threshold"] = env.constant(CALL, "|composite| at which it makes a call (fixed)")
+    data["horizon_sessions"] = envelope.constant(HORIZON, "sessions ahead the hit rates test (fixed)")
+    data["call_threshold"] = envelope.constant(CALL, "|composite| at which it makes a call (fixed)")
     best = {k: v["hit_rate_pct"] for k, v in strategies.items() if v["hit_rate_pct"] is not None}
     if best:
         data["best_strategy"] = max(best, key=best.get)
@@ -167,11 +169,11 @@ def compute(frames: Frames) -> dict:
 
     call = data["composite_call"]
     agree = agreement or 0.0
-    confidence = env.degrade(0.25 + 0.35 * min(1.0, abs(composite)) + 0.3 * agree, sources, essential=[SPX])
+    confidence = envelope.degrade(0.25 + 0.35 * min(1.0, abs(composite)) + 0.3 * agree, sources, essential=[SPX])
     urgency = "medium" if abs(composite) >= 0.6 and agree >= 0.8 else "low"
-    signals = [env.signal("strategy_composite", call, confidence, urgency,
-                          f"hit-rate-weighted composite {data['composite']} with {fig(data['agreement_pct'])}% of "
-                          f"{len(names)} strategies agreeing")]
+    signals = [envelope.signal("strategy_composite", call, confidence, urgency,
+                               f"hit-rate-weighted composite {data['composite']} with {fig(data['agreement_pct'])}% of "
+                               f"{len(names)} strategies agreeing")]
     summary = (f"The composite of {len(names)} strategies reads {data['composite']} "
                f"({call}); {int(data['bullish_count'])} are bullish and {int(data['bearish_count'])} bearish, and "
                f"{fig(data['agreement_pct'])}% agree with the composite's sign. ")
@@ -183,27 +185,29 @@ def compute(frames: Frames) -> dict:
         summary += (f"The composite itself was right {record['hit_rate_pct']}% of the time over "
                     f"{int(record['tested_days'])} days since {record['sample_start']} (in sample). ")
     if unavailable:
-        with prov.about(frames, *INPUTS, operation="count of strategies left out (missing input or short history)"):
-            data["strategies_unavailable"] = env.rnd(len(unavailable), 0)
+        with provenance.about(frames, *INPUTS,
+                              operation="count of strategies left out (missing input or short history)"):
+            data["strategies_unavailable"] = envelope.rnd(len(unavailable), 0)
         summary += (f"{len(unavailable)} strategies are left out for missing inputs or short "
                     "history (listed under unavailable).")
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary.strip() + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable or None,
-                     related_modules=env.related(
-                         ("equity_momentum", "the momentum behind the trend strategies"),
-                         ("technical_analysis", "RSI, MACD and averages for any ticker"),
-                         ("credit_spreads", "the spread trend strategy's input"),
-                         ("yield_curve", "the curve slope strategy's input"),
-                         ("regime_transition", "the regime the signals operate in"),
-                         ("crash_risk", "downside warnings beside the composite")),
-                     methodology="Each strategy maps today's data to a signal in -1..+1 with the stated rule. "
-                                 "Hit rate: on every past day with |signal| at least 0.05 and a known outcome, "
-                                 "the share where the signal's sign matched the sign of the S&P 500 return over "
-                                 "the next 21 sessions (overlapping windows, so the effective sample is about "
-                                 "the tested days / 21; needs 60 tested days). The composite averages today's "
-                                 "signals weighted by hit rate (0.5 without a back-test); agreement is the share "
-                                 "of strategies whose sign matches the composite's. The composite's own record "
-                                 "uses today's weights over all history, so it is in sample.")
+    return envelope.build(NAME, frames, data=data, signals=signals,
+                          summary=summary.strip() + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable or None,
+                          related_modules=envelope.related(
+                              ("equity_momentum", "the momentum behind the trend strategies"),
+                              ("technical_analysis", "RSI, MACD and averages for any ticker"),
+                              ("credit_spreads", "the spread trend strategy's input"),
+                              ("yield_curve", "the curve slope strategy's input"),
+                              ("regime_transition", "the regime the signals operate in"),
+                              ("crash_risk", "downside warnings beside the composite")),
+                          methodology="Each strategy maps today's data to a signal in -1..+1 with the stated rule. "
+                                      "Hit rate: on every past day with |signal| at least 0.05 and a known outcome, "
+                                      "the share where the signal's sign matched the sign of the S&P 500 return over "
+                                      "the next 21 sessions (overlapping windows, so the effective sample is about "
+                                      "the tested days / 21; needs 60 tested days). The composite averages today's "
+                                      "signals weighted by hit rate (0.5 without a back-test); agreement is the share "
+                                      "of strategies whose sign matches the composite's. The composite's own record "
+                                      "uses today's weights over all history, so it is in sample.")
 
 
 register(Module(name=NAME, category="regime", tier="P", inputs=INPUTS,

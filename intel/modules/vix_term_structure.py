@@ -8,9 +8,7 @@ from functools import partial
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.indicators import DECADE_DAYS, YEAR_DAYS, day_numbers, in_window, iso_day
 from intel.modules._common import fig, move_word
@@ -47,7 +45,7 @@ def _ratio_block(frames: Frames, vix, vix3m) -> dict | None:
     year, decade = ratio[in_window(common, YEAR_DAYS)], ratio[in_window(common, DECADE_DAYS)]
     back = ratio >= BACKWARDATION
     # current run: consecutive shared observations on the same side of 1.0
-    since = ind.run_start(back == back[-1])
+    since = indicators.run_start(back == back[-1])
     last_back = np.flatnonzero(back)
 
     def ratio_change(days: int):
@@ -56,45 +54,47 @@ def _ratio_block(frames: Frames, vix, vix3m) -> dict | None:
 
     day = np.datetime64(int(common[-1]), "D").astype(object)
     a, b = (VIX, day, float(spot[-1])), (VIX3M, day, float(three[-1]))
-    with prov.about(frames, VIX, VIX3M, operation="VIX / VIX3M on their shared dates"):
+    with provenance.about(frames, VIX, VIX3M, operation="VIX / VIX3M on their shared dates"):
         return {
-            "date": iso_day(common[-1]), "vix": env.observed_level(a, 2, "VIX on the last date shared with VIX3M"),
-            "vix3m": env.observed_level(b, 2, "VIX3M on the last date shared with VIX"),
-            "ratio": env.ratio(a, b, 3, op="VIXCLS / VXVCLS on their last shared date"),
-            "spread_pts": env.difference(b, a, 2, scale=1.0, op="VXVCLS - VIXCLS on their last shared date"),
+            "date": iso_day(common[-1]), "vix": envelope.observed_level(a, 2, "VIX on the last date shared with VIX3M"),
+            "vix3m": envelope.observed_level(b, 2, "VIX3M on the last date shared with VIX"),
+            "ratio": envelope.ratio(a, b, 3, op="VIXCLS / VXVCLS on their last shared date"),
+            "spread_pts": envelope.difference(b, a, 2, scale=1.0, op="VXVCLS - VIXCLS on their last shared date"),
             "state": curve_state(last),
-            "ratio_change_1w": env.rnd(ratio_change(7), 3, "change of VIX/VIX3M since a week earlier"),
-            "ratio_change_1m": env.rnd(ratio_change(30), 3, "change of VIX/VIX3M since a month earlier"),
-            "ratio_mean_1y": env.rnd(year.mean(), 3, "mean of VIX/VIX3M over the past year"),
-            "ratio_percentile_1y": env.rnd(ind.percentile_rank(year, last), 1,
-                                           "percentile rank of VIX/VIX3M within the past year"),
-            "ratio_percentile_10y": env.rnd(ind.percentile_rank(decade, last), 1,
-                                            "percentile rank of VIX/VIX3M within 10 years"),
-            "ratio_zscore_1y": env.rnd(ind.zscore(year, last), 2, "z-score of VIX/VIX3M within the past year"),
-            "backwardation_share_1y_pct": env.rnd(float(back[in_window(common, YEAR_DAYS)].mean()) * 100, 1,
-                                                  "percent of the past year's shared days with VIX/VIX3M >= 1"),
-            "backwardation_days_1y": env.count(back[in_window(common, YEAR_DAYS)].sum(),
-                                               "count of the past year's shared days with VIX/VIX3M >= 1"),
-            "days_in_current_state": env.count(len(ratio) - since,
-                                               "count of shared days in the current run on one side of 1.0"),
+            "ratio_change_1w": envelope.rnd(ratio_change(7), 3, "change of VIX/VIX3M since a week earlier"),
+            "ratio_change_1m": envelope.rnd(ratio_change(30), 3, "change of VIX/VIX3M since a month earlier"),
+            "ratio_mean_1y": envelope.rnd(year.mean(), 3, "mean of VIX/VIX3M over the past year"),
+            "ratio_percentile_1y": envelope.rnd(indicators.percentile_rank(year, last), 1,
+                                                "percentile rank of VIX/VIX3M within the past year"),
+            "ratio_percentile_10y": envelope.rnd(indicators.percentile_rank(decade, last), 1,
+                                                 "percentile rank of VIX/VIX3M within 10 years"),
+            "ratio_zscore_1y": envelope.rnd(indicators.zscore(year, last), 2,
+                                            "z-score of VIX/VIX3M within the past year"),
+            "backwardation_share_1y_pct": envelope.rnd(float(back[in_window(common, YEAR_DAYS)].mean()) * 100, 1,
+                                                       "percent of the past year's shared days with VIX/VIX3M >= 1"),
+            "backwardation_days_1y": envelope.count(back[in_window(common, YEAR_DAYS)].sum(),
+                                                    "count of the past year's shared days with VIX/VIX3M >= 1"),
+            "days_in_current_state": envelope.count(len(ratio) - since,
+                                                    "count of shared days in the current run on one side of 1.0"),
             "current_state_since": iso_day(common[since]),
             "last_backwardation_date": iso_day(common[last_back[-1]]) if len(last_back) else None,
-            "shared_observations": env.count(int(len(common)), "count of dates both series publish"),
+            "shared_observations": envelope.count(int(len(common)), "count of dates both series publish"),
         }
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, [VIX], need="all")
+    envelope.require(frames, NAME, [VIX], need="all")
     vix, vix3m = frames.get(VIX), frames.get(VIX3M)
-    sources = env.data_sources(frames, [VIX, VIX3M])
+    sources = envelope.data_sources(frames, [VIX, VIX3M])
     level = float(vix["value"][-1])
-    year = ind.window(vix, YEAR_DAYS)["value"].to_numpy()
-    with prov.about(frames, VIX):
-        data = {"vix_level": env.level(frames, VIX, 2), "vix_date": vix["date"][-1].isoformat(),
-                "vix_state": vix_state(level), "vix_mean_1y": env.rnd(year.mean(), 2, "mean of VIX over the past year"),
-                "vix_to_mean_1y": env.rnd(level / year.mean(), 3, "VIX over its 1-year mean"),
-                "bands": {"steep_contango_below": env.constant(STEEP_CONTANGO, RULE_THRESHOLD),
-                          "backwardation_at_or_above": env.constant(BACKWARDATION, RULE_THRESHOLD)}}
+    year = indicators.window(vix, YEAR_DAYS)["value"].to_numpy()
+    with provenance.about(frames, VIX):
+        data = {"vix_level": envelope.level(frames, VIX, 2), "vix_date": vix["date"][-1].isoformat(),
+                "vix_state": vix_state(level),
+                "vix_mean_1y": envelope.rnd(year.mean(), 2, "mean of VIX over the past year"),
+                "vix_to_mean_1y": envelope.rnd(level / year.mean(), 3, "VIX over its 1-year mean"),
+                "bands": {"steep_contango_below": envelope.constant(STEEP_CONTANGO, RULE_THRESHOLD),
+                          "backwardation_at_or_above": envelope.constant(BACKWARDATION, RULE_THRESHOLD)}}
     block = _ratio_block(frames, vix, vix3m) if vix3m is not None else None
     unavailable = None
     if block is None:
@@ -104,9 +104,9 @@ def compute(frames: Frames) -> dict:
         inverted = level / year.mean() >= VIX_ONLY_INVERSION_MULTIPLE
         data["inferred_from_vix_only"] = {
             "likely_state": "backwardation_likely" if inverted else "contango_likely",
-            "rule_vix_to_mean_1y_at_or_above": env.constant(VIX_ONLY_INVERSION_MULTIPLE, RULE_THRESHOLD)}
+            "rule_vix_to_mean_1y_at_or_above": envelope.constant(VIX_ONLY_INVERSION_MULTIPLE, RULE_THRESHOLD)}
         # essential-missing penalty plus a further cut: this is an inference, not a measurement
-        confidence = env.degrade(0.5, sources, essential=[VIX, VIX3M]) * 0.7
+        confidence = envelope.degrade(0.5, sources, essential=[VIX, VIX3M]) * 0.7
         direction = "bearish" if inverted else "neutral"
         urgency = "medium" if inverted else "low"
         reason = (f"VIX3M missing; spot VIX {data['vix_level']} is {data['vix_to_mean_1y']} times its 1-year mean, "
@@ -118,7 +118,7 @@ def compute(frames: Frames) -> dict:
                    f"confidence).")
     else:
         # the headline ratio rests on VIX3M too: it counts toward data_as_of when present (it is not required)
-        prov.note_essential(VIX3M, frames.last_date(VIX3M))
+        provenance.note_essential(VIX3M, frames.last_date(VIX3M))
         data["term_structure"] = block
         ratio, state, pct = block["ratio"], block["state"], block["ratio_percentile_10y"] or 50
         if state == "backwardation":
@@ -133,8 +133,8 @@ def compute(frames: Frames) -> dict:
             direction, urgency = "neutral", "low"
             reason = f"VIX/VIX3M at {ratio}: normal contango"
         # clearer readings sit further from the 1.0 line and further into the tails of their history
-        confidence = env.degrade(0.45 + min(0.25, abs(ratio - 1) * 1.5) + abs(pct - 50) / 250, sources,
-                                 essential=[VIX, VIX3M])
+        confidence = envelope.degrade(0.45 + min(0.25, abs(ratio - 1) * 1.5) + abs(pct - 50) / 250, sources,
+                                      essential=[VIX, VIX3M])
         lag = "" if block["date"] == data["vix_date"] else \
             f" The ratio is as of {block['date']}, the last date both series share."
         summary = (f"VIX at {block['vix']} against VIX3M at {block['vix3m']} gives a ratio of {ratio} "
@@ -143,20 +143,20 @@ def compute(frames: Frames) -> dict:
                    f"{'backwardation' if state == 'backwardation' else 'contango'} for "
                    f"{int(block['days_in_current_state'])} sessions, since {block['current_state_since']}, and was "
                    f"inverted on {int(block['backwardation_days_1y'])} days of the past year." + lag)
-    signals = [env.signal("term_structure", direction, confidence, urgency, reason)]
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable,
-                     related_modules=env.related(
-                         ("vix", "spot VIX level, spikes and bands"),
-                         ("vol_of_vol", "how unstable VIX itself is"),
-                         ("volatility_regime", "transition odds between VIX states"),
-                         ("volatility_risk_premium", "implied against realized volatility"),
-                         ("tail_risk", "expected shortfall and jump frequency")),
-                     methodology="Ratio of VIX to VIX3M on the dates both are published; 1.0 or more is "
-                                 "backwardation, below 0.9 steep contango. Percentiles count shared "
-                                 "observations at or below today's ratio. Without VIX3M, the likely state is "
-                                 "inferred from spot VIX against its 1-year mean (backwardation likely at "
-                                 "1.25 times or more), a rule of thumb rather than a measurement.")
+    signals = [envelope.signal("term_structure", direction, confidence, urgency, reason)]
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable,
+                          related_modules=envelope.related(
+                              ("vix", "spot VIX level, spikes and bands"),
+                              ("vol_of_vol", "how unstable VIX itself is"),
+                              ("volatility_regime", "transition odds between VIX states"),
+                              ("volatility_risk_premium", "implied against realized volatility"),
+                              ("tail_risk", "expected shortfall and jump frequency")),
+                          methodology="Ratio of VIX to VIX3M on the dates both are published; 1.0 or more is "
+                                      "backwardation, below 0.9 steep contango. Percentiles count shared "
+                                      "observations at or below today's ratio. Without VIX3M, the likely state is "
+                                      "inferred from spot VIX against its 1-year mean (backwardation likely at "
+                                      "1.25 times or more), a rule of thumb rather than a measurement.")
 
 
 register(Module(name=NAME, category="volatility", tier="S", inputs=(VIX, VIX3M),

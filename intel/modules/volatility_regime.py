@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.indicators import day_numbers, iso_day, runs, transitions
@@ -37,13 +35,13 @@ def duration_block(codes: np.ndarray, next_day: np.ndarray) -> dict:
     mine = done_len[done_state == current]
     longer = mine[mine > age]
     return {
-        "sessions_in_state": env.count(age, "count of sessions in the current run of the state"),
+        "sessions_in_state": envelope.count(age, "count of sessions in the current run of the state"),
         "since": None,  # date filled by the caller
         "start_index": int(starts[-1]),
         **named(persistence(next_day, current, mine), PERSISTENCE_OPS),
-        "runs_that_lasted_longer": env.count(len(longer), "count of completed past runs longer than this one"),
-        "expected_remaining_sessions": env.rnd((longer - age).mean(), 1, "mean further sessions of past runs of "
-                                                                      "this state that lasted as long")
+        "runs_that_lasted_longer": envelope.count(len(longer), "count of completed past runs longer than this one"),
+        "expected_remaining_sessions": envelope.rnd((longer - age).mean(), 1, "mean further sessions of past runs of "
+                                                                           "this state that lasted as long")
         if len(longer) else None,
     }
 
@@ -61,27 +59,28 @@ def forward_by_state(vix_days, codes, spx) -> dict | None:
     out = {}
     for k, state in enumerate(VIX_STATES):
         m = moves[states == k]
-        out[state] = {"mean_return_next_21d_pct": env.rnd(m.mean(), 2, "mean S&P 500 return over the next 21 "
-                                                                       "sessions after days in this VIX state")
+        out[state] = {"mean_return_next_21d_pct": envelope.rnd(m.mean(), 2, "mean S&P 500 return over the next 21 "
+                                                                            "sessions after days in this VIX state")
                       if len(m) else None,
-                      "positive_share_pct": env.rnd((m > 0).mean() * 100, 1, "percent of those 21-session "
-                                                                             "returns above zero")
+                      "positive_share_pct": envelope.rnd((m > 0).mean() * 100, 1, "percent of those 21-session "
+                                                                                  "returns above zero")
                       if len(m) else None,
-                      "observations": env.count(len(m), "count of days in this VIX state with a forward return")}
+                      "observations": envelope.count(len(m), "count of days in this VIX state with a forward return")}
     out["sample_start"] = iso_day(common[0])
     return out
 
 
 def state_table(frames: Frames, counts: np.ndarray, when: str) -> dict:
     """The VIX state transition table, each share and count named as resting on VIX with its operation."""
-    with prov.about(frames, VIX, operation=f"share of days in the row's VIX state with the column's state {when}"):
+    with provenance.about(frames, VIX,
+                          operation=f"share of days in the row's VIX state with the column's state {when}"):
         return counted(transition_table(counts, VIX_STATES), "count of days in the row's VIX state")
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, [VIX], need="all")
+    envelope.require(frames, NAME, [VIX], need="all")
     vix, spx = frames.get(VIX), frames.get(SPX)
-    sources = env.data_sources(frames, [VIX, SPX])
+    sources = envelope.data_sources(frames, [VIX, SPX])
     if vix.height < MIN_OBS:
         raise InsufficientData(f"{NAME}: needs {MIN_OBS} VIX closes for transition odds, has {vix.height}")
     days, level = day_numbers(vix), vix["value"].to_numpy()
@@ -90,36 +89,36 @@ def compute(frames: Frames) -> dict:
     next_day, ahead = transitions(codes, 1), transitions(codes, HORIZON)
     row = ahead[current]
     n21 = int(row.sum())
-    with prov.about(frames, VIX, operation="from the daily VIX state history (see methodology)"):
+    with provenance.about(frames, VIX, operation="from the daily VIX state history (see methodology)"):
         duration = duration_block(codes, next_day)
         duration["since"] = iso_day(days[duration.pop("start_index")])
-        odds = {"worse_pct": env.rnd(row[current + 1:].sum() / n21 * 100, 1, "percent of past days in this state "
-                                     "followed by a worse one 21 sessions later") if n21 else None,
-                "same_pct": env.rnd(row[current] / n21 * 100, 1, "percent of past days in this state followed by "
-                                    "the same one 21 sessions later") if n21 else None,
-                "better_pct": env.rnd(row[:current].sum() / n21 * 100, 1, "percent of past days in this state "
-                                      "followed by a better one 21 sessions later") if n21 else None,
-                "observations": env.count(n21, "count of past days in this state with a state 21 sessions on")}
+        odds = {"worse_pct": envelope.rnd(row[current + 1:].sum() / n21 * 100, 1, "percent of past days in this state "
+                                          "followed by a worse one 21 sessions later") if n21 else None,
+                "same_pct": envelope.rnd(row[current] / n21 * 100, 1, "percent of past days in this state followed by "
+                                         "the same one 21 sessions later") if n21 else None,
+                "better_pct": envelope.rnd(row[:current].sum() / n21 * 100, 1, "percent of past days in this state "
+                                           "followed by a better one 21 sessions later") if n21 else None,
+                "observations": envelope.count(n21, "count of past days in this state with a state 21 sessions on")}
         data = {
-            "vix": env.level(frames, VIX, 2), "date": iso_day(days[-1]), "state": state,
-            "thresholds": {k: env.constant(b, "VIX state bound fixed by the method")
+            "vix": envelope.level(frames, VIX, 2), "date": iso_day(days[-1]), "state": state,
+            "thresholds": {k: envelope.constant(b, "VIX state bound fixed by the method")
                            for k, b in zip(("low_below", "normal_below", "elevated_below"), VIX_BOUNDS, strict=True)},
-            "share_of_time_pct": {s: env.rnd((codes == k).mean() * 100, 1, "percent of VIX closes in this state")
+            "share_of_time_pct": {s: envelope.rnd((codes == k).mean() * 100, 1, "percent of VIX closes in this state")
                                   for k, s in enumerate(VIX_STATES)},
             "current_state": duration, "odds_21d_from_current": odds,
             "transition_next_day": state_table(frames, next_day, "the next session"),
             "transition_21d": state_table(frames, ahead, "21 sessions later"),
             "sample": {"start": iso_day(days[0]),
-                       "observations": env.count(len(codes), "count of VIX closes classified")},
+                       "observations": envelope.count(len(codes), "count of VIX closes classified")},
         }
     unavailable = None
-    rv = ind.realized_vol(spx["value"].to_numpy(), HORIZON) if spx is not None else None
-    with prov.about(frames, VIX, SPX):
+    rv = indicators.realized_vol(spx["value"].to_numpy(), HORIZON) if spx is not None else None
+    with provenance.about(frames, VIX, SPX):
         forward = forward_by_state(days, codes, spx) if spx is not None else None
     if rv is not None:
-        with prov.about(frames, SPX):
-            data["sp500_realized_vol_21d_pct"] = env.rnd(rv, 2, "annualized sd of the last 21 S&P 500 daily log "
-                                                                "returns, percent")
+        with provenance.about(frames, SPX):
+            data["sp500_realized_vol_21d_pct"] = envelope.rnd(rv, 2, "annualized sd of the last 21 S&P 500 daily log "
+                                                                     "returns, percent")
         data["realized_vol_implied_state"] = VIX_STATES[int(vix_state_codes([rv])[0])]
     if forward is not None:
         data["sp500_forward_by_state"] = forward
@@ -137,18 +136,19 @@ def compute(frames: Frames) -> dict:
     else:
         direction, urgency = "neutral", "medium" if worse > 30 else "low"
     same = (odds["same_pct"] or 0.0) / 100
-    confidence = env.degrade(0.4 + 0.45 * same, sources, essential=[VIX])
-    signals = [env.signal("volatility_state", direction, confidence, urgency,
-                          f"VIX {data['vix']}: {state} state for {int(duration['sessions_in_state'])} sessions, "
-                          f"{odds['same_pct']}% odds of the same state on a 21-session horizon")]
+    confidence = envelope.degrade(0.4 + 0.45 * same, sources, essential=[VIX])
+    signals = [envelope.signal("volatility_state", direction, confidence, urgency,
+                               f"VIX {data['vix']}: {state} state for {int(duration['sessions_in_state'])} sessions, "
+                               f"{odds['same_pct']}% odds of the same state on a 21-session horizon")]
     if n21:
         # a move either way is called only when history gives it at least SHIFT_ODDS_PCT odds
         shift = "bearish" if worse >= SHIFT_ODDS_PCT and worse > better else \
             "bullish" if better >= SHIFT_ODDS_PCT and better > worse else "neutral"
-        signals.append(env.signal("regime_shift_odds", shift, env.degrade(min(0.8, 0.3 + n21 / 2000), sources, [VIX]),
-                                  "medium" if max(worse, better) >= 40 else "low",
-                                  f"on a 21-session horizon: worse state {odds['worse_pct']}%, better "
-                                  f"{odds['better_pct']}% (from {n21} past days in this state)"))
+        signals.append(envelope.signal("regime_shift_odds", shift,
+                                       envelope.degrade(min(0.8, 0.3 + n21 / 2000), sources, [VIX]),
+                                       "medium" if max(worse, better) >= 40 else "low",
+                                       f"on a 21-session horizon: worse state {odds['worse_pct']}%, better "
+                                       f"{odds['better_pct']}% (from {n21} past days in this state)"))
     t = data["thresholds"]
     summary = (f"VIX at {data['vix']} puts volatility in the {state} state (low below {t['low_below']:g}, normal "
                f"below {t['normal_below']:g}, elevated below {t['elevated_below']:g}, crisis at or above it), "
@@ -165,21 +165,21 @@ def compute(frames: Frames) -> dict:
                     f"on average over the next 21-session span.")
     if unavailable:
         summary += " The S&P 500 is missing or too short, so no forward returns by state are given."
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary + env.staleness_note(sources),
-                     sources=sources, unavailable=unavailable,
-                     related_modules=env.related(
-                         ("vix", "VIX level, spikes and bands"),
-                         ("vix_term_structure", "whether the curve confirms the state"),
-                         ("vol_of_vol", "how unstable VIX itself is"),
-                         ("tail_risk", "expected shortfall within the state"),
-                         ("market_regime", "the cross-asset regime beside the volatility state")),
-                     methodology="Each day's VIX close is classed low (below 15), normal (15 to 20), elevated "
-                                 "(20 to 30) or crisis (30 or more). Transition matrices count, over all "
-                                 "history available, the state one and 21 observations later, normalised by "
-                                 "row. Expected duration: 1/(1 - next-day persistence) (geometric) beside "
-                                 "the empirical completed runs; expected remaining time averages what past "
-                                 "runs that had lasted as long went on for. Forward S&P 500 returns are close "
-                                 "to close over the next 21 sessions, grouped by that day's state.")
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary + envelope.staleness_note(sources),
+                          sources=sources, unavailable=unavailable,
+                          related_modules=envelope.related(
+                              ("vix", "VIX level, spikes and bands"),
+                              ("vix_term_structure", "whether the curve confirms the state"),
+                              ("vol_of_vol", "how unstable VIX itself is"),
+                              ("tail_risk", "expected shortfall within the state"),
+                              ("market_regime", "the cross-asset regime beside the volatility state")),
+                          methodology="Each day's VIX close is classed low (below 15), normal (15 to 20), elevated "
+                                      "(20 to 30) or crisis (30 or more). Transition matrices count, over all "
+                                      "history available, the state one and 21 observations later, normalised by "
+                                      "row. Expected duration: 1/(1 - next-day persistence) (geometric) beside "
+                                      "the empirical completed runs; expected remaining time averages what past "
+                                      "runs that had lasted as long went on for. Forward S&P 500 returns are close "
+                                      "to close over the next 21 sessions, grouped by that day's state.")
 
 
 register(Module(name=NAME, category="volatility", tier="P", inputs=(VIX, SPX),

@@ -4,9 +4,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from intel import envelope as env
-from intel import indicators as ind
-from intel import provenance as prov
+from intel import envelope, indicators, provenance
 from intel.frames import Frames
 from intel.modules._common import fig
 from intel.registry import Module, register
@@ -32,19 +30,19 @@ def inversion(spread: pl.DataFrame) -> dict:
     dates, values = spread["date"], spread["value"].to_numpy()
     inverted = values < 0
     out = {"inverted": bool(inverted[-1]), "inverted_since": None,
-           "inversion_duration_days": env.count(0, "calendar days of the current inversion (none)"),
+           "inversion_duration_days": envelope.count(0, "calendar days of the current inversion (none)"),
            "last_inversion_ended": None}
     if inverted[-1]:
-        start = ind.run_start(inverted)
+        start = indicators.run_start(inverted)
         out["inverted_since"] = dates[start].isoformat()
-        out["inversion_duration_days"] = env.count((dates[-1] - dates[start]).days,
-                                                   "calendar days since the first inverted observation of the run")
+        out["inversion_duration_days"] = envelope.count((dates[-1] - dates[start]).days,
+                                                        "calendar days since the first inverted observation of the run")
     elif inverted.any():
         last = int(np.flatnonzero(inverted)[-1])
         out["last_inversion_ended"] = dates[last + 1].isoformat()
-    recent = ind.window(spread, 365)
-    out["share_inverted_1y_pct"] = env.rnd(float((recent["value"] < 0).mean()) * 100, 1,
-                                           "percent of the past year's common dates with the slope below zero")
+    recent = indicators.window(spread, 365)
+    out["share_inverted_1y_pct"] = envelope.rnd(float((recent["value"] < 0).mean()) * 100, 1,
+                                                "percent of the past year's common dates with the slope below zero")
     return out
 
 
@@ -53,26 +51,26 @@ def slope_is_stale(frames: Frames, short: str, long: str) -> bool:
     slope's latest value then belongs to an older curve than today's."""
     a, b = frames.get(short)["date"][-1], frames.get(long)["date"][-1]
     gap = int(np.busday_count(min(a, b), max(a, b)))
-    return gap > MAX_LEG_GAP_BDAYS or any(env.series_status(frames, s)["stale"] for s in (short, long))
+    return gap > MAX_LEG_GAP_BDAYS or any(envelope.series_status(frames, s)["stale"] for s in (short, long))
 
 
 def compute(frames: Frames) -> dict:
-    env.require(frames, NAME, ["DGS10"], need="all")
-    env.require(frames, NAME, ["DGS2", "DGS3MO"])
-    sources = env.data_sources(frames, TENORS.values())
-    curve = {t: env.level(frames, s, 2) for t, s in TENORS.items() if frames.get(s) is not None}
+    envelope.require(frames, NAME, ["DGS10"], need="all")
+    envelope.require(frames, NAME, ["DGS2", "DGS3MO"])
+    sources = envelope.data_sources(frames, TENORS.values())
+    curve = {t: envelope.level(frames, s, 2) for t, s in TENORS.items() if frames.get(s) is not None}
     data: dict = {"curve_pct": curve, "slopes": {}, "inversion": {}}
     for name, (short, long) in SLOPES.items():
         spread = spread_series(frames, short, long)
         if spread is None or spread.height == 0:
             continue
-        month_ago = ind.value_days_before(spread, 30)
+        month_ago = indicators.value_days_before(spread, 30)
         # the slope today: both legs on their last common date
         day = spread["date"][-1]
-        data["slopes"][f"{name}_bp"] = env.difference(env.obs_on_or_before(frames, long, day),
-                                                      env.obs_on_or_before(frames, short, day), 1)
-        with prov.about(frames, short, long):
-            data["slopes"][f"{name}_change_1m_bp"] = env.rnd(
+        data["slopes"][f"{name}_bp"] = envelope.difference(envelope.obs_on_or_before(frames, long, day),
+                                                           envelope.obs_on_or_before(frames, short, day), 1)
+        with provenance.about(frames, short, long):
+            data["slopes"][f"{name}_change_1m_bp"] = envelope.rnd(
                 spread["value"][-1] - month_ago, 1,
                 f"change of {long} - {short} since the common date on or before 30 days earlier, bp") \
                 if month_ago is not None else None
@@ -80,8 +78,8 @@ def compute(frames: Frames) -> dict:
             data["slopes"][f"{name}_stale"] = slope_is_stale(frames, short, long)
             data["inversion"][name] = inversion(spread)
     if {"2y", "5y", "10y"} <= curve.keys():
-        with prov.about(frames, "DGS2", "DGS5", "DGS10"):
-            data["slopes"]["butterfly_2s5s10s_bp"] = env.rnd(
+        with provenance.about(frames, "DGS2", "DGS5", "DGS10"):
+            data["slopes"]["butterfly_2s5s10s_bp"] = envelope.rnd(
                 (2 * curve["5y"] - curve["2y"] - curve["10y"]) * 100, 1,
                 "2 x DGS5 - DGS2 - DGS10 at each one's last observation, bp")
         data["slopes"]["butterfly_2s5s10s_stale"] = slope_is_stale(frames, "DGS2", "DGS5") or \
@@ -94,9 +92,9 @@ def compute(frames: Frames) -> dict:
     if key is not None:
         lead, stale = data["inversion"][key], data["slopes"][f"{key}_stale"]
         days = int(lead["inversion_duration_days"])  # a count: carried as a float figure, quoted whole
-        conf = env.degrade(0.5 + min(0.4, days / 500), sources, essential=["DGS10", SLOPES[key][0]])
+        conf = envelope.degrade(0.5 + min(0.4, days / 500), sources, essential=["DGS10", SLOPES[key][0]])
         as_of = f" as of {data['slopes'][f'{key}_as_of']} (stale)" if stale else ""
-        signals.append(env.signal(
+        signals.append(envelope.signal(
             "curve_inversion", "bearish" if lead["inverted"] else "neutral", conf * (0.5 if stale else 1.0),
             "medium" if lead["inverted"] and not stale else "low",
             f"{key} inverted for {days} days{as_of} (a classic recession lead)" if lead["inverted"]
@@ -104,22 +102,22 @@ def compute(frames: Frames) -> dict:
     change = data["slopes"].get("2s10s_change_1m_bp")
     if change is not None:
         move = "steepening" if change > 10 else "flattening" if change < -10 else "stable"
-        signals.append(env.signal("curve_momentum", "neutral", env.degrade(0.5, sources, ["DGS10", "DGS2"]),
-                                  "low", f"2s10s {move} over the past month"))
-    summary = _summary(data) + env.staleness_note(sources)
-    return env.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
-                     related_modules=env.related(
-                         ("inflation", "the inflation trend the curve prices"),
-                         ("credit_spreads", "credit beside the curve"),
-                         ("treasury_yields", "per-tenor changes and percentiles"),
-                         ("curve_dynamics", "bull/bear steepening or flattening"),
-                         ("recession_probability", "the 10y-3m spread in a recession model"),
-                         ("fed_policy", "what the front end prices for the Fed")),
-                     methodology="Slopes are long minus short yields in bp on common dates; an inversion "
-                                 "run counts calendar days from its first inverted observation. A slope is stale "
-                                 "(reported with its as-of date) when a leg is stale or the legs' last "
-                                 f"observations are more than {MAX_LEG_GAP_BDAYS} business days apart; a stale "
-                                 "slope leads the inversion signal only when no fresh one exists.")
+        signals.append(envelope.signal("curve_momentum", "neutral", envelope.degrade(0.5, sources, ["DGS10", "DGS2"]),
+                                       "low", f"2s10s {move} over the past month"))
+    summary = _summary(data) + envelope.staleness_note(sources)
+    return envelope.build(NAME, frames, data=data, signals=signals, summary=summary, sources=sources,
+                          related_modules=envelope.related(
+                              ("inflation", "the inflation trend the curve prices"),
+                              ("credit_spreads", "credit beside the curve"),
+                              ("treasury_yields", "per-tenor changes and percentiles"),
+                              ("curve_dynamics", "bull/bear steepening or flattening"),
+                              ("recession_probability", "the 10y-3m spread in a recession model"),
+                              ("fed_policy", "what the front end prices for the Fed")),
+                          methodology="Slopes are long minus short yields in bp on common dates; an inversion "
+                                      "run counts calendar days from its first inverted observation. A slope is stale "
+                                      "(reported with its as-of date) when a leg is stale or the legs' last "
+                                      f"observations are more than {MAX_LEG_GAP_BDAYS} business days apart; a stale "
+                                      "slope leads the inversion signal only when no fresh one exists.")
 
 
 def _shape(slopes: dict) -> str:

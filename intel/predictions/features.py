@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from intel import indicators as ind
+from intel import indicators
 
 Transform = Callable[[np.ndarray], np.ndarray]
 
@@ -59,13 +59,13 @@ def change(n: int) -> Transform:
 
 
 def trailing_mean(n: int) -> Transform:
-    return lambda x: ind.sma(x, n)
+    return lambda x: indicators.sma(x, n)
 
 
 def gap_to_mean(n: int) -> Transform:
     """v_i minus the mean of the last n values (including v_i), in the series' units."""
     def fn(x: np.ndarray) -> np.ndarray:
-        return np.asarray(x, dtype=np.float64) - ind.sma(x, n)
+        return np.asarray(x, dtype=np.float64) - indicators.sma(x, n)
     return fn
 
 
@@ -73,7 +73,7 @@ def log_gap_to_mean(n: int) -> Transform:
     """log v_i minus the mean of the last n log values: how stretched a level is against its recent norm."""
     def fn(x: np.ndarray) -> np.ndarray:
         logs = log_level(x)
-        return logs - ind.sma(logs, n)
+        return logs - indicators.sma(logs, n)
     return fn
 
 
@@ -95,7 +95,7 @@ def realized_vol(n: int) -> Transform:
         returns = np.diff(log_level(x), prepend=np.nan)
         out = np.full(len(x), np.nan)
         if len(x) > n:
-            out[n:] = np.sqrt(ind.rolling_var(returns[1:], n))[: len(x) - n]
+            out[n:] = np.sqrt(indicators.rolling_var(returns[1:], n))[: len(x) - n]
         return out
     return fn
 

@@ -7,8 +7,7 @@ import orjson
 import polars as pl
 import pytest
 
-from intel import envelope as env
-from intel import provenance as prov
+from intel import envelope, provenance
 from intel.frames import Frames
 from intel.providers.replay import ReplayProvider
 from intel.providers.sim import SimProvider
@@ -26,17 +25,17 @@ def frames(**series: list[tuple[date, float]]) -> Frames:
 FRAMES = frames(DGS10=[(date(2024, 3, 6), 4.1), (date(2024, 3, 7), 4.09)],
                 DGS2=[(date(2024, 3, 6), 4.55), (date(2024, 3, 7), 4.51)],
                 CPIAUCSL=[(date(2024, 1, 1), 309.7)])
-SOURCES = env.data_sources(FRAMES, ["DGS10", "DGS2", "CPIAUCSL"])
+SOURCES = envelope.data_sources(FRAMES, ["DGS10", "DGS2", "CPIAUCSL"])
 
 
 def build(data: dict, **kwargs) -> dict:
-    return env.build("test", FRAMES, data=data, signals=[], summary="", sources=SOURCES, related_modules=[],
-                     **kwargs)
+    return envelope.build("test", FRAMES, data=data, signals=[], summary="", sources=SOURCES, related_modules=[],
+                          **kwargs)
 
 
 def test_a_figure_rounded_in_a_scope_names_its_series_and_the_operation_from_its_key():
-    with prov.about(FRAMES, "DGS10"):
-        data = {"percentile_1y": env.rnd(63.456, 1), "custom": env.rnd(2.0, 2, "my operation")}
+    with provenance.about(FRAMES, "DGS10"):
+        data = {"percentile_1y": envelope.rnd(63.456, 1), "custom": envelope.rnd(2.0, 2, "my operation")}
     payload = build(data)
     assert payload["data"] == {"percentile_1y": 63.5, "custom": 2.0}
     entry = payload["provenance"]["percentile_1y"]
@@ -52,9 +51,10 @@ def test_a_number_outside_any_scope_rests_on_every_declared_input():
 
 
 def test_exact_figures_say_how_to_recompute_them():
-    a, b = env.last_obs(FRAMES, "DGS10"), env.last_obs(FRAMES, "DGS2")
-    payload = build({"level": env.level(FRAMES, "DGS10", 2), "slope_bp": env.difference(a, b),
-                     "ratio": env.ratio(a, b, 3), "move_pct": env.pct_change(a, env.nth_obs(FRAMES, "DGS10", -2))})
+    a, b = envelope.last_obs(FRAMES, "DGS10"), envelope.last_obs(FRAMES, "DGS2")
+    payload = build({"level": envelope.level(FRAMES, "DGS10", 2), "slope_bp": envelope.difference(a, b),
+                     "ratio": envelope.ratio(a, b, 3),
+                     "move_pct": envelope.pct_change(a, envelope.nth_obs(FRAMES, "DGS10", -2))})
     p = payload["provenance"]
     assert payload["data"]["slope_bp"] == -42.0
     assert p["slope_bp"] == {"operation": "DGS10 - DGS2 in bp",
@@ -66,34 +66,35 @@ def test_exact_figures_say_how_to_recompute_them():
 
 
 def test_counts_stay_whole_numbers_and_the_payload_holds_no_tagged_value():
-    with prov.about(FRAMES, "CPIAUCSL"):
-        data = {"observations": env.count(12, "count of months")}
-        signals = [env.signal("x", "neutral", 0.5, "low", "why")]
-    payload = env.build("test", FRAMES, data=data, signals=signals, summary="", sources=SOURCES, related_modules=[])
+    with provenance.about(FRAMES, "CPIAUCSL"):
+        data = {"observations": envelope.count(12, "count of months")}
+        signals = [envelope.signal("x", "neutral", 0.5, "low", "why")]
+    payload = envelope.build("test", FRAMES, data=data, signals=signals, summary="", sources=SOURCES,
+                             related_modules=[])
     assert type(payload["data"]["observations"]) is int and type(payload["signals"][0]["confidence"]) is float
     assert orjson.loads(orjson.dumps(payload))["data"]["observations"] == 12
 
 
 def test_a_figure_resting_on_no_observation_names_none():
-    payload = build({"window_days": env.constant(63, "fixed parameter: window")})
+    payload = build({"window_days": envelope.constant(63, "fixed parameter: window")})
     assert payload["data"]["window_days"] == 63 and type(payload["data"]["window_days"]) is int
     assert payload["provenance"]["window_days"] == {"operation": "fixed parameter: window"}
 
 
 def test_scopes_nest_and_end():
-    with prov.about(FRAMES, "DGS10"):
-        with prov.about(FRAMES, "DGS2"):
-            inner = env.rnd(1.0)
-        outer = env.rnd(1.0)
-    after = env.rnd(1.0)
+    with provenance.about(FRAMES, "DGS10"):
+        with provenance.about(FRAMES, "DGS2"):
+            inner = envelope.rnd(1.0)
+        outer = envelope.rnd(1.0)
+    after = envelope.rnd(1.0)
     assert inner.source.inputs[0].series == "DGS2" and outer.source.inputs[0].series == "DGS10"
-    assert not isinstance(after, prov.Figure)
+    assert not isinstance(after, provenance.Figure)
 
 
 def test_data_as_of_is_the_latest_essential_input_and_generated_at_the_clock():
     def compute(f: Frames) -> dict:
-        env.require(f, "test", ["CPIAUCSL"], need="all")
-        return env.build("test", f, data={}, signals=[], summary="", sources=SOURCES, related_modules=[])
+        envelope.require(f, "test", ["CPIAUCSL"], need="all")
+        return envelope.build("test", f, data={}, signals=[], summary="", sources=SOURCES, related_modules=[])
 
     clocked = Frames(now=NOW, series=FRAMES.series, data_source="replay",
                      clock=datetime(2024, 3, 8, 15, 30, tzinfo=UTC))
@@ -107,13 +108,13 @@ def test_data_as_of_is_the_latest_essential_input_and_generated_at_the_clock():
 
 def test_a_module_that_failed_leaves_nothing_behind_for_the_next():
     def failing(f: Frames) -> dict:
-        env.require(f, "x", ["CPIAUCSL"])
-        raise env.InsufficientData("x")
+        envelope.require(f, "x", ["CPIAUCSL"])
+        raise envelope.InsufficientData("x")
 
     from intel.registry import _computing
-    with pytest.raises(env.InsufficientData):
+    with pytest.raises(envelope.InsufficientData):
         _computing(failing)(FRAMES)
-    assert prov.essential() == {}
+    assert provenance.essential() == {}
     assert Module  # the registry wraps every registered compute the same way
 
 
@@ -123,7 +124,7 @@ def test_a_module_that_failed_leaves_nothing_behind_for_the_next():
                                                            "volatility over 63 observations, percent"),
     ("mystery", "derived from the inputs (see methodology)")])
 def test_operations_named_from_keys(key, words):
-    assert prov.operation_for(key) == words
+    assert provenance.operation_for(key) == words
 
 
 def test_providers_say_how_their_bars_are_adjusted(tmp_path):
