@@ -3,6 +3,7 @@
 `parameters` are its tool's arguments schema, made from the one declaration of a module query (api/tools.py)."""
 from __future__ import annotations
 
+from api.payment_errors import uncharged_meta
 from api.services import Services
 from api.tools import service_tools
 from charging.attempt import Payer
@@ -39,6 +40,13 @@ class CatalogQueries:
         self.registry = registry
         self.serving = serving
         self.parameters = {t.name: t.parameters for t in service_tools(services.prices, registry)}
+
+    async def listing(self, payer: Payer, request_id: str) -> dict:
+        """GET /api/v1/modules and MCP's `list_modules`: every module (`entries`), and a `_meta` charging nothing."""
+        entries = await self.entries(payer)
+        return {"count": len(entries), "modules": entries,
+                "free_queries_per_module_per_day": self.services.settings.free_queries_per_module_per_day,
+                "_meta": uncharged_meta(self.services.data_source, self.services.simulated, 0, request_id)}
 
     async def entries(self, payer: Payer) -> list[dict]:
         """Every module with its price, whether it is published yet, and the caller's free queries left today."""

@@ -10,8 +10,9 @@ TOPUP = {"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_has
 REGISTER = {"method": "POST", "path": "/api/v1/agents/register", "body": {"name": "string"}}
 
 
-def unpaid_meta(data_source: str, simulated: bool, price_sats: int, request_id: str) -> dict:
-    """The `_meta` of a 402: what it would have cost, and that nothing was charged."""
+def uncharged_meta(data_source: str, simulated: bool, price_sats: int, request_id: str) -> dict:
+    """The `_meta` of an answer that charged nothing (a 402, a free listing): what it costs, and that nothing was
+    charged."""
     return {"data_source": data_source, "simulated": simulated, "price_sats": price_sats, "charged_sats": 0,
             "request_id": request_id}
 
@@ -25,7 +26,7 @@ def payment_required(exc: PaymentRequired, data_source: str, simulated: bool) ->
     if exc.l402 is not None:
         extra["l402"] = exc.l402
         headers["WWW-Authenticate"] = format_challenge(exc.l402["macaroon"], exc.l402["invoice"])
-    meta = {**unpaid_meta(data_source, simulated, item.price_sats, exc.request_id), "free_queries_left": 0}
+    meta = {**uncharged_meta(data_source, simulated, item.price_sats, exc.request_id), "free_queries_left": 0}
     if item.free_with_key:
         if item.key == "catalog":
             extra["preview"] = "/api/v1/catalog/preview"

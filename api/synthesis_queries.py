@@ -132,12 +132,17 @@ class SynthesisQueries:
 
     async def ask(self, payer: Payer, request_id: str, body: AskBody, idempotency_key: str | None = None,
                   wait: bool = True) -> Answer:
-        """An ask, charged by its depth and queued, and its answer once the job ends or the depth's window closes
-        (at once without `wait`)."""
-        request_id, replay = await self.submit(payer, request_id, "ask", self.services.prices.ask(body.depth),
-                                               {"question": body.question, "depth": body.depth}, idempotency_key)
+        """An ask, charged by its depth: its answer once the job ends or the depth's window closes (at once without
+        `wait`)."""
         window = getattr(self.services.settings, f"ask_window_{body.depth}_s") if wait else 0
-        return self.answer(await self.wait(request_id, window), replay)
+        return await self.run(payer, request_id, "ask", self.services.prices.ask(body.depth),
+                              {"question": body.question, "depth": body.depth}, idempotency_key, window)
+
+    async def run(self, payer: Payer, request_id: str, kind: str, item: PricedItem, params: dict,
+                  idempotency_key: str | None, window_s: float) -> Answer:
+        """`submit`, then the answer once the job ends or `window_s` passes."""
+        request_id, replay = await self.submit(payer, request_id, kind, item, params, idempotency_key)
+        return self.answer(await self.wait(request_id, window_s), replay)
 
     async def wait(self, request_id: str, window_s: float) -> JobRecord | None:
         """The record once its job ends, or as it stands when the window closes (a blocking pop, no polling)."""

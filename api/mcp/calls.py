@@ -5,7 +5,6 @@ required, a rate limit, data not yet published, invalid arguments) is a result w
 error body as the REST answer, so an agent can act on it (pay the invoice, top up, wait)."""
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 import mcp_types as types
@@ -26,7 +25,6 @@ from intel.formats import prompt_text
 from intel.parallels import select
 
 # structuredContent arrived with 2025-06-18: an older session gets the JSON body as a second text block instead
-log = logging.getLogger(__name__)
 LEGACY_VERSIONS = ("2024-11-05", "2025-03-26")
 PROMPTS_KEPT = 512  # prompt renderings kept per process (a few per module and format between publications)
 
@@ -99,10 +97,7 @@ class ToolCalls:
         return await self.pulse.serve(caller.client_ip, request_id)  # as GET /api/v1/pulse answers it
 
     async def _list_modules(self, caller: Caller, request_id: str, tool: ToolSpec, _) -> bytes:
-        entries = await self.catalog.entries(caller.payer)
-        return orjson.dumps({"count": len(entries), "modules": entries,
-                             "_meta": {"data_source": self.services.data_source, "simulated": self.services.simulated,
-                                       "price_sats": 0, "charged_sats": 0, "request_id": request_id}})
+        return orjson.dumps(await self.catalog.listing(caller.payer, request_id))  # as GET /api/v1/modules
 
     async def _ask(self, caller: Caller, request_id: str, tool: ToolSpec, body: AskBody) -> bytes:
         answer = await self.synthesis.ask(caller.payer, request_id, body)

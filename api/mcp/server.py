@@ -53,22 +53,22 @@ def caller_of(ctx) -> Caller:
 
 
 def as_mcp_tool(tool: ToolSpec) -> types.Tool:
-    return types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema,
+    return types.Tool(name=tool.name, description=tool.description, input_schema=tool.parameters,
                       output_schema=tool.output_schema, annotations=annotations_of(tool))
 
 
 def annotations_of(tool: ToolSpec) -> types.ToolAnnotations:
     """No tool changes the service's data; a priced one debits the caller's balance (a repeat pays again), so only
     the free ones are read-only and idempotent. None reaches outside the service: its data is the warehouse's."""
-    free = tool.tool.price_sats == 0
+    free = tool.price_sats == 0
     return types.ToolAnnotations(title=tool.name.replace("_", " "), read_only_hint=free, destructive_hint=False,
                                  idempotent_hint=free, open_world_hint=False)
 
 
 def tier_refusal(tool: ToolSpec, tier: str) -> types.CallToolResult:
-    return api_error_result(tier_required(f"'{tool.name}' needs the {tool.min_tier} tier (yours: {tier}). Upgrade "
+    return api_error_result(tier_required(f"'{tool.name}' needs the {tool.tier} tier (yours: {tier}). Upgrade "
                                           "with POST /api/v1/agents/upgrade; tools/list shows what your tier can call.",
-                                          tier, tool.min_tier, tool=tool.name))
+                                          tier, tool.tier, tool=tool.name))
 
 
 class CounterOfferOldVersions:
@@ -107,7 +107,7 @@ def build_server(tools: dict[str, ToolSpec], calls: ToolCalls) -> Server:
 
     def input_schema(name: str) -> dict | None:
         tool = tools.get(name)
-        return tool.input_schema if tool is not None else None
+        return tool.parameters if tool is not None else None
 
     # input_schema: the transport checks a 2026-07-28 call's `Mcp-Param-*` headers against the tool's schema; without
     # it the SDK lists every tool the caller can see on each call that carries arguments, to find that one schema

@@ -33,40 +33,25 @@ SERVICE_KINDS = {PULSE: ("pulse", None), LIST_MODULES: ("list_modules", None), A
 
 
 @dataclass(frozen=True)
-class ToolSpec:
-    tool: Tool  # the one definition: name, description, arguments' schema, price, tier, REST route
-    kind: str  # "module", "pulse", "list_modules", "ask", "parallels": what a call runs
-    arguments: type[BaseModel] | None  # the REST route's validation model, None for no arguments
+class ToolSpec(Tool):
+    """The one definition (name, description, arguments' schema, price, tier, REST route) and what a call runs."""
+
+    kind: str = "module"  # "module", "pulse", "list_modules", "ask", "parallels"
+    arguments: type[BaseModel] | None = None  # the REST route's validation model, None for no arguments
     module: Module | None = None
-
-    @property
-    def name(self) -> str:
-        return self.tool.name
-
-    @property
-    def description(self) -> str:
-        return self.tool.description
-
-    @property
-    def input_schema(self) -> dict:
-        return self.tool.parameters
 
     @property
     def output_schema(self) -> dict | None:
         """A module tool's result, its `data` typed field by field (api/module_schemas.py)."""
         return output_schema(self.module.name) if self.kind == "module" else None
 
-    @property
-    def min_tier(self) -> str:
-        return self.tool.tier
-
     def visible_to(self, tier: str) -> bool:
-        return TIERS.index(tier) >= TIERS.index(self.min_tier)
+        return TIERS.index(tier) >= TIERS.index(self.tier)
 
     def summary(self) -> dict:
         """What the manifest and the server card say of a tool (ask: its cheapest depth's price)."""
-        return {"name": self.name, "description": self.description, "min_tier": self.min_tier,
-                "price_sats": self.tool.price_sats}
+        return {"name": self.name, "description": self.description, "min_tier": self.tier,
+                "price_sats": self.price_sats}
 
 
 def catalog(registry: dict[str, Module], prices: PriceList) -> dict[str, ToolSpec]:
@@ -74,7 +59,7 @@ def catalog(registry: dict[str, Module], prices: PriceList) -> dict[str, ToolSpe
     specs = {}
     for tool in service_tools(prices, registry):
         kind, model = SERVICE_KINDS.get(tool.name, ("module", IntelligenceQuery))
-        specs[tool.name] = ToolSpec(tool, kind, model, registry.get(tool.name))
+        specs[tool.name] = ToolSpec(**vars(tool), kind=kind, arguments=model, module=registry.get(tool.name))
     order = [*FREE_TOOLS, *(name for name in specs if name not in FREE_TOOLS)]
     return {name: specs[name] for name in order}
 

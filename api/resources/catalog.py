@@ -26,9 +26,7 @@ class ModulesResource(_CatalogRoute):
     async def on_get(self, req, resp):
         """All modules with per-query pricing, whether each is published yet, and (with your key, or by your
         address) how many free queries of each you have left today."""
-        entries = await self.queries.entries(req.context.payer)
-        resp.media = {"count": len(entries), "modules": entries,
-                      "free_queries_per_module_per_day": self.services.settings.free_queries_per_module_per_day}
+        resp.media = await self.queries.listing(req.context.payer, req.context.request_id)
 
 
 class CatalogResource(_CatalogRoute):

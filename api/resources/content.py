@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from api import response_docs_routes as r
 from api import response_docs_shapes as shapes
-from api.errors import invalid, tier_required
-from api.middleware import require_agent
+from api.errors import invalid
+from api.middleware import require_tier
 from api.resources.synthesis import QUEUED_TEXT, idempotency_key, send_answer
 from api.schemas import ContentBody
 from api.services import Services
@@ -46,22 +46,17 @@ class _Generate:
         self.queries = queries
 
     async def _generate(self, req, resp) -> None:
-        agent = require_agent(req)
         body: ContentBody = req.context.json
         content_type = content_types()[body.content_type]
-        allowed = tiers_for(content_type.tier)
-        if agent["tier"] not in allowed:
-            raise tier_required(f"'{content_type.id}' content needs the {content_type.tier} tier"
-                                + (" or higher." if len(allowed) > 1 else "."), agent["tier"], content_type.tier)
+        require_tier(req, content_type.tier, f"'{content_type.id}' content")
         if content_type.needs_ticker and not body.ticker:
             raise invalid(["body", "ticker"], f"'{content_type.id}' needs a ticker, e.g. \"AAPL\"", "missing")
         params = {"content_type": content_type.id, "topic": body.topic,
                   "ticker": body.ticker.upper() if body.ticker else None}
-        request_id, replay = await self.queries.submit(
-            req.context.payer, req.context.request_id, "content", self.queries.services.prices.content(content_type.id),
-            params, idempotency_key(req))
         window = self.queries.services.settings.content_window_s if self.wait_for_answer else 0
-        send_answer(resp, self.queries.answer(await self.queries.wait(request_id, window), replay))
+        send_answer(resp, await self.queries.run(req.context.payer, req.context.request_id, "content",
+                                                 self.queries.services.prices.content(content_type.id), params,
+                                                 idempotency_key(req), window))
 
 
 RESPONSES = Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_409", "HTTP_422", "HTTP_500", "HTTP_503",

@@ -18,7 +18,7 @@ import orjson
 from api import response_docs_routes as r
 from api.errors import APIError
 from api.middleware import require_agent
-from api.payment_errors import TOPUP, unpaid_meta
+from api.payment_errors import TOPUP, uncharged_meta
 from api.schemas import AcceptTermsBody, DayTradeQuery
 from api.services import Services
 from api.spec import Documented, api_spec
@@ -84,7 +84,7 @@ class DayTradeAccess:
         offer = await self.offer(payer)
         # as every 402 (api/spec.py PROMISES 4): also a top-up invoice for the same sats, which credits a balance
         invoice = await self.services.charging.challenges.topup_invoice(payer, pass_.priced(offer["btc_usd"]))
-        meta = unpaid_meta(self.services.data_source, self.services.simulated, offer["amount_sats"], request_id)
+        meta = uncharged_meta(self.services.data_source, self.services.simulated, offer["amount_sats"], request_id)
         raise APIError(402, "payment_required",
                        f"The day-trade journal is read with a {pass_.valid_s // 3600}-hour pass: pay the L402 invoice "
                        f"in WWW-Authenticate ({offer['amount_sats']} sats: USD {pass_.usd_price:.2f} at "

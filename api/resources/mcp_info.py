@@ -76,6 +76,6 @@ class ServerCardResource:
             "capabilities": {"tools": {"listChanged": False}},
             "authentication": AUTH,
             "tools": {"total": len(tools), "by_tier": tier_counts(tools),
-                      "tiers": {tier: [t.name for t in visible(tools, tier) if t.min_tier == tier] for tier in TIERS}},
+                      "tiers": {tier: [t.name for t in visible(tools, tier) if t.tier == tier] for tier in TIERS}},
             "documentation": "/docs", "manifest": MCP_PATH, "health": HEALTH_PATHS[0],
         }

@@ -10,7 +10,7 @@ from api import response_docs_routes as r
 from api.errors import APIError, invalid
 from api.middleware import require_agent
 from api.money_schemas import PlanBody
-from api.payment_errors import TOPUP, unpaid_meta
+from api.payment_errors import TOPUP, uncharged_meta
 from api.services import Services
 from api.spec import Documented, api_spec
 from charging.prices import MODULE_PRICES
@@ -55,10 +55,23 @@ class _PlanRoute:
         short = exc.details["price_sats"] - exc.details["balance_sats"]
         invoice = await self.services.charging.challenges.credit_invoice(
             req.context.payer, f"plan:{plan}", short, f"marketintel: top-up for the {plan} plan ({short} sats)")
-        meta = unpaid_meta(self.services.data_source, self.services.simulated, exc.details["price_sats"],
+        meta = uncharged_meta(self.services.data_source, self.services.simulated, exc.details["price_sats"],
                            req.context.request_id)
         return APIError(402, exc.code, f"{exc} The invoice is for the {short} sats missing.", meta=meta,
                         **exc.details, shortfall_sats=short, invoice=invoice, topup=TOPUP)
+
+
+    async def _buy(self, req, kind: str, offered: dict, buy) -> dict:
+        """The plan named in the body, paid from the balance by `buy` (its ledger reference `<kind>:<request id>`);
+        422 for a plan not `offered`, a refusal as the 402 or 409 it is."""
+        agent = require_agent(req)
+        name = req.context.json.plan
+        if name not in offered:
+            raise invalid(["body", "plan"], f"unknown {kind} plan; one of {sorted(offered)}")
+        try:
+            return await asyncio.to_thread(buy, agent["id"], name, f"{kind}:{req.context.request_id}")
+        except PlanRefused as exc:
+            raise await self.refused(req, exc, name) from exc
 
 
 class CommitmentPlansResource(_PlanRoute):
@@ -82,15 +95,7 @@ class CommitmentActivateResource(_PlanRoute):
         """Activate a commitment plan (`{"plan": "starter"}`), paid from the balance in the same transaction
         that adds the credits: either both happen or neither. 402 `insufficient_balance` when the balance is
         below the price (nothing is charged); 422 for an unknown plan."""
-        agent = require_agent(req)
-        name = req.context.json.plan
-        if name not in self.plans.commitments:
-            raise invalid(["body", "plan"], f"unknown commitment plan; one of {sorted(self.plans.commitments)}")
-        try:
-            resp.media = await asyncio.to_thread(self.plans.activate_commitment, agent["id"], name,
-                                                 f"commitment:{req.context.request_id}")
-        except PlanRefused as exc:
-            raise await self.refused(req, exc, name) from exc
+        resp.media = await self._buy(req, "commitment", self.plans.commitments, self.plans.activate_commitment)
 
 
 class CommitmentStatusResource(_PlanRoute):
@@ -129,15 +134,7 @@ class SubscribeResource(_PlanRoute):
         transaction that grants the credits. 402 `insufficient_balance` when the balance is below the price
         (with an `invoice` for the sats missing);
         409 `plan_change_not_allowed` while another plan runs; 422 for an unknown plan."""
-        agent = require_agent(req)
-        name = req.context.json.plan
-        if name not in self.plans.subscriptions:
-            raise invalid(["body", "plan"], f"unknown subscription plan; one of {sorted(self.plans.subscriptions)}")
-        try:
-            resp.media = await asyncio.to_thread(self.plans.subscribe, agent["id"], name,
-                                                 f"subscription:{req.context.request_id}")
-        except PlanRefused as exc:
-            raise await self.refused(req, exc, name) from exc
+        resp.media = await self._buy(req, "subscription", self.plans.subscriptions, self.plans.subscribe)
 
 
 class SubscriptionStatusResource(_PlanRoute):
