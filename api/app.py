@@ -120,14 +120,12 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_foresight_routes(app, products, key_budgets)
     _add_consensus_route(app, services, serving, registry, key_budgets)
     _add_trading_routes(app, services, products, key_budgets)
-    app.add_route(f"{V1}/agents/register", RegisterResource(services))
-    app.add_route(f"{V1}/agents/me", MeResource(services))
-    app.add_route(f"{V1}/agents/balance", BalanceResource(services))
-    app.add_route(f"{V1}/agents/topup", TopupResource(services))
-    app.add_route(f"{V1}/agents/rotate-key", RotateKeyResource(services))
-    app.add_route(f"{V1}/agents/upgrade", UpgradeResource(services))
-    app.add_route(f"{V1}/payments/create-invoice", CreateInvoiceResource(services))
-    app.add_route(f"{V1}/payments/verify/{{payment_hash}}", VerifyPaymentResource(services))
+    for path, resource in {"agents/register": RegisterResource, "agents/me": MeResource,
+                           "agents/balance": BalanceResource, "agents/topup": TopupResource,
+                           "agents/rotate-key": RotateKeyResource, "agents/upgrade": UpgradeResource,
+                           "payments/create-invoice": CreateInvoiceResource,
+                           "payments/verify/{payment_hash}": VerifyPaymentResource}.items():
+        app.add_route(f"{V1}/{path}", resource(services))
     _add_plan_and_referral_routes(app, services, plans, Referrals(services.engine))
     _add_webhook_routes(app, services)
     _add_alert_routes(app, services)

@@ -17,6 +17,7 @@ from rq import Worker
 
 from api import metrics
 from api import response_docs_routes as r
+from api.resources.discovery import ServingReport
 from api.services import Services
 from api.spec import Documented, api_spec
 from intel.providers.live import LiveConfig
@@ -30,12 +31,9 @@ from warehouse.ledger import ping
 DAEMON_LIVE_S = 120
 
 
-class DashboardResource:
-    public = True  # interface.md: no credential needed
-
+class DashboardResource(ServingReport):
     def __init__(self, services: Services, serving: AsyncServingCache):
-        self.services = services
-        self.serving = serving
+        super().__init__(services, serving)
         self.names = sorted(m.name for m in modules().values() if not m.takes_ticker)
 
     @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=r.HealthDashboard))

@@ -37,13 +37,18 @@ class RootResource:
         }
 
 
-class HealthResource:
-    public = True  # interface.md: no credential needed
+class ServingReport:
+    """A route reporting on the service and what the serving cache holds (health, dashboard, SLA): no credential
+    needed (interface.md)."""
+
+    public = True
 
     def __init__(self, services: Services, serving: AsyncServingCache):
         self.services = services
         self.serving = serving
 
+
+class HealthResource(ServingReport):
     @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=shapes.HealthReport, HTTP_503=shapes.HealthReport))
     async def on_get(self, req, resp):
         """Liveness of the ledger and the cache, and the age of the published data. 503 when a dependency

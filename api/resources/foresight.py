@@ -26,6 +26,11 @@ class _ProductRoute:
         await self.queries.usage.gate_taken(served.gate_taken)
 
 
+class _PayablePerRequest(_ProductRoute):
+    anonymous_methods = ("GET",)  # no credential: the free query, then a 402 with the L402 challenge
+    accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
+
+
 class RegimeResource(_ProductRoute):
     @api_spec.validate(tags=["trading"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_429", "HTTP_503",
@@ -42,9 +47,7 @@ class RegimeResource(_ProductRoute):
         await self._answer(req, resp, "regime", "regime")
 
 
-class PredictionsResource(_ProductRoute):
-    anonymous_methods = ("GET",)  # no credential: the free query, then a 402 with the L402 challenge
-    accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
+class PredictionsResource(_PayablePerRequest):
 
     @api_spec.validate(query=PredictionsQuery, tags=["predictions"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",
@@ -63,9 +66,7 @@ class PredictionsResource(_ProductRoute):
                            lambda payload: {**payload, "predictions": payload["predictions"][:query.limit]})
 
 
-class AccuracyResource(_ProductRoute):
-    anonymous_methods = ("GET",)  # no credential: the free query, then a 402 with the L402 challenge
-    accepts_l402 = True
+class AccuracyResource(_PayablePerRequest):
 
     @api_spec.validate(query=AccuracyQuery, tags=["predictions"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",
@@ -83,9 +84,7 @@ class AccuracyResource(_ProductRoute):
                            lambda payload: accuracy_for(payload, query.origin))
 
 
-class ParallelsResource(_ProductRoute):
-    anonymous_methods = ("GET",)  # no credential: the free query, then a 402 with the L402 challenge
-    accepts_l402 = True
+class ParallelsResource(_PayablePerRequest):
 
     @api_spec.validate(query=ParallelsQuery, tags=["intelligence"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",
@@ -107,9 +106,7 @@ class ParallelsResource(_ProductRoute):
                            lambda payload: select(payload, query.tags, query.top_n))
 
 
-class TrackRecordResource(_ProductRoute):
-    anonymous_methods = ("GET",)  # no credential: the free query, then a 402 with the L402 challenge
-    accepts_l402 = True
+class TrackRecordResource(_PayablePerRequest):
 
     @api_spec.validate(query=TrackRecordQuery, tags=["intelligence"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",

@@ -5,10 +5,9 @@ import time
 
 from api import metrics
 from api import response_docs_routes as r
-from api.services import Services
+from api.resources.discovery import ServingReport
 from api.spec import Documented, api_spec
 from warehouse import status
-from warehouse.cache import AsyncServingCache
 
 HOUR, DAY = 3600, 86400
 
@@ -36,13 +35,7 @@ def freshness_summary(freshness: dict[str, dict]) -> dict:
             "stalest": {"series_id": sid, **worst}}
 
 
-class SLAResource:
-    public = True  # interface.md: no credential needed
-
-    def __init__(self, services: Services, serving: AsyncServingCache):
-        self.services = services
-        self.serving = serving
-
+class SLAResource(ServingReport):
     @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=r.ServiceLevels))
     async def on_get(self, req, resp):
         """Service levels, measured: `uptime` (since the oldest live API worker started; workers record
