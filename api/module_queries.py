@@ -18,7 +18,7 @@ from api.ticker_modules import TickerModules
 from api.usage import UsageRecorder
 from charging.attempt import Attempt, Charge, Payer
 from intel.formats import render
-from intel.registry import Module
+from intel.registry import Module, modules
 from warehouse import keys
 from warehouse.cache import AsyncServingCache
 
@@ -94,6 +94,7 @@ class ModuleQueries:
                 cached_fmt = "full"
             elif payload_json is None:
                 await self._refuse_unsourced(module)
+                await self._refuse_without_history(module)
                 raise APIError(503, "data_not_ready",
                                f"'{module.name}' has not been computed yet; the pipeline rebuilds modules every "
                                f"{self.services.settings.refresh_minutes} minutes.",
@@ -136,6 +137,28 @@ class ModuleQueries:
                            f"'{module.name}' reads {', '.join(missing)}, which no configured live source serves"
                            + (f"; set {' or '.join(settings)} to bring them" if settings else "")
                            + ". Nothing was charged.", series=missing, settings=settings)
+
+    async def _refuse_without_history(self, module) -> None:
+        """503 `no_history` when the last run could not compute the module because inputs it needs have no history
+        yet at the market date (a replay before a series' first stored date, a series never ingested), naming
+        them, where each begins, and the published modules of its category that read none of them. Nothing was
+        charged."""
+        raw = await self.services.redis.hget(keys.STATUS_UNCOMPUTED, module.name)
+        if raw is None:
+            return
+        why = orjson.loads(raw)
+        series = why.get("series") or {}
+        if not series:
+            return
+        begins = "; ".join(f"{sid} has no history before {first} here" if first else f"{sid} has no observation here"
+                           for sid, first in series.items())
+        published = set(await self.serving.published_modules())
+        stand_ins = sorted(m.name for m in modules().values() if m.category == module.category
+                           and m.name in published and not set(m.inputs) & set(series))
+        raise APIError(503, "no_history", f"'{module.name}' has no answer at {why['as_of']}: {begins}."
+                       + (f" Published modules of its category that read none of them: {', '.join(stand_ins)}."
+                          if stand_ins else "") + " Nothing was charged.",
+                       as_of=why["as_of"], series=series, stand_ins=stand_ins)
 
     def _body(self, attempt: Attempt, payload_json: bytes, rendered: dict | None, published: dict | None,
               charge: Charge) -> bytes:

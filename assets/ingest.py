@@ -47,13 +47,14 @@ def backfill_start(market: MarketResource, today: date) -> date:
     return EPOCH
 
 
-def _fetch(provider: Provider, series_ids: list[str], start: date, end: date):
-    """(frame, {series_id: error}, {series_id: source}). The live provider reports failed series and leaves them
-    out of the frame, so a failure writes nothing for them and their stored rows stay as they were."""
+def _fetch(provider: Provider, series_ids: list[str], start: date, now: datetime):
+    """(frame, {series_id: error}, {series_id: source}) of what was published by `now`, each observation held back to
+    its release's hour (not a close before its market closes). The live provider reports failed series and leaves
+    them out of the frame, so a failure writes nothing for them and their stored rows stay as they were."""
     if isinstance(provider, ReportsFailures):
-        result = provider.fetch(series_ids, start, end)
+        result = provider.fetch(series_ids, start, now)
         return result.frame, result.failures, result.sources
-    return provider.observations(series_ids, start, end), {}, {}
+    return provider.observations(series_ids, start, now), {}, {}
 
 
 def _ingest_intraday(provider: Provider, store, ids: list[str], now: datetime) -> tuple[int, dict[str, str]]:
@@ -103,7 +104,7 @@ def observations(context: AssetExecutionContext, market: MarketResource,
         for series_ids, start in fetch_plans(ids, marks, backfill_start(market, today)):
             if start > today:
                 continue
-            frame, failed, answered = _fetch(provider, series_ids, start, today)
+            frame, failed, answered = _fetch(provider, series_ids, start, market.now)
             failures.update(failed)
             series_sources.update(answered)
             fetched += frame.height

@@ -4,8 +4,11 @@ A module that fails must not hold back the other seventy: each asset records its
 (`computed`) instead of failing the step, so the run goes on to publish, and the failure shows red in the UI
 with its error. `InsufficientData` is a warning; anything else is an error."""
 
+import logging
 import traceback
 
+import orjson
+import redis
 from dagster import (
     AssetCheckResult,
     AssetCheckSeverity,
@@ -21,9 +24,12 @@ from assets.ingest import observations
 from assets.resources import MarketResource, WarehouseResource
 from charging.prices import module_price
 from intel.envelope import InsufficientData
+from intel.providers.base import FirstDates
 from intel.registry import Module, modules
+from warehouse import keys
 
 CHECK = "computed"
+log = logging.getLogger(__name__)
 
 
 def scheduled_modules() -> list[Module]:
@@ -52,11 +58,14 @@ def build_module_asset(module: Module) -> AssetsDefinition:
                 payload = module.compute(frames)
             except InsufficientData as exc:
                 context.log.warning(f"{module.name}: insufficient data: {exc}")
+                _note_uncomputed(market, module.name, {"as_of": market.today.isoformat(), "reason": str(exc),
+                                                       "series": _first_dates(store, market.provider, exc.series)})
                 return _outcome(module, "insufficient_data", str(exc), AssetCheckSeverity.WARN)
             except Exception as exc:  # a bug in one module: record it, keep the run going
                 context.log.error(f"{module.name} failed:\n{traceback.format_exc()}")
                 return _outcome(module, "error", f"{type(exc).__name__}: {exc}", AssetCheckSeverity.ERROR)
             store.write_module_result(module.name, market.today, payload, source, market.now)
+        _note_uncomputed(market, module.name, None)
         missing = [s for s in module.inputs if frames.get(s) is None]
         return MaterializeResult(
             metadata={"status": "ok", "as_of": str(payload.get("as_of", market.today)),
@@ -65,6 +74,27 @@ def build_module_asset(module: Module) -> AssetsDefinition:
         )
 
     return _module
+
+
+def _first_dates(store, provider, series: tuple[str, ...]) -> dict[str, str | None]:
+    """Where each series' history begins: its first stored date, else the provider's first (a replay before the
+    series' file begins: that date says only that there is history later, not what it holds), else None."""
+    first = {**(provider.first_dates(series) if isinstance(provider, FirstDates) else {}),
+             **store.first_dates(series, provider.name)}
+    return {sid: first[sid].isoformat() if sid in first else None for sid in series}
+
+
+def _note_uncomputed(market: MarketResource, name: str, why: dict | None) -> None:
+    """Tell the API why a module has no answer (its inputs' history starts later), or that it has one again. The
+    status is rebuildable: a Redis hiccup is logged, it does not fail the module."""
+    try:
+        client = market.status_client()
+        if why is None:
+            client.hdel(keys.STATUS_UNCOMPUTED, name)
+        else:
+            client.hset(keys.STATUS_UNCOMPUTED, name, orjson.dumps(why))
+    except redis.RedisError as exc:
+        log.warning("could not record %s's outcome for the API: %s", name, exc)
 
 
 def _outcome(module: Module, status: str, reason: str, severity: AssetCheckSeverity) -> MaterializeResult:

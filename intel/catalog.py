@@ -8,8 +8,9 @@ of month M that comes out mid-month M+1 has a lag of ~45): providers never hand 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 Frequency = Literal["daily", "weekly", "monthly", "quarterly"]
 
@@ -203,6 +204,61 @@ CATALOG: dict[str, Series] = {entry.id: entry for entry in _entries()}
 def get(series_id: str) -> Series | None:
     """The catalog entry for `series_id`, or None when the catalog does not know it."""
     return CATALOG.get(series_id)
+
+
+NEW_YORK = ZoneInfo("America/New_York")
+# When a release is out on its day (the observation's date plus its lag): the publisher's stated hour, in its zone.
+# A close is known once its market has closed; a statistical release at the hour its publisher announces. Where the
+# publisher states no hour (the IMF's and World Bank's monthly prices, the OECD's, FRED's next-morning copies of
+# index closes and spreads), 17:00 New York, after the day's trading: late rather than early.
+RELEASE_TIMES: dict[str, tuple[time, ZoneInfo]] = {
+    "NYSE Arca close": (time(16, 0), NEW_YORK), H15: (time(16, 15), NEW_YORK), H10: (time(16, 15), NEW_YORK),
+    "Coinbase": (time(0, 0), ZoneInfo("UTC")),  # the UTC day's candle closes at midnight UTC
+    "CPI": (time(8, 30), NEW_YORK), "PPI": (time(8, 30), NEW_YORK), "Employment Situation": (time(8, 30), NEW_YORK),
+    "Unemployment Insurance Weekly Claims": (time(8, 30), NEW_YORK), "JOLTS": (time(10, 0), NEW_YORK),
+    "Personal Income and Outlays": (time(8, 30), NEW_YORK), "Advance Retail Sales": (time(8, 30), NEW_YORK),
+    "Advance Durable Goods": (time(8, 30), NEW_YORK), "GDP (advance)": (time(8, 30), NEW_YORK),
+    "New Residential Construction": (time(8, 30), NEW_YORK), "New Residential Sales": (time(10, 0), NEW_YORK),
+    "CFNAI": (time(8, 30), NEW_YORK), "Chicago Fed NFCI": (time(8, 30), NEW_YORK),
+    "St. Louis Fed FSI": (time(10, 0), NEW_YORK), "G.17 Industrial Production": (time(9, 15), NEW_YORK),
+    "University of Michigan survey": (time(10, 0), NEW_YORK), "Case-Shiller": (time(9, 0), NEW_YORK),
+    "H.4.1": (time(16, 30), NEW_YORK), "H.6 Money Stock": (time(13, 0), NEW_YORK), "H.8": (time(16, 15), NEW_YORK),
+    "Freddie Mac PMMS": (time(12, 0), NEW_YORK), "NY Fed reverse repo operations": (time(13, 15), NEW_YORK),
+}
+UNSTATED_RELEASE_TIME = (time(17, 0), NEW_YORK)
+
+
+def release_time(series_id: str) -> tuple[time, ZoneInfo]:
+    """The hour, and its zone, at which an observation of `series_id` is published on its release day."""
+    entry = CATALOG.get(series_id)
+    return RELEASE_TIMES.get(entry.release, UNSTATED_RELEASE_TIME) if entry else UNSTATED_RELEASE_TIME
+
+
+def published_at(series_id: str, observed: date) -> datetime:
+    """When the observation of `series_id` dated `observed` was published (UTC): its release day (the date plus
+    the catalog's lag) at its release time."""
+    hour, zone = release_time(series_id)
+    return datetime.combine(observed + timedelta(days=release_lag(series_id)), hour, zone).astimezone(UTC)
+
+
+def known_through(series_id: str, moment: date | datetime) -> date:
+    """The date of the latest observation of `series_id` published by `moment`. A datetime is that very moment (a
+    close is not known before its market closes); a date is the whole of that day."""
+    lag = timedelta(days=release_lag(series_id))
+    if not isinstance(moment, datetime):
+        return moment - lag
+    hour, zone = release_time(series_id)
+    local = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(zone)
+    return (local.date() if local.time() >= hour else local.date() - timedelta(days=1)) - lag
+
+
+def bar_closed_through(ticker: str, moment: date | datetime) -> date:
+    """The last daily bar of `ticker` closed by `moment`: a date is a closed day; at a moment, a crypto day closes at
+    midnight UTC, any other at 16:00 New York."""
+    if not isinstance(moment, datetime):
+        return moment
+    entry = CATALOG.get(ticker.upper())
+    return known_through("CBBTCUSD" if entry is not None and entry.trades_weekends else "XLK", moment)
 
 
 def release_lag(series_id: str) -> int:

@@ -24,7 +24,12 @@ Obs = tuple[str, date, float]  # (series, date, value): one named observation
 
 
 class InsufficientData(Exception):
-    """The module's essential inputs are all missing: the API answers 503 with this message."""
+    """The module's essential inputs are missing (`series`, when known): the API answers 503 saying which, since
+    when each has history, and what stands in."""
+
+    def __init__(self, message: str, series: Iterable[str] = ()):
+        super().__init__(message)
+        self.series = tuple(series)
 
 
 def rnd(value, digits: int = 2, op: str | None = None):
@@ -304,8 +309,8 @@ def require(frames: Frames, module: str, essential: Iterable[str], need: str = "
     for series_id in present:
         provenance.note_essential(series_id, frames.last_date(series_id))
     if (need == "any" and not present) or (need == "all" and len(present) < len(essential)):
-        absent = ", ".join(s for s in essential if s not in present)
-        raise InsufficientData(f"{module}: no observations yet for {absent}")
+        absent = [s for s in essential if s not in present]
+        raise InsufficientData(f"{module}: no observations yet for {', '.join(absent)}", absent)
 
 
 def staleness_note(sources: dict) -> str:

@@ -236,6 +236,12 @@ class Warehouse:
             "select series_id, max(last_date) from watermarks where $source is null or source = $source"
             " group by series_id", {"source": source}).fetchall())
 
+    def first_dates(self, series_ids: Sequence[str], source: str) -> dict[str, date]:
+        """The first stored observation date of each series that has any, from `source`."""
+        return dict(self.con.execute(
+            "select series_id, min(date) from observations where source = $source and list_contains($ids, series_id)"
+            " group by series_id", {"source": source, "ids": sorted(set(series_ids))}).fetchall())
+
     def observations_count(self) -> int:
         return self.con.execute("select count(*) from observations").fetchone()[0]
 

@@ -34,6 +34,8 @@ MODULES = f"{PREFIX}:modules"
 STATUS_SOURCES = f"{PREFIX}:status:sources"
 STATUS_INGEST = f"{PREFIX}:status:ingest"
 STATUS_FRESHNESS = f"{PREFIX}:status:freshness"
+# module -> JSON {as_of, reason, series: {id: first stored date or null}}: modules the last run could not compute
+STATUS_UNCOMPUTED = f"{PREFIX}:status:uncomputed"
 METRICS = f"{PREFIX}:metrics"
 METRICS_WORKERS = f"{METRICS}:workers"
 RATE = f"{PREFIX}:rate"

@@ -46,7 +46,8 @@ class IntelligenceResource:
         injection), `agent` (the full payload plus `deltas` since your last query of this module, keyed by
         your agent or, without a key, by your client address as `deltas.since` says; `temporal_context` with
         upcoming calendar events; `follow_up_actions`). 404 names close module names; 503 means the module
-        has not been computed yet. Nothing is charged for a failed request."""
+        has not been computed yet (`data_not_ready`), or that its inputs have no history yet at the market date
+        (`no_history`: which series, where each begins, what stands in). Nothing is charged for a failed request."""
         module = self.registry.get(module_name)
         if module is None:
             raise unknown_module(module_name, self.registry)

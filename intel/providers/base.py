@@ -34,11 +34,14 @@ class Provider(Protocol):
     def series_ids(self) -> list[str]:
         """Series this provider can supply."""
 
-    def observations(self, series_ids: Sequence[str], start: date, end: date) -> pl.DataFrame:
-        """Long frame `series_id, date, value` (LONG_SCHEMA) for start <= date <= end, as published by `end`."""
+    def observations(self, series_ids: Sequence[str], start: date, end: date | datetime) -> pl.DataFrame:
+        """Long frame `series_id, date, value` (LONG_SCHEMA) from `start`, as published by `end`: a moment (each
+        observation held back to its release's hour, intel/catalog.py `known_through`), or a date, the whole of
+        that day."""
 
-    def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
-        """Daily OHLCV (BARS_SCHEMA) for start <= date <= end; empty frame when the ticker is unknown."""
+    def bars(self, ticker: str, start: date, end: date | datetime) -> pl.DataFrame:
+        """Daily OHLCV (BARS_SCHEMA) from `start` of the days closed by `end` (a moment, or a closed day); empty
+        frame when the ticker is unknown."""
 
     def price_adjustment(self, ticker: str) -> str | None:
         """How the prices `bars(ticker, ...)` last returned are adjusted ("split- and dividend-adjusted");
@@ -55,6 +58,15 @@ class ReportsFailures(Protocol):
 
     def unavailable(self) -> dict[str, list[str]]:
         """{series_id: the unset settings that would bring a source} for the series no source serves."""
+
+
+@runtime_checkable
+class FirstDates(Protocol):
+    """A provider that knows where each series' history begins (replay: its files; sim: its simulation), so a
+    module asked about an earlier day can say so rather than seem unready."""
+
+    def first_dates(self, series_ids: Sequence[str]) -> dict[str, date]:
+        """{series_id: its first observation's date} for the series it holds."""
 
 
 @runtime_checkable

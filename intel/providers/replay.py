@@ -2,19 +2,20 @@
 
 This is the one place in `intel/` that reads files. Everything is loaded once into a long polars
 frame; an observation is handed out only once it would have been published (its date plus the
-catalog's release lag), so a replay at date D sees what the service could have seen on D.
+catalog's release lag, at the release's hour: intel/catalog.py `known_through`), so a replay at a
+moment sees what the service could have seen then: not a close before its market has closed.
 """
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import polars as pl
 
 from intel.catalog import get as get_series
-from intel.catalog import release_lag
+from intel.catalog import known_through
 from intel.frames import BARS_SCHEMA, LONG_SCHEMA
 from intel.providers.sim_bars import valid_ticker
 
@@ -51,21 +52,21 @@ class ReplayProvider:
             except Exception as exc:  # one bad file must not take the other series down
                 log.warning("replay: skipping unreadable series file %s: %s", path, exc)
                 continue
-            lag = release_lag(path.stem)
-            parts.append(frame.with_columns(
-                pl.lit(path.stem).alias("series_id"),
-                (pl.col("date") + pl.duration(days=lag)).alias("published"),
-            ))
+            parts.append(frame.with_columns(pl.lit(path.stem).alias("series_id")))
         if not parts:
             log.warning("replay: no readable series in %s", self.folder)
-        empty = pl.DataFrame(schema={**LONG_SCHEMA, "published": pl.Date})
+        empty = pl.DataFrame(schema=LONG_SCHEMA)
         self._long = (pl.concat(parts, how="diagonal") if parts else empty).select(
-            ["series_id", "date", "value", "published"]).sort(["series_id", "date"])
+            ["series_id", "date", "value"]).sort(["series_id", "date"])
         self._last = {sid: last for sid, last in self._long.group_by("series_id").agg(
             pl.col("date").max()).iter_rows()}
 
     def series_ids(self) -> list[str]:
         return sorted(self._last)
+
+    def first_dates(self, series_ids: Sequence[str]) -> dict[str, date]:
+        return dict(self._long.filter(pl.col("series_id").is_in(list(series_ids))).group_by("series_id").agg(
+            pl.col("date").min()).iter_rows())
 
     def default_start(self) -> date:
         """The day after the latest observation in the folder: a replay that starts there sees it all."""
@@ -73,11 +74,10 @@ class ReplayProvider:
             raise ValueError(f"replay folder {self.folder} holds no readable series")
         return max(self._last.values()) + timedelta(days=1)
 
-    def observations(self, series_ids: Sequence[str], start: date, end: date) -> pl.DataFrame:
-        return self._long.filter(
-            pl.col("series_id").is_in(list(series_ids))
-            & (pl.col("date") >= start) & (pl.col("date") <= end) & (pl.col("published") <= end)
-        ).select(list(LONG_SCHEMA))
+    def observations(self, series_ids: Sequence[str], start: date, end: date | datetime) -> pl.DataFrame:
+        """What was published by `end`: a moment, or (a date) the whole of that day."""
+        return self._long.filter(pl.col("series_id").is_in(list(series_ids)) & (pl.col("date") >= start)
+                                 & (pl.col("date") <= _published_through(series_ids, end)))
 
     def price_adjustment(self, ticker: str) -> str | None:
         """The catalog's word for a known series (sector ETFs: adjusted; index levels: none); a file the
@@ -94,10 +94,15 @@ class ReplayProvider:
         if not valid_ticker(ticker):
             return pl.DataFrame(schema=BARS_SCHEMA)
         series_id = ticker if ticker in self._last else ticker.upper()
-        closes = self._long.filter(
-            (pl.col("series_id") == series_id) & (pl.col("date") >= start) & (pl.col("date") <= end)
-            & (pl.col("published") <= end))
+        closes = self._long.filter((pl.col("series_id") == series_id) & (pl.col("date") >= start)
+                                   & (pl.col("date") <= _published_through([series_id], end)))
         return closes.select(
             "date", *(pl.lit(None, dtype=pl.Float64).alias(c) for c in ("open", "high", "low")),
             pl.col("value").alias("close"), pl.lit(None, dtype=pl.Float64).alias("volume"),
         ).cast(BARS_SCHEMA)
+
+
+def _published_through(series_ids: Sequence[str], end: date | datetime) -> pl.Expr:
+    """Each series' last observation date published by `end`, as an expression over `series_id`."""
+    through = {sid: known_through(sid, end) for sid in dict.fromkeys(series_ids)}
+    return pl.col("series_id").replace_strict(through, default=None, return_dtype=pl.Date)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, datetime
 
 import numpy as np
 import polars as pl
 
-from intel.catalog import CATALOG
+from intel.catalog import CATALOG, bar_closed_through, known_through
 from intel.frames import BARS_SCHEMA, LONG_SCHEMA
 from intel.providers import sim_macro, sim_markets, sim_rates
 from intel.providers.sim_bars import ohlcv, synthetic_closes, valid_ticker
@@ -58,16 +58,16 @@ class SimProvider:
     def series_ids(self) -> list[str]:
         return sorted(CATALOG)
 
-    def observations(self, series_ids: Sequence[str], start: date, end: date) -> pl.DataFrame:
-        paths = self._paths_through(end)
+    def observations(self, series_ids: Sequence[str], start: date, end: date | datetime) -> pl.DataFrame:
+        """What was published by `end`: a moment, or (a date) the whole of that day."""
+        paths = self._paths_through(_day(end))
         parts = []
         for series_id in dict.fromkeys(series_ids):
             if series_id not in paths:
                 continue
             dates, values = paths[series_id]
-            published_by = to_day(end) - np.timedelta64(CATALOG[series_id].release_lag_days, "D")
             lo = np.searchsorted(dates, to_day(start), side="left")
-            hi = np.searchsorted(dates, min(published_by, to_day(end)), side="right")
+            hi = np.searchsorted(dates, to_day(known_through(series_id, end)), side="right")
             if hi > lo:
                 parts.append(pl.DataFrame({"series_id": [series_id] * (hi - lo), "date": dates[lo:hi],
                                            "value": values[lo:hi]}, schema=LONG_SCHEMA))
@@ -77,10 +77,12 @@ class SimProvider:
         """Simulated bars are the simulation's traded prices (every payload says it is simulated)."""
         return None
 
-    def bars(self, ticker: str, start: date, end: date) -> pl.DataFrame:
-        if not valid_ticker(ticker) or end < start:
+    def bars(self, ticker: str, start: date, end: date | datetime) -> pl.DataFrame:
+        """Daily bars closed by `end` (a moment, or the whole of a date): a bar is known once its market closes."""
+        last = bar_closed_through(ticker, end)
+        if not valid_ticker(ticker) or last < start:
             return pl.DataFrame(schema=BARS_SCHEMA)
-        paths = self._paths_through(end)
+        paths = self._paths_through(last)
         entry = CATALOG.get(ticker.upper())
         if entry is not None and entry.asset_class in ("equities", "crypto"):
             days, closes = paths[entry.id]
@@ -90,7 +92,7 @@ class SimProvider:
         if not len(days):
             return pl.DataFrame(schema=BARS_SCHEMA)
         columns = ohlcv(self._draws, ticker, days, closes)
-        keep = (days >= to_day(start)) & (days <= to_day(end))
+        keep = (days >= to_day(start)) & (days <= to_day(last))
         return pl.DataFrame({"date": days[keep], **{k: v[keep] for k, v in columns.items()}}, schema=BARS_SCHEMA)
 
     def _paths_through(self, end: date) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -101,6 +103,10 @@ class SimProvider:
                 self._paths, self._latent = _simulate(self._draws, self.origin, horizon)
                 self._horizon = horizon
             return self._paths
+
+
+def _day(moment: date | datetime) -> date:
+    return moment.date() if isinstance(moment, datetime) else moment
 
 
 def _simulate(draws: Draws, origin: date, horizon: date) -> tuple[dict, dict]:

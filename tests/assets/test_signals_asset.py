@@ -4,7 +4,7 @@ back-test statistics equal an independent recomputation with the pure function o
 the CSV files, cut the way a provider publishes them (an observation exists from its date plus its release lag)."""
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime, time
 
 import polars as pl
 from dagster import materialize
@@ -12,7 +12,7 @@ from dagster import materialize
 from assets.ingest import observations
 from assets.resources import MarketResource, WarehouseResource
 from assets.signals import trading_signals_asset
-from intel.catalog import release_lag
+from intel.catalog import known_through
 from intel.frames import Frames
 from intel.providers.replay import read_series_csv
 from intel.signals.product import NAME, input_series, trading_signals
@@ -24,11 +24,13 @@ CLOCK = date(2023, 12, 29)  # every input series, bitcoin included, still publis
 
 
 def csv_frames(clock: date) -> Frames:
-    """The inputs as they stood at `clock`, read from the history files without the warehouse or the ingest."""
+    """The inputs as they stood when the replayed day `clock` began (00:00 UTC, each observation out at its release's
+    hour), read from the history files without the warehouse or the ingest."""
+    moment = datetime.combine(clock, time(0), UTC)
     parts = []
     for sid in input_series():
         frame = read_series_csv(history_dir() / f"{sid}.csv")
-        published = frame.filter(pl.col("date") + pl.duration(days=release_lag(sid)) <= clock)
+        published = frame.filter(pl.col("date") <= known_through(sid, moment))
         parts.append(published.with_columns(pl.lit(sid).alias("series_id")))
     return Frames.from_long(pl.concat(parts), clock, "replay")
 

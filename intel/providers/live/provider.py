@@ -24,7 +24,7 @@ from datetime import date, datetime, timedelta
 
 import polars as pl
 
-from intel.catalog import ADJUSTED, CATALOG, release_lag
+from intel.catalog import ADJUSTED, CATALOG, known_through, release_lag
 from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA
 from intel.providers.base import FetchResult
 from intel.providers.live import alphavantage, coinbase, coinbase_hourly, sources, stooq, tiingo
@@ -40,17 +40,23 @@ PLAIN_US_TICKER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 FETCH_SCHEMA = {**LONG_SCHEMA, "published": pl.Date, "first_value": pl.Float64}
 
 
-def _frame(series_id: str, points: list, start: date, end: date) -> pl.DataFrame:
-    """One series' points, (date, value) or (date, value, first published, first value), kept when dated in
-    start..end and published by `end`."""
-    lag = timedelta(days=release_lag(series_id))
+def _frame(series_id: str, points: list, start: date, end: date | datetime) -> pl.DataFrame:
+    """One series' points, (date, value) or (date, value, first published, first value), kept when dated from
+    `start` and published by `end` (a moment, or the whole of a date): on the day the source says, else on the
+    catalog's release day, either at the release's hour."""
+    through = known_through(series_id, end)
+    released_by = through + timedelta(days=release_lag(series_id))  # the last release day whose hour has come
     rows = []
     for point in points:
         day, value = point[0], point[1]
         published, first = (point[2], point[3]) if len(point) > 2 else (None, None)
-        if start <= day <= end and (published or day + lag) <= end:
+        if start <= day and (published <= released_by if published else day <= through):
             rows.append((series_id, day, value, published, first))
     return pl.DataFrame(rows, schema=FETCH_SCHEMA, orient="row")
+
+
+def _day(moment: date | datetime) -> date:
+    return moment.date() if isinstance(moment, datetime) else moment
 
 
 @dataclass
@@ -98,7 +104,7 @@ class LiveProvider:
         return {sid: sources.keys_needed(sid, self.config) for sid in sorted(CATALOG)
                 if not sources.counts(sid, self.config)}
 
-    def fetch(self, series_ids: Sequence[str], start: date, end: date) -> FetchResult:
+    def fetch(self, series_ids: Sequence[str], start: date, end: date | datetime) -> FetchResult:
         """Observations of the series that fetched cleanly, published by `end` (their first publication where the
         source says, else date + the catalog's release lag), with `published` and `first_value` (FETCH_SCHEMA);
         {series_id: error} for the others. Each series goes down its chain of sources until one delivers it."""
@@ -114,7 +120,7 @@ class LiveProvider:
             for sid, route in pending.items():
                 groups.setdefault(route[0], []).append(sid)
             for source, ids in groups.items():
-                points, failed = sources.MODULES[source].fetch(self.clients[source], ids, start, end)
+                points, failed = sources.MODULES[source].fetch(self.clients[source], ids, start, _day(end))
                 for sid in ids:
                     if sid in failed:
                         errors[sid].append(failed[sid])
@@ -132,7 +138,7 @@ class LiveProvider:
         failures = {sid: "; ".join(why) for sid, why in errors.items() if sid not in got}
         return FetchResult(frame, failures, {sid: source for sid, (source, _) in got.items()})
 
-    def observations(self, series_ids: Sequence[str], start: date, end: date) -> pl.DataFrame:
+    def observations(self, series_ids: Sequence[str], start: date, end: date | datetime) -> pl.DataFrame:
         return self.fetch(series_ids, start, end).frame.select(list(LONG_SCHEMA))
 
     def fetch_intraday(self, series_ids: Sequence[str], start: datetime, end: datetime) -> FetchResult:

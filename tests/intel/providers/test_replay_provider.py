@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import polars as pl
@@ -54,6 +54,24 @@ def test_point_in_time_with_release_lags(folder):
     cpi_lag = CATALOG["CPIAUCSL"].release_lag_days
     later = provider.observations(["CPIAUCSL"], date(2020, 1, 1), date(2020, 3, 1) + timedelta(days=cpi_lag))
     assert later["date"].to_list() == [date(2020, 1, 1), date(2020, 2, 1), date(2020, 3, 1)]
+
+
+def test_a_close_is_not_known_before_its_market_closes(folder):
+    """A replayed day starts at 00:00 UTC: the day's ETF close (lag 0) is out at 16:00 New York, not before; the
+    10-year yield of the day before at 16:15 New York (H.15); a date still means the whole day."""
+    provider = ReplayProvider(folder)
+
+    def last(moment) -> dict:
+        frame = provider.observations(["DGS10", "XLK"], date(2020, 3, 1), moment)
+        return dict(frame.group_by("series_id").agg(pl.col("date").max()).iter_rows())
+
+    assert last(datetime(2020, 3, 10, 0, 0, 5, tzinfo=UTC)) == {"XLK": date(2020, 3, 9), "DGS10": date(2020, 3, 5)}
+    assert last(datetime(2020, 3, 10, 19, 59, tzinfo=UTC)) == {"XLK": date(2020, 3, 9), "DGS10": date(2020, 3, 5)}
+    assert last(datetime(2020, 3, 10, 20, 0, tzinfo=UTC)) == {"XLK": date(2020, 3, 10), "DGS10": date(2020, 3, 5)}
+    assert last(datetime(2020, 3, 10, 20, 15, tzinfo=UTC)) == {"XLK": date(2020, 3, 10), "DGS10": date(2020, 3, 9)}
+    assert last(date(2020, 3, 10)) == {"XLK": date(2020, 3, 10), "DGS10": date(2020, 3, 9)}
+    assert provider.bars("XLK", date(2020, 3, 1), datetime(2020, 3, 10, 0, 0, 5, tzinfo=UTC))["date"].to_list() == [
+        date(2020, 3, 9)]
 
 
 def test_gaps_marked_with_a_dot_are_dropped(folder):

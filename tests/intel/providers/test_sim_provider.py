@@ -1,7 +1,7 @@
 """SimProvider: every catalog series on its own calendar, deterministic, prefix-stable, point-in-time."""
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import numpy as np
 import polars as pl
@@ -97,6 +97,19 @@ def test_nothing_past_end_and_release_lags_respected():
     assert last["XLK"] == end  # ETF closes are known at the close
     assert last["DGS10"] == end - timedelta(days=1)
     assert last["GDPC1"] == date(2019, 10, 1)  # Q4 advance estimate in late January
+
+
+def test_a_close_is_not_known_before_its_market_closes(sim):
+    """At 00:00:05 UTC the day's ETF close and bar are not out yet; after 16:00 New York they are."""
+    def last(moment) -> dict:
+        frame = sim.observations(["XLK", "CBBTCUSD"], date(2020, 3, 1), moment)
+        return dict(frame.group_by("series_id").agg(pl.col("date").max()).iter_rows())
+
+    early, late = datetime(2020, 3, 10, 0, 0, 5, tzinfo=UTC), datetime(2020, 3, 10, 20, 1, tzinfo=UTC)
+    assert last(early) == {"XLK": date(2020, 3, 9), "CBBTCUSD": date(2020, 3, 9)}  # bitcoin's 9th closed at 00:00 UTC
+    assert last(late) == {"XLK": date(2020, 3, 10), "CBBTCUSD": date(2020, 3, 9)}
+    assert sim.bars("XLK", date(2020, 3, 1), early)["date"].max() == date(2020, 3, 9)
+    assert sim.bars("XLK", date(2020, 3, 1), late)["date"].max() == date(2020, 3, 10)
 
 
 def test_start_and_unknown_ids(sim):
