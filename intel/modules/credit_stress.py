@@ -22,10 +22,10 @@ MIN_WEEKS = 26  # fewer weekly points than this and a component cannot be standa
 MAX_AGE_DAYS = 10  # a weekly grid point takes the last observation no older than this
 # composite z-score thresholds for the regime (upper bounds)
 REGIMES = (("benign", -0.5), ("normal", 0.5), ("elevated", 1.5), ("stressed", 2.5), ("crisis", math.inf))
-AFTER = "after the as-of date"
 RESEMBLES_DISTANCE = 0.75  # RMS z-score distance at or below which today "resembles" an episode
 HY_WIDENING_1M_BP = 50.0  # a 1-month high-yield move this large is fast widening (or tightening)
-# named stress episodes: (label, window start, window end); the peak is the highest composite inside
+# named stress episodes: (label, window start, window end); the peak is the highest composite inside. An episode is
+# named only once its window has ended: before, neither its end nor that it would be remembered as one was known
 EPISODES = {
     "gfc_2008": ("2008 global financial crisis", date(2008, 9, 1), date(2009, 3, 31)),
     "euro_downgrade_2011": ("2011 US downgrade and euro-area debt crisis", date(2011, 8, 1), date(2011, 12, 31)),
@@ -167,7 +167,8 @@ def compute(frames: Frames) -> dict:
                                       "weekly history, and the regime cuts the composite at -0.5/0.5/1.5/2.5 "
                                       "(benign/normal/elevated/stressed/crisis). Each named episode's peak is the "
                                       "week of highest composite inside its window, using only observations in the "
-                                      "frames; an episode outside them is reported unavailable. Resemblance is the "
+                                      "frames; an episode outside them is reported unavailable, and one whose window "
+                                      "has not ended at the as-of date is not named. Resemblance is the "
                                       "root-mean-square difference between today's component z-scores and those at "
                                       f"the peak, on the components both have; at or below {RESEMBLES_DISTANCE} "
                                       "counts.",
@@ -178,19 +179,19 @@ def _episodes(grid, panel, zs, now_z, history, now) -> tuple[dict, list]:
     out, ranked = {}, []
     first = grid[np.isfinite(history)][0]
     for key, (label, start, end) in EPISODES.items():
+        if _day(end) >= _day(now):
+            continue  # not yet an episode at the as-of date
         entry = {"label": label,
                  "start_year": envelope.constant(start.year, "year the episode's window starts (stated)", 0),
                  "window": f"{start.isoformat()} to {end.isoformat()}"}
         inside = (grid >= _day(start)) & (grid <= _day(end)) & np.isfinite(history)
-        if _day(start) > _day(now):
-            entry.update(available=False, reason=AFTER)
-        elif not inside.any():
+        if not inside.any():
             entry.update(available=False, reason=f"outside the available history (it starts {first})")
         else:
             at = int(np.flatnonzero(inside)[np.argmax(history[inside])])
             common = [s for s in now_z if np.isfinite(zs[s][0][at])]
             distance = math.sqrt(np.mean([(now_z[s] - zs[s][0][at]) ** 2 for s in common]))
-            entry.update(available=True, in_progress=bool(_day(end) >= _day(now)), peak_week=str(grid[at]),
+            entry.update(available=True, peak_week=str(grid[at]),
                          peak_composite_zscore=envelope.rnd(history[at], 2, "composite z-score in the peak week"),
                          peak_component_zscores={COMPONENTS[s][0]: envelope.rnd(zs[s][0][at], 2, f"z-score of {s} in "
                                                                                 "the peak week") for s in zs
@@ -204,8 +205,7 @@ def _episodes(grid, panel, zs, now_z, history, now) -> tuple[dict, list]:
                          components_compared=envelope.count(len(common), "count of components compared"),
                          distance=envelope.rnd(distance, 2, "root-mean-square difference of today's component "
                                                             "z-scores and the peak week's"))
-            if not entry["in_progress"]:  # an episode still under way trivially resembles today
-                ranked.append((key, entry["distance"]))
+            ranked.append((key, entry["distance"]))
         out[key] = entry
     ranked.sort(key=lambda kv: kv[1])
     return out, ranked
@@ -257,13 +257,9 @@ def _summary(data: dict) -> str:
     elif data["nearest_episode"]:
         ep = data["episodes"][data["nearest_episode"]]
         parts.append(f"No named episode is close; the nearest is the {ep['label']} (distance {ep['distance']}).")
-    episodes = data["episodes"].values()
-    for words, chosen in (
-            ("Under way at the as-of date (not compared)", [v for v in episodes if v.get("in_progress")]),
-            ("Not yet occurred at the as-of date", [v for v in episodes if v.get("reason") == AFTER]),
-            ("Before the history in the data", [v for v in episodes if v.get("reason", AFTER) != AFTER])):
-        if chosen:
-            parts.append(f"{words}: " + "; ".join(v["label"] for v in chosen) + ".")
+    before = [v["label"] for v in data["episodes"].values() if not v["available"]]
+    if before:
+        parts.append("Before the history in the data: " + "; ".join(before) + ".")
     return " ".join(parts)
 
 
