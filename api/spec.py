@@ -59,7 +59,9 @@ PROMISES = (
     "stretch of history used). A figure made from named observations alone has `recompute`: `kind` (level, "
     "difference, ratio or pct_change of those values in the order listed), times `scale` (1 when absent), rounded "
     "to `decimals`. `scope: module` marks a figure resting on the module's inputs as a whole; an entry naming no "
-    "input is a stated parameter of the method or a count from the calendar, resting on no observation. A price "
+    "input is a stated parameter of the method or a count from the calendar, resting on no observation. A figure "
+    "resting on a series revised after its first release (the statistical agencies' estimates, the money stock, bank "
+    "credit) says `vintage: latest`: the latest revision held, not the value first published. A price "
     "is `close` only when it traded; an adjusted one is `adj_close` with its `adjustment` named.",
 )
 

@@ -199,6 +199,12 @@ def _entries() -> list[Series]:
 
 
 CATALOG: dict[str, Series] = {entry.id: entry for entry in _entries()}
+# Series whose figures are revised after their first release: the statistical agencies' estimates (every macro
+# series but NBER's recession dates), the money stock and bank credit. Market prices, rates and indices are not. The
+# warehouse holds the latest vintage of each (replay files and backfills carry one vintage only), and every figure
+# resting on one says so (`vintage: latest` in its provenance).
+REVISED = frozenset(s.id for s in CATALOG.values() if s.asset_class == "macro" and s.id != "USREC") | {
+    "M2SL", "WM2NS", "BUSLOANS"}
 
 
 def get(series_id: str) -> Series | None:

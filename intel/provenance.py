@@ -24,6 +24,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
 
+from intel.catalog import REVISED
+
 KINDS = ("level", "difference", "ratio", "pct_change")
 
 
@@ -65,6 +67,8 @@ class Source:
                 out["recompute"]["scale"] = int(self.scale) if self.scale == int(self.scale) else self.scale
         if self.attribution == "module":
             out["scope"] = "module"
+        if any(i.series in REVISED for i in self.inputs):
+            out["vintage"] = "latest"  # revised after its first release: the latest revision held, not the first
         return out
 
 

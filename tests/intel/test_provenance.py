@@ -136,3 +136,18 @@ def test_providers_say_how_their_bars_are_adjusted(tmp_path):
     assert replay.price_adjustment("SP500") is None
     assert "not stated" in replay.price_adjustment("ACME")
     assert SimProvider().price_adjustment("XLK") is None
+
+
+def test_a_figure_on_a_revised_series_says_its_vintage_is_the_latest():
+    """CPI is revised after its first release and the warehouse holds one vintage: a figure resting on it says
+    `vintage: latest`; one resting only on market prices (never revised) says nothing of vintage."""
+    f = frames(CPIAUCSL=[(date(2024, 1, 1), 308.4), (date(2024, 2, 1), 309.7)],
+               VIXCLS=[(date(2024, 3, 1), 13.1), (date(2024, 3, 4), 14.3)])
+    with provenance.about(f, "CPIAUCSL"):
+        cpi = envelope.rnd(309.7, 1)
+    with provenance.about(f, "VIXCLS"):
+        vix = envelope.rnd(14.3, 1)
+    change = envelope.pct_change(("CPIAUCSL", date(2024, 2, 1), 309.7), ("CPIAUCSL", date(2024, 1, 1), 308.4), 2)
+    _, by_path = provenance.attach({"cpi": cpi, "vix": vix, "cpi_mom_pct": change}, ())
+    assert by_path["cpi"]["vintage"] == by_path["cpi_mom_pct"]["vintage"] == "latest"
+    assert "vintage" not in by_path["vix"]
