@@ -6,6 +6,8 @@ from datetime import date, datetime
 
 import polars as pl
 
+from intel.catalog import known_through
+
 LONG_SCHEMA = {"series_id": pl.Utf8, "date": pl.Date, "value": pl.Float64}
 BARS_SCHEMA = {
     "date": pl.Date,
@@ -28,6 +30,13 @@ INTRADAY_SCHEMA = {
 # Data sources whose provider serves intraday candles (only live's Coinbase client): for any other source
 # a module says the provider has none rather than treating the absence as a data problem.
 INTRADAY_SOURCES = frozenset({"live"})
+
+
+def released_by(series_ids, moment: date | datetime) -> pl.Expr:
+    """True for the rows of a long frame released by `moment` (a moment, or the whole of a date): each series'
+    dates up to its last one published then (intel/catalog.py `known_through`)."""
+    through = {sid: known_through(sid, moment) for sid in dict.fromkeys(series_ids)}
+    return pl.col("date") <= pl.col("series_id").replace_strict(through, default=None, return_dtype=pl.Date)
 
 
 @dataclass(frozen=True)

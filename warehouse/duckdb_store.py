@@ -21,7 +21,7 @@ import duckdb
 import orjson
 import polars as pl
 
-from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA, Frames
+from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA, Frames, released_by
 from intel.regime_history import LABEL_SCHEMA
 
 # when each observation was first published and its value then, where the source says (else null)
@@ -146,8 +146,11 @@ def _dumps(payload: dict) -> str:
 class Warehouse:
     """One connection to the warehouse file; use as a context manager or call `close()`."""
 
-    def __init__(self, path: Path, lock_timeout_s: float = 60.0):
+    def __init__(self, path: Path, lock_timeout_s: float = 60.0, read_only: bool = False):
         self.path = Path(path)
+        if read_only:  # a reader of a copy (time travel reads the analyst copy): its schema is the writer's
+            self.con = duckdb.connect(str(self.path), read_only=True)
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.con = self._connect(lock_timeout_s)
         self.con.execute(SCHEMA)
@@ -246,10 +249,11 @@ class Warehouse:
         return self.con.execute("select count(*) from observations").fetchone()[0]
 
     def frames(self, series_ids: Sequence[str], now: date, lookback_days: int, data_source: str,
-               now_ts: datetime | None = None) -> Frames:
+               now_ts: datetime | None = None, known_at: datetime | None = None) -> Frames:
         """Point-in-time inputs from source `data_source`: dates in [now - lookback_days, now], each at its
         latest revision ingested by the end of `now`. Dates first stored after `now` (a backfill carries one
-        vintage only) fall back to their first stored revision, the closest thing to what was known then."""
+        vintage only) fall back to their first stored revision, the closest thing to what was known then.
+        `known_at` (time travel): only what was released by that moment, at its revision ingested by then."""
         ids = sorted(set(series_ids))
         if not ids:
             return Frames(now=now, series={}, data_source=data_source, clock=now_ts)
@@ -267,10 +271,13 @@ class Warehouse:
                 "ids": ids,
                 "lo": now - timedelta(days=lookback_days),
                 "now": now,
-                "cutoff": datetime(now.year, now.month, now.day) + timedelta(days=1),
+                "cutoff": (_naive_utc(known_at) if known_at is not None
+                           else datetime(now.year, now.month, now.day) + timedelta(days=1)),
             },
         )
         long = self._to_polars(cur, LONG_SCHEMA)
+        if known_at is not None:
+            long = long.filter(released_by(ids, known_at))
         frames = Frames.from_long(long, now, data_source)
         if now_ts is None:  # without the clock's time of day, "closed by now" cannot be decided: attach none
             return frames

@@ -15,8 +15,7 @@ from pathlib import Path
 import polars as pl
 
 from intel.catalog import get as get_series
-from intel.catalog import known_through
-from intel.frames import BARS_SCHEMA, LONG_SCHEMA
+from intel.frames import BARS_SCHEMA, LONG_SCHEMA, released_by
 from intel.providers.sim_bars import valid_ticker
 
 log = logging.getLogger(__name__)
@@ -77,7 +76,7 @@ class ReplayProvider:
     def observations(self, series_ids: Sequence[str], start: date, end: date | datetime) -> pl.DataFrame:
         """What was published by `end`: a moment, or (a date) the whole of that day."""
         return self._long.filter(pl.col("series_id").is_in(list(series_ids)) & (pl.col("date") >= start)
-                                 & (pl.col("date") <= _published_through(series_ids, end)))
+                                 & released_by(series_ids, end))
 
     def price_adjustment(self, ticker: str) -> str | None:
         """The catalog's word for a known series (sector ETFs: adjusted; index levels: none); a file the
@@ -95,14 +94,9 @@ class ReplayProvider:
             return pl.DataFrame(schema=BARS_SCHEMA)
         series_id = ticker if ticker in self._last else ticker.upper()
         closes = self._long.filter((pl.col("series_id") == series_id) & (pl.col("date") >= start)
-                                   & (pl.col("date") <= _published_through([series_id], end)))
+                                   & released_by([series_id], end))
         return closes.select(
             "date", *(pl.lit(None, dtype=pl.Float64).alias(c) for c in ("open", "high", "low")),
             pl.col("value").alias("close"), pl.lit(None, dtype=pl.Float64).alias("volume"),
         ).cast(BARS_SCHEMA)
 
-
-def _published_through(series_ids: Sequence[str], end: date | datetime) -> pl.Expr:
-    """Each series' last observation date published by `end`, as an expression over `series_id`."""
-    through = {sid: known_through(sid, end) for sid in dict.fromkeys(series_ids)}
-    return pl.col("series_id").replace_strict(through, default=None, return_dtype=pl.Date)

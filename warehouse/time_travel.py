@@ -1,0 +1,37 @@
+"""A module's answer as the service would have given it at a past moment, computed from a warehouse copy that
+holds the history since: each input only as released by that moment (its date plus the catalog's lag, at its
+release's hour), each revision as ingested by then. A replay started at that moment reads the same observations,
+so it answers the same figures (tests/warehouse/test_time_travel.py)."""
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time
+from pathlib import Path
+
+from intel.catalog import published_at
+from intel.registry import Module
+from warehouse.duckdb_store import Warehouse
+
+
+def moment_of(as_of: date | datetime) -> datetime:
+    """A date is the start of that day (00:00 UTC), as a replay started on it; a time is that moment (UTC)."""
+    if isinstance(as_of, datetime):
+        return as_of.astimezone(UTC) if as_of.tzinfo else as_of.replace(tzinfo=UTC)
+    return datetime.combine(as_of, time(0), UTC)
+
+
+def payload_at(path: Path, module: Module, as_of: date | datetime, data_source: str) -> dict:
+    """The module's payload at `as_of`, said to be time travel, with when each input's last observation was
+    published. InsufficientData when its inputs have no history by then."""
+    moment = moment_of(as_of)
+    with Warehouse(path, read_only=True) as store:
+        frames = store.frames(module.inputs, moment.date(), module.lookback_days, data_source, now_ts=moment,
+                              known_at=moment)
+    payload = module.compute(frames)
+    for series in payload.get("data_sources", {}).get("series", []):
+        if series.get("last_observation"):
+            last = date.fromisoformat(series["last_observation"])
+            series["published_at"] = published_at(series["id"], last).isoformat()
+    if isinstance(as_of, datetime):
+        payload["as_of"] = moment.isoformat()
+    payload["time_travel"] = True
+    return payload
