@@ -17,6 +17,7 @@ from api.media import json_handlers
 from api.metrics import RequestMetrics
 from api.middleware import Authentication, RequestContext, SharedClients
 from api.module_queries import ModuleQueries
+from api.past_modules import PastModules
 from api.product_queries import ProductQueries
 from api.pulse_queries import PulseQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
@@ -112,7 +113,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/catalog/preview", CatalogPreviewResource(services, registry, pulse_budget))
     app.add_route(f"{V1}/sampling/status", SamplingStatusResource(services, registry))
     usage = UsageRecorder(services.jobs)
-    module_queries = ModuleQueries(services, serving, TickerModules(services), usage, key_budgets)
+    module_queries = ModuleQueries(services, serving, TickerModules(services), usage, key_budgets,
+                                   PastModules(services))
     synthesis_queries = SynthesisQueries(services, usage)
     products = ProductQueries(services, serving, usage)
     _add_synthesis_routes(app, services, synthesis_queries)  # before the intelligence routes: fixed sub-paths

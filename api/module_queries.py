@@ -10,6 +10,7 @@ import orjson
 
 from api.errors import APIError, invalid
 from api.one_trip import KEY_CHANGED, LIMITED, Window
+from api.past_modules import PastModules
 from api.ratelimit import KeyBudgets
 from api.responses import cache_meta, splice_meta, with_meta
 from api.schemas import IntelligenceQuery
@@ -46,12 +47,13 @@ class Served:
 
 class ModuleQueries:
     def __init__(self, services: Services, serving: AsyncServingCache, tickers: TickerModules, usage: UsageRecorder,
-                 budgets: KeyBudgets):
+                 budgets: KeyBudgets, past: PastModules):
         self.services = services
         self.budgets = budgets
         self.charging = services.charging
         self.serving = serving
         self.tickers = tickers
+        self.past = past
         self.usage = usage
         # cached rendering key -> (its meta, the rendering) last read: one entry per module and format
         self.held: dict[str, tuple[bytes, bytes]] = {}
@@ -64,11 +66,15 @@ class ModuleQueries:
         ticker is ValidationFailed at `ticker`, before anything is taken. On any failure what was charged is
         undone, then the error is raised again."""
         fmt, include_prompt, ticker = query.format, query.include_prompt, ticker_of(module, query)
-        attempt = Attempt(payer, self.services.prices.module(module.name), request_id)
-        cached_fmt = fmt if fmt in ("compact", "prompt") and not include_prompt else "full"
+        past = query.as_of is not None  # time travel: computed from the warehouse, priced as a past point
+        if past:
+            self.past.moment(module, query.as_of)  # ValidationFailed before anything is taken
+        item = self.services.prices.past(module.name) if past else self.services.prices.module(module.name)
+        attempt = Attempt(payer, item, request_id)
+        cached_fmt = fmt if fmt in ("compact", "prompt") and not include_prompt and not past else "full"
         seen = keys.seen(payer.caller_id, module.name, ticker)
         # served as cached, nothing is left to fail after the round trip: it may record a free query too
-        as_cached = not module.takes_ticker and fmt == cached_fmt and not include_prompt and fmt != "agent"
+        as_cached = not module.takes_ticker and not past and fmt == cached_fmt and not include_prompt and fmt != "agent"
         try:
             # one round trip: the key check, the rate window, the free-allowance count, the cached rendering,
             # its meta and the previous snapshot (and, for a free query served as cached, its record)
@@ -76,12 +82,13 @@ class ModuleQueries:
             record = self.usage.free_record(attempt, fmt) if as_cached else None
             # the last seen payload travels back only where it is read: the agent format's deltas, or a ticker
             # module's payload computed after the trip; else the trip only says whether it is this one
-            seen_read = fmt == "agent" or module.takes_ticker
+            # (a past moment has no deltas and leaves the last seen payload as it was)
+            seen_read = (fmt == "agent" or module.takes_ticker) and not past
             rendering = self.serving.module_key(module.name, cached_fmt)
             reads = [rendering, self.serving.module_key(module.name, "meta")]
             taken = await self.services.one_trip.run(
                 reads + [seen] if seen_read else reads, key_check=key_check, window=window, counter=counter,
-                record=record, seen=(seen, SEEN_TTL_S) if cached_fmt == "full" else None,
+                record=record, seen=(seen, SEEN_TTL_S) if cached_fmt == "full" and not past else None,
                 held=self.held.get(rendering))
             if taken.code == KEY_CHANGED:
                 raise KeyChanged(taken.entry)
@@ -89,7 +96,9 @@ class ModuleQueries:
                 raise await self.budgets.refused(payer, window)
             self.charging.allowance.counted(attempt, taken.count)
             payload_json, published, seen_before = taken.reads if seen_read else (*taken.reads, None)
-            if module.takes_ticker:
+            if past:
+                payload_json, published = await self.past.payload_json(module, query.as_of), None
+            elif module.takes_ticker:
                 payload_json, published = await self.tickers.payload_json(module, ticker), None
                 cached_fmt = "full"
             elif payload_json is None:
@@ -115,7 +124,7 @@ class ModuleQueries:
                 return Served(body, attempt, taken.gate_taken)
             async with self.services.redis.pipeline(transaction=False) as pipe:
                 seen_is_payload = seen_before == payload_json if seen_read else taken.seen_is_first
-                if cached_fmt == "full" and not seen_is_payload:  # unchanged: nothing to write
+                if cached_fmt == "full" and not seen_is_payload and not past:  # unchanged: nothing to write
                     pipe.set(seen, payload_json, ex=SEEN_TTL_S)
                 self.usage.add_event(pipe, attempt, charge, fmt)
                 gate_taken = (await pipe.execute())[-1]

@@ -55,8 +55,18 @@ UnifiedContext = body("UnifiedContext", "GET /api/v1/intelligence/unified", Char
                       sources_missing=list, caveats=list[str], simulated=bool, data_source=str, figures_count=int)
 BatchMeta = body("BatchMeta", "`_meta` of a batch: the one request id and the sum charged.", request_id=str,
                  modules=int, succeeded=int, failed=int, charged_sats=int)
-BatchItemResult = body("BatchItemResult", "One batch result: its `result` is a module result or an error body.",
-                       index=int, module=str, status=int, result=Obj)
+
+
+class BatchItemResult(Documented):
+    """One batch result: with status 200 its `result` (the module in its format), else its `error`."""
+
+    index: int
+    module: str
+    status: int
+    result: Obj | None = None
+    error: Obj | None = None
+
+
 BatchResults = body("BatchResults", "POST /api/v1/intelligence/batch", BatchMeta, results=list[BatchItemResult])
 Parallels = body("Parallels", "GET /api/v1/intelligence/parallels", ModuleMeta, as_of=str, generated_at=str,
                  methodology=Obj, data_sources=Obj, results=Objs)

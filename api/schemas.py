@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
@@ -64,6 +65,10 @@ class IntelligenceQuery(BaseModel):
         description="Symbol for ticker modules (letters, digits, . ^ = -), at most 10 characters")
     include_prompt: bool = Field(False, description="Add pre-formatted prompt text to the response")
     format: Format = Field("full", description="Rendering of the payload")
+    as_of: date | datetime | None = Field(
+        None, description="Answer as of a past moment: a date (the start of that day, 00:00 UTC, as a replay started "
+        "on it) or a date-time (that moment; UTC unless it says); computed from the warehouse with only what was "
+        "released by then, priced as `past:<module>` (/api/v1/pricing). Not for ticker modules.")
 
 
 class RegisterBody(BaseModel):

@@ -50,8 +50,9 @@ PROMISES = (
     "Routes that need no credential never refuse one: a valid key identifies the caller, and anything else sent "
     "(an unknown key, another scheme, an L402 credential) is ignored, as `X-Credentials-Ignored` says.",
     "Module results and the pulse carry three dates: `as_of`, the market date the answer is for (nothing "
-    "published after that day was used); `data_as_of`, the date of the latest observation among the essential "
-    "inputs the figures rest on (a close dated the day before `as_of` says so here; each input's own last date is "
+    "published after that day was used; with `?as_of=` the moment asked, and `time_travel: true`); `data_as_of`, "
+    "the date of the latest observation among the essential inputs the figures rest on (a close dated the day "
+    "before `as_of` says so here; each input's own last date is "
     "`data_sources.series[].last_observation`); and `generated_at`, the clock's time when the figures were "
     "computed. In the `full` and `agent` formats, `provenance` maps every number in `data` (the pulse: in "
     "`regime`, `signals`, `correlation_alerts` and `composite_score`) by its dotted path to its `operation` in a "

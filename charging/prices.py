@@ -49,6 +49,11 @@ UNIFIED_REASON = ("Half an ask of the same depth: the same breadth of published 
 # key) and free with a key. Agent consensus is analysis only this service can make (what its agents attend to,
 # weighed against the signals of every module they attend to) and reads the usage ledger and many published
 # modules per request: a proprietary module's price with its daily free query, payable with L402.
+# a module as of a past moment: a fifth of the module's price (a standard module 10 sats, a proprietary one 50)
+PAST_DIVISOR = 5
+PAST_REASON = (f"A module as of a past moment (`as_of`), computed from the warehouse: 1/{PAST_DIVISOR} of the module's "
+               "price, since a back-test needs many points and a past answer is history, not today's signal; the same "
+               "free query a day per module as the live one, counted apart from it.")
 PRODUCT_PRICES = {"regime": (MODULE_PRICES["P"], "trading regime query", "modules"),
                   "parallels": (MODULE_PRICES["P"], "historical parallels query", "modules"),
                   "predictions": (MODULE_PRICES["S"], "prediction record query", "key"),
@@ -163,6 +168,9 @@ class PriceList:
     def module(self, name: str) -> PricedItem:
         return self.items[f"module:{name}"]
 
+    def past(self, name: str) -> PricedItem:
+        return self.items[f"past:{name}"]
+
     def product(self, name: str) -> PricedItem:
         return self.items[f"product:{name}"]
 
@@ -200,6 +208,9 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
     packages (one period each, paid from credit or the balance: no L402, nothing to pay per request)."""
     modules = [PricedItem(f"module:{m.name}", module_price(m), f"{m.name} query",
                           free_per_day=free_queries_per_module_per_day) for m in registry.values()]
+    past = [PricedItem(f"past:{m.name}", module_price(m) // PAST_DIVISOR, f"{m.name} as of a past moment",
+                       free_per_day=free_queries_per_module_per_day, reason=PAST_REASON)
+            for m in registry.values() if not m.takes_ticker]
     asks = [PricedItem(f"ask:{depth}", price, f"{depth} ask", reason=ASK_REASON) for depth, price in ASK_PRICES.items()]
     contents = [PricedItem(f"content:{t.id}", CONTENT_PRICES[t.tier], f"{t.title} ({t.tier} content)", l402=False,
                            reason=CONTENT_REASON) for t in (content_types or {}).values()]
@@ -212,7 +223,7 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
                 for name, (price, title, free) in PRODUCT_PRICES.items()]
     packages = [PricedItem(f"package:{p.package_id}", package_price(p),
                            f"{p.name} alert package ({p.period_days} days)", l402=False) for p in PACKAGES.values()]
-    return PriceList([*modules, *asks, *contents, *unified, catalog, *products, *packages],
+    return PriceList([*modules, *past, *asks, *contents, *unified, catalog, *products, *packages],
                      [daytrade_pass(daytrade_pass_usd)])
 
 

@@ -112,3 +112,8 @@ def synthesis_lease(request_id: str) -> str:
 
 def synthesis_idempotency(owner: str, key_hash: str) -> str:
     return f"{PREFIX}:synthesis:idem:{owner}:{key_hash}"
+
+
+def past_payload(module: str, moment: str, source: str) -> str:
+    """A module's answer as of a past moment (api/past_modules.py), per data source."""
+    return f"{PREFIX}:past:{source}:{module}:{moment}"

@@ -87,7 +87,9 @@ class BatchResource:
             else:
                 try:
                     ticker_of(module, item)
-                except ValidationFailed as missing:
-                    problems += missing.within("body", "modules", index).detail
+                    if item.as_of is not None:
+                        self.queries.past.moment(module, item.as_of)
+                except ValidationFailed as refused:
+                    problems += refused.within("body", "modules", index).detail
         if problems:
             raise ValidationFailed(problems)

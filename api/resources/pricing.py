@@ -5,7 +5,7 @@ from api import response_docs_routes as r
 from api.resources.plans import POOL_ORDER_TEXT, commitment_listing, subscription_listing, tier_prices
 from api.services import Services
 from api.spec import Documented, api_spec
-from charging.prices import MODULE_PRICES, TIER_NAMES
+from charging.prices import MODULE_PRICES, PAST_DIVISOR, PAST_REASON, TIER_NAMES
 from charging.service import ORDER_TEXT
 from intel.registry import Module
 from warehouse.ledger import REFERRAL_PERCENT, Plans
@@ -27,7 +27,8 @@ class PricingResource:
 
     @api_spec.validate(tags=["discovery"], resp=Documented(HTTP_200=r.Pricing))
     async def on_get(self, req, resp):
-        """Pay-per-use pricing: per-query prices by tier, the free allowance, the other priced items (ask by
+        """Pay-per-use pricing: per-query prices by tier (and of a module as of a past moment, `past_point`), the
+        free allowance, the other priced items (ask by
         depth, the full catalog without a key), and both ways to pay (a prepaid balance, or per request with
         L402 and no registration) with the order in which they are used; the paid tiers (price and days per
         term, bought over Lightning), commitment and subscription plans, the referral reward, the order in
@@ -42,9 +43,12 @@ class PricingResource:
                                "full_data": True},
             "per_query": {TIER_NAMES[t]: price for t, price in MODULE_PRICES.items()},
             "modules": by_tier,
+            # a module as of a past moment (`as_of`): its own item `past:<module>`, by tier
+            "past_point": {"per_query": {TIER_NAMES[t]: price // PAST_DIVISOR for t, price in MODULE_PRICES.items()},
+                           "free_per_day": settings.free_queries_per_module_per_day, "reason": PAST_REASON},
             "items": [{"item": i.key, "price_sats": i.price_sats, "title": i.title, "free_per_day": i.free_per_day,
                        "free_with_key": i.free_with_key, "l402": i.l402, "available": i.available, "reason": i.reason}
-                      for i in prices.items.values() if i.kind != "module"],
+                      for i in prices.items.values() if i.kind not in ("module", "past")],
             "passes": [{"item": p.key, "usd_price": p.usd_price, "hours": p.valid_s // 3600, "title": p.title,
                         "sats": "the USD price at the published BTC/USD when the 402 is issued", "l402": True,
                         "reason": p.reason} for p in prices.passes.values()],

@@ -1,0 +1,56 @@
+"""The module route's `as_of`: a module as the service would have answered at a past moment, computed from the
+analyst copy of the warehouse (read only, refreshed at every publish; the pipeline holds the warehouse itself) by
+warehouse/time_travel.py, kept in Redis a while (a past moment's answer does not change), failures as API errors."""
+from __future__ import annotations
+
+import asyncio
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+import orjson
+
+from api.errors import APIError, invalid
+from intel.envelope import InsufficientData
+from intel.registry import Module
+from warehouse import keys
+from warehouse.time_travel import moment_of, payload_at
+
+if TYPE_CHECKING:
+    from api.services import Services
+
+KEPT_S = 3600  # a late ingest may still add what was released before a recent moment: recompute hourly
+
+
+class PastModules:
+    def __init__(self, services: Services):
+        self.services = services
+
+    def moment(self, module: Module, as_of: date | datetime) -> datetime:
+        """The moment asked, checked: not for a ticker module, not after the market clock."""
+        if module.takes_ticker:
+            raise invalid(["as_of"], f"'{module.name}' is computed per ticker on demand; as_of is offered for the "
+                          "other modules", "value_error")
+        moment = moment_of(as_of)
+        if moment > self.services.clock.now():
+            raise invalid(["as_of"], f"{moment.isoformat()} is after the market clock "
+                          f"({self.services.clock.now().isoformat(timespec='seconds')}); leave as_of out for now",
+                          "value_error")
+        return moment
+
+    async def payload_json(self, module: Module, as_of: date | datetime) -> bytes:
+        key = keys.past_payload(module.name, moment_of(as_of).isoformat(), self.services.data_source)
+        cached = await self.services.redis.get(key)
+        if cached is not None:
+            return cached
+        path = self.services.settings.analyst_path
+        if not path.exists():
+            raise APIError(503, "data_not_ready", "The warehouse has not been published yet; nothing was charged.",
+                           headers={"Retry-After": str(self.services.settings.refresh_minutes * 60)})
+        try:
+            payload = await asyncio.to_thread(payload_at, path, module, as_of, self.services.data_source)
+        except InsufficientData as exc:
+            raise APIError(503, "no_history", f"'{module.name}' has no answer at {moment_of(as_of).isoformat()}: "
+                           f"{exc}. Nothing was charged.", series=list(exc.series)) from exc
+        payload_json = orjson.dumps(payload)
+        await self.services.redis.set(key, payload_json, ex=KEPT_S)
+        return payload_json

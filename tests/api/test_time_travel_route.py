@@ -1,0 +1,71 @@
+"""`as_of` on the module route, MCP and the batch, on the real app: the answer computed from the analyst copy of a
+real DuckDB warehouse (simulated observations, written as the ingest writes them), said to be time travel, priced
+as a past point and charged through the charging service; refused (422, nothing charged) after the clock and for
+ticker modules."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import falcon.testing
+import pytest
+
+from intel.providers.sim import SimProvider
+from intel.registry import modules
+from tests.api.agent_helpers import auth, fund, register, set_tier
+from tests.api.test_mcp_endpoint import asgi, call, run  # noqa: F401, F811 (a fixture)
+from warehouse.duckdb_store import Warehouse
+from warehouse.time_travel import payload_at
+
+PAST = "2026-06-01"
+
+
+@pytest.fixture
+def analyst_copy(settings, services):
+    """The sim history of every module input up to the clock, in the warehouse copy time travel reads."""
+    now = services.clock.now()
+    inputs = sorted({sid for m in modules().values() for sid in m.inputs})
+    with Warehouse(settings.analyst_path) as store:
+        store.write_observations(SimProvider(seed=7).observations(inputs, now.date() - timedelta(days=4000), now),
+                                 "sim", now)
+    return settings.analyst_path
+
+
+def test_a_module_as_of_a_past_day_is_the_warehouse_answer_priced_as_a_past_point(asgi, services, analyst_copy):  # noqa: F811
+    client = falcon.testing.TestClient(asgi)
+    key, agent = register(client, "back-tester")
+    set_tier(services, agent["agent_id"], "premium")
+    fund(client, key, 1_000)
+
+    free = client.simulate_get("/api/v1/intelligence/vix", params={"as_of": PAST}, headers=auth(key))
+    assert free.status_code == 200, free.text
+    body = free.json
+    expected = payload_at(analyst_copy, modules()["vix"], date.fromisoformat(PAST), "sim")
+    assert body["time_travel"] is True and body["as_of"] == PAST and body["data"] == expected["data"]
+    assert all("published_at" in s for s in body["data_sources"]["series"])
+    assert body["_meta"]["price_sats"] == 10 and body["_meta"]["paid_with"] == "free_allowance"
+    paid = client.simulate_get("/api/v1/intelligence/vix", params={"as_of": f"{PAST}T21:00:00Z"}, headers=auth(key))
+    assert paid.json["_meta"]["charged_sats"] == 10 and paid.json["as_of"] == f"{PAST}T21:00:00+00:00"
+    live = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).json  # its own free query
+    assert "time_travel" not in live and live["_meta"]["paid_with"] == "free_allowance"
+
+    batch = client.simulate_post("/api/v1/intelligence/batch", headers=auth(key),
+                                 json={"modules": [{"module": "yield_curve", "as_of": PAST}]}).json
+    assert batch["results"][0]["result"]["time_travel"] is True
+
+    async def mcp(conductor):
+        return (await call(conductor, "inflation", {"as_of": PAST}, key)).json["result"]
+
+    result = run(asgi, mcp)
+    assert not result["isError"] and result["structuredContent"]["time_travel"] is True
+
+
+def test_as_of_after_the_clock_or_for_a_ticker_module_is_refused(asgi, services, analyst_copy):  # noqa: F811
+    client = falcon.testing.TestClient(asgi)
+    tomorrow = (services.clock.now() + timedelta(days=1)).date().isoformat()
+    future = client.simulate_get("/api/v1/intelligence/vix", params={"as_of": tomorrow})
+    assert future.status_code == 422 and future.json["detail"][0]["loc"] == ["query", "as_of"]
+    ticker = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "AAPL", "as_of": PAST})
+    assert ticker.status_code == 422 and ticker.json["detail"][0]["loc"] == ["query", "as_of"]
+    early = client.simulate_get("/api/v1/intelligence/bitcoin", params={"as_of": "2006-01-03"})
+    assert early.status_code == 503 and early.json["error"]["code"] == "no_history"
+    assert early.json["error"]["series"] == ["CBBTCUSD"]
