@@ -3,13 +3,16 @@ for a past moment answers every module exactly as a replay of that moment does (
 provenance; `generated_at` aside), and nothing released after the moment moves it."""
 from __future__ import annotations
 
+import os
+import random
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
 
+import polars as pl
 import pytest
 
 from intel.envelope import InsufficientData
-from intel.frames import Frames
+from intel.frames import Frames, released_by
 from intel.providers.replay import ReplayProvider
 from intel.registry import modules
 from tests.history import history_dir
@@ -72,3 +75,56 @@ def test_every_module_at_a_past_moment_answers_as_a_replay_of_it(warehouse, as_o
             assert got["time_travel"] is True and got["generated_at"].startswith(moment_of(as_of).date().isoformat())
     assert not differ, f"time travel and replay differ at {as_of}: {differ}"
     assert sum(p is not None for p in reference.values()) >= 45  # most modules have history at each of these days
+
+
+# `make test` draws these many past days; LOOKAHEAD_DAYS=20 by hand draws the issue's twenty
+LOOKAHEAD_DAYS = int(os.environ.get("LOOKAHEAD_DAYS", "1"))
+
+
+def perturbed_warehouse(folder, rows: pl.DataFrame, moved: pl.Expr, name: str):
+    """A warehouse of `rows` with the values where `moved` holds multiplied by 1.5 (one vintage, as a backfill)."""
+    path = folder / f"{name}.duckdb"
+    with Warehouse(path) as store:
+        store.write_observations(rows.with_columns(
+            pl.when(moved).then(pl.col("value") * 1.5).otherwise(pl.col("value")).alias("value")), "replay", END)
+    return path
+
+
+@pytest.mark.parametrize("seed", range(LOOKAHEAD_DAYS))
+def test_nothing_released_after_the_moment_moves_an_answer_and_what_it_names_does(warehouse, tmp_path, seed):
+    """At a random past moment: every observation released after it multiplied by 1.5 leaves every module's
+    answer as it was; one observation each module names (dated on or before the moment) multiplied by 1.5 moves
+    that module's answer."""
+    rng = random.Random(seed)
+    moment = datetime(2009, 1, 2, tzinfo=UTC) + timedelta(days=rng.randrange(16 * 365), hours=rng.randrange(24))
+    provider = ReplayProvider(history_dir())
+    rows = provider.observations(provider.series_ids(), date(1900, 1, 1), END)
+    names = sorted(n for n, m in modules().items() if not m.takes_ticker)
+
+    def answers(path) -> dict[str, dict | None]:
+        out = {}
+        for name in names:
+            try:
+                out[name] = comparable(payload_at(path, modules()[name], moment, "replay"))
+            except InsufficientData:
+                out[name] = None
+        return out
+
+    before = answers(warehouse)
+    later = perturbed_warehouse(tmp_path, rows, ~released_by(rows["series_id"].unique().to_list(), moment), "later")
+    moved = [n for n, a in answers(later).items() if a != before[n]]
+    assert not moved, f"at {moment} answers moved by observations released later: {moved}"
+
+    named = {}  # module -> one (series, date) its figures name, chosen at random
+    for name, payload in before.items():
+        exact = sorted({(s, d) for entry in (payload or {}).get("provenance", {}).values()
+                        for s, days in entry.get("observations", {}).items() for d in days})
+        if exact:
+            named[name] = rng.choice(exact)
+    chosen = pl.DataFrame({"series_id": [s for s, _ in named.values()],
+                           "date": [date.fromisoformat(d) for _, d in named.values()], "chosen": True})
+    rows = rows.join(chosen.unique(), on=["series_id", "date"], how="left")
+    named_path = perturbed_warehouse(tmp_path, rows.drop("chosen"), rows["chosen"].fill_null(False), "named")
+    after = answers(named_path)
+    still = [n for n in named if after[n] == before[n]]
+    assert len(named) >= 30 and not still, f"at {moment} answers not moved by an observation they name: {still}"
