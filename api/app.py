@@ -104,7 +104,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route("/health", HealthResource(services, serving))
     app.add_route("/health/dashboard", DashboardResource(services, serving))
     app.add_route(f"{V1}/sla", SLAResource(services, serving))
-    pulse = PulseQueries(services, serving, pulse_budget)
+    past = PastModules(services)
+    pulse = PulseQueries(services, serving, pulse_budget, past)
     app.add_route(f"{V1}/pulse", PulseResource(pulse))
     catalog = CatalogQueries(services, registry, serving)
     app.add_route(f"{V1}/modules", ModulesResource(catalog))
@@ -113,8 +114,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(f"{V1}/catalog/preview", CatalogPreviewResource(services, registry, pulse_budget))
     app.add_route(f"{V1}/sampling/status", SamplingStatusResource(services, registry))
     usage = UsageRecorder(services.jobs)
-    module_queries = ModuleQueries(services, serving, TickerModules(services), usage, key_budgets,
-                                   PastModules(services))
+    module_queries = ModuleQueries(services, serving, TickerModules(services), usage, key_budgets, past)
     synthesis_queries = SynthesisQueries(services, usage)
     products = ProductQueries(services, serving, usage)
     _add_synthesis_routes(app, services, synthesis_queries)  # before the intelligence routes: fixed sub-paths

@@ -1,9 +1,10 @@
-"""The module route's `as_of`: a module as the service would have answered at a past moment, computed from the
-analyst copy of the warehouse (read only, refreshed at every publish; the pipeline holds the warehouse itself) by
+"""`as_of`: a module, or the pulse, as the service would have answered at a past moment, computed from the analyst
+copy of the warehouse (read only, refreshed at every publish; the pipeline holds the warehouse itself) by
 warehouse/time_travel.py, kept in Redis a while (a past moment's answer does not change), failures as API errors."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,7 @@ from api.errors import APIError, invalid
 from intel.envelope import InsufficientData
 from intel.registry import Module
 from warehouse import keys
-from warehouse.time_travel import moment_of, payload_at
+from warehouse.time_travel import moment_of, payload_at, pulse_at
 
 if TYPE_CHECKING:
     from api.services import Services
@@ -25,9 +26,9 @@ class PastModules:
     def __init__(self, services: Services):
         self.services = services
 
-    def moment(self, module: Module, as_of: date | datetime) -> datetime:
+    def moment(self, module: Module | None, as_of: date | datetime) -> datetime:
         """The moment asked, checked: not for a ticker module, not after the market clock."""
-        if module.takes_ticker:
+        if module is not None and module.takes_ticker:
             raise invalid(["as_of"], f"'{module.name}' is computed per ticker on demand; as_of is offered for the "
                           "other modules", "value_error")
         moment = moment_of(as_of)
@@ -38,7 +39,15 @@ class PastModules:
         return moment
 
     async def payload_json(self, module: Module, as_of: date | datetime) -> bytes:
-        key = keys.past_payload(module.name, moment_of(as_of).isoformat(), self.services.data_source)
+        return await self._answer(module.name, as_of, lambda path, source: payload_at(path, module, as_of, source))
+
+    async def pulse_json(self, as_of: date | datetime) -> bytes:
+        self.moment(None, as_of)
+        return await self._answer("pulse", as_of, lambda path, source: pulse_at(path, as_of, source))
+
+    async def _answer(self, name: str, as_of: date | datetime, compute: Callable) -> bytes:
+        source = self.services.data_source
+        key = keys.past_payload(name, moment_of(as_of).isoformat(), source)
         cached = await self.services.redis.get(key)
         if cached is not None:
             return cached
@@ -47,10 +56,10 @@ class PastModules:
             raise APIError(503, "data_not_ready", "The warehouse has not been published yet; nothing was charged.",
                            headers={"Retry-After": str(self.services.settings.refresh_minutes * 60)})
         try:
-            payload = await asyncio.to_thread(payload_at, path, module, as_of, self.services.data_source)
-        except InsufficientData as exc:
-            raise APIError(503, "no_history", f"'{module.name}' has no answer at {moment_of(as_of).isoformat()}: "
-                           f"{exc}. Nothing was charged.", series=list(exc.series)) from exc
+            payload = await asyncio.to_thread(compute, path, source)
+        except InsufficientData as exc:  # a past moment before the history: no answer will ever come (not a 503)
+            raise APIError(404, "no_history", f"'{name}' has no answer at {moment_of(as_of).isoformat()}: {exc}. "
+                           "Nothing was charged.", series=list(exc.series)) from exc
         payload_json = orjson.dumps(payload)
         await self.services.redis.set(key, payload_json, ex=KEPT_S)
         return payload_json

@@ -2,9 +2,12 @@
 answered with its `_meta`, as GET /api/v1/pulse and MCP's `get_pulse` both serve it."""
 from __future__ import annotations
 
+from datetime import date, datetime
+
 import orjson
 
 from api.errors import APIError
+from api.past_modules import PastModules
 from api.ratelimit import Budget
 from api.responses import cache_meta, splice_meta
 from api.services import Services
@@ -12,14 +15,21 @@ from warehouse.cache import AsyncServingCache
 
 
 class PulseQueries:
-    def __init__(self, services: Services, serving: AsyncServingCache, budget: Budget):
+    def __init__(self, services: Services, serving: AsyncServingCache, budget: Budget, past: PastModules):
         self.services = services
         self.reads = [serving.pulse_key("full"), serving.pulse_key("meta")]
         self.budget = budget
+        self.past = past
 
-    async def serve(self, client_ip: str, request_id: str) -> bytes:
-        """The body; 429 when the address's window is full, 503 before the pipeline's first pulse."""
+    async def serve(self, client_ip: str, request_id: str, as_of: date | datetime | None = None) -> bytes:
+        """The body; 429 when the address's window is full, 503 before the pipeline's first pulse. With `as_of`,
+        the pulse at that past moment (ValidationFailed at `as_of` after the market clock)."""
+        if as_of is not None:
+            self.past.moment(None, as_of)
         payload_json, published = await self.budget.take(client_ip, self.services.one_trip, self.reads)
+        if as_of is not None:  # computed now from the warehouse of this service's source
+            published = orjson.dumps({"data_source": self.services.data_source, "simulated": self.services.simulated})
+            payload_json = await self.past.pulse_json(as_of)
         if payload_json is None:
             raise APIError(503, "data_not_ready", "The pulse has not been computed yet.", headers={"Retry-After": "60"})
         published = orjson.loads(published) if published else {}

@@ -55,6 +55,15 @@ _TAG = "|".join(sorted(CONDITION_TAGS))
 CONDITIONS_PATTERN = rf"^(({_TAG})(,({_TAG}))*)?$"  # the canonical form; spaces and capitals are also accepted
 
 
+AS_OF_TEXT = ("Answer as of a past moment: a date (the start of that day, 00:00 UTC, as a replay started on it) or a "
+              "date-time (that moment; UTC unless it says), computed from the warehouse with only what was released "
+              "by then.")
+
+
+class PulseQuery(BaseModel):
+    as_of: date | datetime | None = Field(None, description=f"{AS_OF_TEXT} Free, as the pulse is.")
+
+
 class IntelligenceQuery(BaseModel):
     """A module query's parameters, declared once: REST's query string, each batch item, and the arguments of the
     MCP and function-calling module tools (api/tools.py) are this model; ModuleQueries.serve reads it. A parameter
@@ -65,10 +74,8 @@ class IntelligenceQuery(BaseModel):
         description="Symbol for ticker modules (letters, digits, . ^ = -), at most 10 characters")
     include_prompt: bool = Field(False, description="Add pre-formatted prompt text to the response")
     format: Format = Field("full", description="Rendering of the payload")
-    as_of: date | datetime | None = Field(
-        None, description="Answer as of a past moment: a date (the start of that day, 00:00 UTC, as a replay started "
-        "on it) or a date-time (that moment; UTC unless it says); computed from the warehouse with only what was "
-        "released by then, priced as `past:<module>` (/api/v1/pricing). Not for ticker modules.")
+    as_of: date | datetime | None = Field(None, description=f"{AS_OF_TEXT} Priced as `past:<module>` "
+                                          "(/api/v1/pricing). Not for ticker modules.")
 
 
 class RegisterBody(BaseModel):

@@ -34,11 +34,10 @@ from intel.catalog import CATALOG  # noqa: E402
 from intel.frames import Frames  # noqa: E402
 from intel.providers.replay import ReplayProvider  # noqa: E402
 from intel.providers.sim import SimProvider  # noqa: E402
-from intel.pulse import PULSE_INPUTS, compute_pulse  # noqa: E402
+from intel.pulse import PULSE_INPUTS, PULSE_LOOKBACK_DAYS, compute_pulse  # noqa: E402
 from intel.registry import modules  # noqa: E402
 
 HISTORY = (ROOT / ".." / "shared" / "data" / "history").resolve()
-PULSE_LOOKBACK_DAYS = 3700  # assets/pulse.py's (not imported: that would load Dagster)
 SIM_DAY, REPLAY_DAY = date(2026, 11, 20), date(2020, 3, 16)
 TICKER_MODULES = ("technical_analysis", "price_levels", "momentum_score", "volatility_analysis")
 # the bounds the unit tests asserted before issue 12 moved the figures here (ms)

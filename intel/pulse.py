@@ -30,6 +30,7 @@ ASSET_INPUTS = {"equities": ("SP500", "NASDAQCOM", "BAMLH0A0HYM2"), "bonds": ("D
 PULSE_INPUTS: tuple[str, ...] = tuple(dict.fromkeys(
     [*REGIME_INPUTS, *(s for ids in ASSET_INPUTS.values() for s in ids), *CORRELATION_ASSETS]))
 # composite weights on risk-oriented scores (+1 = risk-on); the dollar counts inverted
+PULSE_LOOKBACK_DAYS = 3700  # calendar days of history the pulse reads (its percentiles look back about ten years)
 COMPOSITE_WEIGHTS = {"equities": 0.3, "volatility": 0.2, "credit": 0.2, "crypto": 0.1, "fx": 0.1, "regime": 0.1}
 COMPOSITE_METHOD = ("100 x the weighted mean of risk-oriented scores in -1..+1: equities 0.3, volatility "
                     "0.2, credit (HY spread) 0.2, crypto 0.1, dollar (inverted) 0.1, regime balance "

@@ -7,8 +7,12 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
+from charging.prices import module_price
 from intel.catalog import published_at
-from intel.registry import Module
+from intel.envelope import InsufficientData
+from intel.frames import Frames
+from intel.pulse import PULSE_INPUTS, PULSE_LOOKBACK_DAYS, compute_pulse
+from intel.registry import Module, modules
 from warehouse.duckdb_store import Warehouse
 
 
@@ -22,11 +26,26 @@ def moment_of(as_of: date | datetime) -> datetime:
 def payload_at(path: Path, module: Module, as_of: date | datetime, data_source: str) -> dict:
     """The module's payload at `as_of`, said to be time travel, with when each input's last observation was
     published. InsufficientData when its inputs have no history by then."""
+    return _said_past(module.compute(_frames(path, module.inputs, module.lookback_days, as_of, data_source)), as_of)
+
+
+def pulse_at(path: Path, as_of: date | datetime, data_source: str) -> dict:
+    """The pulse at `as_of`, as payload_at gives a module."""
+    premium = [(m.name, module_price(m)) for m in modules().values() if m.tier == "P"]
+    frames = _frames(path, PULSE_INPUTS, PULSE_LOOKBACK_DAYS, as_of, data_source)
+    if not frames.series:  # before any of its inputs' history: no pulse, rather than one made of nothing
+        raise InsufficientData("pulse: no observations yet for any of its inputs", PULSE_INPUTS)
+    return _said_past(compute_pulse(frames, premium), as_of)
+
+
+def _frames(path: Path, inputs, lookback_days: int, as_of: date | datetime, data_source: str) -> Frames:
     moment = moment_of(as_of)
     with Warehouse(path, read_only=True) as store:
-        frames = store.frames(module.inputs, moment.date(), module.lookback_days, data_source, now_ts=moment,
-                              known_at=moment)
-    payload = module.compute(frames)
+        return store.frames(inputs, moment.date(), lookback_days, data_source, now_ts=moment, known_at=moment)
+
+
+def _said_past(payload: dict, as_of: date | datetime) -> dict:
+    moment = moment_of(as_of)
     for series in payload.get("data_sources", {}).get("series", []):
         if series.get("last_observation"):
             last = date.fromisoformat(series["last_observation"])

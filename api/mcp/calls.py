@@ -18,7 +18,7 @@ from api.module_queries import ModuleQueries
 from api.product_queries import ProductQueries
 from api.pulse_queries import PulseQueries
 from api.refusals import Refusals
-from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery
+from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery, PulseQuery
 from api.synthesis_queries import SynthesisQueries
 from charging.attempt import Payer
 from intel.formats import prompt_text
@@ -93,8 +93,8 @@ class ToolCalls:
         await self.modules.usage.gate_taken(served.gate_taken)
         return served.body
 
-    async def _pulse(self, caller: Caller, request_id: str, tool: ToolSpec, _) -> bytes:
-        return await self.pulse.serve(caller.client_ip, request_id)  # as GET /api/v1/pulse answers it
+    async def _pulse(self, caller: Caller, request_id: str, tool: ToolSpec, query: PulseQuery) -> bytes:
+        return await self.pulse.serve(caller.client_ip, request_id, query.as_of)  # as GET /api/v1/pulse answers it
 
     async def _list_modules(self, caller: Caller, request_id: str, tool: ToolSpec, _) -> bytes:
         return orjson.dumps(await self.catalog.listing(caller.payer, request_id))  # as GET /api/v1/modules

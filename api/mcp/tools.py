@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from api.module_schemas import output_schema
-from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery
+from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery, PulseQuery
 from api.tools import service_tools
 from charging.prices import PriceList
 from intel.integrations.tools import FREE_TOOLS, TIERS, Tool
@@ -28,7 +28,7 @@ from intel.registry import Module
 
 PULSE, LIST_MODULES, ASK, PARALLELS = "get_pulse", "list_modules", "ask", "historical_parallels"
 # what a call of each non-module tool runs (ToolCalls' method) and the model its arguments validate with
-SERVICE_KINDS = {PULSE: ("pulse", None), LIST_MODULES: ("list_modules", None), ASK: ("ask", AskBody),
+SERVICE_KINDS = {PULSE: ("pulse", PulseQuery), LIST_MODULES: ("list_modules", None), ASK: ("ask", AskBody),
                  PARALLELS: ("parallels", ParallelsQuery)}
 
 

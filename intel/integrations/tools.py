@@ -30,6 +30,7 @@ class ToolSchemas:
     module_query: dict  # IntelligenceQuery: ticker, include_prompt, format
     ask: dict  # AskBody: question, depth
     parallels: dict  # ParallelsQuery: conditions, top_n
+    pulse: dict  # PulseQuery: as_of
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def visible_tools(tier: str | None, module_names=None) -> list[str]:
 
 def build_tools(registry: Mapping, schemas: ToolSchemas, prices: ToolPrices) -> list[Tool]:
     """All tools, in `tool_names` order."""
-    made = {"get_pulse": _pulse_tool(), "list_modules": _list_tool(prices),
+    made = {"get_pulse": _pulse_tool(schemas), "list_modules": _list_tool(prices),
             "ask": _ask_tool(schemas, prices), "historical_parallels": _parallels_tool(schemas, prices)}
     made.update({name: _module_tool(module, schemas, prices) for name, module in registry.items()})
     return [made[name] for name in tool_names(registry)]
@@ -125,12 +126,13 @@ def _closed(schema: dict) -> dict:
     return {**copy.deepcopy(schema), "additionalProperties": False}
 
 
-def _pulse_tool() -> Tool:
+def _pulse_tool(schemas: ToolSchemas) -> Tool:
     method, path, where = SERVICE_ROUTES["get_pulse"]
     return Tool("get_pulse", "Free cross-market snapshot, rebuilt about every 2 minutes: the regime with its "
                 "rationale, signals for equities, bonds, crypto, volatility and FX, breaking-correlation alerts and a "
-                "composite score from -100 to +100. Costs nothing (10 requests a minute per client).",
-                dict(NO_ARGUMENTS), 0, required_tier("get_pulse"), method, path, where)
+                "composite score from -100 to +100, or (`as_of`) as it stood at a past moment. Costs nothing (10 "
+                "requests a minute per client).", _closed(schemas.pulse), 0, required_tier("get_pulse"), method, path,
+                where)
 
 
 def _list_tool(prices: ToolPrices) -> Tool:

@@ -15,6 +15,7 @@ from intel.providers.sim import SimProvider
 from intel.pulse import PULSE_INPUTS, compute_pulse
 from intel.registry import modules
 from warehouse.cache import ServingCache
+from warehouse.duckdb_store import Warehouse
 
 AS_OF = date(2026, 11, 20)
 
@@ -62,3 +63,14 @@ def client(app, settings, computed_payloads):
 @pytest.fixture
 def unpublished_client(app):
     return falcon.testing.TestClient(app)
+
+
+@pytest.fixture
+def analyst_copy(settings, services):
+    """The sim history of every module input up to the clock, in the warehouse copy time travel reads."""
+    now = services.clock.now()
+    inputs = sorted({sid for m in modules().values() for sid in m.inputs})
+    with Warehouse(settings.analyst_path) as store:
+        store.write_observations(SimProvider(seed=7).observations(inputs, now.date() - timedelta(days=4000), now),
+                                 "sim", now)
+    return settings.analyst_path

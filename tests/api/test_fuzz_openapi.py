@@ -60,10 +60,10 @@ def settings(settings, monkeypatch):
 
 
 @pytest.fixture
-def every_product_published(client, settings, services, request):
-    """Besides the modules and the pulse (`client`), the products: the prediction record (the back-test's chain,
-    signed), parallels, the regime and the trading signals, so their routes answer from data, not 503. The
-    payloads are the module-scoped fixtures of those routes' own tests."""
+def every_product_published(client, settings, services, request, analyst_copy):
+    """Besides the modules and the pulse (`client`) and the warehouse copy `as_of` reads, the products: the
+    prediction record (the back-test's chain, signed), parallels, the regime and the trading signals, so their
+    routes answer from data, not 503. The payloads are the module-scoped fixtures of those routes' own tests."""
     run = request.getfixturevalue("backtest")
     records = Records(make_engine(settings.sqlalchemy_url))
     chain = prediction_chain("backtest")

@@ -7,27 +7,13 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import falcon.testing
-import pytest
 
-from intel.providers.sim import SimProvider
 from intel.registry import modules
 from tests.api.agent_helpers import auth, fund, register, set_tier
 from tests.api.test_mcp_endpoint import asgi, call, run  # noqa: F401, F811 (a fixture)
-from warehouse.duckdb_store import Warehouse
-from warehouse.time_travel import payload_at
+from warehouse.time_travel import payload_at, pulse_at
 
 PAST = "2026-06-01"
-
-
-@pytest.fixture
-def analyst_copy(settings, services):
-    """The sim history of every module input up to the clock, in the warehouse copy time travel reads."""
-    now = services.clock.now()
-    inputs = sorted({sid for m in modules().values() for sid in m.inputs})
-    with Warehouse(settings.analyst_path) as store:
-        store.write_observations(SimProvider(seed=7).observations(inputs, now.date() - timedelta(days=4000), now),
-                                 "sim", now)
-    return settings.analyst_path
 
 
 def test_a_module_as_of_a_past_day_is_the_warehouse_answer_priced_as_a_past_point(asgi, services, analyst_copy):  # noqa: F811
@@ -67,5 +53,24 @@ def test_as_of_after_the_clock_or_for_a_ticker_module_is_refused(asgi, services,
     ticker = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "AAPL", "as_of": PAST})
     assert ticker.status_code == 422 and ticker.json["detail"][0]["loc"] == ["query", "as_of"]
     early = client.simulate_get("/api/v1/intelligence/bitcoin", params={"as_of": "2006-01-03"})
-    assert early.status_code == 503 and early.json["error"]["code"] == "no_history"
+    assert early.status_code == 404 and early.json["error"]["code"] == "no_history"
     assert early.json["error"]["series"] == ["CBBTCUSD"]
+
+
+def test_the_pulse_as_of_a_past_day_is_free_and_the_warehouse_answer(asgi, services, analyst_copy):  # noqa: F811
+    client = falcon.testing.TestClient(asgi)
+    resp = client.simulate_get("/api/v1/pulse", params={"as_of": PAST})
+    assert resp.status_code == 200, resp.text
+    expected = pulse_at(analyst_copy, date.fromisoformat(PAST), "sim")
+    assert resp.json["time_travel"] is True and resp.json["regime"] == expected["regime"]
+    assert resp.json["_meta"]["charged_sats"] == 0
+
+    async def mcp(conductor):
+        return (await call(conductor, "get_pulse", {"as_of": PAST})).json["result"]
+
+    result = run(asgi, mcp)
+    assert not result["isError"] and result["structuredContent"]["composite_score"] == expected["composite_score"]
+    future = client.simulate_get("/api/v1/pulse", params={"as_of": "2099-01-01"})
+    assert future.status_code == 422 and future.json["detail"][0]["loc"] == ["query", "as_of"]
+    before = client.simulate_get("/api/v1/pulse", params={"as_of": "1990-01-02"})
+    assert before.status_code == 404 and before.json["error"]["code"] == "no_history"

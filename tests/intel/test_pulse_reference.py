@@ -179,7 +179,7 @@ def replay() -> ReplayProvider:
 @pytest.mark.parametrize("day", sorted(REPLAY_BANDS))
 def test_replay_of_the_real_history(replay, day):
     now = date.fromisoformat(day)
-    # the lookback the pulse asset reads (assets/pulse.py: PULSE_LOOKBACK_DAYS)
+    # the lookback the pulse asset reads (intel/pulse.py: PULSE_LOOKBACK_DAYS)
     long = replay.observations(PULSE_INPUTS, now - timedelta(days=3700), now)
     pulse = compute_pulse(Frames.from_long(long, now, "replay"), [])
     # the series as known at `now`, read from the CSVs over the same lookback
