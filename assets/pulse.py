@@ -10,14 +10,11 @@ from charging.prices import module_price
 from intel.envelope import InsufficientData
 from intel.registry import modules
 
-# Calendar days of history the pulse reads (its percentiles look back about ten years).
-PULSE_LOOKBACK_DAYS = 3700
-
 
 @asset(group_name="pulse", deps=[observations], kinds={"polars", "duckdb"},
        description="The pulse: regime, key moves and the premium modules worth a look.")
 def pulse(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
-    from intel.pulse import PULSE_INPUTS, compute_pulse
+    from intel.pulse import PULSE_INPUTS, PULSE_LOOKBACK_DAYS, compute_pulse
 
     premium = [(m.name, module_price(m)) for m in modules().values() if m.tier == "P"]
     source = market.provider.name
