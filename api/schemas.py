@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import date, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
 
@@ -55,13 +55,17 @@ _TAG = "|".join(sorted(CONDITION_TAGS))
 CONDITIONS_PATTERN = rf"^(({_TAG})(,({_TAG}))*)?$"  # the canonical form; spaces and capitals are also accepted
 
 
+# a past moment: an ISO date, or an ISO date-time (seconds, fractions and an offset optional)
+PastDate = Annotated[date, Field(json_schema_extra={"pattern": r"^\d{4}-\d{2}-\d{2}$", "maxLength": 10})]
+PastMoment = Annotated[datetime, Field(json_schema_extra={
+    "pattern": r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$", "maxLength": 32})]
 AS_OF_TEXT = ("Answer as of a past moment: a date (the start of that day, 00:00 UTC, as a replay started on it) or a "
               "date-time (that moment; UTC unless it says), computed from the warehouse with only what was released "
               "by then.")
 
 
 class PulseQuery(BaseModel):
-    as_of: date | datetime | None = Field(None, description=f"{AS_OF_TEXT} Free, as the pulse is.")
+    as_of: PastDate | PastMoment | None = Field(None, description=f"{AS_OF_TEXT} Free, as the pulse is.")
 
 
 class IntelligenceQuery(BaseModel):
@@ -74,7 +78,7 @@ class IntelligenceQuery(BaseModel):
         description="Symbol for ticker modules (letters, digits, . ^ = -), at most 10 characters")
     include_prompt: bool = Field(False, description="Add pre-formatted prompt text to the response")
     format: Format = Field("full", description="Rendering of the payload")
-    as_of: date | datetime | None = Field(None, description=f"{AS_OF_TEXT} Priced as `past:<module>` "
+    as_of: PastDate | PastMoment | None = Field(None, description=f"{AS_OF_TEXT} Priced as `past:<module>` "
                                           "(/api/v1/pricing). Not for ticker modules.")
 
 
