@@ -17,7 +17,7 @@ from api.media import json_handlers
 from api.metrics import RequestMetrics
 from api.middleware import Authentication, RequestContext, SharedClients
 from api.module_queries import ModuleQueries
-from api.past_modules import PastModules
+from api.past_answers import PastAnswers
 from api.product_queries import ProductQueries
 from api.pulse_queries import PulseQueries
 from api.ratelimit import KeyBudgets, RateLimiter, batch_cost
@@ -104,7 +104,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route("/health", HealthResource(services, serving))
     app.add_route("/health/dashboard", DashboardResource(services, serving))
     app.add_route(f"{V1}/sla", SLAResource(services, serving))
-    past = PastModules(services)
+    past = PastAnswers(services)
     pulse = PulseQueries(services, serving, pulse_budget, past)
     app.add_route(f"{V1}/pulse", PulseResource(pulse))
     catalog = CatalogQueries(services, registry, serving)

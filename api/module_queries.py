@@ -10,7 +10,7 @@ import orjson
 
 from api.errors import APIError, invalid
 from api.one_trip import KEY_CHANGED, LIMITED, Window
-from api.past_modules import PastModules
+from api.past_answers import PastAnswers
 from api.ratelimit import KeyBudgets
 from api.responses import cache_meta, splice_meta, with_meta
 from api.schemas import IntelligenceQuery
@@ -47,7 +47,7 @@ class Served:
 
 class ModuleQueries:
     def __init__(self, services: Services, serving: AsyncServingCache, tickers: TickerModules, usage: UsageRecorder,
-                 budgets: KeyBudgets, past: PastModules):
+                 budgets: KeyBudgets, past: PastAnswers):
         self.services = services
         self.budgets = budgets
         self.charging = services.charging

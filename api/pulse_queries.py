@@ -7,7 +7,7 @@ from datetime import date, datetime
 import orjson
 
 from api.errors import APIError
-from api.past_modules import PastModules
+from api.past_answers import PastAnswers
 from api.ratelimit import Budget
 from api.responses import cache_meta, splice_meta
 from api.services import Services
@@ -15,7 +15,7 @@ from warehouse.cache import AsyncServingCache
 
 
 class PulseQueries:
-    def __init__(self, services: Services, serving: AsyncServingCache, budget: Budget, past: PastModules):
+    def __init__(self, services: Services, serving: AsyncServingCache, budget: Budget, past: PastAnswers):
         self.services = services
         self.reads = [serving.pulse_key("full"), serving.pulse_key("meta")]
         self.budget = budget

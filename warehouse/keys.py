@@ -115,5 +115,5 @@ def synthesis_idempotency(owner: str, key_hash: str) -> str:
 
 
 def past_payload(module: str, moment: str, source: str) -> str:
-    """A module's answer as of a past moment (api/past_modules.py), per data source."""
+    """A module's answer as of a past moment (api/past_answers.py), per data source."""
     return f"{PREFIX}:past:{source}:{module}:{moment}"

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 KEPT_S = 3600  # a late ingest may still add what was released before a recent moment: recompute hourly
 
 
-class PastModules:
+class PastAnswers:
+    """Answers as of a past moment: a module's (priced by ModuleQueries as a past point) and the pulse's (free)."""
+
     def __init__(self, services: Services):
         self.services = services
 
