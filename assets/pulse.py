@@ -6,7 +6,7 @@ from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from assets.ingest import observations
 from assets.resources import MarketResource, WarehouseResource
-from charging.prices import module_price
+from charging.prices import premium_modules
 from intel.envelope import InsufficientData
 from intel.registry import modules
 
@@ -16,7 +16,7 @@ from intel.registry import modules
 def pulse(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource) -> MaterializeResult:
     from intel.pulse import PULSE_INPUTS, PULSE_LOOKBACK_DAYS, compute_pulse
 
-    premium = [(m.name, module_price(m)) for m in modules().values() if m.tier == "P"]
+    premium = premium_modules(modules())
     source = market.provider.name
     with warehouse.open() as store:
         # the clock's time for `generated_at`; the pulse reads no intraday candles, so none are attached

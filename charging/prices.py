@@ -51,6 +51,7 @@ UNIFIED_REASON = ("Half an ask of the same depth: the same breadth of published 
 # modules per request: a proprietary module's price with its daily free query, payable with L402.
 # a module as of a past moment: a fifth of the module's price (a standard module 10 sats, a proprietary one 50)
 PAST_DIVISOR = 5
+PAST_PRICES = {tier: price // PAST_DIVISOR for tier, price in MODULE_PRICES.items()}
 PAST_REASON = (f"A module as of a past moment (`as_of`), computed from the warehouse: 1/{PAST_DIVISOR} of the module's "
                "price, since a back-test needs many points and a past answer is history, not today's signal; the same "
                "free query a day per module as the live one, counted apart from it.")
@@ -151,6 +152,11 @@ def module_price(module: Module) -> int:
     return MODULE_PRICES[module.tier]
 
 
+def premium_modules(registry: Mapping[str, Module]) -> list[tuple[str, int]]:
+    """(name, price) of the proprietary modules, which the pulse's teasers point to."""
+    return [(m.name, module_price(m)) for m in registry.values() if m.tier == "P"]
+
+
 class PriceList:
     def __init__(self, items: Iterable[PricedItem], passes: Iterable[PricedPass] = ()):
         self.items: dict[str, PricedItem] = {}
@@ -208,7 +214,7 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
     packages (one period each, paid from credit or the balance: no L402, nothing to pay per request)."""
     modules = [PricedItem(f"module:{m.name}", module_price(m), f"{m.name} query",
                           free_per_day=free_queries_per_module_per_day) for m in registry.values()]
-    past = [PricedItem(f"past:{m.name}", module_price(m) // PAST_DIVISOR, f"{m.name} as of a past moment",
+    past = [PricedItem(f"past:{m.name}", PAST_PRICES[m.tier], f"{m.name} as of a past moment",
                        free_per_day=free_queries_per_module_per_day, reason=PAST_REASON)
             for m in registry.values() if not m.takes_ticker]
     asks = [PricedItem(f"ask:{depth}", price, f"{depth} ask", reason=ASK_REASON) for depth, price in ASK_PRICES.items()]

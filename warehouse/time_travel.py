@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
-from charging.prices import module_price
+from charging.prices import premium_modules
 from intel.catalog import published_at
 from intel.envelope import InsufficientData
 from intel.frames import Frames
@@ -31,11 +31,10 @@ def payload_at(path: Path, module: Module, as_of: date | datetime, data_source: 
 
 def pulse_at(path: Path, as_of: date | datetime, data_source: str) -> dict:
     """The pulse at `as_of`, as payload_at gives a module."""
-    premium = [(m.name, module_price(m)) for m in modules().values() if m.tier == "P"]
     frames = _frames(path, PULSE_INPUTS, PULSE_LOOKBACK_DAYS, as_of, data_source)
     if not frames.series:  # before any of its inputs' history: no pulse, rather than one made of nothing
         raise InsufficientData("pulse: no observations yet for any of its inputs", PULSE_INPUTS)
-    return _said_past(compute_pulse(frames, premium), as_of)
+    return _said_past(compute_pulse(frames, premium_modules(modules())), as_of)
 
 
 def _frames(path: Path, inputs, lookback_days: int, as_of: date | datetime, data_source: str) -> Frames:

@@ -5,7 +5,7 @@ from api import response_docs_routes as r
 from api.resources.plans import POOL_ORDER_TEXT, commitment_listing, subscription_listing, tier_prices
 from api.services import Services
 from api.spec import Documented, api_spec
-from charging.prices import MODULE_PRICES, PAST_DIVISOR, PAST_REASON, TIER_NAMES
+from charging.prices import MODULE_PRICES, PAST_PRICES, PAST_REASON, TIER_NAMES
 from charging.service import ORDER_TEXT
 from intel.registry import Module
 from warehouse.ledger import REFERRAL_PERCENT, Plans
@@ -44,7 +44,7 @@ class PricingResource:
             "per_query": {TIER_NAMES[t]: price for t, price in MODULE_PRICES.items()},
             "modules": by_tier,
             # a module as of a past moment (`as_of`): its own item `past:<module>`, by tier
-            "past_point": {"per_query": {TIER_NAMES[t]: price // PAST_DIVISOR for t, price in MODULE_PRICES.items()},
+            "past_point": {"per_query": {TIER_NAMES[t]: price for t, price in PAST_PRICES.items()},
                            "free_per_day": settings.free_queries_per_module_per_day, "reason": PAST_REASON},
             "items": [{"item": i.key, "price_sats": i.price_sats, "title": i.title, "free_per_day": i.free_per_day,
                        "free_with_key": i.free_with_key, "l402": i.l402, "available": i.available, "reason": i.reason}

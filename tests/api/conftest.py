@@ -9,7 +9,7 @@ import falcon.testing
 import pytest
 import redis
 
-from charging.prices import module_price
+from charging.prices import premium_modules
 from intel.frames import Frames
 from intel.providers.sim import SimProvider
 from intel.pulse import PULSE_INPUTS, compute_pulse
@@ -29,8 +29,7 @@ def computed_payloads():
     long = provider.observations(inputs, AS_OF - timedelta(days=3700), AS_OF)
     frames = Frames.from_long(long, AS_OF, "sim")
     payloads = {name: m.compute(frames) for name, m in registry.items() if not m.takes_ticker}
-    premium = [(n, module_price(m)) for n, m in registry.items() if m.tier == "P"]
-    return payloads, compute_pulse(frames, premium)
+    return payloads, compute_pulse(frames, premium_modules(registry))
 
 
 def publish(redis_url: str, computed_payloads) -> None:
