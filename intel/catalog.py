@@ -258,6 +258,11 @@ def known_through(series_id: str, moment: date | datetime) -> date:
     return (local.date() if local.time() >= hour else local.date() - timedelta(days=1)) - lag
 
 
+def day_of(moment: date | datetime) -> date:
+    """The calendar day of a moment, or the date itself."""
+    return moment.date() if isinstance(moment, datetime) else moment
+
+
 def bar_closed_through(ticker: str, moment: date | datetime) -> date:
     """The last daily bar of `ticker` closed by `moment`: a date is a closed day; at a moment, a crypto day closes at
     midnight UTC, any other at 16:00 New York."""

@@ -13,7 +13,7 @@ from datetime import date, datetime
 import numpy as np
 import polars as pl
 
-from intel.catalog import CATALOG, bar_closed_through, known_through
+from intel.catalog import CATALOG, bar_closed_through, day_of, known_through
 from intel.frames import BARS_SCHEMA, LONG_SCHEMA
 from intel.providers import sim_macro, sim_markets, sim_rates
 from intel.providers.sim_bars import ohlcv, synthetic_closes, valid_ticker
@@ -60,7 +60,7 @@ class SimProvider:
 
     def observations(self, series_ids: Sequence[str], start: date, end: date | datetime) -> pl.DataFrame:
         """What was published by `end`: a moment, or (a date) the whole of that day."""
-        paths = self._paths_through(_day(end))
+        paths = self._paths_through(day_of(end))
         parts = []
         for series_id in dict.fromkeys(series_ids):
             if series_id not in paths:
@@ -103,10 +103,6 @@ class SimProvider:
                 self._paths, self._latent = _simulate(self._draws, self.origin, horizon)
                 self._horizon = horizon
             return self._paths
-
-
-def _day(moment: date | datetime) -> date:
-    return moment.date() if isinstance(moment, datetime) else moment
 
 
 def _simulate(draws: Draws, origin: date, horizon: date) -> tuple[dict, dict]:

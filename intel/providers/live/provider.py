@@ -24,7 +24,7 @@ from datetime import date, datetime, timedelta
 
 import polars as pl
 
-from intel.catalog import ADJUSTED, CATALOG, known_through, release_lag
+from intel.catalog import ADJUSTED, CATALOG, day_of, known_through, release_lag
 from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA
 from intel.providers.base import FetchResult
 from intel.providers.live import alphavantage, coinbase, coinbase_hourly, sources, stooq, tiingo
@@ -53,10 +53,6 @@ def _frame(series_id: str, points: list, start: date, end: date | datetime) -> p
         if start <= day and (published <= released_by if published else day <= through):
             rows.append((series_id, day, value, published, first))
     return pl.DataFrame(rows, schema=FETCH_SCHEMA, orient="row")
-
-
-def _day(moment: date | datetime) -> date:
-    return moment.date() if isinstance(moment, datetime) else moment
 
 
 @dataclass
@@ -120,7 +116,7 @@ class LiveProvider:
             for sid, route in pending.items():
                 groups.setdefault(route[0], []).append(sid)
             for source, ids in groups.items():
-                points, failed = sources.MODULES[source].fetch(self.clients[source], ids, start, _day(end))
+                points, failed = sources.MODULES[source].fetch(self.clients[source], ids, start, day_of(end))
                 for sid in ids:
                     if sid in failed:
                         errors[sid].append(failed[sid])
