@@ -33,18 +33,18 @@ class PastAnswers:
         if module is not None and module.takes_ticker:
             raise invalid(["as_of"], f"'{module.name}' is computed per ticker on demand; as_of is offered for the "
                           "other modules", "value_error")
-        moment = moment_of(as_of)
-        if moment > self.services.clock.now():
+        moment, now = moment_of(as_of), self.services.clock.now()
+        if moment > now:
             raise invalid(["as_of"], f"{moment.isoformat()} is after the market clock "
-                          f"({self.services.clock.now().isoformat(timespec='seconds')}); leave as_of out for now",
-                          "value_error")
+                          f"({now.isoformat(timespec='seconds')}); leave as_of out for now", "value_error")
         return moment
 
     async def payload_json(self, module: Module, as_of: date | datetime) -> bytes:
+        """The module's answer at `as_of`, which the caller checked with `moment` before charging anything."""
         return await self._answer(module.name, as_of, lambda path, source: payload_at(path, module, as_of, source))
 
     async def pulse_json(self, as_of: date | datetime) -> bytes:
-        self.moment(None, as_of)
+        """The pulse at `as_of`, which the caller checked with `moment` before taking the rate window."""
         return await self._answer("pulse", as_of, lambda path, source: pulse_at(path, as_of, source))
 
     async def _answer(self, name: str, as_of: date | datetime, compute: Callable) -> bytes:

@@ -27,12 +27,12 @@ class PulseQueries:
         if as_of is not None:
             self.past.moment(None, as_of)
         payload_json, published = await self.budget.take(client_ip, self.services.one_trip, self.reads)
+        published = orjson.loads(published) if published else {}
         if as_of is not None:  # computed now from the warehouse of this service's source
-            published = orjson.dumps({"data_source": self.services.data_source, "simulated": self.services.simulated})
             payload_json = await self.past.pulse_json(as_of)
+            published = {"data_source": self.services.data_source, "simulated": self.services.simulated}
         if payload_json is None:
             raise APIError(503, "data_not_ready", "The pulse has not been computed yet.", headers={"Retry-After": "60"})
-        published = orjson.loads(published) if published else {}
         meta = {"data_source": published.get("data_source"), "simulated": published.get("simulated"),
                 "cache": cache_meta(published), "price_sats": 0, "charged_sats": 0, "request_id": request_id}
         return splice_meta(payload_json, meta)

@@ -26,30 +26,32 @@ def moment_of(as_of: date | datetime) -> datetime:
 def payload_at(path: Path, module: Module, as_of: date | datetime, data_source: str) -> dict:
     """The module's payload at `as_of`, said to be time travel, with when each input's last observation was
     published. InsufficientData when its inputs have no history by then."""
-    return _said_past(module.compute(_frames(path, module.inputs, module.lookback_days, as_of, data_source)), as_of)
+    moment = moment_of(as_of)
+    frames = _frames(path, module.inputs, module.lookback_days, moment, data_source)
+    return _said_past(module.compute(frames), moment, isinstance(as_of, datetime))
 
 
 def pulse_at(path: Path, as_of: date | datetime, data_source: str) -> dict:
     """The pulse at `as_of`, as payload_at gives a module."""
-    frames = _frames(path, PULSE_INPUTS, PULSE_LOOKBACK_DAYS, as_of, data_source)
+    moment = moment_of(as_of)
+    frames = _frames(path, PULSE_INPUTS, PULSE_LOOKBACK_DAYS, moment, data_source)
     if not frames.series:  # before any of its inputs' history: no pulse, rather than one made of nothing
         raise InsufficientData("pulse: no observations yet for any of its inputs", PULSE_INPUTS)
-    return _said_past(compute_pulse(frames, premium_modules(modules())), as_of)
+    return _said_past(compute_pulse(frames, premium_modules(modules())), moment, isinstance(as_of, datetime))
 
 
-def _frames(path: Path, inputs, lookback_days: int, as_of: date | datetime, data_source: str) -> Frames:
-    moment = moment_of(as_of)
+def _frames(path: Path, inputs, lookback_days: int, moment: datetime, data_source: str) -> Frames:
     with Warehouse(path, read_only=True) as store:
         return store.frames(inputs, moment.date(), lookback_days, data_source, now_ts=moment, known_at=moment)
 
 
-def _said_past(payload: dict, as_of: date | datetime) -> dict:
-    moment = moment_of(as_of)
+def _said_past(payload: dict, moment: datetime, timed: bool) -> dict:
+    """`timed`: the moment was asked with its time of day, so `as_of` says it (else the date the payload has)."""
     for series in payload.get("data_sources", {}).get("series", []):
         if series.get("last_observation"):
             last = date.fromisoformat(series["last_observation"])
             series["published_at"] = published_at(series["id"], last).isoformat()
-    if isinstance(as_of, datetime):
+    if timed:
         payload["as_of"] = moment.isoformat()
     payload["time_travel"] = True
     return payload
