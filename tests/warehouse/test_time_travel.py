@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
 
@@ -42,9 +43,9 @@ def replayed(as_of) -> dict[str, dict]:
         if module.takes_ticker:
             continue
         long = provider.observations(module.inputs, moment.date() - timedelta(days=module.lookback_days), moment)
-        frames = Frames.from_long(long, moment.date(), "replay")
+        frames = replace(Frames.from_long(long, moment.date(), "replay"), clock=moment)
         try:
-            out[name] = module.compute(Frames(frames.now, frames.series, "replay", clock=moment))
+            out[name] = module.compute(frames)
         except InsufficientData:
             out[name] = None
     return out
