@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from intel.catalog import CATALOG  # noqa: E402
 from intel.envelope import InsufficientData  # noqa: E402
-from intel.fields import DATE, FOLDER, missing, published, value_type  # noqa: E402
+from intel.fields import DATE, FOLDER, holds_fields, missing, published, value_type  # noqa: E402
 from intel.frames import Frames  # noqa: E402
 from intel.providers.replay import ReplayProvider  # noqa: E402
 from intel.providers.sim import SimProvider  # noqa: E402
@@ -81,12 +81,12 @@ def entries(name: str, payloads: list[dict], kept: dict) -> dict:
     out = {}
     for path in sorted(seen):
         types = {value_type(v) for v in seen[path]} - {None}
-        if not types and any(p.startswith((f"{path}.", f"{path}[]")) for p in seen):
-            continue  # an object (or list) that is sometimes null: its fields declare it
-        if not types and "type" not in kept.get(path, {}):
-            print(f"{name}: {path} was null in every state: its type is a guess (string); set it by hand")
-        if not types:  # never seen with a value: as written by hand
-            kind = kept.get(path, {}).get("type", "string")
+        if not types:  # null in every state
+            if holds_fields(path, seen):
+                continue  # an object (or list) that is sometimes null: its fields declare it
+            if "type" not in kept.get(path, {}):
+                print(f"{name}: {path} was null in every state: its type is a guess (string); set it by hand")
+            kind = kept.get(path, {}).get("type", "string")  # as written by hand
         else:
             kind = "number" if types == {"integer", "number"} else (types.pop() if len(types) == 1 else "string")
         entry = {"type": kind, "meaning": "", "unit": ""}

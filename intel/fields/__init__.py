@@ -100,9 +100,14 @@ def missing(data: dict, path: str) -> bool:
     return lacks(data, path.split("."))
 
 
+def holds_fields(path: str, paths) -> bool:
+    """Some path in `paths` lies under `path`: it is an object or a list of fields."""
+    return any(p.startswith((f"{path}.", f"{path}[]")) for p in paths)
+
+
 def _null_holder(path: str, values: list, fields: dict[str, Field]) -> bool:
     """A null where an object or a list of declared fields may stand."""
-    return all(v is None for v in values) and any(p.startswith((f"{path}.", f"{path}[]")) for p in fields)
+    return all(v is None for v in values) and holds_fields(path, fields)
 
 
 def _parent_of(path: str, fields: dict[str, Field]) -> bool:
