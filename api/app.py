@@ -107,7 +107,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     past = PastAnswers(services)
     pulse = PulseQueries(services, serving, pulse_budget, past)
     app.add_route(f"{V1}/pulse", PulseResource(pulse))
-    catalog = CatalogQueries(services, registry, serving)
+    tools = service_tools(services.prices, registry)  # function calling's, MCP's and the catalog's, made once
+    catalog = CatalogQueries(services, registry, serving, tools)
     app.add_route(f"{V1}/modules", ModulesResource(catalog))
     app.add_route(f"{V1}/pricing", PricingResource(services, registry, plans))
     app.add_route(f"{V1}/catalog", CatalogResource(catalog))
@@ -133,8 +134,9 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_alert_routes(app, services)
     _add_event_info_routes(app, services)
     _add_event_stream_routes(app, services)
-    _add_integration_routes(app, services, registry)
-    _add_mcp_routes(app, services, ToolCalls(module_queries, synthesis_queries, products, pulse, catalog, refusals))
+    _add_integration_routes(app, services, registry, tools)
+    _add_mcp_routes(app, services, ToolCalls(module_queries, synthesis_queries, products, pulse, catalog, refusals),
+                    tools)
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home), serving))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     api_spec.register(app)  # spectree collects the validated routes into the spec
@@ -154,11 +156,10 @@ def _add_intelligence_routes(app: falcon.asgi.App, registry: dict, queries: Modu
     app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
 
 
-def _add_integration_routes(app: falcon.asgi.App, services: Services, registry: dict) -> None:
+def _add_integration_routes(app: falcon.asgi.App, services: Services, registry: dict, tools: list) -> None:
     """Where agents meet the service: A2A cards, function-calling tools and configs, framework configs, templates."""
     from api.resources import agent_cards, integrations, templates
 
-    tools = service_tools(services.prices, registry)
     app.add_route(agent_cards.LEGACY_CARD_PATH, agent_cards.LegacyAgentCardResource(services, registry))
     app.add_route(agent_cards.CURRENT_CARD_PATH, agent_cards.CurrentAgentCardResource(services, registry))
     for path, route in {"functioncalling/tools": integrations.FunctionCallingToolsResource,
@@ -169,15 +170,15 @@ def _add_integration_routes(app: falcon.asgi.App, services: Services, registry: 
     app.add_route(f"{V1}/templates", templates.TemplatesResource(services, registry))
 
 
-def _add_mcp_routes(app: falcon.asgi.App, services: Services, calls: ToolCalls) -> None:
+def _add_mcp_routes(app: falcon.asgi.App, services: Services, calls: ToolCalls, tools: list) -> None:
     """/mcp (the manifest and the transport), its health and server card (api/mcp); the SDK's session manager runs
     for the app's lifespan."""
     from api.resources import mcp_endpoint, mcp_info
 
     # the SDK logs every stateless exchange at INFO ("Terminating session: None"): its warnings and errors are enough
     logging.getLogger("mcp").setLevel(logging.WARNING)
-    tools = catalog(calls.catalog.registry, services.prices)
-    endpoint = MCPEndpoint(build_server(tools, calls), tools)
+    specs = catalog(tools, calls.catalog.registry)
+    endpoint = MCPEndpoint(build_server(specs, calls), specs)
     app.add_middleware(endpoint)  # after SharedClients: shut down first, before the shared clients close
     app.add_route(MCP_PATH, mcp_endpoint.MCPResource(endpoint))
     health = mcp_info.MCPHealthResource(endpoint, services)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from api.payment_errors import uncharged_meta
 from api.services import Services
-from api.tools import service_tools
 from charging.attempt import Payer
 from charging.prices import MODULE_PRICES, TIER_NAMES, PriceList
 from intel.formats import FORMATS
+from intel.integrations.tools import Tool
 from intel.registry import Module
 from warehouse.cache import AsyncServingCache
 
@@ -35,11 +35,11 @@ def pricing_summary(registry: dict[str, Module], allowance: int) -> dict:
 
 
 class CatalogQueries:
-    def __init__(self, services: Services, registry: dict[str, Module], serving: AsyncServingCache):
+    def __init__(self, services: Services, registry: dict[str, Module], serving: AsyncServingCache, tools: list[Tool]):
         self.services = services
         self.registry = registry
         self.serving = serving
-        self.parameters = {t.name: t.parameters for t in service_tools(services.prices, registry)}
+        self.parameters = {t.name: t.parameters for t in tools}  # the service's tools (api/tools.py)
 
     async def listing(self, payer: Payer, request_id: str) -> dict:
         """GET /api/v1/modules and MCP's `list_modules`: every module (`entries`), and a `_meta` charging nothing."""

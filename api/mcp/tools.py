@@ -21,8 +21,6 @@ from pydantic import BaseModel
 
 from api.module_schemas import output_schema
 from api.schemas import AskBody, IntelligenceQuery, ParallelsQuery, PulseQuery
-from api.tools import service_tools
-from charging.prices import PriceList
 from intel.integrations.tools import FREE_TOOLS, TIERS, Tool
 from intel.registry import Module
 
@@ -54,10 +52,11 @@ class ToolSpec(Tool):
                 "price_sats": self.price_sats}
 
 
-def catalog(registry: dict[str, Module], prices: PriceList) -> dict[str, ToolSpec]:
-    """Every tool by name, in listing order: the four free tools first, then the modules, then institutional."""
+def catalog(tools: list[Tool], registry: dict[str, Module]) -> dict[str, ToolSpec]:
+    """Every tool (`service_tools`) by name, in listing order: the four free tools first, then the modules, then
+    institutional."""
     specs = {}
-    for tool in service_tools(prices, registry):
+    for tool in tools:
         kind, model = SERVICE_KINDS.get(tool.name, ("module", IntelligenceQuery))
         specs[tool.name] = ToolSpec(**vars(tool), kind=kind, arguments=model, module=registry.get(tool.name))
     order = [*FREE_TOOLS, *(name for name in specs if name not in FREE_TOOLS)]
