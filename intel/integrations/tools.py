@@ -9,7 +9,8 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-TIERS = ("free", "premium", "institutional")
+from intel.events.types import TIERS
+
 # what a caller without a key, or a free key, sees: the free snapshot, the listing and two flagship modules
 FREE_TOOLS = ("get_pulse", "list_modules", "market_intelligence", "economic_calendar")
 # synthesis and ranked parallels are the institutional desk's tools; every module is visible from premium
