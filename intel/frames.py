@@ -1,8 +1,8 @@
 """Point-in-time inputs handed to module functions."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
 
 import polars as pl
 
@@ -70,6 +70,15 @@ class Frames:
             for key, part in clean.partition_by("series_id", as_dict=True).items()
         }
         return cls(now=now, series=parts, data_source=data_source)
+
+    def only(self, series_ids, lookback_days: int) -> Frames:
+        """These frames cut to `series_ids` and the last `lookback_days` before `now`: what reading those series
+        over that window alone would have given (one read of many modules' inputs, then one cut per module)."""
+        since = self.now - timedelta(days=lookback_days)
+        keep = set(series_ids)
+        return replace(self, series={sid: frame.filter(pl.col("date") >= since)
+                                     for sid, frame in self.series.items() if sid in keep},
+                       intraday={sid: frame for sid, frame in self.intraday.items() if sid in keep})
 
     def get(self, series_id: str) -> pl.DataFrame | None:
         frame = self.series.get(series_id)

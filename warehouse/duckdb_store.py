@@ -143,6 +143,48 @@ def _dumps(payload: dict) -> str:
     return orjson.dumps(payload, option=_JSON_OPTS, default=str).decode()
 
 
+def connect_writer(path: Path, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
+    """The writing connection to a DuckDB file. Runs are serialized by the Dagster run queue, but `marketintel up`'s
+    in-process run or an analyst opening the live file by mistake can still hold the lock for a moment: wait,
+    then fail."""
+    deadline = time.monotonic() + lock_timeout_s
+    while True:
+        try:
+            return duckdb.connect(str(path))
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(0.25)
+
+
+def copy_atomically(con: duckdb.DuckDBPyConnection, dest: Path) -> Path:
+    """Copy the whole database of `con` to `dest` atomically: build a temp file beside it, then rename, so a reader
+    never sees a half-written copy (and one holding the old file open keeps its snapshot)."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    # A copy that failed or was killed half-way (a full disk, a SIGKILLed run) left its temp file behind under
+    # another pid: as large as the copy got, it would keep a full disk full. Writing runs are serialized (`con`
+    # holds the file's write lock), so no other copy is being built now.
+    for leftover in dest.parent.glob(f".{dest.name}.*.tmp*"):
+        leftover.unlink(missing_ok=True)
+    source = con.execute("select current_database()").fetchone()[0]
+    quoted = str(tmp).replace("'", "''")
+    try:
+        con.execute(f"attach '{quoted}' as copy_target")
+        try:
+            con.execute(f'copy from database "{source}" to copy_target')
+        finally:
+            con.execute("detach copy_target")
+        os.replace(tmp, dest)
+    except BaseException:
+        # the old copy stays as it was; the half-written one goes, so the space it took comes back at once
+        for partial in (tmp, tmp.with_name(tmp.name + ".wal")):
+            partial.unlink(missing_ok=True)
+        raise
+    return dest
+
+
 class Warehouse:
     """One connection to the warehouse file; use as a context manager or call `close()`."""
 
@@ -152,20 +194,8 @@ class Warehouse:
             self.con = duckdb.connect(str(self.path), read_only=True)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = self._connect(lock_timeout_s)
+        self.con = connect_writer(self.path, lock_timeout_s)
         self.con.execute(SCHEMA)
-
-    def _connect(self, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
-        # Runs are serialized by the Dagster run queue, but `marketintel up`'s in-process run or an
-        # analyst opening the live file by mistake can still hold the lock for a moment: wait, then fail.
-        deadline = time.monotonic() + lock_timeout_s
-        while True:
-            try:
-                return duckdb.connect(str(self.path))
-            except duckdb.IOException as exc:
-                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.25)
 
     def close(self) -> None:
         self.con.close()
@@ -455,31 +485,8 @@ class Warehouse:
     # ---- analyst copy -----------------------------------------------------------------------------
 
     def refresh_analyst_copy(self, dest: Path) -> Path:
-        """Copy the whole warehouse to `dest` atomically: build a temp file beside it, then rename, so an
-        analyst never sees a half-written copy (and one holding the old file open keeps its snapshot)."""
-        dest = Path(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-        # A copy that failed or was killed half-way (a full disk, a SIGKILLed run) left its temp file behind under
-        # another pid: as large as the copy got, it would keep a full disk full. Warehouse-writing runs are
-        # serialized (this connection holds the write lock), so no other copy is being built now.
-        for leftover in dest.parent.glob(f".{dest.name}.*.tmp*"):
-            leftover.unlink(missing_ok=True)
-        source = self.con.execute("select current_database()").fetchone()[0]
-        quoted = str(tmp).replace("'", "''")
-        try:
-            self.con.execute(f"attach '{quoted}' as analyst_copy")
-            try:
-                self.con.execute(f'copy from database "{source}" to analyst_copy')
-            finally:
-                self.con.execute("detach analyst_copy")
-            os.replace(tmp, dest)
-        except BaseException:
-            # the old copy stays as it was; the half-written one goes, so the space it took comes back at once
-            for partial in (tmp, tmp.with_name(tmp.name + ".wal")):
-                partial.unlink(missing_ok=True)
-            raise
-        return dest
+        """Copy the whole warehouse to `dest` atomically (`copy_atomically`)."""
+        return copy_atomically(self.con, dest)
 
     # ---- helpers --------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ release's hour), each revision as ingested by then. A replay started at that mom
 so it answers the same figures (tests/warehouse/test_time_travel.py)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
@@ -29,6 +30,23 @@ def payload_at(path: Path, module: Module, as_of: date | datetime, data_source: 
     moment = moment_of(as_of)
     frames = _frames(path, module.inputs, module.lookback_days, moment, data_source)
     return _said_past(module.compute(frames), moment, isinstance(as_of, datetime))
+
+
+def payloads_on(store: Warehouse, day: date, chosen: Sequence[Module], data_source: str) -> dict[str, dict | str]:
+    """Each module's payload as of `day` (its start, as `payload_at` with a date), from one read of all their
+    inputs: a module short of history gets the reason instead of a payload. The history asset's unit of work."""
+    moment = moment_of(day)
+    inputs = sorted({sid for module in chosen for sid in module.inputs})
+    lookback = max((module.lookback_days for module in chosen), default=0)
+    everything = store.frames(inputs, moment.date(), lookback, data_source, now_ts=moment, known_at=moment)
+    out: dict[str, dict | str] = {}
+    for module in chosen:
+        try:
+            out[module.name] = _said_past(module.compute(everything.only(module.inputs, module.lookback_days)),
+                                          moment, False)
+        except InsufficientData as exc:
+            out[module.name] = str(exc)
+    return out
 
 
 def pulse_at(path: Path, as_of: date | datetime, data_source: str) -> dict:
