@@ -177,3 +177,17 @@ def _migrated(database_url: str) -> None:
     from warehouse.ledger.db import migrate
 
     migrate(database_url)
+
+
+class HistoryResource(ConfigurableResource):
+    """The module history's file, its published copy (warehouse/history_store.py) and how many processes a run of
+    many days uses."""
+
+    path: str
+    copy_path: str
+    workers: int = 2
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> HistoryResource:
+        return cls(path=str(settings.history_path.resolve()), copy_path=str(settings.history_copy_path.resolve()),
+                   workers=settings.history_workers)

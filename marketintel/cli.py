@@ -51,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     card.add_argument("--history", type=Path, help="label a folder of date,value CSVs afresh (default: the "
                                                    "warehouse's stored labels)")
     card.add_argument("--json", action="store_true", help="the whole scorecard as JSON")
+    history = sub.add_parser("history", help="the stored module history").add_subparsers(dest="history_command",
+                                                                                        required=True)
+    fill = history.add_parser("backfill", help="materialize `module_history` over a range of days, as one run")
+    fill.add_argument("--from", dest="start", type=date.fromisoformat, required=True, help="first day")
+    fill.add_argument("--to", dest="end", type=date.fromisoformat, required=True, help="last day")
     dev = sub.add_parser("dev", help="development helpers").add_subparsers(dest="dev_command", required=True)
     pay = dev.add_parser("pay", help="settle an invoice of the dev Lightning backend; prints the preimage")
     pay.add_argument("bolt11")
@@ -75,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         from marketintel.regime_score import run
         from marketintel.settings import get_settings
         return run(get_settings(), args.history, args.json)
+    if args.command == "history":
+        return backfill_history(args.start, args.end)
     if args.command == "predictions":
         return verify_predictions(args.url, args.api_key, args.origin, args.key_id)
     return dev_pay(args.bolt11)
@@ -118,6 +125,19 @@ def materialize() -> int:
         result = materialize_all(settings, on_progress=on_progress)
     console.print(f"materialization: {result}")
     return 0 if result.get("success", True) else 1
+
+
+def backfill_history(start: date, end: date) -> int:
+    from marketintel.settings import get_settings
+    from pipelines.instance import ensure_dagster_home
+    from pipelines.materialize import backfill_history as run
+
+    settings = get_settings()
+    os.environ["DAGSTER_HOME"] = str(ensure_dagster_home(settings).resolve())
+    with console.status(f"materializing module_history {start}..{end}"):
+        result = run(settings, start.isoformat(), end.isoformat())
+    console.print(f"history backfill: {result}")
+    return 0 if result["success"] else 1
 
 
 def set_tier(agent_id: str, tier: str, until: datetime | None) -> int:

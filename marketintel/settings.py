@@ -138,6 +138,12 @@ class Settings(BaseSettings):
     consensus_min_agents: int = Field(3, ge=3, description="Distinct callers a consensus figure needs before it is "
                                       "shown (at least 3)")
     refresh_minutes: int = Field(2, description="Period of the refresh schedule (ingest, modules, pulse, publish)")
+    history_start: date = Field(date(2005, 1, 3), description="First day of the module history's daily partitions "
+                                "(`module_history`); a day before it is computed on demand, not stored")
+    history_workers: int = Field(2, ge=1, description="Processes a history run of many days computes them in")
+    history_compute_limit: int = Field(20, ge=0, description="Steps of a history query computed on demand when "
+                                       "their days are not stored yet; beyond it the query is refused, naming the "
+                                       "backfill that would serve it")
     trust_forwarded_for: bool = Field(False, description="Take the client address from X-Forwarded-For (behind "
                                       "one trusted proxy)")
     # Paid tiers, bought over Lightning (warehouse/ledger/tiers.py has the rules).
@@ -213,6 +219,15 @@ class Settings(BaseSettings):
     @property
     def analyst_path(self) -> Path:
         return self.home / "warehouse" / "analyst.duckdb"
+
+    @property
+    def history_path(self) -> Path:
+        return self.home / "warehouse" / "history.duckdb"
+
+    @property
+    def history_copy_path(self) -> Path:
+        """The published copy of the history, which the API and analysts read."""
+        return self.home / "warehouse" / "history-analyst.duckdb"
 
     @property
     def dagster_home(self) -> Path:

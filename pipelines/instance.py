@@ -10,6 +10,10 @@ from marketintel.settings import Settings
 # because DuckDB allows a single writing process (see DESIGN.md, Known traps).
 WAREHOUSE_TAG = "marketintel/warehouse"
 WAREHOUSE_TAGS = {WAREHOUSE_TAG: "writer"}
+# The module history has a file of its own (warehouse/history_store.py): its runs queue behind each other only,
+# so a backfill of years never holds back the refresh.
+HISTORY_TAG = "marketintel/history"
+HISTORY_TAGS = {HISTORY_TAG: "writer"}
 
 DAGSTER_YAML = """\
 # Written by pipelines/instance.py (`ensure_dagster_home`); edits are overwritten.
@@ -38,6 +42,8 @@ concurrency:
     tag_concurrency_limits:
       - key: "{tag}"
         limit: 1
+      - key: "{history_tag}"
+        limit: 1
 telemetry:
   enabled: false
 """
@@ -47,7 +53,8 @@ def ensure_dagster_home(settings: Settings) -> Path:
     """Create `settings.dagster_home` with its dagster.yaml (rewritten when it differs); returns the folder."""
     home = settings.dagster_home.resolve()
     home.mkdir(parents=True, exist_ok=True)
-    text = DAGSTER_YAML.format(home=home, storage=home / "storage", logs=home / "logs", tag=WAREHOUSE_TAG)
+    text = DAGSTER_YAML.format(home=home, storage=home / "storage", logs=home / "logs", tag=WAREHOUSE_TAG,
+                                history_tag=HISTORY_TAG)
     config = home / "dagster.yaml"
     if not config.exists() or config.read_text() != text:
         config.write_text(text)

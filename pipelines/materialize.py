@@ -77,3 +77,21 @@ def materialize_all(settings: Settings, on_progress: Progress | None = None, log
             "failed_steps": failed,
             "module_errors": errors, "module_warnings": warnings,
             "seconds": round(time.monotonic() - started, 2)}
+
+
+def backfill_history(settings: Settings, start: str, end: str) -> dict:
+    """Materialize `module_history` over the days start..end (ISO dates) as one run, as a single-run backfill from
+    the Dagster UI does, recorded in the instance so it shows there. Returns the run's metadata and seconds."""
+    from pipelines.definitions import build_defs
+    from pipelines.instance import HISTORY_TAGS
+
+    home = ensure_dagster_home(settings)
+    job = build_defs(settings).resolve_job_def("history_job")
+    started = time.monotonic()
+    with DagsterInstance.from_config(str(home)) as instance:
+        result = job.execute_in_process(instance=instance, raise_on_error=False, tags={
+            **HISTORY_TAGS, "dagster/asset_partition_range_start": start, "dagster/asset_partition_range_end": end})
+    events = result.get_asset_materialization_events()
+    metadata = {k: v.value for k, v in events[-1].materialization.metadata.items()} if events else {}
+    return {"run_id": result.run_id, "success": result.success, **metadata,
+            "seconds": round(time.monotonic() - started, 1)}
