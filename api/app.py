@@ -10,6 +10,7 @@ import falcon.asgi
 from api.catalog_queries import CatalogQueries
 from api.context import Request
 from api.event_fanout import EventFanout, RedisGate
+from api.history_queries import HistoryQueries
 from api.mcp.calls import ToolCalls
 from api.mcp.server import MCP_PATH, MCPEndpoint, build_server
 from api.mcp.tools import catalog
@@ -40,7 +41,7 @@ from api.resources.dashboard import DashboardResource
 from api.resources.discovery import DOCS_ASSETS, DocsResource, HealthResource, OpenAPIResource, RootResource
 from api.resources.events_info import ScannerStatusResource, WebhookEventTypesResource
 from api.resources.events_stream import ConnectionSlots, EventStatusResource, EventStreamResource
-from api.resources.intelligence import IntelligenceResource
+from api.resources.intelligence import HistoryResource, IntelligenceResource
 from api.resources.payments import CreateInvoiceResource, VerifyPaymentResource
 from api.resources.pricing import PricingResource
 from api.resources.pulse import PulseResource
@@ -63,6 +64,7 @@ from marketintel.settings import Settings
 from marketintel.signing import load_or_create
 from warehouse.cache import AsyncServingCache
 from warehouse.events_async import AsyncEventLog
+from warehouse.history_store import HistoryReader
 from warehouse.ledger import Plans, Referrals, commitment_plans, subscription_plans
 from warehouse.ledger.alert_packages import PackageSubscriptions
 from warehouse.ledger.alerts import Alerts
@@ -104,7 +106,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route("/health", HealthResource(services, serving))
     app.add_route("/health/dashboard", DashboardResource(services, serving))
     app.add_route(f"{V1}/sla", SLAResource(services, serving))
-    past = PastAnswers(services)
+    history = HistoryReader(settings.history_copy_path)
+    past = PastAnswers(services, history)
     pulse = PulseQueries(services, serving, pulse_budget, past)
     app.add_route(f"{V1}/pulse", PulseResource(pulse))
     tools = service_tools(services.prices, registry)  # function calling's, MCP's and the catalog's, made once
@@ -154,6 +157,9 @@ def _add_intelligence_routes(app: falcon.asgi.App, registry: dict, queries: Modu
     key_budgets.guard(batch, batch_cost)  # a module query takes its window in its own round trip
     app.add_route(f"{V1}/intelligence/batch", batch)
     app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
+    history = HistoryResource(registry, HistoryQueries(queries.services, queries.usage, queries.past.history))
+    key_budgets.guard(history)  # the caller's per-key query budget, as a module query
+    app.add_route(f"{V1}/intelligence/{{module_name}}/history", history)
 
 
 def _add_integration_routes(app: falcon.asgi.App, services: Services, registry: dict, tools: list) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import date, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import orjson
@@ -14,6 +15,7 @@ from api.errors import APIError, invalid
 from intel.envelope import InsufficientData
 from intel.registry import Module
 from warehouse import keys
+from warehouse.history_store import HistoryReader
 from warehouse.time_travel import moment_of, payload_at, pulse_at
 
 if TYPE_CHECKING:
@@ -25,8 +27,9 @@ KEPT_S = 3600  # a late ingest may still add what was released before a recent m
 class PastAnswers:
     """Answers as of a past moment: a module's (priced by ModuleQueries as a past point) and the pulse's (free)."""
 
-    def __init__(self, services: Services):
+    def __init__(self, services: Services, history: HistoryReader):
         self.services = services
+        self.history = history  # the stored days (assets/history.py): a date's answer without computing
 
     def moment(self, module: Module | None, as_of: date | datetime) -> datetime:
         """The moment asked, checked: not for a ticker module, not after the market clock."""
@@ -41,11 +44,26 @@ class PastAnswers:
 
     async def payload_json(self, module: Module, as_of: date | datetime) -> bytes:
         """The module's answer at `as_of`, which the caller checked with `moment` before charging anything."""
-        return await self._answer(module.name, as_of, lambda path, source: payload_at(path, module, as_of, source))
+        return await self._answer(module.name, as_of, lambda source: self._stored_or_computed(module, as_of, source))
 
     async def pulse_json(self, as_of: date | datetime) -> bytes:
         """The pulse at `as_of`, which the caller checked with `moment` before taking the rate window."""
-        return await self._answer("pulse", as_of, lambda path, source: pulse_at(path, as_of, source))
+        return await self._answer("pulse", as_of, lambda source: pulse_at(self._analyst_copy(), as_of, source))
+
+    def _stored_or_computed(self, module: Module, as_of: date | datetime, source: str) -> dict | bytes:
+        """A date's answer as the history stored it (the same computation, run ahead), else computed now."""
+        if not isinstance(as_of, datetime):
+            stored = self.history.payload(module.name, as_of, source)
+            if isinstance(stored, bytes):
+                return stored
+        return payload_at(self._analyst_copy(), module, as_of, source)
+
+    def _analyst_copy(self) -> Path:
+        path = self.services.settings.analyst_path
+        if not path.exists():
+            raise APIError(503, "data_not_ready", "The warehouse has not been published yet; nothing was charged.",
+                           headers={"Retry-After": str(self.services.settings.refresh_minutes * 60)})
+        return path
 
     async def _answer(self, name: str, as_of: date | datetime, compute: Callable) -> bytes:
         source = self.services.data_source
@@ -53,15 +71,11 @@ class PastAnswers:
         cached = await self.services.redis.get(key)
         if cached is not None:
             return cached
-        path = self.services.settings.analyst_path
-        if not path.exists():
-            raise APIError(503, "data_not_ready", "The warehouse has not been published yet; nothing was charged.",
-                           headers={"Retry-After": str(self.services.settings.refresh_minutes * 60)})
         try:
-            payload = await asyncio.to_thread(compute, path, source)
+            payload = await asyncio.to_thread(compute, source)
         except InsufficientData as exc:  # a past moment before the history: no answer will ever come (not a 503)
             raise APIError(404, "no_history", f"'{name}' has no answer at {moment_of(as_of).isoformat()}: {exc}. "
                            "Nothing was charged.", series=list(exc.series)) from exc
-        payload_json = orjson.dumps(payload)
+        payload_json = payload if isinstance(payload, bytes) else orjson.dumps(payload)
         await self.services.redis.set(key, payload_json, ex=KEPT_S)
         return payload_json

@@ -77,6 +77,11 @@ Consensus = body("Consensus", "GET /api/v1/intelligence/consensus", ModuleMeta, 
                  privacy=str, totals=Obj, consensus=Obj, summary=str, data_sources=Obj)
 ContentTypes = body("ContentTypes", "GET /api/v1/content/types", types=Objs, prices_by_tier=dict[str, int],
                     pricing=str)
+ModuleHistory = body("ModuleHistory", "GET /api/v1/intelligence/{module_name}/history: one point per step, each "
+                     "`{as_of, data_as_of, values: {field: value}, signals}` or `{as_of, values: null, no_answer}` "
+                     "where the module's inputs had no history yet.", ChargeMeta, module=str, **{"from": str},
+                     to=str, step=str, fields=list[str] | None, time_travel=bool, steps=int, computed_on_demand=int,
+                     points=Objs)
 TradingRegime = body("TradingRegime", "GET /api/v1/trading/regime", ModuleMeta, product=str, as_of=str,
                      generated_at=str, current=Obj, transitions=Obj, methodology=Obj, data_sources=Obj)
 TradingSignals = body("TradingSignals", "GET /api/v1/trading/signals", ModuleMeta, product=str, as_of=str,

@@ -82,6 +82,25 @@ class IntelligenceQuery(BaseModel):
                                           "(/api/v1/pricing). Not for ticker modules.")
 
 
+HISTORY_MAX_STEPS = 5500  # every market day from 2005 to 2026: one module's whole stored history in one call
+FIELDS_PATTERN = r"^[A-Za-z0-9_.\[\]]+(,[A-Za-z0-9_.\[\]]+)*$"
+
+
+class HistoryQuery(BaseModel):
+    """`/intelligence/{module}/history`: a module's figures at each step of a past range."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    from_: PastDate = Field(alias="from", description="First day of the range (ISO date)")
+    to: PastDate = Field(description="Last day of the range (ISO date), not after the market clock's date")
+    step: Literal["day", "week", "month"] = Field(
+        "day", description="`day`: every weekday; `week`: each Monday; `month`: the first weekday of each month. "
+        "Each step is the answer at 00:00 UTC of its day, as `as_of=<day>` gives it")
+    fields: str | None = Field(None, max_length=2000, pattern=FIELDS_PATTERN,
+                               description="Comma-separated field paths of the module's `data` (as its response "
+                               "schema in /openapi.json names them, e.g. `level`, `bands_20d.upper`), and `signals` "
+                               "for its signals; default: every scalar figure and the signals")
+
+
 class RegisterBody(BaseModel):
     # Agents send what their frameworks send (a description, a version...): fields we do not know are
     # ignored (and named in the answer's `ignored_fields`); a known field of the wrong type is still a 422.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from intel.events.packages import PACKAGES, AlertPackage
 from intel.registry import Module
@@ -55,6 +55,16 @@ PAST_PRICES = {tier: price // PAST_DIVISOR for tier, price in MODULE_PRICES.item
 PAST_REASON = (f"A module as of a past moment (`as_of`), computed from the warehouse: 1/{PAST_DIVISOR} of the module's "
                "price, since a back-test needs many points and a past answer is history, not today's signal; the same "
                "free query a day per module as the live one, counted apart from it.")
+# a module's history (`/intelligence/{module}/history`): a tenth of a past point per step (1 sat a standard step, 5 a
+# proprietary one), billed for at most a year of market days: a back-test pulls years of points at once, read from the
+# stored history, and a ceiling keeps a longer range from costing more than a year of daily steps.
+HISTORY_DIVISOR = 10
+HISTORY_STEP_PRICES = {tier: price // HISTORY_DIVISOR for tier, price in PAST_PRICES.items()}
+HISTORY_BILLED_STEPS = 250
+HISTORY_REASON = (f"A module's figures through time (`/intelligence/{{module}}/history`): 1/{HISTORY_DIVISOR} of a "
+                  f"past point per step, billed for at most {HISTORY_BILLED_STEPS} steps (a year of market days), so a "
+                  f"range costs at most {HISTORY_BILLED_STEPS} steps' price however long; the price listed is one "
+                  "step's. No free allowance: a range is bulk data (one point a day is free as `as_of`).")
 PRODUCT_PRICES = {"regime": (MODULE_PRICES["P"], "trading regime query", "modules"),
                   "parallels": (MODULE_PRICES["P"], "historical parallels query", "modules"),
                   "predictions": (MODULE_PRICES["S"], "prediction record query", "key"),
@@ -177,6 +187,14 @@ class PriceList:
     def past(self, name: str) -> PricedItem:
         return self.items[f"past:{name}"]
 
+    def history(self, name: str, steps: int) -> PricedItem:
+        """A history query of `steps` steps: the step price times the steps billed (at most HISTORY_BILLED_STEPS).
+        The key names the steps billed, so an L402 token bought for a short range cannot pay for a longer one."""
+        rate = self.items[f"history:{name}"]
+        billed = max(1, min(steps, HISTORY_BILLED_STEPS))
+        return replace(rate, key=f"{rate.key}:{billed}", price_sats=rate.price_sats * billed,
+                       title=f"{name} history, {billed} step(s)")
+
     def product(self, name: str) -> PricedItem:
         return self.items[f"product:{name}"]
 
@@ -217,6 +235,8 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
     past = [PricedItem(f"past:{m.name}", PAST_PRICES[m.tier], f"{m.name} as of a past moment",
                        free_per_day=free_queries_per_module_per_day, reason=PAST_REASON)
             for m in registry.values() if not m.takes_ticker]
+    history = [PricedItem(f"history:{m.name}", HISTORY_STEP_PRICES[m.tier], f"{m.name} history, per step",
+                          reason=HISTORY_REASON) for m in registry.values() if not m.takes_ticker]
     asks = [PricedItem(f"ask:{depth}", price, f"{depth} ask", reason=ASK_REASON) for depth, price in ASK_PRICES.items()]
     contents = [PricedItem(f"content:{t.id}", CONTENT_PRICES[t.tier], f"{t.title} ({t.tier} content)", l402=False,
                            reason=CONTENT_REASON) for t in (content_types or {}).values()]
@@ -229,8 +249,8 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
                 for name, (price, title, free) in PRODUCT_PRICES.items()]
     packages = [PricedItem(f"package:{p.package_id}", package_price(p),
                            f"{p.name} alert package ({p.period_days} days)", l402=False) for p in PACKAGES.values()]
-    return PriceList([*modules, *past, *asks, *contents, *unified, catalog, *products, *packages],
-                     [daytrade_pass(daytrade_pass_usd)])
+    return PriceList([*modules, *past, *history, *asks, *contents, *unified, catalog, *products,
+                      *packages], [daytrade_pass(daytrade_pass_usd)])
 
 
 def from_settings(settings) -> PriceList:

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from spectree import Response
 
+from api import response_docs_routes as r
 from api.errors import ValidationFailed
+from api.history_queries import HistoryQueries
 from api.middleware import recheck_key
 from api.module_queries import KeyChanged, ModuleQueries, unknown_module
 from api.responses import send_json
-from api.schemas import IntelligenceQuery
-from api.spec import api_spec
+from api.schemas import HistoryQuery, IntelligenceQuery
+from api.spec import Documented, api_spec
 from intel.registry import Module
 
 
@@ -65,3 +67,38 @@ class IntelligenceResource:
         payer = req.context.payer
         return await self.queries.serve(payer, req.context.request_id, module, req.context.query,
                                         self.queries.budgets.window(payer), req.context.key_check)
+
+
+class HistoryResource:
+    accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
+
+    def __init__(self, registry: dict[str, Module], queries: HistoryQueries):
+        self.registry = registry
+        self.queries = queries
+
+    @api_spec.validate(query=HistoryQuery, tags=["intelligence"],
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_404", "HTTP_422", "HTTP_429", "HTTP_503",
+                                       HTTP_200=r.ModuleHistory))
+    async def on_get(self, req, resp, module_name: str):
+        """A module's figures and signals through time, for back-tests: one point per step from `from` to `to`,
+        each the answer the service would have given at 00:00 UTC of its day (what `as_of=<day>` answers: only
+        observations released by then, each input at its vintage then), with `data_as_of`, the figures asked
+        (`fields`, default every scalar figure of `data`) and the signals. A day before an input's history began
+        has `values: null` and says why (`no_answer`). Not for ticker modules.
+
+        Served from the stored history (the Dagster asset `module_history`, one partition a market day, in
+        DuckDB where analysts read the same table, `module_figures`); steps whose days are not stored yet are
+        computed on demand, up to `MI_HISTORY_COMPUTE_LIMIT` (20) a query (`computed_on_demand` says how many),
+        else 503 `not_backfilled` names the days and the backfill that would serve them. At most 5,500 steps.
+
+        Priced per step (`history:<module>` in /api/v1/pricing: 1 sat a standard module, 5 a proprietary one),
+        billed for at most 250 steps, so a range never costs more than a year of daily steps; no free allowance.
+        Paid from your pools or balance, or per request with L402 (the token names the steps it pays for).
+        Nothing is charged for a refused or failed request."""
+        module = self.registry.get(module_name)
+        if module is None:
+            raise unknown_module(module_name, self.registry)
+        body, gate_taken = await self.queries.serve(req.context.payer, req.context.request_id, module,
+                                                    req.context.query)
+        send_json(resp, body)
+        await self.queries.usage.gate_taken(gate_taken)
