@@ -120,7 +120,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     usage = UsageRecorder(services.jobs)
     module_queries = ModuleQueries(services, serving, TickerModules(services), usage, key_budgets, past)
     synthesis_queries = SynthesisQueries(services, usage)
-    products = ProductQueries(services, serving, usage)
+    products = ProductQueries(services, serving, usage, past)
     _add_synthesis_routes(app, services, synthesis_queries)  # before the intelligence routes: fixed sub-paths
     _add_intelligence_routes(app, registry, module_queries, key_budgets, refusals)
     _add_foresight_routes(app, products, key_budgets)

@@ -97,7 +97,7 @@ class ModuleQueries:
             self.charging.allowance.counted(attempt, taken.count)
             payload_json, published, seen_before = taken.reads if seen_read else (*taken.reads, None)
             if past:
-                payload_json, published = await self.past.payload_json(module, query.as_of), None
+                payload_json, published = await self.past.payload_json(module, query.as_of, ticker), None
             elif module.takes_ticker:
                 payload_json, published = await self.tickers.payload_json(module, ticker), None
                 cached_fmt = "full"

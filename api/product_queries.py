@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -15,6 +17,9 @@ from api.usage import UsageRecorder
 from charging.attempt import Attempt, Payer
 from charging.prices import PricedItem
 from warehouse.cache import AsyncServingCache
+
+if TYPE_CHECKING:
+    from api.past_answers import PastAnswers
 
 # (the published payload) -> the answer's payload; raises APIError (422) for a parameter it cannot honour
 Shape = Callable[[dict], dict]
@@ -27,15 +32,25 @@ class ServedProduct:
 
 
 class ProductQueries:
-    def __init__(self, services: Services, serving: AsyncServingCache, usage: UsageRecorder):
+    def __init__(self, services: Services, serving: AsyncServingCache, usage: UsageRecorder, past: PastAnswers):
         self.services = services
         self.serving = serving
         self.usage = usage
+        self.past = past
 
     async def serve(self, payer: Payer, request_id: str, product: str, item: PricedItem,
-                    shape: Shape | None = None) -> ServedProduct:
+                    shape: Shape | None = None, as_of: date | datetime | None = None) -> ServedProduct:
         """The product's published copy for `payer`, charged as `item`. 503 before its first publish (nothing
-        charged); `shape` (filters, limits) runs before the charge, so a request it refuses costs nothing."""
+        charged); `shape` (filters, limits) runs before the charge, so a request it refuses costs nothing.
+        `as_of`: the product as of that past moment instead, computed from the warehouse (warehouse/time_travel.py)
+        and charged as its past point (`past:<product>`)."""
+        if as_of is not None:
+            self.past.moment(None, as_of)  # ValidationFailed (a moment after the clock) before anything is taken
+            rendering = await self.past.product_json(product, as_of)
+            return await self._charged(Attempt(payer, self.services.prices.past(product), request_id),
+                                       orjson.dumps(shape(orjson.loads(rendering))) if shape else rendering,
+                                       {"data_source": self.services.data_source,
+                                        "simulated": self.services.simulated, "cache": cache_meta(None)})
         rendering, published = await self.serving.get_product(product)
         if rendering is None:
             raise APIError(503, "data_not_ready",
@@ -43,9 +58,12 @@ class ProductQueries:
                            f"{self.services.settings.refresh_minutes} minutes.",
                            headers={"Retry-After": str(self.services.settings.refresh_minutes * 60)})
         shaped = orjson.dumps(shape(orjson.loads(rendering))) if shape else rendering
-        meta, gate_taken = await charge_and_meter(self.services, self.usage, Attempt(payer, item, request_id), {
+        return await self._charged(Attempt(payer, item, request_id), shaped, {
             "data_source": published["data_source"], "simulated": published["simulated"],
             "cache": cache_meta(published)})
+
+    async def _charged(self, attempt: Attempt, shaped: bytes, meta: dict) -> ServedProduct:
+        meta, gate_taken = await charge_and_meter(self.services, self.usage, attempt, meta)
         return ServedProduct(splice_meta(shaped, meta), gate_taken)
 
 

@@ -64,6 +64,11 @@ AS_OF_TEXT = ("Answer as of a past moment: a date (the start of that day, 00:00 
               "by then.")
 
 
+class RegimeQuery(BaseModel):
+    as_of: PastDate | PastMoment | None = Field(None, description=f"{AS_OF_TEXT} Priced as `past:regime` "
+                                          "(/api/v1/pricing).")
+
+
 class PulseQuery(BaseModel):
     as_of: PastDate | PastMoment | None = Field(None, description=f"{AS_OF_TEXT} Free, as the pulse is.")
 
@@ -79,7 +84,8 @@ class IntelligenceQuery(BaseModel):
     include_prompt: bool = Field(False, description="Add pre-formatted prompt text to the response")
     format: Format = Field("full", description="Rendering of the payload")
     as_of: PastDate | PastMoment | None = Field(None, description=f"{AS_OF_TEXT} Priced as `past:<module>` "
-                                          "(/api/v1/pricing). Not for ticker modules.")
+                                          "(/api/v1/pricing). A ticker module reads the bars final by then, as the "
+                                          "source serves them now (`price_vintage` says when they are adjusted).")
 
 
 HISTORY_MAX_STEPS = 5500  # every market day from 2005 to 2026: one module's whole stored history in one call
@@ -216,6 +222,8 @@ class ParallelsQuery(BaseModel):
         None, description="Comma-separated condition tags; empty: detected from live data",
         json_schema_extra={"pattern": CONDITIONS_PATTERN})
     top_n: int = Field(5, ge=1, le=15, description="How many episodes to rank")
+    as_of: PastDate | PastMoment | None = Field(None, description=f"{AS_OF_TEXT} Priced as `past:parallels` "
+                                          "(/api/v1/pricing).")
 
     @field_validator("conditions")
     @classmethod

@@ -55,6 +55,7 @@ PAST_PRICES = {tier: price // PAST_DIVISOR for tier, price in MODULE_PRICES.item
 PAST_REASON = (f"A module as of a past moment (`as_of`), computed from the warehouse: 1/{PAST_DIVISOR} of the module's "
                "price, since a back-test needs many points and a past answer is history, not today's signal; the same "
                "free query a day per module as the live one, counted apart from it.")
+PAST_PRODUCTS = ("regime", "parallels")  # derived products offered as of a past moment (warehouse/time_travel.py)
 # a module's history (`/intelligence/{module}/history`): a tenth of a past point per step (1 sat a standard step, 5 a
 # proprietary one), billed for at most a year of market days: a back-test pulls years of points at once, read from the
 # stored history, and a ceiling keeps a longer range from costing more than a year of daily steps.
@@ -234,7 +235,7 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
                           free_per_day=free_queries_per_module_per_day) for m in registry.values()]
     past = [PricedItem(f"past:{m.name}", PAST_PRICES[m.tier], f"{m.name} as of a past moment",
                        free_per_day=free_queries_per_module_per_day, reason=PAST_REASON)
-            for m in registry.values() if not m.takes_ticker]
+            for m in registry.values()]
     history = [PricedItem(f"history:{m.name}", HISTORY_STEP_PRICES[m.tier], f"{m.name} history, per step",
                           reason=HISTORY_REASON) for m in registry.values() if not m.takes_ticker]
     asks = [PricedItem(f"ask:{depth}", price, f"{depth} ask", reason=ASK_REASON) for depth, price in ASK_PRICES.items()]
@@ -243,13 +244,17 @@ def price_list(registry: dict[str, Module], free_queries_per_module_per_day: int
     unified = [PricedItem(f"unified:{depth}", price, f"{depth} unified context", l402=False, reason=UNIFIED_REASON)
                for depth, price in UNIFIED_PRICES.items()]
     catalog = PricedItem("catalog", catalog_price_sats, "full catalog", free_with_key=True)
+    # the regime view and parallels as of a past moment: a fifth of their price, as a module's past point
+    past_products = [PricedItem(f"past:{name}", PRODUCT_PRICES[name][0] // PAST_DIVISOR, f"{name} as of a past moment",
+                                free_per_day=free_queries_per_module_per_day, reason=PAST_REASON)
+                     for name in PAST_PRODUCTS]
     products = [PricedItem(f"product:{name}", price, title,
                            free_per_day=free_queries_per_module_per_day if "modules" in free else 0,
                            free_with_key="key" in free)
                 for name, (price, title, free) in PRODUCT_PRICES.items()]
     packages = [PricedItem(f"package:{p.package_id}", package_price(p),
                            f"{p.name} alert package ({p.period_days} days)", l402=False) for p in PACKAGES.values()]
-    return PriceList([*modules, *past, *history, *asks, *contents, *unified, catalog, *products,
+    return PriceList([*modules, *past, *past_products, *history, *asks, *contents, *unified, catalog, *products,
                       *packages], [daytrade_pass(daytrade_pass_usd)])
 
 

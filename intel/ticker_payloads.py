@@ -54,6 +54,25 @@ class TickerComputer:
                          adjustments={ticker: adjustment} if adjustment else {})
         return orjson.dumps(module.compute(frames, bars, ticker))
 
+    def past_payload(self, module: Module, ticker: str, moment: datetime) -> dict:
+        """The module for the ticker as of a past `moment`: the bars final by then and its other inputs as released
+        by then, not cached (the shared inputs stay the latest closed day's). UnknownTicker when the source has no
+        bars for it by then, InsufficientData as a live query."""
+        closed = last_closed_day(moment)
+        bars = self.provider.bars(ticker, closed - timedelta(days=module.lookback_days), closed)
+        if bars.height == 0:
+            raise UnknownTicker(f"The '{self.provider.name}' source has no daily bars for '{ticker}' by {closed}.")
+        long = self.provider.observations(module.inputs, closed - timedelta(days=module.lookback_days), moment) \
+            if module.inputs else None
+        frames = Frames.from_long(long, closed, self.provider.name) if long is not None else \
+            Frames(now=closed, series={}, data_source=self.provider.name)
+        adjustment = self.provider.price_adjustment(ticker)
+        payload = module.compute(replace(frames, clock=moment, adjustments={ticker: adjustment} if adjustment else {}),
+                                 bars, ticker)
+        if adjustment:  # a later split or dividend moved the levels the source serves today for those days
+            payload["price_vintage"] = f"latest: {adjustment} as the source serves them now, not the prices then"
+        return payload
+
     def _frames(self, module: Module, closed: date) -> Frames:
         """The module's other inputs (momentum_score: the S&P 500) as of the same closed day."""
         if not module.inputs:

@@ -110,7 +110,7 @@ class ToolCalls:
         await self.modules.budgets.take(caller.payer)  # the per-key budget, as the REST route's guard takes it
         item = self.services.prices.product("parallels")
         served = await self.products.serve(caller.payer, request_id, "parallels", item,
-                                           lambda payload: select(payload, query.tags, query.top_n))
+                                           lambda payload: select(payload, query.tags, query.top_n), query.as_of)
         await self.products.usage.gate_taken(served.gate_taken)
         return served.body
 

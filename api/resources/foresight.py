@@ -4,11 +4,11 @@ assets/predictions.py), charged by its item in the price list (charging/prices.p
 from __future__ import annotations
 
 from api import response_docs_routes as r
-from api.errors import invalid
+from api.errors import ValidationFailed, invalid
 from api.middleware import require_tier
 from api.product_queries import ProductQueries
 from api.responses import send_json
-from api.schemas import AccuracyQuery, ParallelsQuery, PredictionsQuery, TrackRecordQuery
+from api.schemas import AccuracyQuery, ParallelsQuery, PredictionsQuery, RegimeQuery, TrackRecordQuery
 from api.spec import Documented, api_spec
 from intel.parallels import select
 from intel.predictions.published import accuracy_for, predictions_product, track_record
@@ -19,9 +19,12 @@ class _ProductRoute:
     def __init__(self, queries: ProductQueries):
         self.queries = queries
 
-    async def _answer(self, req, resp, product: str, item: str, shape=None) -> None:
-        served = await self.queries.serve(req.context.payer, req.context.request_id, product,
-                                          self.queries.services.prices.product(item), shape)
+    async def _answer(self, req, resp, product: str, item: str, shape=None, as_of=None) -> None:
+        try:
+            served = await self.queries.serve(req.context.payer, req.context.request_id, product,
+                                              self.queries.services.prices.product(item), shape, as_of)
+        except ValidationFailed as refused:
+            raise refused.within("query") from None
         send_json(resp, served.body)
         await self.queries.usage.gate_taken(served.gate_taken)
 
@@ -32,9 +35,9 @@ class _PayablePerRequest(_ProductRoute):
 
 
 class RegimeResource(_ProductRoute):
-    @api_spec.validate(tags=["trading"],
-                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_429", "HTTP_503",
-                                       HTTP_200=r.TradingRegime))
+    @api_spec.validate(query=RegimeQuery, tags=["trading"],
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_404", "HTTP_422", "HTTP_429",
+                                       "HTTP_503", HTTP_200=r.TradingRegime))
     async def on_get(self, req, resp):
         """The market regime (institutional tier): today's state with its probabilities and drivers (the same
         classifier as `market_regime` and the pulse), the empirical transition matrix between regimes over a
@@ -42,9 +45,14 @@ class RegimeResource(_ProductRoute):
         current regime, and asset-class tilts (overweight / neutral / underweight) measured from the forward
         returns per regime in the warehouse's own history, each with its figures and N. Every day's label uses
         only observations dated on or before that day. Priced as a proprietary module (see /api/v1/pricing
-        `items`, `product:regime`), with the same free query a day; 403 below the institutional tier."""
+        `items`, `product:regime`), with the same free query a day; 403 below the institutional tier.
+
+        `as_of`: the view as it stood at that past moment, from what was released by then (the stored daily label
+        of a day whose inputs were all out by the moment, the later days labelled again), with `time_travel: true`;
+        priced as `past:regime` (a fifth), with its own free query a day; 404 `no_history` before the inputs
+        begin."""
         require_tier(req, "institutional", "The trading regime")
-        await self._answer(req, resp, "regime", "regime")
+        await self._answer(req, resp, "regime", "regime", as_of=req.context.query.as_of)
 
 
 class PredictionsResource(_PayablePerRequest):
@@ -87,7 +95,7 @@ class AccuracyResource(_PayablePerRequest):
 class ParallelsResource(_PayablePerRequest):
 
     @api_spec.validate(query=ParallelsQuery, tags=["intelligence"],
-                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",
+                       resp=Documented("HTTP_401", "HTTP_402", "HTTP_404", "HTTP_422", "HTTP_429", "HTTP_503",
                                        HTTP_200=r.Parallels))
     async def on_get(self, req, resp):
         """Ranked historical parallels: today's market state (from the warehouse, at the market clock) against
@@ -100,10 +108,12 @@ class ParallelsResource(_PayablePerRequest):
         otherwise an inference labelled as one). `conditions`: comma-separated tags (see the 422's list) keep
         the episodes carrying at least one; empty ranks by similarity and reports the tags detected from live
         data. Under replay, an episode whose aftermath ends after the clock is not offered. Priced as a
-        proprietary module (`product:parallels`), with the same free query a day."""
+        proprietary module (`product:parallels`), with the same free query a day. `as_of`: the parallels of
+        that past moment's state, offering only episodes whose aftermath had ended by then, priced as
+        `past:parallels` (a fifth), with its own free query a day."""
         query: ParallelsQuery = req.context.query
         await self._answer(req, resp, "parallels", "parallels",
-                           lambda payload: select(payload, query.tags, query.top_n))
+                           lambda payload: select(payload, query.tags, query.top_n), query.as_of)
 
 
 class TrackRecordResource(_PayablePerRequest):

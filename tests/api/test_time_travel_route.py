@@ -11,7 +11,7 @@ import falcon.testing
 from intel.registry import modules
 from tests.api.agent_helpers import auth, fund, register, set_tier
 from tests.api.test_mcp_endpoint import asgi, call, run  # noqa: F401, F811 (a fixture)
-from warehouse.time_travel import payload_at, pulse_at
+from warehouse.time_travel import parallels_at, payload_at, pulse_at, regime_at
 
 PAST = "2026-06-01"
 
@@ -45,13 +45,15 @@ def test_a_module_as_of_a_past_day_is_the_warehouse_answer_priced_as_a_past_poin
     assert not result["isError"] and result["structuredContent"]["time_travel"] is True
 
 
-def test_as_of_after_the_clock_or_for_a_ticker_module_is_refused(asgi, services, analyst_copy):  # noqa: F811
+def test_as_of_after_the_clock_is_refused_and_a_ticker_reads_the_bars_closed_by_then(asgi, services, analyst_copy):  # noqa: F811
     client = falcon.testing.TestClient(asgi)
     tomorrow = (services.clock.now() + timedelta(days=1)).date().isoformat()
     future = client.simulate_get("/api/v1/intelligence/vix", params={"as_of": tomorrow})
     assert future.status_code == 422 and future.json["detail"][0]["loc"] == ["query", "as_of"]
     ticker = client.simulate_get("/api/v1/intelligence/technical_analysis", params={"ticker": "AAPL", "as_of": PAST})
-    assert ticker.status_code == 422 and ticker.json["detail"][0]["loc"] == ["query", "as_of"]
+    assert ticker.status_code == 200, ticker.text
+    assert ticker.json["time_travel"] is True and ticker.json["data_as_of"] < PAST  # 00:00 UTC: the day before
+    assert ticker.json["_meta"]["price_sats"] == 10
     early = client.simulate_get("/api/v1/intelligence/bitcoin", params={"as_of": "2006-01-03"})
     assert early.status_code == 404 and early.json["error"]["code"] == "no_history"
     assert early.json["error"]["series"] == ["CBBTCUSD"]
@@ -74,3 +76,38 @@ def test_the_pulse_as_of_a_past_day_is_free_and_the_warehouse_answer(asgi, servi
     assert future.status_code == 422 and future.json["detail"][0]["loc"] == ["query", "as_of"]
     before = client.simulate_get("/api/v1/pulse", params={"as_of": "1990-01-02"})
     assert before.status_code == 404 and before.json["error"]["code"] == "no_history"
+
+
+def test_the_regime_view_and_parallels_as_of_a_past_day_are_the_warehouse_answers(asgi, services, analyst_copy):  # noqa: F811
+    client = falcon.testing.TestClient(asgi)
+    key, agent = register(client, "regime-historian")
+    set_tier(services, agent["agent_id"], "institutional")
+    fund(client, key, 1_000)
+    regime = client.simulate_get("/api/v1/trading/regime", params={"as_of": PAST}, headers=auth(key))
+    assert regime.status_code == 200, regime.text
+    expected = regime_at(analyst_copy, date.fromisoformat(PAST), "sim")
+    assert regime.json["time_travel"] is True and regime.json["current"] == expected["current"]
+    assert regime.json["_meta"]["price_sats"] == 50 and regime.json["_meta"]["paid_with"] == "free_allowance"
+    again = client.simulate_get("/api/v1/trading/regime", params={"as_of": PAST}, headers=auth(key)).json
+    assert again["_meta"]["charged_sats"] == 50 and again["transitions"] == expected["transitions"]
+
+    parallels = client.simulate_get("/api/v1/intelligence/parallels", params={"as_of": PAST, "top_n": 3},
+                                    headers=auth(key))
+    assert parallels.status_code == 200, parallels.text
+    offered = parallels_at(analyst_copy, date.fromisoformat(PAST), "sim")["results"]
+    assert [r["id"] for r in parallels.json["results"]] == [r["id"] for r in offered[:3]]
+
+    late = client.simulate_get("/api/v1/trading/regime", params={"as_of": "2099-01-01"}, headers=auth(key))
+    assert late.status_code == 422 and late.json["detail"][0]["loc"] == ["query", "as_of"]
+
+
+def test_parallels_as_of_a_past_day_over_mcp(asgi, services, analyst_copy):  # noqa: F811
+    client = falcon.testing.TestClient(asgi)
+    key, agent = register(client, "parallels-historian")
+    set_tier(services, agent["agent_id"], "institutional")
+
+    async def mcp(conductor):  # apart from REST queries: the rate limiter's connections keep the loop they began on
+        return (await call(conductor, "historical_parallels", {"as_of": PAST, "top_n": 2}, key)).json["result"]
+
+    result = run(asgi, mcp)["structuredContent"]
+    assert result["time_travel"] is True and len(result["results"]) == 2
