@@ -62,7 +62,9 @@ PROMISES = (
     "to `decimals`. `scope: module` marks a figure resting on the module's inputs as a whole; an entry naming no "
     "input is a stated parameter of the method or a count from the calendar, resting on no observation. A figure "
     "resting on a series revised after its first release (the statistical agencies' estimates, the money stock, bank "
-    "credit) says `vintage: latest`: the latest revision held, not the value first published. A price "
+    "credit) says `vintage: latest`: the latest revision held, not the value first published; as of a past moment, "
+    "`vintage: first_release` where every observation it reads came with its value as first published (FRED's "
+    "real-time periods). A price "
     "is `close` only when it traded; an adjusted one is `adj_close` with its `adjustment` named.",
 )
 

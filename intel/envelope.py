@@ -277,6 +277,8 @@ def build(module: str, frames: Frames, *, data: dict, signals: list[dict], summa
     if unavailable:
         data = {**data, "unavailable": unavailable}
     data, provenance_by_path = provenance.attach(data, declared_inputs(sources))
+    if frames.first_release:
+        provenance.mark_first_release(provenance_by_path, frames.first_release)
     payload = {"module": module, **dates(frames, sources), "data": data, "signals": provenance.plain(signals),
                "summary": summary, "data_sources": sources, "related_modules": related_modules,
                "full_data": True, "provenance": provenance_by_path}

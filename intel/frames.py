@@ -6,7 +6,7 @@ from datetime import date, datetime, timedelta
 
 import polars as pl
 
-from intel.catalog import known_through
+from intel.catalog import REVISED, known_through, release_lag
 
 LONG_SCHEMA = {"series_id": pl.Utf8, "date": pl.Date, "value": pl.Float64}
 BARS_SCHEMA = {
@@ -39,6 +39,25 @@ def released_by(series_ids, moment: date | datetime) -> pl.Expr:
     return pl.col("date") <= pl.col("series_id").replace_strict(through, default=None, return_dtype=pl.Date)
 
 
+def as_first_released(long: pl.DataFrame, moment: datetime) -> tuple[pl.DataFrame, frozenset[str]]:
+    """A long frame with `published` and `first_value` (FRED's real-time periods, where the source gave them) cut to
+    what was out at `moment`: an observation with its publication day by that day at its release hour, the others
+    by the catalog's lag (`released_by`). A revised series whose every observation kept has its value as first
+    published gets that value instead of the latest revision, and is named in the set returned (`vintage:
+    first_release`); a series short of even one first value keeps its latest values, and says so."""
+    ids = long["series_id"].unique().to_list()
+    through = {sid: known_through(sid, moment) for sid in ids}
+    release_day = {sid: day + timedelta(days=release_lag(sid)) for sid, day in through.items()}
+    by_day = pl.col("series_id").replace_strict(release_day, return_dtype=pl.Date)
+    by_lag = pl.col("series_id").replace_strict(through, return_dtype=pl.Date)
+    released = long.filter(pl.when(pl.col("published").is_not_null()).then(pl.col("published") <= by_day)
+                           .otherwise(pl.col("date") <= by_lag))
+    whole = released.group_by("series_id").agg(pl.col("first_value").is_not_null().all().alias("whole"))
+    first = frozenset(sid for sid, ok in whole.iter_rows() if ok and sid in REVISED)
+    value = pl.when(pl.col("series_id").is_in(list(first))).then(pl.col("first_value")).otherwise(pl.col("value"))
+    return released.with_columns(value.alias("value")).select(list(LONG_SCHEMA)), first
+
+
 @dataclass(frozen=True)
 class Frames:
     """Series as of `now`: each frame has `date` (Date) and `value` (Float64), ascending,
@@ -54,6 +73,8 @@ class Frames:
     clock: datetime | None = None
     # ticker or series id -> how its prices are adjusted ("split- and dividend-adjusted"); absent: traded prices
     adjustments: dict[str, str] = field(default_factory=dict)
+    # revised series whose values here are as first published (time travel over FRED's real-time periods)
+    first_release: frozenset[str] = frozenset()
 
     @classmethod
     def from_long(cls, long: pl.DataFrame, now: date, data_source: str = "sim") -> Frames:

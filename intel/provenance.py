@@ -178,6 +178,15 @@ def attach(data: dict, fallback: tuple[Input, ...]) -> tuple[dict, dict]:
     return _walk(data, "", provenance, module_source), provenance
 
 
+def mark_first_release(entries: dict[str, dict], first_release: frozenset[str]) -> None:
+    """`vintage: first_release` on each entry whose revised inputs all carry their values as first published."""
+    for entry in entries.values():
+        if entry.get("vintage") == "latest":
+            revised = {*entry.get("observations", {}), *entry.get("through", {})} & REVISED
+            if revised and revised <= first_release:
+                entry["vintage"] = "first_release"
+
+
 def plain(value):
     """`value` with every Figure made a plain float (signals and other blocks beside `data`)."""
     if isinstance(value, dict):

@@ -21,7 +21,7 @@ import duckdb
 import orjson
 import polars as pl
 
-from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA, Frames, released_by
+from intel.frames import BARS_SCHEMA, INTRADAY_SCHEMA, LONG_SCHEMA, Frames, as_first_released
 from intel.regime_history import LABEL_SCHEMA
 
 # when each observation was first published and its value then, where the source says (else null)
@@ -291,7 +291,9 @@ class Warehouse:
             """
             select series_id, date,
                    coalesce(arg_max(value, ingested_at) filter (where ingested_at < $cutoff),
-                            arg_min(value, ingested_at)) as value
+                            arg_min(value, ingested_at)) as value,
+                   min(published) as published, any_value(first_value) filter (where first_value is not null)
+                       as first_value
             from observations
             where source = $source and list_contains($ids, series_id) and date between $lo and $now
             group by series_id, date
@@ -305,10 +307,11 @@ class Warehouse:
                            else datetime(now.year, now.month, now.day) + timedelta(days=1)),
             },
         )
-        long = self._to_polars(cur, LONG_SCHEMA)
+        long = self._to_polars(cur, {**LONG_SCHEMA, **PUBLICATION_SCHEMA})
+        first_release: frozenset[str] = frozenset()
         if known_at is not None:
-            long = long.filter(released_by(ids, known_at))
-        frames = Frames.from_long(long, now, data_source)
+            long, first_release = as_first_released(long, known_at)
+        frames = replace(Frames.from_long(long, now, data_source), first_release=first_release)
         if now_ts is None:  # without the clock's time of day, "closed by now" cannot be decided: attach none
             return frames
         return replace(frames, intraday=self.intraday_frames(ids, now_ts, data_source), clock=now_ts)

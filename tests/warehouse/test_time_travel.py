@@ -134,3 +134,47 @@ def test_nothing_released_after_the_moment_moves_an_answer_and_what_it_names_doe
     still = [n for n in named if after[n] == before[n]]
     assert len(named) >= len(names) // 2 and not still, \
         f"at {moment} answers not moved by an observation they name: {still}"
+
+
+def unrate_warehouse(path, first: dict | None, published: dict | None = None, value_shift: float = 0.0):
+    """UNRATE from the history files; `first`: date -> its value as first published (FRED's real-time periods), and
+    `published`: date -> its publication day (default: the catalog's, its date plus the release lag)."""
+    from intel.catalog import release_lag
+
+    rows = ReplayProvider(history_dir()).observations(["UNRATE"], date(1990, 1, 1), END)
+    rows = rows.with_columns(pl.col("value") + value_shift)
+    if first is not None:
+        lag = timedelta(days=release_lag("UNRATE"))
+        rows = rows.with_columns(
+            pl.col("date").map_elements(lambda d: first.get(d), return_dtype=pl.Float64).alias("first_value"),
+            pl.col("date").map_elements(lambda d: (published or {}).get(d, d + lag), return_dtype=pl.Date)
+            .alias("published"))
+    with Warehouse(path) as store:
+        store.write_observations(rows, "live", END)
+    return path
+
+
+def test_first_releases_are_used_and_said_where_fred_gave_them_and_only_there(tmp_path):
+    """With the value as first published for every observation (ALFRED), time travel computes from those values and
+    says `vintage: first_release`; an observation whose publication day is after the moment is left out whatever the
+    catalog's lag says; one observation short of a first value and the series keeps its latest values, said so."""
+    sahm, moment = modules()["sahm_rule"], datetime(2020, 5, 20, tzinfo=UTC)
+    latest = ReplayProvider(history_dir()).observations(["UNRATE"], date(1990, 1, 1), END)
+    first = {d: v - 0.2 for d, v in latest.select("date", "value").iter_rows()}  # a first print 0.2 below
+    as_first = payload_at(unrate_warehouse(tmp_path / "first.duckdb", first), sahm, moment, "live")
+    printed = payload_at(unrate_warehouse(tmp_path / "printed.duckdb", None, value_shift=-0.2), sahm, moment, "live")
+    assert as_first["data"] == printed["data"] and as_first["data_as_of"] == "2020-04-01"
+    vintages = {e.get("vintage") for e in as_first["provenance"].values()} - {None}  # None: rests on no observation
+    assert vintages == {"first_release"}, vintages
+    assert {e.get("vintage") for e in printed["provenance"].values()} - {None} == {"latest"}
+
+    late = payload_at(unrate_warehouse(tmp_path / "late.duckdb", first, {date(2020, 4, 1): date(2020, 5, 21)}), sahm,
+                      moment, "live")
+    assert late["data_as_of"] == "2020-03-01"  # April's figure was out on the 21st, after the moment
+
+    gap = dict(first)
+    del gap[date(2019, 6, 1)]
+    partial = payload_at(unrate_warehouse(tmp_path / "gap.duckdb", gap), sahm, moment, "live")
+    latest_values = payload_at(unrate_warehouse(tmp_path / "latest.duckdb", None), sahm, moment, "live")
+    assert partial["data"] == latest_values["data"]
+    assert {e.get("vintage") for e in partial["provenance"].values()} - {None} == {"latest"}
