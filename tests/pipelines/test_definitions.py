@@ -3,16 +3,18 @@ from __future__ import annotations
 
 import os
 import subprocess
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 import yaml
 from dagster import AssetKey, DagsterInstance, DagsterRun, DagsterRunStatus, build_schedule_context
 from dagster._core.utils import make_new_run_id
 
+from assets.history import SETTLE
 from intel.registry import modules
 from marketintel.settings import Settings
 from pipelines.definitions import build_defs, refresh_cron
-from pipelines.instance import WAREHOUSE_TAG, ensure_dagster_home
+from pipelines.instance import HISTORY_TAG, WAREHOUSE_TAG, ensure_dagster_home
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,8 +26,10 @@ def test_one_asset_per_non_ticker_module_grouped_by_category(mi_home):
     registered = modules()
     expected = {m.name for m in registered.values() if not m.takes_ticker}
     foresight = {"regime", "parallels", "predictions", "prediction_resolutions"}
-    derived = {"observations", "pulse", "publish", "scanner", "chart_series", "trading_signals", "daytrade_journal"}
+    derived = {"observations", "pulse", "publish", "scanner", "chart_series", "trading_signals", "daytrade_journal",
+               "module_history"}
     assert keys == expected | derived | foresight
+    assert graph.get(AssetKey("module_history")).parent_keys == {AssetKey("publish")}  # it reads the analyst copy
     for name in foresight:
         assert graph.get(AssetKey(name)).group_name == "foresight"
     assert graph.get(AssetKey("chart_series")).group_name == "content"
@@ -55,6 +59,10 @@ def test_jobs_run_in_process_and_are_serialized(mi_home):
     schedule = defs.resolve_schedule_def("refresh_schedule")
     assert schedule.cron_schedule == "*/5 * * * *" and schedule.job_name == "refresh_job"
     assert refresh_cron(120) == "0 */2 * * *"
+    history = defs.resolve_job_def("history_job")  # its own file and queue: a backfill never holds a refresh back
+    assert {n.name for n in history.graph.node_defs} == {"module_history"} and "module_history" not in steps[
+        "refresh_job"]
+    assert history.tags == {HISTORY_TAG: "writer"} and history.executor_def.name == "in_process"
 
 
 def test_resources_come_from_settings(mi_home, monkeypatch):
@@ -72,7 +80,8 @@ def test_resources_come_from_settings(mi_home, monkeypatch):
 def test_dagster_home_limits_warehouse_runs_to_one(mi_home):
     home = ensure_dagster_home(Settings())
     config = yaml.safe_load((home / "dagster.yaml").read_text())
-    assert config["concurrency"]["runs"]["tag_concurrency_limits"] == [{"key": WAREHOUSE_TAG, "limit": 1}]
+    assert config["concurrency"]["runs"]["tag_concurrency_limits"] == [{"key": WAREHOUSE_TAG, "limit": 1},
+                                                                       {"key": HISTORY_TAG, "limit": 1}]
     assert config["run_coordinator"]["class"] == "QueuedRunCoordinator"
     with DagsterInstance.from_config(str(home)) as instance:  # the file is a valid instance config
         assert instance.run_coordinator.__class__.__name__ == "QueuedRunCoordinator"
@@ -98,3 +107,14 @@ def test_refresh_schedule_skips_while_a_refresh_is_pending(mi_home):
         instance.add_run(DagsterRun(job_name="refresh_job", run_id=make_new_run_id(), status=DagsterRunStatus.STARTED))
         second = schedule.evaluate_tick(build_schedule_context(instance=instance))
         assert not second.run_requests and "pending" in second.skip_message
+
+
+def test_history_schedule_asks_once_for_the_latest_settled_market_day(mi_home):
+    defs = build_defs(Settings())
+    schedule = defs.resolve_schedule_def("history_schedule")
+    with DagsterInstance.ephemeral() as instance:  # the repository: a partition key is checked against the asset's
+        context = build_schedule_context(instance=instance, repository_def=defs.get_repository_def())
+        request = schedule.evaluate_tick(context).run_requests[0]
+    day, now = date.fromisoformat(request.partition_key), datetime.now(UTC)  # the sim clock is the wall clock
+    assert day.weekday() < 5 and now - timedelta(days=4) < datetime.combine(day, time(0), UTC) <= now - SETTLE
+    assert request.run_key == f"history-{day}"  # a day's run key: the hourly ticks after the first ask nothing
