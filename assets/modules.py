@@ -24,6 +24,7 @@ from assets.ingest import observations
 from assets.resources import MarketResource, WarehouseResource
 from charging.prices import module_price
 from intel.envelope import InsufficientData
+from intel.frames import Frames
 from intel.providers.base import FirstDates
 from intel.registry import Module, modules
 from warehouse import keys
@@ -52,8 +53,7 @@ def build_module_asset(module: Module) -> AssetsDefinition:
                 warehouse: WarehouseResource) -> MaterializeResult:
         source = market.provider.name
         with warehouse.open() as store:
-            frames = store.frames(module.inputs, market.today, module.lookback_days, source,
-                                  now_ts=market.now)
+            frames = run_inputs(context.run_id, store, market).only(module.inputs, module.lookback_days)
             try:
                 payload = module.compute(frames)
             except InsufficientData as exc:
@@ -74,6 +74,22 @@ def build_module_asset(module: Module) -> AssetsDefinition:
         )
 
     return _module
+
+
+_RUN_INPUTS: dict[str, Frames] = {}  # run id -> every scheduled module's inputs, read by the run's first module
+
+
+def run_inputs(run_id: str, store, market: MarketResource) -> Frames:
+    """Every scheduled module's inputs as of the run's clock, read once per run and cut per module (`Frames.only`
+    gives what reading one module's inputs alone gives): one warehouse query a run instead of one a module."""
+    frames = _RUN_INPUTS.get(run_id)
+    if frames is None:
+        chosen = scheduled_modules()
+        frames = store.frames(sorted({sid for m in chosen for sid in m.inputs}), market.today,
+                              max(m.lookback_days for m in chosen), market.provider.name, now_ts=market.now)
+        _RUN_INPUTS.clear()  # a run's steps follow each other in one process: only the current run's is kept
+        _RUN_INPUTS[run_id] = frames
+    return frames
 
 
 def _first_dates(store, provider, series: tuple[str, ...]) -> dict[str, str | None]:

@@ -2,8 +2,10 @@
 payloads computed by the real `intel` modules on simulated data, published with the real serving cache."""
 from __future__ import annotations
 
+import shutil
 import time
 from datetime import date, timedelta
+from pathlib import Path
 
 import falcon.testing
 import pytest
@@ -14,6 +16,7 @@ from intel.frames import Frames
 from intel.providers.sim import SimProvider
 from intel.pulse import PULSE_INPUTS, compute_pulse
 from intel.registry import modules
+from tests.made_once import made_once
 from warehouse.cache import ServingCache
 from warehouse.duckdb_store import Warehouse
 
@@ -65,11 +68,17 @@ def unpublished_client(app):
 
 
 @pytest.fixture
-def analyst_copy(settings, services):
-    """The sim history of every module input up to the clock, in the warehouse copy time travel reads."""
-    now = services.clock.now()
-    inputs = sorted({sid for m in modules().values() for sid in m.inputs})
-    with Warehouse(settings.analyst_path) as store:
-        store.write_observations(SimProvider(seed=7).observations(inputs, now.date() - timedelta(days=4000), now),
-                                 "sim", now)
+def analyst_copy(settings, services, tmp_path_factory):
+    """The sim history of every module input up to the clock, in the warehouse copy time travel reads: written once a
+    run (a second a time, for every test that asks a past moment) and copied."""
+    def write(folder: Path) -> Path:
+        now = services.clock.now()
+        inputs = sorted({sid for m in modules().values() for sid in m.inputs})
+        with Warehouse(folder / "analyst.duckdb") as store:
+            store.write_observations(SimProvider(seed=7).observations(inputs, now.date() - timedelta(days=4000), now),
+                                     "sim", now)
+        return folder / "analyst.duckdb"
+
+    settings.analyst_path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(made_once(tmp_path_factory, "analyst-copy", write), settings.analyst_path)
     return settings.analyst_path
