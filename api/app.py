@@ -42,6 +42,7 @@ from api.resources.discovery import DOCS_ASSETS, DocsResource, HealthResource, O
 from api.resources.events_info import ScannerStatusResource, WebhookEventTypesResource
 from api.resources.events_stream import ConnectionSlots, EventStatusResource, EventStreamResource
 from api.resources.intelligence import HistoryResource, IntelligenceResource
+from api.resources.metrics_endpoint import MetricsResource
 from api.resources.payments import CreateInvoiceResource, VerifyPaymentResource
 from api.resources.pricing import PricingResource
 from api.resources.pulse import PulseResource
@@ -106,6 +107,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route("/health", HealthResource(services, serving))
     app.add_route("/health/dashboard", DashboardResource(services, serving))
     app.add_route(f"{V1}/sla", SLAResource(services, serving))
+    app.add_route("/metrics", MetricsResource(settings, services.engine,
+                                              sorted(n for n, m in registry.items() if not m.takes_ticker)))
     history = HistoryReader(settings.history_copy_path)
     past = PastAnswers(services, history)
     pulse = PulseQueries(services, serving, pulse_budget, past)

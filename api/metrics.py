@@ -32,6 +32,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from marketintel import prometheus
 from marketintel.redis_clients import async_options
 from marketintel.settings import get_settings
 from warehouse import keys
@@ -99,7 +100,11 @@ class RequestMetrics:
         started = req.context.metrics_started
         if started is None:
             return
-        ms = (time.perf_counter() - started) * 1000
+        seconds = time.perf_counter() - started
+        ms = seconds * 1000
+        route = req.uri_template or "unmatched"  # the template, never the path: one series per route, not per URL
+        prometheus.REQUESTS.labels(route, req.method, str(resp.status_code)).inc()
+        prometheus.LATENCY.labels(route, req.method).observe(seconds)
         self.pending[int(time.time() // 60)].update(("n", f"{resp.status_code // 100}xx", f"b{bucket_of(ms)}"))
         state = self._loop()
         if state.flusher is None or state.flusher.done():  # started lazily: test clients may skip lifespan

@@ -30,6 +30,7 @@ from charging.prices import PriceList
 from charging.tokens import TokenSpender
 from intel.clock import MarketClock
 from intel.providers.factory import make_clock
+from marketintel import prometheus
 from marketintel.lightning.base import LightningBackend
 from marketintel.lightning.factory import make_backend
 from warehouse.ledger import Invoices, Money, Tokens, make_engine
@@ -65,7 +66,10 @@ class Charging:
         """Settle the attempt in the order above; the Charge is also kept on the attempt, and charging a settled
         attempt again returns it (a retry charges nothing more)."""
         if attempt.charge is None:
-            attempt.charge = await self._settle(attempt)
+            attempt.charge = charge = await self._settle(attempt)
+            prometheus.CHARGES.labels(charge.paid_with).inc()
+            if charge.charged_sats:
+                prometheus.CHARGED_SATS.labels(charge.paid_with).inc(charge.charged_sats)
         return attempt.charge
 
     async def _settle(self, attempt: Attempt) -> Charge:
@@ -103,6 +107,7 @@ class Charging:
     async def payment_required(self, attempt: Attempt) -> PaymentRequired:
         """How to pay for the attempt's item: a top-up invoice and, where the item takes it, an L402 challenge."""
         item, payer = attempt.item, attempt.payer
+        prometheus.PAYMENT_REQUIRED.labels(item.kind).inc()
         invoice = await self.challenges.topup_invoice(payer, item)
         challenge = await self.challenges.l402(payer, item) if item.l402 else None
         return PaymentRequired(item, payer, attempt.request_id, invoice, challenge)
@@ -128,3 +133,4 @@ class Charging:
         if attempt.debited:
             await self.money.refund_async(attempt.payer.agent_pk, attempt.request_id)
             attempt.debited = False
+            prometheus.REFUNDS.labels("balance").inc()

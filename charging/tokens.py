@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from charging.attempt import Attempt
 from charging.l402 import Credential, L402Refused, check_macaroon
+from marketintel import prometheus
 from marketintel.lightning.base import LightningBackend
 from marketintel.lightning.proof import preimage_matches
 from warehouse.ledger import Tokens
@@ -32,6 +33,7 @@ class TokenSpender:
         if not spent:
             raise L402Refused("l402_token_spent", "This token was already used; each pays for one request.")
         attempt.token_spent = credential.identifier_hash
+        prometheus.L402_SPENT.inc()
 
     async def verify(self, credential: Credential, capability: str, now: float) -> dict:
         """The token's row when the credential is paid and grants `capability` at `now` (unix seconds: wall time
@@ -59,6 +61,7 @@ class TokenSpender:
         if attempt.token_spent:
             await asyncio.to_thread(self.tokens.unspend, attempt.token_spent, attempt.request_id)
             attempt.token_spent = None
+            prometheus.REFUNDS.labels("l402").inc()
 
     async def _paid(self, payment_hash: str) -> bool:
         try:

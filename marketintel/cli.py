@@ -20,6 +20,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("up", help="run the whole service (Redis, first materialization, API, worker, Dagster)")
     sub.add_parser("migrate", help="bring the ledger schema up to date")
+    for name, text in (("api", "the API (gunicorn)"), ("worker", "the RQ workers and the delivery sweeper"),
+                       ("pipelines", "Dagster's daemon and UI (the warehouse's one writer)")):
+        sub.add_parser(name, help=f"{text} alone, against an external Redis and ledger (after `migrate`)")
     sub.add_parser("materialize", help="run one full materialization with a progress bar")
     sources = sub.add_parser("sources", help="the live sources, the series and modules they cover, the keys to add")
     sources.add_argument("--json", action="store_true", help="the whole report as JSON")
@@ -64,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         return up()
     if args.command == "migrate":
         return migrate()
+    if args.command in ROLES:
+        from marketintel.roles import run_role
+        return run_role(args.command)
     if args.command == "materialize":
         return materialize()
     if args.command == "sources":
@@ -228,6 +234,7 @@ def start_and_run(stop) -> int:
     supervisor = None
     try:
         with stop.interruptible():
+            from marketintel.prometheus import fresh_multiprocess_dir
             from marketintel.redis_server import EmbeddedRedis
             from marketintel.settings import get_settings
             from marketintel.supervisor import Supervisor
@@ -255,6 +262,7 @@ def start_and_run(stop) -> int:
         if first_materialization(stop) != 0:
             console.print("[red]the first materialization failed; see the Dagster run log")
             return 1
+        fresh_multiprocess_dir(settings.home, "up")  # every process's Prometheus counts, added up by /metrics
         supervisor = Supervisor(children(settings), env=dict(os.environ))
         supervisor.start(stop)
         console.print(f"[green]ready:[/] API http://{settings.api_host}:{settings.api_port}  "
@@ -292,24 +300,32 @@ def first_materialization(stop) -> int:
 KEEP_ALIVE_S = 75
 
 
-def children(settings) -> list:
+ROLES = ("api", "worker", "pipelines")  # what `up` runs on one machine; `marketintel <role>` runs one of them
+
+
+def children(settings, roles: tuple[str, ...] = ROLES) -> list:
+    """The processes of `roles`: the API (gunicorn), the workers (RQ workers and the delivery sweeper, of which
+    several may run: the outbox hands each due row to one of them) and the pipelines (Dagster's daemon and UI)."""
     from marketintel.supervisor import Child
 
     bin_dir = Path(sys.executable).parent
     python = sys.executable
-    return [
-        Child("api", [python, "-m", "gunicorn", "api.asgi:app", "-k", "uvicorn_worker.UvicornWorker",
-                      "-w", str(settings.api_workers), "-b", f"{settings.api_host}:{settings.api_port}",
-                      "--no-control-socket", "--graceful-timeout", "5", "--timeout", "60",
-                      "--keep-alive", str(KEEP_ALIVE_S)]),
+    out = []
+    if "api" in roles:
+        out.append(Child("api", [python, "-m", "gunicorn", "api.asgi:app", "-k", "uvicorn_worker.UvicornWorker",
+                                 "-w", str(settings.api_workers), "-b", f"{settings.api_host}:{settings.api_port}",
+                                 "--no-control-socket", "--graceful-timeout", "5", "--timeout", "60",
+                                 "--keep-alive", str(KEEP_ALIVE_S), "-c", "python:api.gunicorn_hooks"]))
+    if "worker" in roles:
         # RQ workers: ask and content jobs, webhook and alert deliveries; one job at a time each
-        *(Child("worker" if n == 0 else f"worker-{n + 1}", [python, "-m", "jobs.worker"])
-          for n in range(settings.rq_workers)),
-        Child("webhook-sweeper", [python, "-m", "jobs.webhooks"]),  # due deliveries, dead synthesis jobs: every 10 s
-        Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"]),
-        Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", "127.0.0.1",
-                                    "-p", str(settings.dagster_port), "-m", "pipelines.definitions"]),
-    ]
+        out += [Child("worker" if n == 0 else f"worker-{n + 1}", [python, "-m", "jobs.worker"])
+                for n in range(settings.rq_workers)]
+        out.append(Child("webhook-sweeper", [python, "-m", "jobs.webhooks"]))  # due deliveries, dead jobs: every 10 s
+    if "pipelines" in roles:
+        out += [Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"]),
+                Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", "127.0.0.1",
+                                            "-p", str(settings.dagster_port), "-m", "pipelines.definitions"])]
+    return out
 
 
 def banner(settings) -> str:
