@@ -46,6 +46,8 @@ concurrency:
         limit: 1
 telemetry:
   enabled: false
+nux:
+  enabled: false
 """
 
 

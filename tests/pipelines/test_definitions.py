@@ -83,6 +83,7 @@ def test_dagster_home_limits_warehouse_runs_to_one(mi_home):
     assert config["concurrency"]["runs"]["tag_concurrency_limits"] == [{"key": WAREHOUSE_TAG, "limit": 1},
                                                                        {"key": HISTORY_TAG, "limit": 1}]
     assert config["run_coordinator"]["class"] == "QueuedRunCoordinator"
+    assert config["telemetry"] == {"enabled": False} and config["nux"] == {"enabled": False}  # no first-run dialogs
     with DagsterInstance.from_config(str(home)) as instance:  # the file is a valid instance config
         assert instance.run_coordinator.__class__.__name__ == "QueuedRunCoordinator"
         assert Path(instance.root_directory) == home
