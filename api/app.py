@@ -60,6 +60,7 @@ from api.tools import service_tools
 from api.usage import UsageRecorder
 from intel.registry import modules
 from marketintel.chart_files import ChartFiles
+from marketintel.logs import configure
 from marketintel.redis_clients import async_options
 from marketintel.settings import Settings
 from marketintel.signing import load_or_create
@@ -77,7 +78,7 @@ V1 = "/api/v1"
 
 
 def create_app(settings: Settings, services: Services | None = None) -> falcon.asgi.App:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s api %(levelname)s %(name)s %(message)s")
+    configure("api", settings.log_format)
     services = services or Services.build(settings)
     registry = modules()
     serving = AsyncServingCache(services.redis)

@@ -10,6 +10,7 @@ from api.text_fields import is_safe_line
 from charging.attempt import Payer
 from charging.l402 import L402Refused, is_l402_scheme, parse_authorization
 from intel.events.types import TIERS
+from marketintel import logs
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 MAX_KEY_CHARS = 200
@@ -27,6 +28,8 @@ class RequestContext:
     async def process_request(self, req, resp):
         # Our id keys debits and refunds, so it is always made here; a client's own id is only echoed.
         req.context.request_id = uuid.uuid4().hex
+        logs.REQUEST_ID.set(req.context.request_id)  # this request's task: every log line it writes carries it
+        logs.AGENT_ID.set(None)
         resp.set_header("X-Request-ID", req.context.request_id)
         resp.set_headers(self.source_headers)
         given = req.get_header("X-Request-ID")
@@ -149,6 +152,8 @@ class Authentication:
     def _set_caller(req, agent: dict | None, l402) -> None:
         if agent is not None or l402 is not None:
             req.context.payer = Payer.of(agent, req.context.client_ip, l402)
+        if agent is not None:
+            logs.AGENT_ID.set(agent["agent_id"])  # the public id, never the key
 
     async def _agent(self, key: str) -> dict | None:
         return await self.directory.agent(key) if len(key) <= MAX_KEY_CHARS else None

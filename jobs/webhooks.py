@@ -38,6 +38,7 @@ from standardwebhooks import Webhook
 
 from jobs import synthesis_failures
 from jobs.queues import job_queue
+from marketintel.logs import configure
 from marketintel.settings import get_settings
 from marketintel.ssrf import IPAddress, RefusedURL, Unresolvable, checked_target
 from warehouse.ledger import make_engine
@@ -227,7 +228,7 @@ def sweep() -> int:
 def main() -> None:
     """`python -m jobs.webhooks`: every SWEEP_EVERY_S seconds until stopped, queue the due webhook deliveries and
     refund the synthesis jobs whose worker died."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s webhooks %(levelname)s %(message)s")
+    configure("webhooks", get_settings().log_format)
     while True:
         try:
             queued = sweep()

@@ -217,9 +217,11 @@ def dev_pay(bolt11: str) -> int:
 
 
 def up() -> int:
+    from marketintel.logs import configure
+    from marketintel.settings import get_settings
     from marketintel.stop_request import StopRequest
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    configure("up", get_settings().log_format)
     logging.getLogger("alembic").setLevel(logging.WARNING)
     # Before anything starts: from here on a signal is a recorded stop request, never lost, and nothing
     # starts after it (see marketintel/stop_request.py).

@@ -8,7 +8,6 @@ the Redis server (`MI_REDIS_URL`), the ledger (`MI_DATABASE_URL`), the data sour
 role alike: set `MI_SOURCE` to be sure) and, for a replay, the market clock's anchor (`MI_CLOCK_ANCHOR`)."""
 from __future__ import annotations
 
-import logging
 import os
 
 from rich.console import Console
@@ -32,14 +31,15 @@ def problems(settings, role: str) -> list[str]:
 
 def run_role(role: str) -> int:
     from marketintel.cli import children
+    from marketintel.logs import configure
     from marketintel.prometheus import fresh_multiprocess_dir
     from marketintel.settings import get_settings
     from marketintel.stop_request import StopRequest
     from marketintel.supervisor import Supervisor
     from pipelines.instance import ensure_dagster_home
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = get_settings()
+    configure(role, settings.log_format)
     missing = problems(settings, role)
     if missing:
         for line in missing:

@@ -138,6 +138,8 @@ class Settings(BaseSettings):
     consensus_min_agents: int = Field(3, ge=3, description="Distinct callers a consensus figure needs before it is "
                                       "shown (at least 3)")
     refresh_minutes: int = Field(2, description="Period of the refresh schedule (ingest, modules, pulse, publish)")
+    log_format: Literal["text", "json"] = Field("text", description="Log lines as plain text, or one JSON object a "
+                                                "line (role, request and agent ids, secrets masked) for a log pipeline")
     metrics_token: SecretStr | None = Field(None, description="Bearer token a Prometheus scraper sends to /metrics; "
                                             "unset: /metrics answers loopback clients only")
     history_start: date = Field(date(2005, 1, 3), description="First day of the module history's daily partitions "
