@@ -53,7 +53,7 @@ def build_module_asset(module: Module) -> AssetsDefinition:
                 warehouse: WarehouseResource) -> MaterializeResult:
         source = market.provider.name
         with warehouse.open() as store:
-            frames = run_inputs(context.run_id, store, market).only(module.inputs, module.lookback_days)
+            frames = inputs_of(module, context.run_id, store, market)
             try:
                 payload = module.compute(frames)
             except InsufficientData as exc:
@@ -79,17 +79,22 @@ def build_module_asset(module: Module) -> AssetsDefinition:
 _RUN_INPUTS: dict[str, Frames] = {}  # run id -> every scheduled module's inputs, read by the run's first module
 
 
-def run_inputs(run_id: str, store, market: MarketResource) -> Frames:
-    """Every scheduled module's inputs as of the run's clock, read once per run and cut per module (`Frames.only`
-    gives what reading one module's inputs alone gives): one warehouse query a run instead of one a module."""
+def inputs_of(module: Module, run_id: str, store, market: MarketResource) -> Frames:
+    """The module's inputs as of the run's clock. Every scheduled module's are read once per run and cut per module
+    (`Frames.only` gives what reading one module's inputs alone gives): one warehouse query a run instead of one a
+    module. A module outside the registry's schedule (a test's, a plugin's) reads its own."""
+    chosen = scheduled_modules()
+    shared = {sid for m in chosen for sid in m.inputs}
+    lookback = max(m.lookback_days for m in chosen)
+    if not set(module.inputs) <= shared or module.lookback_days > lookback:
+        return store.frames(module.inputs, market.today, module.lookback_days, market.provider.name,
+                            now_ts=market.now)
     frames = _RUN_INPUTS.get(run_id)
     if frames is None:
-        chosen = scheduled_modules()
-        frames = store.frames(sorted({sid for m in chosen for sid in m.inputs}), market.today,
-                              max(m.lookback_days for m in chosen), market.provider.name, now_ts=market.now)
+        frames = store.frames(sorted(shared), market.today, lookback, market.provider.name, now_ts=market.now)
         _RUN_INPUTS.clear()  # a run's steps follow each other in one process: only the current run's is kept
         _RUN_INPUTS[run_id] = frames
-    return frames
+    return frames.only(module.inputs, module.lookback_days)
 
 
 def _first_dates(store, provider, series: tuple[str, ...]) -> dict[str, str | None]:
