@@ -11,6 +11,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 
 from api.errors import APIError
 from api.prometheus_state import SharedState
+from api.spec import Documented, api_spec
 from marketintel.prometheus import MULTIPROC_ENV
 
 LOOPBACK = {"127.0.0.1", "::1"}
@@ -24,7 +25,13 @@ class MetricsResource:
         self.state = CollectorRegistry()
         self.state.register(SharedState(settings.effective_redis_url, engine, modules))
 
+    @api_spec.validate(tags=["discovery"], resp=Documented("HTTP_200", "HTTP_401", "HTTP_403"))
     async def on_get(self, req, resp):
+        """Prometheus' text format (version 0.0.4), for the operator's scraper: request counts and latencies by
+        route template, charges and refunds by pool, 402s, L402 tokens spent, published copies' ages, sources, queues,
+        deliveries and open streams (docs/operations.md lists every metric). Answers loopback clients only, unless
+        the server sets MI_METRICS_TOKEN: then `Authorization: Bearer <token>` from anywhere (401 without it, 403
+        from another address without a token set)."""
         if self.token is not None:
             sent = (req.get_header("Authorization") or "").removeprefix("Bearer ").strip()
             if not hmac.compare_digest(sent.encode(), self.token.get_secret_value().encode()):

@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 
 import falcon.testing
 import httpx
+from prometheus_client.mmap_dict import _read_all_values
 from prometheus_client.parser import text_string_to_metric_families
 
 from marketintel.redis_server import free_port
@@ -78,18 +80,22 @@ def test_two_gunicorn_workers_add_up(settings, tmp_path):
     api = subprocess.Popen(argv, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
-            for _ in range(200):
+            deadline = time.monotonic() + 60
+            while True:  # both workers booted: gunicorn binds first, then forks them
                 try:
                     if http.get("/api/v1/pricing").status_code == 200:
                         break
                 except httpx.HTTPError:
-                    pass
-            sent = 1 + sum(http.get("/api/v1/pricing").status_code == 200 for _ in range(40))
+                    assert time.monotonic() < deadline and api.poll() is None, api.stderr.read()[-2000:]
+                    time.sleep(0.2)
+            # a connection each: the kernel hands new connections to either worker
+            sent = 1 + sum(httpx.get(f"http://127.0.0.1:{port}/api/v1/pricing").status_code == 200 for _ in range(60))
             found = samples(http.get("/metrics").text)
-        pids = {p.name.split("_")[-1] for p in folder.glob("*.db")}
-        assert len(pids) >= 2, pids  # both workers counted into files of their own
+        serving = [path for path in folder.glob("counter_*.db")
+                   if any("/api/v1/pricing" in key for key, *_ in _read_all_values(path.read_bytes()))]
+        assert len(serving) == 2, serving  # each worker counted what it served in its own file ...
         assert count(found, "marketintel_http_requests_total", route="/api/v1/pricing", method="GET",
-                     status="200") == sent
+                     status="200") == sent  # ... and /metrics added them up
     finally:
         os.killpg(api.pid, signal.SIGTERM)
         api.wait(30)
