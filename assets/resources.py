@@ -88,6 +88,7 @@ class MarketResource(ConfigurableResource):
 
     _provider: object = PrivateAttr(default=None)
     _now: datetime | None = PrivateAttr(default=None)
+    _settings: Settings | None = PrivateAttr(default=None)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MarketResource:
@@ -102,14 +103,19 @@ class MarketResource(ConfigurableResource):
         )
 
     def settings(self) -> Settings:
-        overrides = self.model_dump(exclude={"replay_start"}) | {
-            "replay_start": date.fromisoformat(self.replay_start) if self.replay_start else None
-        }
-        return Settings(**overrides)
+        """The run's settings: made once (a Settings reads the whole MI_* environment; made per module step, it was a
+        tenth of a refresh run)."""
+        if self._settings is None:
+            overrides = self.model_dump(exclude={"replay_start"}) | {
+                "replay_start": date.fromisoformat(self.replay_start) if self.replay_start else None
+            }
+            self._settings = Settings(**overrides)
+        return self._settings
 
     def setup_for_execution(self, context: InitResourceContext) -> None:
         from intel.providers.factory import make_clock, make_provider
 
+        self._settings = None  # each run reads the environment afresh
         settings = self.settings()
         self._provider = make_provider(settings)
         self._now = make_clock(settings, self._provider).now()
