@@ -19,6 +19,7 @@ REF = "#/components/schemas/{model}"
 RAW_BODIES = {
     (f"{V1}/events/stream", "get", "200"): ("text/event-stream", {"type": "string"}),
     ("/charts/newsletter/{filename}", "get", "200"): ("image/png", {"type": "string", "format": "binary"}),
+    ("/metrics", "get", "200"): ("text/plain", {"type": "string"}),  # Prometheus' text format 0.0.4
 }
 MODELS = (ErrorResponse, PaymentRequiredResponse, ModuleResult)
 
