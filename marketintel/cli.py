@@ -325,7 +325,7 @@ def children(settings, roles: tuple[str, ...] = ROLES) -> list:
         out.append(Child("webhook-sweeper", [python, "-m", "jobs.webhooks"]))  # due deliveries, dead jobs: every 10 s
     if "pipelines" in roles:
         out += [Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"]),
-                Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", "127.0.0.1",
+                Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", settings.dagster_host,
                                             "-p", str(settings.dagster_port), "-m", "pipelines.definitions"])]
     return out
 

@@ -20,6 +20,8 @@ class Settings(BaseSettings):
     rq_workers: int = Field(2, ge=1, description="RQ worker processes `up` starts (ask and content jobs, webhook "
                             "and alert deliveries; one job at a time each)")
     dagster_port: int = Field(3000, description="Port of the Dagster UI")
+    dagster_host: str = Field("127.0.0.1", description="Address the Dagster UI listens on (0.0.0.0 in a container, "
+                              "with its port published to the host's loopback only)")
     database_url: str | None = Field(None, description="The ledger's SQLAlchemy URL, e.g. "
                                      "`postgresql+psycopg://user@host/db`; unset: SQLite `MI_HOME/ledger.sqlite` (WAL)")
     redis_url: str | None = Field(None, description="An external Redis instead of the embedded server")
