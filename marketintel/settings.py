@@ -24,6 +24,9 @@ class Settings(BaseSettings):
                               "with its port published to the host's loopback only)")
     database_url: str | None = Field(None, description="The ledger's SQLAlchemy URL, e.g. "
                                      "`postgresql+psycopg://user@host/db`; unset: SQLite `MI_HOME/ledger.sqlite` (WAL)")
+    dagster_database_url: str | None = Field(None, description="PostgreSQL URL for Dagster's runs, event logs and "
+                                             "schedules; unset: with a PostgreSQL ledger, its database in the schema "
+                                             "`dagster`; with SQLite, Dagster's SQLite files under MI_HOME/dagster")
     redis_url: str | None = Field(None, description="An external Redis instead of the embedded server")
     redis_port: int = Field(6390, description="Port of the embedded Redis server")
     # The API's own dependencies: how long a call to Redis or the SQL ledger may take before the request answers

@@ -1,7 +1,9 @@
-"""The Dagster instance under `settings.dagster_home`: local storage (Dagster's SQLite files, through
-`pipelines/storage.py`) and one warehouse-writing run at a time."""
+"""The Dagster instance under `settings.dagster_home`: runs, event logs and schedules in PostgreSQL when the ledger is
+there (dagster-postgres, in the `dagster` schema or MI_DAGSTER_DATABASE_URL), else in Dagster's SQLite files (through
+`pipelines/storage.py`); the queued run coordinator, with one warehouse-writing run at a time."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from marketintel.settings import Settings
@@ -15,14 +17,25 @@ WAREHOUSE_TAGS = {WAREHOUSE_TAG: "writer"}
 HISTORY_TAG = "marketintel/history"
 HISTORY_TAGS = {HISTORY_TAG: "writer"}
 
-DAGSTER_YAML = """\
-# Written by pipelines/instance.py (`ensure_dagster_home`); edits are overwritten.
-storage:
+SQLITE_STORAGE = """\
   custom:
     module: pipelines.storage
     class: SqliteStorage
     config:
-      base_dir: {storage}
+      base_dir: {storage}"""
+# The URL is read from the environment (set by ensure_dagster_home, inherited by the daemon and the UI) rather than
+# written here: the file would otherwise hold the database password.
+POSTGRES_STORAGE = """\
+  postgres:
+    postgres_url:
+      env: {url_env}"""
+DAGSTER_URL_ENV = "MI_DAGSTER_POSTGRES_URL"
+DAGSTER_SCHEMA = "dagster"  # beside the ledger's tables: Dagster's own alembic_version would collide with the ledger's
+
+DAGSTER_YAML = """\
+# Written by pipelines/instance.py (`ensure_dagster_home`); edits are overwritten.
+storage:
+{storage}
 local_artifact_storage:
   module: dagster._core.storage.root
   class: LocalArtifactStorage
@@ -55,9 +68,35 @@ def ensure_dagster_home(settings: Settings) -> Path:
     """Create `settings.dagster_home` with its dagster.yaml (rewritten when it differs); returns the folder."""
     home = settings.dagster_home.resolve()
     home.mkdir(parents=True, exist_ok=True)
-    text = DAGSTER_YAML.format(home=home, storage=home / "storage", logs=home / "logs", tag=WAREHOUSE_TAG,
-                                history_tag=HISTORY_TAG)
+    url = dagster_database_url(settings)
+    if url is None:
+        storage = SQLITE_STORAGE.format(storage=home / "storage")
+    else:
+        os.environ[DAGSTER_URL_ENV] = url
+        storage = POSTGRES_STORAGE.format(url_env=DAGSTER_URL_ENV)
+    text = DAGSTER_YAML.format(home=home, storage=storage, logs=home / "logs", tag=WAREHOUSE_TAG,
+                               history_tag=HISTORY_TAG)
     config = home / "dagster.yaml"
     if not config.exists() or config.read_text() != text:
         config.write_text(text)
     return home
+
+
+def dagster_database_url(settings: Settings) -> str | None:
+    """Dagster's PostgreSQL URL (psycopg2, dagster-postgres' driver): MI_DAGSTER_DATABASE_URL as given, else the
+    ledger's database with its tables in the `dagster` schema (created here); None on SQLite."""
+    if settings.dagster_database_url:
+        return settings.dagster_database_url
+    if not settings.database_url or not settings.database_url.startswith("postgresql"):
+        return None
+    from sqlalchemy import create_engine, make_url, text
+
+    engine = create_engine(settings.database_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text(f"create schema if not exists {DAGSTER_SCHEMA}"))
+    finally:
+        engine.dispose()
+    url = make_url(settings.database_url).set(drivername="postgresql+psycopg2",
+                                              query={"options": f"-csearch_path={DAGSTER_SCHEMA}"})
+    return url.render_as_string(hide_password=False)
