@@ -38,6 +38,7 @@ from standardwebhooks import Webhook
 
 from jobs import synthesis_failures
 from jobs.queues import job_queue
+from marketintel import prometheus
 from marketintel.logs import configure
 from marketintel.settings import get_settings
 from marketintel.ssrf import IPAddress, RefusedURL, Unresolvable, checked_target
@@ -135,7 +136,10 @@ class WebhookSender:
                 results = list(pool.map(self.attempt, claimed))
         else:
             return statuses
-        return statuses | self.webhooks.record_many([(d["id"], r) for d, r in zip(claimed, results)])
+        recorded = self.webhooks.record_many([(d["id"], r) for d, r in zip(claimed, results)])
+        for status in recorded.values():  # pending (to be retried), delivered, failed, abandoned
+            prometheus.DELIVERY_ATTEMPTS.labels(status).inc()
+        return statuses | recorded
 
     def attempt(self, delivery: dict) -> AttemptResult:
         try:

@@ -33,7 +33,21 @@ REFUNDS = Counter(f"{NS}_refunds_total", "Paid charges given back because their 
                   "debit refunded (`balance`) or an L402 token made spendable again (`l402`)", ["pool"])
 PAYMENT_REQUIRED = Counter(f"{NS}_payment_required_total", "402 answers: nothing paid for the item asked",
                            ["kind"])
+DELIVERY_ATTEMPTS = Counter(f"{NS}_webhook_delivery_attempts_total", "Webhook and alert delivery attempts, by the "
+                            "delivery's status after the attempt (pending: to be retried)", ["status"])
 L402_SPENT = Counter(f"{NS}_l402_tokens_spent_total", "L402 tokens redeemed (each pays for one request)")
+
+
+def serve_role_metrics(port: int, host: str, extra=None) -> None:
+    """A role without the API (worker, pipelines) serves its processes' counts, and `extra` collectors, on its own
+    port: prometheus-client's exposition server, in a thread of the role's supervisor."""
+    from prometheus_client import CollectorRegistry, multiprocess, start_http_server
+
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)
+    for collector in extra or ():
+        registry.register(collector)
+    start_http_server(port, addr=host, registry=registry)
 
 
 def fresh_multiprocess_dir(home: Path, role: str) -> None:

@@ -9,6 +9,7 @@ role alike: set `MI_SOURCE` to be sure) and, for a replay, the market clock's an
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from rich.console import Console
 
@@ -32,7 +33,7 @@ def problems(settings, role: str) -> list[str]:
 def run_role(role: str) -> int:
     from marketintel.cli import children
     from marketintel.logs import configure
-    from marketintel.prometheus import fresh_multiprocess_dir
+    from marketintel.prometheus import fresh_multiprocess_dir, serve_role_metrics
     from marketintel.settings import get_settings
     from marketintel.stop_request import StopRequest
     from marketintel.supervisor import Supervisor
@@ -49,6 +50,12 @@ def run_role(role: str) -> int:
     if role == "pipelines":
         os.environ["DAGSTER_HOME"] = str(ensure_dagster_home(settings).resolve())
     fresh_multiprocess_dir(settings.home, role)  # the role's processes' Prometheus counts (the API's: /metrics)
+    if role != "api":  # the API serves /metrics itself
+        extra = []
+        if role == "pipelines":
+            from pipelines.run_metrics import DagsterRuns
+            extra.append(DagsterRuns(Path(os.environ["DAGSTER_HOME"])))
+        serve_role_metrics(settings.metrics_port, settings.metrics_host, extra)
     supervisor = Supervisor(children(settings, (role,)), env=dict(os.environ))
     with StopRequest() as stop:
         try:

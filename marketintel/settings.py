@@ -145,6 +145,9 @@ class Settings(BaseSettings):
     refresh_minutes: int = Field(2, description="Period of the refresh schedule (ingest, modules, pulse, publish)")
     log_format: Literal["text", "json"] = Field("text", description="Log lines as plain text, or one JSON object a "
                                                 "line (role, request and agent ids, secrets masked) for a log pipeline")
+    metrics_host: str = Field("127.0.0.1", description="Address the worker and pipelines roles serve their "
+                              "Prometheus metrics on (the API serves /metrics itself)")
+    metrics_port: int = Field(9464, description="Port the worker and pipelines roles serve their Prometheus metrics on")
     metrics_token: SecretStr | None = Field(None, description="Bearer token a Prometheus scraper sends to /metrics; "
                                             "unset: /metrics answers loopback clients only")
     history_start: date = Field(date(2005, 1, 3), description="First day of the module history's daily partitions "

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from redis import Redis
 from rq import Worker
 
@@ -44,9 +45,9 @@ def until(check, process: subprocess.Popen, log: Path, seconds: float = 60.0):
 
 def test_the_api_and_worker_roles_run_apart_on_a_shared_redis_and_ledger(settings, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MI_", "DAGSTER_"))}
-    port = free_port()
+    port, metrics_port = free_port(), free_port()
     env.update(MI_HOME=str(settings.home), MI_REDIS_URL=settings.effective_redis_url, MI_SOURCE="sim",
-               MI_API_PORT=str(port), MI_API_WORKERS="1", MI_RQ_WORKERS="1")
+               MI_API_PORT=str(port), MI_API_WORKERS="1", MI_RQ_WORKERS="1", MI_METRICS_PORT=str(metrics_port))
     api, worker = role("api", env, tmp_path / "api.log"), role("worker", env, tmp_path / "worker.log")
     try:
         pricing = until(lambda: httpx.get(f"http://127.0.0.1:{port}/api/v1/pricing", timeout=2), api,
@@ -54,6 +55,9 @@ def test_the_api_and_worker_roles_run_apart_on_a_shared_redis_and_ledger(setting
         assert pricing.status_code == 200
         redis = Redis.from_url(settings.effective_redis_url)
         assert until(lambda: Worker.all(connection=redis), worker, tmp_path / "worker.log")
+        scraped = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5)  # the worker role's own
+        assert scraped.status_code == 200 and scraped.headers["content-type"].startswith("text/plain")
+        list(text_string_to_metric_families(scraped.text))  # well-formed
     finally:
         for process in (api, worker):
             process.send_signal(signal.SIGTERM)

@@ -36,3 +36,15 @@ def test_dagster_keeps_its_runs_in_the_ledgers_database_in_a_schema_of_its_own(m
         assert conn.execute(text("select version_num from public.alembic_version")).scalar_one() == head
     assert runs == 1 and events > 5
     engine.dispose()
+
+
+def test_the_pipelines_role_reports_runs_by_job_and_state(mi_home):
+    from pipelines.run_metrics import DagsterRuns
+
+    home = ensure_dagster_home(Settings())
+    with DagsterInstance.from_config(str(home)) as instance:
+        assert materialize([answer], instance=instance).success
+    family = next(iter(DagsterRuns(home).collect()))
+    counts = {(s.labels["job"], s.labels["status"]): s.value for s in family.samples}
+    job = "__ephemeral_asset_job__"  # `materialize`'s own job
+    assert counts[(job, "success")] == 1 and counts[(job, "failure")] == 0, counts
