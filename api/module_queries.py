@@ -68,7 +68,7 @@ class ModuleQueries:
         fmt, include_prompt, ticker = query.format, query.include_prompt, ticker_of(module, query)
         past = query.as_of is not None  # time travel: computed from the warehouse, priced as a past point
         if past:
-            self.past.moment(module, query.as_of)  # ValidationFailed before anything is taken
+            self.past.moment(query.as_of)  # ValidationFailed before anything is taken
         item = self.services.prices.past(module.name) if past else self.services.prices.module(module.name)
         attempt = Attempt(payer, item, request_id)
         cached_fmt = fmt if fmt in ("compact", "prompt") and not include_prompt and not past else "full"

@@ -35,7 +35,7 @@ class PastAnswers:
         self.history = history  # the stored days (assets/history.py): a date's answer without computing
         self.tickers = TickerComputer(services.provider)  # ticker modules: bars as the source has them by then
 
-    def moment(self, module: Module | None, as_of: date | datetime) -> datetime:
+    def moment(self, as_of: date | datetime) -> datetime:
         """The moment asked, checked: not after the market clock."""
         moment, now = moment_of(as_of), self.services.clock.now()
         if moment > now:

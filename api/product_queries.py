@@ -45,7 +45,7 @@ class ProductQueries:
         `as_of`: the product as of that past moment instead, computed from the warehouse (warehouse/time_travel.py)
         and charged as its past point (`past:<product>`)."""
         if as_of is not None:
-            self.past.moment(None, as_of)  # ValidationFailed (a moment after the clock) before anything is taken
+            self.past.moment(as_of)  # ValidationFailed (a moment after the clock) before anything is taken
             rendering = await self.past.product_json(product, as_of)
             return await self._charged(Attempt(payer, self.services.prices.past(product), request_id),
                                        orjson.dumps(shape(orjson.loads(rendering))) if shape else rendering,

@@ -25,7 +25,7 @@ class PulseQueries:
         """The body; 429 when the address's window is full, 503 before the pipeline's first pulse. With `as_of`,
         the pulse at that past moment (ValidationFailed at `as_of` after the market clock)."""
         if as_of is not None:
-            self.past.moment(None, as_of)
+            self.past.moment(as_of)
         payload_json, published = await self.budget.take(client_ip, self.services.one_trip, self.reads)
         published = orjson.loads(published) if published else {}
         if as_of is not None:  # computed now from the warehouse of this service's source

@@ -88,7 +88,7 @@ class BatchResource:
                 try:
                     ticker_of(module, item)
                     if item.as_of is not None:
-                        self.queries.past.moment(module, item.as_of)
+                        self.queries.past.moment(item.as_of)
                 except ValidationFailed as refused:
                     problems += refused.within("body", "modules", index).detail
         if problems:
