@@ -161,7 +161,7 @@ def _add_intelligence_routes(app: falcon.asgi.App, registry: dict, queries: Modu
     key_budgets.guard(batch, batch_cost)  # a module query takes its window in its own round trip
     app.add_route(f"{V1}/intelligence/batch", batch)
     app.add_route(f"{V1}/intelligence/{{module_name}}", intelligence)
-    history = HistoryResource(registry, HistoryQueries(queries.services, queries.usage, queries.past.history))
+    history = HistoryResource(registry, HistoryQueries(queries.services, queries.usage, queries.past))
     key_budgets.guard(history)  # the caller's per-key query budget, as a module query
     app.add_route(f"{V1}/intelligence/{{module_name}}/history", history)
 

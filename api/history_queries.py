@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from api.errors import APIError, invalid
+from api.past_answers import PastAnswers
 from api.product_queries import charge_and_meter
 from api.schemas import HISTORY_MAX_STEPS, HistoryQuery
 from api.usage import UsageRecorder
@@ -19,7 +20,7 @@ from charging.attempt import Attempt, Payer
 from intel.fields import dictionary
 from intel.registry import Module
 from warehouse.duckdb_store import Warehouse
-from warehouse.history_store import SIGNALS, HistoryReader, Point, figures_of
+from warehouse.history_store import SIGNALS, Point, point_of
 from warehouse.time_travel import payloads_on
 
 if TYPE_CHECKING:
@@ -51,17 +52,17 @@ def scalar_fields(module: str) -> dict[str, str]:
 
 
 class HistoryQueries:
-    def __init__(self, services: Services, usage: UsageRecorder, reader: HistoryReader):
+    def __init__(self, services: Services, usage: UsageRecorder, past: PastAnswers):
         self.services = services
         self.usage = usage
-        self.reader = reader
+        self.past = past  # its stored history, and the analyst copy the days not stored are computed from
 
     async def serve(self, payer: Payer, request_id: str, module: Module, query: HistoryQuery) -> tuple[bytes, bool]:
         """The answer's body and whether the usage gate was taken. ValidationFailed (422) and APIError before
         anything is charged."""
         days, fields = self._checked(module, query)
         source = self.services.data_source
-        stored = await asyncio.to_thread(self.reader.points, module.name, days, source, fields)
+        stored = await asyncio.to_thread(self.past.history.points, module.name, days, source, fields)
         missing = [day for day in days if day not in stored]
         limit = self.services.settings.history_compute_limit
         if len(missing) > limit:
@@ -112,22 +113,8 @@ class HistoryQueries:
     def _computed(self, module: Module, days: list[date], source: str,
                   fields: tuple[str, ...] | None) -> dict[date, Point]:
         """The days not stored, computed as a history run would (the same file, the same code)."""
-        path = self.services.settings.analyst_path
-        if not path.exists():
-            raise APIError(503, "data_not_ready", "The warehouse has not been published yet; nothing was charged.",
-                           headers={"Retry-After": str(self.services.settings.refresh_minutes * 60)})
-        out = {}
-        with Warehouse(path, read_only=True) as store:
-            for day in days:
-                answer = payloads_on(store, day, [module], source)[module.name]
-                if isinstance(answer, str):
-                    out[day] = Point(day, None, None, answer)
-                    continue
-                figures = figures_of(answer)
-                data_as_of = answer.get("data_as_of")
-                out[day] = Point(day, date.fromisoformat(data_as_of) if data_as_of else None,
-                                 {k: v for k, v in figures.items() if fields is None or k in fields})
-        return out
+        with Warehouse(self.past.analyst_copy(), read_only=True) as store:
+            return {day: point_of(day, payloads_on(store, day, [module], source)[module.name], fields) for day in days}
 
 
 def _point(point: Point, kinds: dict[str, str]) -> dict:

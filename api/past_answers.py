@@ -58,12 +58,12 @@ class PastAnswers:
 
     async def pulse_json(self, as_of: date | datetime) -> bytes:
         """The pulse at `as_of`, which the caller checked with `moment` before taking the rate window."""
-        return await self._answer("pulse", as_of, lambda source: pulse_at(self._analyst_copy(), as_of, source))
+        return await self._answer("pulse", as_of, lambda source: pulse_at(self.analyst_copy(), as_of, source))
 
     async def product_json(self, product: str, as_of: date | datetime) -> bytes:
         """A derived product (`regime`, `parallels`) at `as_of`, which the caller checked with `moment`."""
         at = PRODUCTS_AT[product]
-        return await self._answer(product, as_of, lambda source: at(self._analyst_copy(), as_of, source))
+        return await self._answer(product, as_of, lambda source: at(self.analyst_copy(), as_of, source))
 
     def _stored_or_computed(self, module: Module, as_of: date | datetime, source: str) -> dict | bytes:
         """A date's answer as the history stored it (the same computation, run ahead), else computed now."""
@@ -71,9 +71,10 @@ class PastAnswers:
             stored = self.history.payload(module.name, as_of, source)
             if isinstance(stored, bytes):
                 return stored
-        return payload_at(self._analyst_copy(), module, as_of, source)
+        return payload_at(self.analyst_copy(), module, as_of, source)
 
-    def _analyst_copy(self) -> Path:
+    def analyst_copy(self) -> Path:
+        """The analyst copy time travel computes from; 503 (nothing charged) before the first publish."""
         path = self.services.settings.analyst_path
         if not path.exists():
             raise APIError(503, "data_not_ready", "The warehouse has not been published yet; nothing was charged.",

@@ -133,6 +133,15 @@ class Point:
     reason: str | None = None
 
 
+def point_of(day: date, answer: dict | str, fields: Sequence[str] | None = None) -> Point:
+    """A day's answer (a payload, or the reason there is none) as the figures a history serves (only `fields`)."""
+    if isinstance(answer, str):
+        return Point(day, None, None, answer)
+    data_as_of = answer.get("data_as_of")
+    return Point(day, date.fromisoformat(data_as_of) if data_as_of else None,
+                 {k: v for k, v in figures_of(answer).items() if fields is None or k in fields})
+
+
 class HistoryReader:
     """Reads the published copy, read only. One connection per process, reopened when the copy is replaced (a new
     file under the same name); each call uses its own cursor, so threads may call at once."""
