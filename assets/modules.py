@@ -4,6 +4,7 @@ A module that fails must not hold back the other seventy: each asset records its
 (`computed`) instead of failing the step, so the run goes on to publish, and the failure shows red in the UI
 with its error. `InsufficientData` is a warning; anything else is an error."""
 
+import functools
 import logging
 import traceback
 
@@ -26,7 +27,7 @@ from charging.prices import module_price
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.providers.base import FirstDates
-from intel.registry import Module, modules
+from intel.registry import Module, modules, union_inputs
 from warehouse import keys
 
 CHECK = "computed"
@@ -83,18 +84,21 @@ def inputs_of(module: Module, run_id: str, store, market: MarketResource) -> Fra
     """The module's inputs as of the run's clock. Every scheduled module's are read once per run and cut per module
     (`Frames.only` gives what reading one module's inputs alone gives): one warehouse query a run instead of one a
     module. A module outside the registry's schedule (a test's, a plugin's) reads its own."""
-    chosen = scheduled_modules()
-    shared = {sid for m in chosen for sid in m.inputs}
-    lookback = max(m.lookback_days for m in chosen)
-    if not set(module.inputs) <= shared or module.lookback_days > lookback:
+    shared, lookback = _scheduled_inputs()
+    if not set(module.inputs) <= set(shared) or module.lookback_days > lookback:
         return store.frames(module.inputs, market.today, module.lookback_days, market.provider.name,
                             now_ts=market.now)
     frames = _RUN_INPUTS.get(run_id)
     if frames is None:
-        frames = store.frames(sorted(shared), market.today, lookback, market.provider.name, now_ts=market.now)
+        frames = store.frames(shared, market.today, lookback, market.provider.name, now_ts=market.now)
         _RUN_INPUTS.clear()  # a run's steps follow each other in one process: only the current run's is kept
         _RUN_INPUTS[run_id] = frames
     return frames.only(module.inputs, module.lookback_days)
+
+
+@functools.cache
+def _scheduled_inputs() -> tuple[list[str], int]:
+    return union_inputs(scheduled_modules())  # the registry is fixed once imported
 
 
 def _first_dates(store, provider, series: tuple[str, ...]) -> dict[str, str | None]:

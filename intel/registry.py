@@ -25,6 +25,13 @@ class Module:
 REGISTRY: dict[str, Module] = {}
 
 
+def union_inputs(chosen) -> tuple[list[str], int]:
+    """What reading `chosen` modules' inputs at once takes: every series any of them reads, over the longest
+    lookback (`Frames.only` then cuts each module's own)."""
+    return (sorted({sid for module in chosen for sid in module.inputs}),
+            max((module.lookback_days for module in chosen), default=0))
+
+
 def register(module: Module) -> Module:
     if module.name in REGISTRY:
         raise ValueError(f"module {module.name} registered twice")

@@ -15,7 +15,7 @@ from intel.catalog import known_through, published_at
 from intel.envelope import InsufficientData
 from intel.frames import Frames
 from intel.pulse import PULSE_INPUTS, PULSE_LOOKBACK_DAYS, compute_pulse
-from intel.registry import Module, modules
+from intel.registry import Module, modules, union_inputs
 from warehouse.duckdb_store import Warehouse
 
 
@@ -38,8 +38,7 @@ def payloads_on(store: Warehouse, day: date, chosen: Sequence[Module], data_sour
     """Each module's payload as of `day` (its start, as `payload_at` with a date), from one read of all their
     inputs: a module short of history gets the reason instead of a payload. The history asset's unit of work."""
     moment = moment_of(day)
-    inputs = sorted({sid for module in chosen for sid in module.inputs})
-    lookback = max((module.lookback_days for module in chosen), default=0)
+    inputs, lookback = union_inputs(chosen)
     everything = store.frames(inputs, moment.date(), lookback, data_source, now_ts=moment, known_at=moment)
     out: dict[str, dict | str] = {}
     for module in chosen:
