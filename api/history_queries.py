@@ -19,6 +19,7 @@ from api.usage import UsageRecorder
 from charging.attempt import Attempt, Payer
 from intel.fields import dictionary
 from intel.registry import Module
+from intel.sessions import weekdays
 from warehouse.duckdb_store import Warehouse
 from warehouse.history_store import SIGNALS, Point, point_of
 from warehouse.time_travel import payloads_on
@@ -31,13 +32,12 @@ SCALARS = {"number", "integer", "string", "boolean"}
 
 def steps(first: date, last: date, step: str) -> list[date]:
     """The days of a range at `step`: every weekday, each Monday, or the first weekday of each month."""
-    days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
-    weekdays = [day for day in days if day.weekday() < 5]
+    days = weekdays(first, last)
     if step == "week":
-        return [day for day in weekdays if day.weekday() == 0]
+        return [day for day in days if day.weekday() == 0]
     if step == "month":
-        return [day for day in weekdays if day == _first_weekday(day)]
-    return weekdays
+        return [day for day in days if day == _first_weekday(day)]
+    return days
 
 
 def _first_weekday(day: date) -> date:

@@ -28,6 +28,7 @@ from dagster import (
 
 from assets.modules import scheduled_modules
 from assets.resources import HistoryResource, MarketResource, WarehouseResource
+from intel.sessions import weekdays
 from marketintel.settings import get_settings
 from warehouse.duckdb_store import Warehouse
 from warehouse.history_store import HistoryStore, rows_of
@@ -69,7 +70,7 @@ def compute_days(analyst_path: str, days: Sequence[date], data_source: str) -> t
 def module_history(context: AssetExecutionContext, market: MarketResource, warehouse: WarehouseResource,
                    history: HistoryResource) -> MaterializeResult:
     window = context.partition_time_window
-    days = [day for day in _weekdays(window.start.date(), window.end.date())]
+    days = weekdays(window.start.date(), window.end.date() - timedelta(days=1))  # the window's end is exclusive
     late = [day for day in days if day > market.today]
     if late:  # a day after the market clock has no answer yet (a replay's clock runs behind the wall clock)
         raise Failure(f"{len(late)} day(s) from {late[0]} are after the market clock ({market.today}); "
@@ -104,15 +105,10 @@ def _computed(chunks: list[list[date]], copy: str, source: str, workers: int):
         yield from zip(chunks, pool.map(compute_days, [copy] * len(chunks), chunks, [source] * len(chunks)))
 
 
-def _weekdays(start: date, end: date) -> list[date]:
-    """Weekdays in [start, end)."""
-    return [start + timedelta(days=i) for i in range((end - start).days) if (start + timedelta(days=i)).weekday() < 5]
-
-
 SETTLE = timedelta(hours=6)  # releases dated before a day's 00:00 UTC that arrive late (a source's own lag)
 
 
-def settled_day(market: MarketResource) -> date | None:
+def settled_day(market: MarketResource) -> date:
     """The latest weekday whose 00:00 UTC is at least SETTLE before the market clock: the partition the hourly
     schedule asks for."""
     from intel.providers.factory import make_clock, make_provider

@@ -92,7 +92,7 @@ def build_defs(settings: Settings) -> Definitions:
     def history_schedule(context: ScheduleEvaluationContext):
         # Once per market day, when its answer has settled: the run key makes a day's request happen once.
         day = settled_day(MarketResource.from_settings(settings))
-        if day is None or day < settings.history_start:
+        if day < settings.history_start:
             return SkipReason("no market day has settled on the market clock since the history starts")
         key = day.isoformat()
         return RunRequest(run_key=f"history-{key}", partition_key=key)
