@@ -44,45 +44,47 @@ class TickerComputer:
 
     def payload_json(self, request: TickerRequest) -> bytes:
         """The module's payload for the ticker (blocking); UnknownTicker or InsufficientData when it cannot be."""
-        module, ticker, closed = request.module, request.ticker, request.closed
-        bars = self.provider.bars(ticker, closed - timedelta(days=module.lookback_days), closed)
-        if bars.height == 0:
-            raise UnknownTicker(f"The '{self.provider.name}' source has no daily bars for '{ticker}'.")
-        adjustment = self.provider.price_adjustment(ticker)
-        # the shared inputs with this request's clock and the bars' adjustment (the cached Frames stay as read)
-        frames = replace(self._frames(module, closed), clock=request.now,
-                         adjustments={ticker: adjustment} if adjustment else {})
-        return orjson.dumps(module.compute(frames, bars, ticker))
+        module, closed = request.module, request.closed
+        payload, _ = self._computed(module, request.ticker, closed, request.now, self._frames(module, closed))
+        return orjson.dumps(payload)
 
     def past_payload(self, module: Module, ticker: str, moment: datetime) -> dict:
         """The module for the ticker as of a past `moment`: the bars final by then and its other inputs as released
         by then, not cached (the shared inputs stay the latest closed day's). UnknownTicker when the source has no
         bars for it by then, InsufficientData as a live query."""
         closed = last_closed_day(moment)
-        bars = self.provider.bars(ticker, closed - timedelta(days=module.lookback_days), closed)
-        if bars.height == 0:
-            raise UnknownTicker(f"The '{self.provider.name}' source has no daily bars for '{ticker}' by {closed}.")
-        long = self.provider.observations(module.inputs, closed - timedelta(days=module.lookback_days), moment) \
-            if module.inputs else None
-        frames = Frames.from_long(long, closed, self.provider.name) if long is not None else \
-            Frames(now=closed, series={}, data_source=self.provider.name)
-        adjustment = self.provider.price_adjustment(ticker)
-        payload = module.compute(replace(frames, clock=moment, adjustments={ticker: adjustment} if adjustment else {}),
-                                 bars, ticker)
+        payload, adjustment = self._computed(module, ticker, closed, moment, self._read(module, closed, moment),
+                                             past=True)
         if adjustment:  # a later split or dividend moved the levels the source serves today for those days
             payload["price_vintage"] = f"latest: {adjustment} as the source serves them now, not the prices then"
         return payload
 
-    def _frames(self, module: Module, closed: date) -> Frames:
-        """The module's other inputs (momentum_score: the S&P 500) as of the same closed day."""
+    def _computed(self, module: Module, ticker: str, closed: date, clock: datetime, inputs: Frames,
+                  past: bool = False) -> tuple[dict, str | None]:
+        """(the payload on the bars final on `closed` and `inputs`, how the bars are adjusted)."""
+        bars = self.provider.bars(ticker, closed - timedelta(days=module.lookback_days), closed)
+        if bars.height == 0:
+            raise UnknownTicker(f"The '{self.provider.name}' source has no daily bars for '{ticker}'"
+                                f"{f' by {closed}' if past else ''}.")
+        adjustment = self.provider.price_adjustment(ticker)
+        # the inputs with this request's clock and the bars' adjustment (cached Frames stay as read)
+        frames = replace(inputs, clock=clock, adjustments={ticker: adjustment} if adjustment else {})
+        return module.compute(frames, bars, ticker), adjustment
+
+    def _read(self, module: Module, closed: date, end: date | datetime) -> Frames:
+        """The module's other inputs (momentum_score: the S&P 500) on `closed`, as released by `end`."""
         if not module.inputs:
             return Frames(now=closed, series={}, data_source=self.provider.name)
+        long = self.provider.observations(module.inputs, closed - timedelta(days=module.lookback_days), end)
+        return Frames.from_long(long, closed, self.provider.name)
+
+    def _frames(self, module: Module, closed: date) -> Frames:
+        """`_read` as of the same closed day, kept for the day: the same for every ticker asked."""
         key = (module.inputs, module.lookback_days, closed)
         with self._inputs_lock:
             frames = self._inputs.get(key)
         if frames is None:
-            long = self.provider.observations(module.inputs, closed - timedelta(days=module.lookback_days), closed)
-            frames = Frames.from_long(long, closed, self.provider.name)
+            frames = self._read(module, closed, closed)
             with self._inputs_lock:
                 # only the latest closed day is kept: older days are never asked for again
                 self._inputs = {k: v for k, v in self._inputs.items() if k[2] == closed}
