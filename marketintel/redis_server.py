@@ -64,7 +64,7 @@ class EmbeddedRedis:
             "--port", str(self.port),
             "--dir", str(self.data_dir.resolve()),
             "--dbfilename", "redis.rdb",
-            "--save", "300 1",
+            "--save", "300", "1",  # one argument each: Redis 6 reads "300 1" as no save point at all
             "--appendonly", "no",
             "--protected-mode", "yes",
             "--loglevel", "warning",

@@ -1,4 +1,4 @@
-"""The embedded Redis refuses a port another server holds, and never shuts that server down."""
+"""The embedded Redis refuses a port another server holds, never shuts that server down, and keeps its data."""
 import pytest
 import redis
 
@@ -20,3 +20,18 @@ def test_start_and_stop(tmp_path):
     assert redis.Redis.from_url(server.url).info("server")["process_id"] == pid
     server.stop()
     assert server.process.poll() is not None
+
+
+def test_what_it_held_is_back_after_a_stop_and_a_start(tmp_path):
+    """`make run`'s Redis saves on stop and every 5 minutes with a change (queued jobs, event streams, alert state)."""
+    port = free_port()
+    server = EmbeddedRedis(port, tmp_path / "r").start()
+    client = redis.Redis(port=port)
+    assert client.config_get("save") == {"save": "300 1"}
+    client.set("kept", "yes")
+    server.stop()
+    server = EmbeddedRedis(port, tmp_path / "r").start()
+    try:
+        assert redis.Redis(port=port).get("kept") == b"yes"
+    finally:
+        server.stop()
