@@ -261,6 +261,9 @@ def start_and_run(stop) -> int:
             get_settings.cache_clear()
             settings = get_settings()
             migrate()
+            from pipelines.orphaned_runs import release_orphaned_runs
+
+            release_orphaned_runs()  # runs a killed `up` left "in progress" would hold the queue for ever
         if first_materialization(stop) != 0:
             console.print("[red]the first materialization failed; see the Dagster run log")
             return 1

@@ -49,6 +49,9 @@ def run_role(role: str) -> int:
     settings.home.mkdir(parents=True, exist_ok=True)
     if role == "pipelines":
         os.environ["DAGSTER_HOME"] = str(ensure_dagster_home(settings).resolve())
+        from pipelines.orphaned_runs import release_orphaned_runs
+
+        release_orphaned_runs()  # before the daemon: a run the role's last life left "in progress" holds the queue
     fresh_multiprocess_dir(settings.home, role)  # the role's processes' Prometheus counts (the API's: /metrics)
     if role != "api":  # the API serves /metrics itself
         extra = []

@@ -27,6 +27,10 @@ class Settings(BaseSettings):
     dagster_database_url: str | None = Field(None, description="PostgreSQL URL for Dagster's runs, event logs and "
                                              "schedules; unset: with a PostgreSQL ledger, its database in the schema "
                                              "`dagster`; with SQLite, Dagster's SQLite files under MI_HOME/dagster")
+    dagster_instance_extra: Path | None = Field(None, description="A YAML file of Dagster instance settings added "
+                                                "to the generated dagster.yaml, e.g. a Docker or Kubernetes "
+                                                "`run_launcher` (docs/operations.md); it may not repeat a key the file "
+                                                "sets")
     redis_url: str | None = Field(None, description="An external Redis instead of the embedded server")
     redis_port: int = Field(6390, description="Port of the embedded Redis server")
     # The API's own dependencies: how long a call to Redis or the SQL ledger may take before the request answers

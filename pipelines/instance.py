@@ -57,6 +57,15 @@ concurrency:
         limit: 1
       - key: "{history_tag}"
         limit: 1
+# A run stuck STARTING (its code server died while launching it) or CANCELING is ended after 3 minutes. The default
+# launcher cannot report whether a run worker is alive, so a STARTED run whose role died is ended on the role's next
+# start instead (pipelines/orphaned_runs.py).
+run_monitoring:
+  enabled: true
+  start_timeout_seconds: 180
+  cancel_timeout_seconds: 180
+  max_resume_run_attempts: 0
+  poll_interval_seconds: 60
 telemetry:
   enabled: false
 nux:
@@ -76,10 +85,27 @@ def ensure_dagster_home(settings: Settings) -> Path:
         storage = POSTGRES_STORAGE.format(url_env=DAGSTER_URL_ENV)
     text = DAGSTER_YAML.format(home=home, storage=storage, logs=home / "logs", tag=WAREHOUSE_TAG,
                                history_tag=HISTORY_TAG)
+    if settings.dagster_instance_extra is not None:
+        text += operator_settings(settings.dagster_instance_extra, text)
     config = home / "dagster.yaml"
     if not config.exists() or config.read_text() != text:
         config.write_text(text)
     return home
+
+
+def operator_settings(path: Path, generated: str) -> str:
+    """The operator's instance settings (MI_DAGSTER_INSTANCE_EXTRA), to append to the generated file; ValueError when
+    the file is not a YAML mapping or repeats a key the generated file sets (Dagster would take either silently)."""
+    import yaml
+
+    extra = path.read_text()
+    keys = yaml.safe_load(extra)
+    if not isinstance(keys, dict):
+        raise ValueError(f"MI_DAGSTER_INSTANCE_EXTRA ({path}) must be a YAML mapping of instance settings")
+    repeated = sorted(set(keys) & set(yaml.safe_load(generated)))
+    if repeated:
+        raise ValueError(f"MI_DAGSTER_INSTANCE_EXTRA ({path}) repeats {', '.join(repeated)}, which marketintel sets")
+    return f"# from {path} (MI_DAGSTER_INSTANCE_EXTRA)\n{extra.rstrip()}\n"
 
 
 def dagster_database_url(settings: Settings) -> str | None:

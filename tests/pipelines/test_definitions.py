@@ -6,6 +6,7 @@ import subprocess
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
+import pytest
 import yaml
 from dagster import AssetKey, DagsterInstance, DagsterRun, DagsterRunStatus, build_schedule_context
 from dagster._core.utils import make_new_run_id
@@ -89,6 +90,22 @@ def test_dagster_home_limits_warehouse_runs_to_one(mi_home):
         assert Path(instance.root_directory) == home
     before = (home / "dagster.yaml").stat().st_mtime_ns
     assert ensure_dagster_home(Settings()) == home and (home / "dagster.yaml").stat().st_mtime_ns == before
+
+
+def test_the_operators_instance_settings_are_added_never_overriding(mi_home, tmp_path):
+    extra = tmp_path / "launcher.yaml"
+    extra.write_text("run_launcher:\n  module: dagster._core.launcher\n  class: DefaultRunLauncher\n"
+                     "run_retries:\n  enabled: true\n  max_retries: 1\n")
+    home = ensure_dagster_home(Settings(dagster_instance_extra=extra))
+    with DagsterInstance.from_config(str(home)) as instance:
+        assert instance.run_retries_enabled and instance.run_retries_max_retries == 1
+        assert instance.run_coordinator.__class__.__name__ == "QueuedRunCoordinator"  # ours stays
+    extra.write_text("run_coordinator:\n  module: dagster._core.run_coordinator\n  class: DefaultRunCoordinator\n")
+    with pytest.raises(ValueError, match="repeats run_coordinator"):
+        ensure_dagster_home(Settings(dagster_instance_extra=extra))
+    extra.write_text("- just a list\n")
+    with pytest.raises(ValueError, match="must be a YAML mapping"):
+        ensure_dagster_home(Settings(dagster_instance_extra=extra))
 
 
 def test_dagster_cli_validates_the_workspace(tmp_path, mi_home):
