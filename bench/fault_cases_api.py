@@ -161,20 +161,25 @@ class FaultStack:
         self.restarted.append(EmbeddedRedis(self.port, self.home / f"redis-{len(self.restarted) + 1}").start())
 
     def restart_postgres(self) -> None:
-        engine = make_engine(self.database_url)
-        try:
-            with engine.connect() as conn:
-                data = conn.execute(text("SHOW data_directory")).scalar_one()
-        finally:
-            engine.dispose()
-        owner = Path(data).owner()
-        run_as = ["runuser", "-u", owner, "--"] if os.geteuid() == 0 and owner != "root" else []
-        subprocess.run(run_as + [pg_bin("pg_ctl"), "-D", data, "-l", str(Path(data).parent / "log"), "-m", "fast",
-                                 "-w", "restart"], check=True, capture_output=True)
+        restart_cluster_of(self.database_url)
 
     def log_tail(self, chars: int = 4000) -> str:
         log = self.home / "gunicorn.log"
         return log.read_text()[-chars:] if log.exists() else ""
+
+
+def restart_cluster_of(database_url: str) -> None:
+    """`pg_ctl restart -m fast` of the cluster holding `database_url`: every connection is cut."""
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            data = conn.execute(text("SHOW data_directory")).scalar_one()
+    finally:
+        engine.dispose()
+    owner = Path(data).owner()
+    run_as = ["runuser", "-u", owner, "--"] if os.geteuid() == 0 and owner != "root" else []
+    subprocess.run(run_as + [pg_bin("pg_ctl"), "-D", data, "-l", str(Path(data).parent / "log"), "-m", "fast",
+                             "-w", "restart"], check=True, capture_output=True)
 
 
 @dataclass
