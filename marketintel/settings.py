@@ -27,6 +27,8 @@ class Settings(BaseSettings):
     dagster_database_url: str | None = Field(None, description="PostgreSQL URL for Dagster's runs, event logs and "
                                              "schedules; unset: with a PostgreSQL ledger, its database in the schema "
                                              "`dagster`; with SQLite, Dagster's SQLite files under MI_HOME/dagster")
+    dagster_telemetry: bool = Field(False, description="Let Dagster send its anonymous usage telemetry (off unless "
+                                    "the operator opts in)")
     dagster_instance_extra: Path | None = Field(None, description="A YAML file of Dagster instance settings added "
                                                 "to the generated dagster.yaml, e.g. a Docker or Kubernetes "
                                                 "`run_launcher` (docs/operations.md); it may not repeat a key the file "

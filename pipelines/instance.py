@@ -67,7 +67,7 @@ run_monitoring:
   max_resume_run_attempts: 0
   poll_interval_seconds: 60
 telemetry:
-  enabled: false
+  enabled: {telemetry}
 nux:
   enabled: false
 """
@@ -84,7 +84,7 @@ def ensure_dagster_home(settings: Settings) -> Path:
         os.environ[DAGSTER_URL_ENV] = url
         storage = POSTGRES_STORAGE.format(url_env=DAGSTER_URL_ENV)
     text = DAGSTER_YAML.format(home=home, storage=storage, logs=home / "logs", tag=WAREHOUSE_TAG,
-                               history_tag=HISTORY_TAG)
+                               history_tag=HISTORY_TAG, telemetry=str(settings.dagster_telemetry).lower())
     if settings.dagster_instance_extra is not None:
         text += operator_settings(settings.dagster_instance_extra, text)
     config = home / "dagster.yaml"

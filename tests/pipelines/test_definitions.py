@@ -90,6 +90,8 @@ def test_dagster_home_limits_warehouse_runs_to_one(mi_home):
         assert Path(instance.root_directory) == home
     before = (home / "dagster.yaml").stat().st_mtime_ns
     assert ensure_dagster_home(Settings()) == home and (home / "dagster.yaml").stat().st_mtime_ns == before
+    opted_in = yaml.safe_load((ensure_dagster_home(Settings(dagster_telemetry=True)) / "dagster.yaml").read_text())
+    assert opted_in["telemetry"] == {"enabled": True}  # the operator's choice, never ours
 
 
 def test_the_operators_instance_settings_are_added_never_overriding(mi_home, tmp_path):
