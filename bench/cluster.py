@@ -25,13 +25,15 @@ FUNDING_SATS = 100_000
 COLUMNS = ("fault", "requests", "statuses", "p99_ms", "part_back_s", "recover_s", "failovers", "note")
 
 
-def run_cluster(folder: Path, api_workers: int, refresh_minutes: int, mix: dict = MIX) -> dict:
-    """Start the cluster, publish with a first refresh run, load it through every fault; the figures."""
+def run_cluster(folder: Path, api_workers: int, refresh_minutes: int, mix: dict = MIX, publish=None) -> dict:
+    """Start the cluster, publish (a first refresh run, or `publish(redis_url)`), load it through every fault; the
+    figures."""
     began = time.monotonic()
     with Cluster(folder, api_workers=api_workers, refresh_minutes=refresh_minutes) as cluster:
         started_s = time.monotonic() - began
-        first = cluster.wait_for_run(cluster.submit("refresh_job"))
-        if first != "SUCCESS":
+        if publish is not None:
+            publish(cluster.redis_url)
+        elif (first := cluster.wait_for_run(cluster.submit("refresh_job"))) != "SUCCESS":
             raise RuntimeError(f"the first refresh ended {first}\n{cluster.roles['pipelines'].log_tail()}")
         load = MixedLoad(cluster.bases, cluster.node)
         thread = load.start(mix, FUNDING_SATS)
@@ -49,11 +51,13 @@ def run_cluster(folder: Path, api_workers: int, refresh_minutes: int, mix: dict 
             engine.dispose()
         prometheus, figures = prometheus_disagreements(cluster, load)
         served = [a for a in load.answers if a.kind != "setup"]
-        return {"started_s": round(started_s, 1), "runs": runs, "rows": [r.row for r in runs],
-                "total": len(served), "statuses": by_status(served), "seconds": round(load.now(), 1),
-                "kinds": {kind: len([a for a in served if a.kind == kind]) for kind in mix},
-                "ledger": ledger, "prometheus": prometheus, "scraped": figures,
-                "events": [what for _, what in cluster.events], "load": load, "logs": cluster.log_tails()}
+        out = {"started_s": round(started_s, 1), "runs": runs, "rows": [r.row for r in runs],
+               "total": len(served), "statuses": by_status(served), "seconds": round(load.now(), 1),
+               "kinds": {kind: len([a for a in served if a.kind == kind]) for kind in mix},
+               "ledger": ledger, "prometheus": prometheus, "scraped": figures,
+               "role_metrics": {name: cluster.role_metrics(name) for name in ("worker-1", "pipelines")},
+               "events": [what for _, what in cluster.events], "load": load, "logs": cluster.log_tails()}
+    return {**out, "stopped": cluster.stopped, "left": cluster.left}
 
 
 def table(rows: list[dict]) -> str:

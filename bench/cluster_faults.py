@@ -100,8 +100,9 @@ def daemon_killed(cluster, load: MixedLoad) -> FaultRun:
     def settle() -> dict:
         killed = cluster.wait_for_run(run_id)
         began = time.monotonic()
-        following = cluster.wait_for_run(cluster.submit("ingest_job"))
-        return {"killed run:": killed, "next run (ingest):": following,
+        # the quality checks: a warehouse run like the refresh (the same writer slot), without a run of its own after
+        following = cluster.wait_for_run(cluster.submit("quality_job"))
+        return {"killed run:": killed, "next run (quality):": following,
                 "next run s:": round(time.monotonic() - began, 1)}
 
     killed_at = []

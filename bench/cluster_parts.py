@@ -73,14 +73,15 @@ class Role:
                 pass
         self.process.wait()
 
-    def stop(self, grace_s: float = 30.0) -> None:
-        """SIGTERM (the role stops its children in order), then SIGKILL to whatever is left."""
+    def stop(self, grace_s: float = 30.0) -> int | None:
+        """SIGTERM (the role stops its children in order), then SIGKILL to whatever is left; the role's exit code
+        when it stopped by itself within the grace (None: it had to be killed, or was not running)."""
         if not self.running:
-            return
-        leftovers = self.tree()
+            return None
+        leftovers, code = self.tree(), None
         self.process.send_signal(signal.SIGTERM)
         try:
-            self.process.wait(grace_s)
+            code = self.process.wait(grace_s)
         except subprocess.TimeoutExpired:
             pass
         for process in leftovers:
@@ -89,6 +90,7 @@ class Role:
             except psutil.NoSuchProcess:
                 pass
         self.process.wait()
+        return code
 
     def log_tail(self, chars: int = 3000) -> str:
         return f"--- {self.name}\n" + (self.log.read_text(errors="replace")[-chars:] if self.log.exists() else "")
@@ -102,6 +104,8 @@ class Cluster:
     refresh_minutes: int = 60  # the refresh schedule's period: the bench runs the real default (2)
     roles: dict[str, Role] = field(default_factory=dict)
     events: list[tuple[float, str]] = field(default_factory=list)  # (time.monotonic(), what happened)
+    stopped: dict[str, int | None] = field(default_factory=dict)  # role -> exit code on SIGTERM, after the run
+    left: dict[str, list[str]] = field(default_factory=dict)  # role -> processes still there after it stopped
 
     def __post_init__(self):
         self._exit = ExitStack()
@@ -164,7 +168,13 @@ class Cluster:
             role.wanted = False
         for name in ("api-1", "api-2", "worker-1", "worker-2", "pipelines"):
             if name in self.roles:
-                self.roles[name].stop()
+                self.stopped[name] = self.roles[name].stop()
+        from tests.e2e.processes import described, kill, wait_until_gone
+
+        for name in self.roles:  # each role's processes all inherit its MI_HOME
+            left = wait_until_gone(self.folder / name)
+            self.left[name] = described(left)
+            kill(left)
         if getattr(self, "redis", None) is not None:
             self.redis.stop()
         self._exit.close()
@@ -208,6 +218,10 @@ class Cluster:
                 pass
             time.sleep(0.25)
         raise RuntimeError(f"{what} not ready in {timeout_s:g} s\n" + self.log_tails())
+
+    def role_metrics(self, name: str) -> str:
+        """The Prometheus text a worker or pipelines role serves on its own port."""
+        return httpx.get(f"http://127.0.0.1:{self.roles[name].env['MI_METRICS_PORT']}/metrics", timeout=5).text
 
     def log_tails(self) -> str:
         return "\n".join(role.log_tail() for role in self.roles.values())

@@ -10,11 +10,13 @@ end the ledger accounts for every sat and each instance's Prometheus counts equa
 from __future__ import annotations
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from bench.cluster import run_cluster
 from bench.cluster_faults import GOOD
 from marketintel.postgres_cluster import unavailable_reason
 from tests.absent import absent
+from tests.api.conftest import computed_payloads, publish  # noqa: F401 (the session fixture)
 from tests.parallel import ALONE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(ALONE)]
@@ -25,11 +27,14 @@ RECOVER_WITHIN_S = 10.0
 
 
 @pytest.fixture(scope="module")
-def outcome(tmp_path_factory):
+def outcome(tmp_path_factory, computed_payloads):  # noqa: F811
+    """The bench's run, lighter: one gunicorn worker an instance, fewer clients, and the first publish from the
+    session's sim computation instead of a refresh run (the daemon's fault runs the pipelines role's own)."""
     reason = unavailable_reason()
     if reason:
         absent(reason)
-    return run_cluster(tmp_path_factory.mktemp("cluster"), api_workers=1, refresh_minutes=60, mix=MIX)
+    return run_cluster(tmp_path_factory.mktemp("cluster"), api_workers=1, refresh_minutes=60, mix=MIX,
+                       publish=lambda redis_url: publish(redis_url, computed_payloads))
 
 
 def test_every_fault_is_answered_within_the_bound_and_recovers(outcome):
@@ -47,7 +52,7 @@ def test_every_fault_is_answered_within_the_bound_and_recovers(outcome):
 
 def test_the_run_a_dead_daemon_left_is_ended_and_the_next_goes_through(outcome):
     facts = next(run.facts for run in outcome["runs"] if run.row["fault"] == "dagster daemon killed mid-run")
-    assert facts["killed run:"] == "FAILURE" and facts["next run (ingest):"] == "SUCCESS", facts
+    assert facts["killed run:"] == "FAILURE" and facts["next run (quality):"] == "SUCCESS", facts
     assert "pipelines exited with code 1; restarted" in outcome["events"]
 
 
@@ -61,3 +66,12 @@ def test_every_kind_was_served_and_every_sat_is_accounted_for(outcome):
 def test_prometheus_counts_agree_with_the_load_generator(outcome):
     assert outcome["prometheus"] == [], outcome["scraped"]
     assert all(figures["requests"] > 50 for figures in outcome["scraped"].values()), outcome["scraped"]
+    runs = {(s.labels["job"], s.labels["status"]): s.value for family in text_string_to_metric_families(
+        outcome["role_metrics"]["pipelines"]) for s in family.samples if s.name == "marketintel_dagster_runs"}
+    assert runs[("refresh_job", "failure")] >= 1 and runs[("quality_job", "success")] >= 1, runs  # the daemon fault's
+    list(text_string_to_metric_families(outcome["role_metrics"]["worker-1"]))  # the worker role's own, well-formed
+
+
+def test_every_role_stops_on_sigterm_with_everything_it_started(outcome):
+    assert outcome["stopped"] == {name: 0 for name in ("api-1", "api-2", "worker-1", "worker-2", "pipelines")}
+    assert outcome["left"] == {name: [] for name in outcome["stopped"]}, outcome["left"]
