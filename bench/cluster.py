@@ -42,19 +42,24 @@ def run_cluster(folder: Path, api_workers: int, refresh_minutes: int, mix: dict 
         load.stop.set()
         thread.join(30)
         time.sleep(0.5)  # the last answers' counts are written after their responses
+        from tests.e2e.paid_load import ledger_by_agent
         from warehouse.ledger import make_engine
 
         engine = make_engine(cluster.database_url)
         try:
             ledger = ledger_problems(engine, load, FUNDING_SATS)
+            entries = ledger_by_agent(engine).values()
         finally:
             engine.dispose()
-        prometheus, figures = prometheus_disagreements(cluster, load)
+        charged = {rid for entry in entries for rid in entry["queries"]}
+        refunded = {rid for entry in entries for rid in entry["refunds"]}
+        prometheus, figures = prometheus_disagreements(cluster, load, charged)
         served = [a for a in load.answers if a.kind != "setup"]
         out = {"started_s": round(started_s, 1), "runs": runs, "rows": [r.row for r in runs],
                "total": len(served), "statuses": by_status(served), "seconds": round(load.now(), 1),
                "kinds": {kind: len([a for a in served if a.kind == kind]) for kind in mix},
                "ledger": ledger, "prometheus": prometheus, "scraped": figures,
+               "refunded": len(refunded),
                "role_metrics": {name: cluster.role_metrics(name) for name in ("worker-1", "pipelines")},
                "events": [what for _, what in cluster.events], "load": load, "logs": cluster.log_tails()}
     return {**out, "stopped": cluster.stopped, "left": cluster.left}

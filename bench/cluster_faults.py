@@ -172,9 +172,13 @@ def scrape(base: str) -> dict[tuple, float]:
             for family in text_string_to_metric_families(text) for s in family.samples}
 
 
-def prometheus_disagreements(cluster, load: MixedLoad) -> tuple[list[str], dict]:
-    """Per instance, since its latest start: requests by route, method and status, balance charges kept and L402
-    tokens spent, as scraped and as the load generator counted them. Returns (disagreements, the figures)."""
+def prometheus_disagreements(cluster, load: MixedLoad, charged: set[str]) -> tuple[list[str], dict]:
+    """Per instance, since its latest start: requests by route, method and status, balance charges and L402 tokens
+    kept, as scraped and as the load generator saw them. Returns (disagreements, the figures).
+
+    A balance charge is counted by the instance that took it, whatever happens to it after: a refund may be made by
+    another process (an ask's by the worker that ran it, or by any instance its owner polls). So the charges compared
+    are every request the instance answered whose id has a charge in the ledger (`charged`), refunded or not."""
     problems, figures = [], {}
     for n, base in enumerate(cluster.bases):
         since = cluster.roles[f"api-{n + 1}"].started_at - load.began
@@ -191,14 +195,13 @@ def prometheus_disagreements(cluster, load: MixedLoad) -> tuple[list[str], dict]
         def value(name: str, **labels) -> int:
             return int(metrics.get((name, tuple(sorted(labels.items()))), 0))
 
-        charges = (value("marketintel_charges_total", pool="balance")
-                   - value("marketintel_refunds_total", pool="balance"))
-        paid = sum(1 for a in mine if a.code == 200 and a.charged_sats and a.kind in ("paid", "ask"))
+        charges = value("marketintel_charges_total", pool="balance")
+        paid = sum(1 for a in mine if a.request_id in charged)
         tokens = value("marketintel_l402_tokens_spent_total") - value("marketintel_refunds_total", pool="l402")
         redeemed = sum(1 for a in mine if a.code == 200 and a.payment_hash)
         if (charges, tokens) != (paid, redeemed):
-            problems.append(f"api-{n + 1}: scraped {charges} balance charges and {tokens} L402 tokens kept, the load "
-                            f"generator {paid} and {redeemed}")
+            problems.append(f"api-{n + 1}: scraped {charges} balance charges and {tokens} L402 tokens kept; it "
+                            f"answered {paid} requests the ledger charged and {redeemed} paid with a token")
         figures[f"api-{n + 1}"] = {"requests": sum(counted.values()), "scraped": sum(seen.values()),
                                    "charges": charges, "l402_tokens": tokens}
     return problems, figures
