@@ -327,18 +327,9 @@ def children(settings, roles: tuple[str, ...] = ROLES) -> list:
                 for n in range(settings.rq_workers)]
         out.append(Child("webhook-sweeper", [python, "-m", "jobs.webhooks"]))  # due deliveries, dead jobs: every 10 s
     if "pipelines" in roles:
-        # One code server for the daemon and the UI (each would otherwise import the definitions in a server of its
-        # own); it launches the runs, so they stay in the role's process groups. pipelines/instance.py writes the
-        # workspace file that names it.
-        from pipelines.instance import code_server_socket, code_server_workspace, socket_answers
-
-        socket_path, workspace = code_server_socket(settings), str(code_server_workspace(settings))
-        out += [Child("dagster-code-server", [str(bin_dir / "dagster"), "api", "grpc", "-m", "pipelines.definitions",
-                                              "--socket", str(socket_path), "--location-name", "pipelines.definitions"],
-                      ready=lambda: socket_answers(socket_path)),
-                Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-w", workspace]),
+        out += [Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"]),
                 Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", settings.dagster_host,
-                                            "-p", str(settings.dagster_port), "-w", workspace])]
+                                            "-p", str(settings.dagster_port), "-m", "pipelines.definitions"])]
     return out
 
 

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from marketintel.stop_request import StopRequest
@@ -23,10 +22,6 @@ class Child:
     name: str
     argv: list[str]
     process: subprocess.Popen | None = field(default=None, repr=False)
-    ready: Callable[[], bool] | None = field(default=None, repr=False)  # the next child waits until it says so
-
-
-READY_TIMEOUT_S = 120.0
 
 
 class Supervisor:
@@ -43,21 +38,6 @@ class Supervisor:
                 stop.check()
             child.process = subprocess.Popen(child.argv, env=self.env, stdin=subprocess.DEVNULL, start_new_session=True)
             log.info("started %s (pid %d)", child.name, child.process.pid)
-            if child.ready is not None:
-                self._wait_until_ready(child, stop)
-
-    def _wait_until_ready(self, child: Child, stop: StopRequest | None) -> None:
-        """Until `child.ready()`; RuntimeError when the child exits or takes READY_TIMEOUT_S, KeyboardInterrupt when a
-        stop is asked for meanwhile (the child is held, for `stop()`)."""
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while not child.ready():
-            if stop is not None:
-                stop.check()
-            if child.process.poll() is not None:
-                raise RuntimeError(f"{child.name} exited with code {child.process.returncode} while starting")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{child.name} was not ready within {READY_TIMEOUT_S:g} s")
-            time.sleep(0.1)
 
     def wait(self, stop: StopRequest) -> int:
         """Blocks until a stop is asked for (0) or a child exits on its own (1)."""

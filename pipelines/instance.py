@@ -72,14 +72,6 @@ nux:
   enabled: false
 """
 
-WORKSPACE_YAML = """\
-# Written by pipelines/instance.py (`code_server_workspace`): the pipelines role's code server.
-load_from:
-  - grpc_server:
-      socket: {socket}
-      location_name: pipelines.definitions
-"""
-
 
 def ensure_dagster_home(settings: Settings) -> Path:
     """Create `settings.dagster_home` with its dagster.yaml (rewritten when it differs); returns the folder."""
@@ -99,39 +91,6 @@ def ensure_dagster_home(settings: Settings) -> Path:
     if not config.exists() or config.read_text() != text:
         config.write_text(text)
     return home
-
-
-def code_server_socket(settings: Settings) -> Path:
-    """Where the pipelines role's code server listens: a Unix socket in the system's temporary folder, named after
-    the Dagster home (a socket path may not be longer than 107 bytes, and MI_HOME can be)."""
-    import hashlib
-    import tempfile
-
-    digest = hashlib.sha256(str(settings.dagster_home.resolve()).encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"marketintel-dagster-{digest}.sock"
-
-
-def code_server_workspace(settings: Settings) -> Path:
-    """The workspace file the daemon and the UI load: the role's code server, under the location name the module
-    gives when loaded directly (`pipelines.definitions`), so schedules and runs keep their origin."""
-    path = settings.dagster_home.resolve() / "workspace.yaml"
-    text = WORKSPACE_YAML.format(socket=code_server_socket(settings))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return path
-
-
-def socket_answers(path: Path) -> bool:
-    """Whether a server accepts connections on the Unix socket (the code server binds once its code is loaded)."""
-    import socket
-
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        try:
-            probe.connect(str(path))
-        except OSError:
-            return False
-    return True
 
 
 def operator_settings(path: Path, generated: str) -> str:

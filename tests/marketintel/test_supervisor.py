@@ -1,9 +1,7 @@
-"""The supervisor stops every child (and their children), reports a child that dies on its own, and starts a child
-only once the one before it is ready when that one says how to tell."""
+"""The supervisor stops every child (and their children) and reports a child that dies on its own."""
 import os
 import signal
 import sys
-import threading
 import time
 
 import psutil
@@ -86,44 +84,3 @@ def test_no_child_starts_after_a_stop_is_asked_for():
         finally:
             sup.stop()
     assert [c.process for c in sup.children] == [None, None]
-
-
-def test_the_next_child_starts_once_the_one_before_is_ready(tmp_path):
-    flag, seen = tmp_path / "ready", tmp_path / "seen"
-    maker = [sys.executable, "-c", f"import pathlib, time; time.sleep(0.5); pathlib.Path({str(flag)!r}).touch(); "
-             "time.sleep(300)"]
-    looker = [sys.executable, "-c", f"import pathlib, time; pathlib.Path({str(seen)!r}).write_text("
-              f"str(pathlib.Path({str(flag)!r}).exists())); time.sleep(300)"]
-    sup = Supervisor([Child("slow", maker, ready=flag.exists), Child("next", looker)], env=dict(os.environ),
-                     grace_s=5)
-    try:
-        sup.start()
-        assert until(lambda: seen.exists() and seen.read_text()) == "True"  # it found the first one ready
-    finally:
-        sup.stop()
-
-
-def test_a_child_that_exits_before_it_is_ready_fails_the_start():
-    sup = Supervisor([Child("broken", [sys.executable, "-c", "raise SystemExit(4)"], ready=lambda: False),
-                      Child("never", SLEEPER)], env=dict(os.environ), grace_s=5)
-    try:
-        with pytest.raises(RuntimeError, match="broken exited with code 4 while starting"):
-            sup.start()
-        assert sup.children[1].process is None
-    finally:
-        sup.stop()
-
-
-def test_a_stop_while_waiting_for_a_child_interrupts_the_start():
-    sup = Supervisor([Child("waiting", SLEEPER, ready=lambda: False), Child("never", SLEEPER)],
-                     env=dict(os.environ), grace_s=5)
-    with StopRequest() as stop:
-        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM))  # the signal arrives mid-wait
-        timer.start()
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                sup.start(stop)
-            assert sup.children[0].process is not None and sup.children[1].process is None
-        finally:
-            timer.join()
-            sup.stop()
