@@ -117,9 +117,11 @@ def daemon_killed(cluster, load: MixedLoad) -> FaultRun:
 
 
 def postgres_restarted(cluster, load: MixedLoad) -> FaultRun:
+    before = cluster.postgres_started_at()
     return run_fault(cluster, load, "postgresql restarted", cluster.restart_postgres, cluster.wait_for_dagster,
                      "pg_ctl restart -m fast: the ledger and Dagster's storage; back: Dagster reads its storage and "
-                     "reports every daemon healthy")
+                     "reports every daemon healthy",
+                     lambda: {"server restarted:": cluster.postgres_started_at() > before})
 
 
 FAULTS = [api_killed, redis_restarted, daemon_killed, postgres_restarted]

@@ -270,6 +270,19 @@ class Cluster:
         """A new server on the port from the same folder (after `redis.stop()`, which saves): what it had is back."""
         self.redis = EmbeddedRedis(self.redis_port, self.folder / "redis").start()
 
+    def postgres_started_at(self):
+        """The server's start time (`pg_postmaster_start_time()`): a restart moves it."""
+        from sqlalchemy import text
+
+        from warehouse.ledger import make_engine
+
+        engine = make_engine(self.database_url)
+        try:
+            with engine.connect() as conn:
+                return conn.execute(text("select pg_postmaster_start_time()")).scalar_one()
+        finally:
+            engine.dispose()
+
     def restart_postgres(self) -> None:
         from bench.fault_cases_api import restart_cluster_of
 

@@ -47,7 +47,10 @@ def test_every_fault_is_answered_within_the_bound_and_recovers(outcome):
         assert row["recover_s"] is not None and row["recover_s"] < RECOVER_WITHIN_S, row
     statuses = {run.row["fault"]: run.row["statuses"] for run in outcome["runs"]}
     assert statuses["redis restarted"].get("503 dependency_unavailable:redis"), statuses  # the faults were met
-    assert statuses["postgresql restarted"].get("503 dependency_unavailable:ledger"), statuses
+    # PostgreSQL comes back within about a second, so a paced load may send nothing while it is down: the fault is
+    # met when the server's start time moved
+    facts = next(run.facts for run in outcome["runs"] if run.row["fault"] == "postgresql restarted")
+    assert facts["server restarted:"] is True, facts
 
 
 def test_the_run_a_dead_daemon_left_is_ended_and_the_next_goes_through(outcome):
