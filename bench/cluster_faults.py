@@ -70,13 +70,15 @@ def api_killed(cluster, load: MixedLoad, down_s: float = 3.0) -> FaultRun:
     role = cluster.roles["api-2"]
 
     def fail() -> None:
-        role.wanted = False
-        role.kill()
+        with role.lock:
+            role.wanted = False
+            role.kill()
 
     def restore() -> None:
         time.sleep(down_s)
-        role.wanted = True
-        role.start()
+        with role.lock:
+            role.start()
+            role.wanted = True
         cluster.wait_for_api(2)
 
     return run_fault(cluster, load, "api-2 killed", fail, restore,

@@ -44,6 +44,9 @@ class Role:
     process: subprocess.Popen | None = None
     wanted: bool = True
     started_at: float = 0.0  # time.monotonic() of the latest start
+    # held by the restart policy from its look to its start, and by a fault from its kill or start to its say on
+    # `wanted`: else both could start the role (seen: a second api-2 failing to bind, restarted every 7 s)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def start(self) -> None:
         with self.log.open("ab") as out:
@@ -183,10 +186,11 @@ class Cluster:
         """compose's `restart: unless-stopped`: a wanted role that exited is started again."""
         while not self._watching.wait(0.2):
             for role in self.roles.values():
-                if role.wanted and role.process is not None and role.process.poll() is not None:
-                    self.note(f"{role.name} exited with code {role.process.returncode}; restarted")
-                    time.sleep(RESTART_DELAY_S)
-                    role.start()
+                with role.lock:
+                    if role.wanted and role.process is not None and role.process.poll() is not None:
+                        self.note(f"{role.name} exited with code {role.process.returncode}; restarted")
+                        time.sleep(RESTART_DELAY_S)
+                        role.start()
 
     def note(self, what: str) -> None:
         self.events.append((time.monotonic(), what))
