@@ -19,6 +19,7 @@ from pathlib import Path
 from bench.cluster_faults import FAULTS, ledger_problems, prometheus_disagreements
 from bench.cluster_load import MixedLoad, by_status
 from bench.cluster_parts import Cluster
+from bench.faults import statuses_text
 
 MIX = {"cached": 4, "paid": 6, "l402": 3, "ask": 1}  # clients of each kind, each about one request a second
 FUNDING_SATS = 100_000
@@ -47,29 +48,26 @@ def run_cluster(folder: Path, api_workers: int, refresh_minutes: int, mix: dict 
 
         engine = make_engine(cluster.database_url)
         try:
-            ledger = ledger_problems(engine, load, FUNDING_SATS)
-            entries = ledger_by_agent(engine).values()
+            by_agent = ledger_by_agent(engine)
+            ledger = ledger_problems(engine, by_agent, load, FUNDING_SATS)
         finally:
             engine.dispose()
-        charged = {rid for entry in entries for rid in entry["queries"]}
-        refunded = {rid for entry in entries for rid in entry["refunds"]}
+        charged = {rid for entry in by_agent.values() for rid in entry["queries"]}
         prometheus, figures = prometheus_disagreements(cluster, load, charged)
         served = [a for a in load.answers if a.kind != "setup"]
         out = {"started_s": round(started_s, 1), "runs": runs, "rows": [r.row for r in runs],
                "total": len(served), "statuses": by_status(served), "seconds": round(load.now(), 1),
                "kinds": {kind: len([a for a in served if a.kind == kind]) for kind in mix},
                "ledger": ledger, "prometheus": prometheus, "scraped": figures,
-               "refunded": len(refunded),
                "role_metrics": {name: cluster.role_metrics(name) for name in ("worker-1", "pipelines")},
-               "events": [what for _, what in cluster.events], "load": load, "logs": cluster.log_tails()}
+               "events": list(cluster.events), "load": load, "logs": cluster.log_tails()}
     return {**out, "stopped": cluster.stopped, "left": cluster.left}
 
 
 def table(rows: list[dict]) -> str:
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for r in rows:
-        cells = [", ".join(f"{s} x{n}" for s, n in r["statuses"].items()) if c == "statuses" else r[c]
-                 for c in COLUMNS]
+        cells = [statuses_text(r["statuses"]) if c == "statuses" else r[c] for c in COLUMNS]
         lines.append("| " + " | ".join("-" if c is None else str(c) for c in cells) + " |")
     return "\n".join(lines)
 

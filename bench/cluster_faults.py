@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.cluster_load import ROUTES, Answer, MixedLoad, by_status
+from bench.fault_cases_api import p99_ms
 
 GOOD = {"200", "402", "202"}
 SETTLED_S = 3.0  # good answers for this long after the part's return: recovered
@@ -41,9 +42,8 @@ def run_fault(cluster, load: MixedLoad, name: str, fail, restore, note: str, set
     facts = settle() if settle else {}
     recovered_at = watch_recovery(load, back_at)
     during = [a for a in load.answers if failed_at <= a.sent <= back_at]
-    fast = sorted(a.waited for a in during if a.kind != "ask") or [0.0]
     row = {"fault": name, "requests": len(during), "statuses": by_status(during),
-           "p99_ms": round(fast[min(len(fast) - 1, int(len(fast) * 0.99))] * 1000),
+           "p99_ms": p99_ms([a.waited for a in during if a.kind != "ask"]),
            "part_back_s": round(part_back_s, 1),
            "recover_s": None if recovered_at is None else round(max(0.0, recovered_at - back_at), 1),
            "failovers": sum(a.failovers for a in during),
@@ -130,18 +130,17 @@ FAULTS = [api_killed, redis_restarted, daemon_killed, postgres_restarted]
 
 
 # the checks
-def ledger_problems(engine, load: MixedLoad, funding_sats: int) -> list[str]:
-    """The ledger's own check, then each keyed client's charges against its answers (a kept charge without a good
-    answer is allowed only for a request that got no answer at all: the kill cut it off), and each L402 token spent
-    by exactly the redemption that was answered."""
+def ledger_problems(engine, ledger: dict, load: MixedLoad, funding_sats: int) -> list[str]:
+    """The ledger's own check, then each keyed client's charges against its answers (`ledger`: by agent, as
+    tests/e2e/paid_load.ledger_by_agent reads it; a kept charge without a good answer is allowed only for a request
+    that got no answer at all: the kill cut it off), and each L402 token spent by exactly the redemption that was
+    answered."""
     from sqlalchemy import select
 
-    from tests.e2e.paid_load import ledger_by_agent
     from warehouse.ledger import check_consistency
     from warehouse.ledger.tables import l402_tokens
 
     problems = check_consistency(engine)
-    ledger = ledger_by_agent(engine)
     for kind in ("paid", "ask"):
         for agent in load.agents[kind]:
             entry, mine = ledger[agent["agent_id"]], [a for a in load.answers if a.agent_id == agent["agent_id"]]

@@ -8,7 +8,8 @@ the pipelines. The API instances read the pipelines' published warehouse copies 
 that volume read-only into them.
 
 Like compose's `restart: unless-stopped`, a role that exits while wanted is started again by a watcher thread, and
-`events` says when. A fault makes a role unwanted to hold it down (an API instance killed, then brought back)."""
+`events` says which and why. A fault makes a role unwanted to hold it down (an API instance killed, then brought
+back)."""
 from __future__ import annotations
 
 import os
@@ -28,6 +29,7 @@ from dagster_graphql import DagsterGraphQLClient
 from bench.harness import CLI, ROOT
 from marketintel.postgres_cluster import create_database, throwaway_cluster
 from marketintel.redis_server import EmbeddedRedis, free_port
+from tests.e2e.processes import described, kill, wait_until_gone
 from tests.marketintel.lightning.fake_nodes import FakePhoenixd
 
 READY_TIMEOUT_S = 180.0
@@ -69,11 +71,7 @@ class Role:
 
     def kill(self) -> None:
         """SIGKILL to every process of the role at once, as `docker kill` ends a container."""
-        for process in self.tree():
-            try:
-                process.send_signal(signal.SIGKILL)
-            except psutil.NoSuchProcess:
-                pass
+        kill(self.tree())
         self.process.wait()
 
     def stop(self, grace_s: float = 30.0) -> int | None:
@@ -87,11 +85,7 @@ class Role:
             code = self.process.wait(grace_s)
         except subprocess.TimeoutExpired:
             pass
-        for process in leftovers:
-            try:
-                process.send_signal(signal.SIGKILL)
-            except psutil.NoSuchProcess:
-                pass
+        kill(leftovers)
         self.process.wait()
         return code
 
@@ -106,7 +100,7 @@ class Cluster:
     api_workers: int = 1
     refresh_minutes: int = 60  # the refresh schedule's period: the bench runs the real default (2)
     roles: dict[str, Role] = field(default_factory=dict)
-    events: list[tuple[float, str]] = field(default_factory=list)  # (time.monotonic(), what happened)
+    events: list[str] = field(default_factory=list)  # what the restart policy did, in order
     stopped: dict[str, int | None] = field(default_factory=dict)  # role -> exit code on SIGTERM, after the run
     left: dict[str, list[str]] = field(default_factory=dict)  # role -> processes still there after it stopped
 
@@ -172,8 +166,6 @@ class Cluster:
         for name in ("api-1", "api-2", "worker-1", "worker-2", "pipelines"):
             if name in self.roles:
                 self.stopped[name] = self.roles[name].stop()
-        from tests.e2e.processes import described, kill, wait_until_gone
-
         for name in self.roles:  # each role's processes all inherit its MI_HOME
             left = wait_until_gone(self.folder / name)
             self.left[name] = described(left)
@@ -188,12 +180,9 @@ class Cluster:
             for role in self.roles.values():
                 with role.lock:
                     if role.wanted and role.process is not None and role.process.poll() is not None:
-                        self.note(f"{role.name} exited with code {role.process.returncode}; restarted")
+                        self.events.append(f"{role.name} exited with code {role.process.returncode}; restarted")
                         time.sleep(RESTART_DELAY_S)
                         role.start()
-
-    def note(self, what: str) -> None:
-        self.events.append((time.monotonic(), what))
 
     # readiness
     def wait_for_api(self, n: int, timeout_s: float = READY_TIMEOUT_S) -> float:

@@ -212,11 +212,16 @@ def run_fault(stack: FaultStack, name: str, fail, restore, down_s: float, note: 
 
 def row(name: str, samples: list[Sample], window: tuple[float, float], problems: list[str], note: str) -> dict:
     during = [s for s in samples if window[0] <= s.sent <= window[1]]
-    waits = sorted(s.waited for s in during) or [0.0]
     return {"fault": name, "statuses": dict(Counter(s.status for s in during).most_common()),
-            "p99_ms": round(waits[min(len(waits) - 1, int(len(waits) * 0.99))] * 1000),
+            "p99_ms": p99_ms([s.waited for s in during]),
             "recover_s": recover_s(samples, window[1]), "ledger_ok": not problems,
             "note": note if not problems else f"{note}; ledger: {problems[:2]}"}
+
+
+def p99_ms(waits: list[float]) -> int:
+    """The 99th percentile of `waits` (seconds) in milliseconds, the nearest rank; 0 for none."""
+    waits = sorted(waits) or [0.0]
+    return round(waits[min(len(waits) - 1, int(len(waits) * 0.99))] * 1000)
 
 
 def recover_s(samples: list[Sample], back_at: float) -> float | None:
