@@ -1,12 +1,12 @@
-"""Paid queries under load on real gunicorn instances: 50 agents, 1,250 queries, every sat accounted for.
+"""Paid queries under load on real gunicorn: 50 agents, 1,250 queries, every sat accounted for.
 
-PostgreSQL: two separate gunicorn instances (two workers each) sharing the cluster and one Redis.
-SQLite: one instance with two workers on one ledger file. Then the same load with a worker SIGKILLed in
-the middle of it.
+One instance with two workers on one SQLite ledger file, then the same load with a worker SIGKILLed in the middle
+of it. On PostgreSQL the same promises are kept elsewhere, each once: two instances sharing the ledger under mixed
+paid and L402 load with one of them SIGKILLed (tests/deploy/test_cluster.py), and debits racing from several
+processes (tests/warehouse/ledger/test_loop_writer.py, test_concurrency.py).
 
-One stack per backend serves the module's tests, each with agents of its own. The SIGKILL test is defined
-last, so it runs last on its stack (pytest keeps definition order within a module-scoped parameter) and its
-killed worker cannot disturb the exact accounting of the other."""
+One stack serves the module's tests, each with agents of its own. The SIGKILL test is defined last, so it runs
+last on the stack and its killed worker cannot disturb the exact accounting of the other."""
 from __future__ import annotations
 
 import asyncio
@@ -20,7 +20,6 @@ import pytest
 import redis
 from sqlalchemy import Engine
 
-from tests.databases import fresh_database
 from tests.e2e.paid_load import (
     fire,
     ledger_by_agent,
@@ -52,14 +51,13 @@ class Stack:
         return "\n".join(f"--- {log.name}\n{log.read_text()[-chars:]}" for log in self.logs if log.exists())
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def stack(request, tmp_path_factory, redis_server):
-    """The gunicorn instances with one module published, on a clean Redis database and a fresh ledger."""
-    database_url = fresh_database(request.getfixturevalue("pg_url")) if request.param == "postgresql" else None
-    home = tmp_path_factory.mktemp(f"paid-load-{request.param}")
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, redis_server):
+    """The gunicorn instance with one module published, on a clean Redis database and a fresh ledger."""
+    home = tmp_path_factory.mktemp("paid-load")
     client = redis.Redis.from_url(redis_server.url)
     client.flushdb()
-    env = service_env(home, redis_server.url, database_url)
+    env = service_env(home, redis_server.url, None)
     from marketintel.settings import get_settings
 
     processes, engine = [], None
@@ -71,7 +69,7 @@ def stack(request, tmp_path_factory, redis_server):
         try:
             migrate(env)
             price = publish_module(redis_server.url)
-            logs = [home / f"gunicorn-{i}.log" for i in range(2 if request.param == "postgresql" else 1)]
+            logs = [home / "gunicorn-0.log"]
             for log in logs:
                 processes.append(start_gunicorn(env, workers=2, log=log))
             engine = make_engine(get_settings().sqlalchemy_url)
