@@ -117,12 +117,21 @@ class KeyDirectory:
         self._seen[key] = (entry, row)
         return row
 
+    async def by_hash(self, key_hash: str) -> Found | None:
+        """`lookup` for a key known by its hash only (a console session's): None once it was rotated away."""
+        key = keys.api_key(key_hash)
+        found = self.found(key, await self.redis.get(key))
+        return await self._fill(key_hash) if found is False else found
+
     async def fill(self, api_key: str) -> Found | None:
         """Look the key up in SQL and, when it is live, add it (never over an entry already there)."""
-        row = await asyncio.to_thread(self.agents.raw_by_key, api_key)
+        return await self._fill(hash_key(api_key))
+
+    async def _fill(self, key_hash: str) -> Found | None:
+        row = await asyncio.to_thread(self.agents.raw_by_key_hash, key_hash)
         if row is None:
             return None
-        entry, key = entry_of(row), self.key_of(api_key)
+        entry, key = entry_of(row), keys.api_key(key_hash)
         await self.redis.set(key, entry, nx=True, ex=LIVE_TTL_S)
         return self.found(key, entry)
 

@@ -9,6 +9,7 @@ import falcon
 from spectree import Response, SpecTree
 
 from api import openapi_security
+from api.console.pages import BASE as CONSOLE
 from api.response_docs import attach as attach_response_docs
 from api.schemas import PAYMENT_HASH_PATTERN, SYNTHESIS_REQUEST_ID_PATTERN
 from charging.prices import ASK_PRICES, MODULE_PRICES
@@ -149,7 +150,9 @@ def openapi_document(resource_of=None, module_names: list[str] = ()) -> dict:
         "required": ["detail"],
     }
     # spectree writes a route's literal dots as regex escapes (`/\.well-known/...`): give them back their name
-    spec["paths"] = {name.replace("\\.", "."): item for name, item in spec.get("paths", {}).items()}
+    # the console's pages (api/console) are for people in a browser, not operations an agent calls
+    spec["paths"] = {name.replace("\\.", "."): item for name, item in spec.get("paths", {}).items()
+                     if not name.startswith(CONSOLE)}
     for path in spec["paths"].values():
         for operation in path.values():
             for parameter in operation.get("parameters", []):

@@ -162,6 +162,10 @@ class Settings(BaseSettings):
     history_compute_limit: int = Field(20, ge=0, description="Steps of a history query computed on demand when "
                                        "their days are not stored yet; beyond it the query is refused, naming the "
                                        "backfill that would serve it")
+    console_session_ttl_s: int = Field(43_200, ge=60, description="How long a console sign-in lasts, in seconds "
+                                       "(rotating the key ends it at once)")
+    console_sign_in_rate: str = Field("10/minute", description="Console sign-in and register attempts per client "
+                                      "address")
     trust_forwarded_for: bool = Field(False, description="Take the client address from X-Forwarded-For (behind "
                                       "one trusted proxy)")
     # Paid tiers, bought over Lightning (warehouse/ledger/tiers.py has the rules).

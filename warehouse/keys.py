@@ -23,6 +23,7 @@ rebuilt: the serving cache, operational status, request metrics, rate windows, f
     mi:synthesis:refund:<request id>              taken once (SET NX) by whoever refunds a failed or lost job
     mi:synthesis:lease:<request id>               held (renewed) by the process running the job; gone: it died
     mi:synthesis:idem:<owner>:<sha256 of the key> the request id an Idempotency-Key stands for
+    mi:console:session:<sha256 of the session id> a console sign-in: the key's hash and the forms' token
 """
 from __future__ import annotations
 
@@ -117,3 +118,7 @@ def synthesis_idempotency(owner: str, key_hash: str) -> str:
 def past_payload(module: str, moment: str, source: str) -> str:
     """A module's answer as of a past moment (api/past_answers.py), per data source."""
     return f"{PREFIX}:past:{source}:{module}:{moment}"
+
+
+def console_session(id_hash: str) -> str:
+    return f"{PREFIX}:console:session:{id_hash}"

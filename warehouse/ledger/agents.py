@@ -78,18 +78,21 @@ class Agents:
     def rotate_key(self, agent_pk: int, current_key: str | None = None) -> str:
         return self.rotate(agent_pk, current_key)[0]
 
-    def rotate(self, agent_pk: int, current_key: str | None = None) -> tuple[str, list[str]]:
+    def rotate(self, agent_pk: int, current_key: str | None = None,
+               current_key_hash: str | None = None) -> tuple[str, list[str]]:
         """Revoke every live key of the agent and issue a new one, in one transaction; returns the new key and
-        the hashes of the keys revoked. With `current_key` (the key the request came with) the rotation only
-        happens while that key is still live, so of two concurrent rotations with one key exactly one wins
-        (KeyRevoked for the other)."""
+        the hashes of the keys revoked. With `current_key` (the key the request came with) or its hash (a console
+        session's) the rotation only happens while that key is still live, so of two concurrent rotations with
+        one key exactly one wins (KeyRevoked for the other)."""
+        if current_key is not None:
+            current_key_hash = hash_key(current_key)
         api_key = new_api_key()
         now = utcnow()
         k = api_keys.c
         with self.engine.begin() as conn:
             lock_agent(conn, agent_pk)  # concurrent rotations queue here, then each sees the other's new key
             live = _live_key_hashes(conn, agent_pk)
-            if current_key is not None and hash_key(current_key) not in live:
+            if current_key_hash is not None and current_key_hash not in live:
                 raise KeyRevoked("the key was rotated meanwhile")
             conn.execute(api_keys.update().where(k.agent_id == agent_pk, k.revoked_at.is_(None)).values(revoked_at=now))
             conn.execute(api_keys.insert().values(key_hash=hash_key(api_key), agent_id=agent_pk, created_at=now))
@@ -111,8 +114,11 @@ class Agents:
 
     def raw_by_key(self, api_key: str) -> dict | None:
         """The agent row of a live key as stored: `tier` is the tier set, even past its end."""
+        return self.raw_by_key_hash(hash_key(api_key))
+
+    def raw_by_key_hash(self, key_hash: str) -> dict | None:
         joined = agents.join(api_keys, api_keys.c.agent_id == agents.c.id)
-        where = (api_keys.c.key_hash == hash_key(api_key), api_keys.c.revoked_at.is_(None))
+        where = (api_keys.c.key_hash == key_hash, api_keys.c.revoked_at.is_(None))
         with reading(self.engine) as conn:
             row = conn.execute(select(agents).select_from(joined).where(*where)).mappings().first()
         return dict(row) if row is not None else None

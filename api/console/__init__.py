@@ -1,0 +1,34 @@
+"""The console: web pages for the person behind an agent, served by the API's own app under /console."""
+from __future__ import annotations
+
+import importlib.resources
+
+import falcon.asgi
+
+from api.console import balance, sign_in
+from api.console.pages import BASE, STATIC, Page
+from api.console.sessions import Sessions
+from api.ratelimit import RateLimiter
+from api.services import Services
+
+
+class Home(Page):
+    """/console: the balance when signed in, else the sign-in page."""
+
+    async def on_get(self, req, resp):
+        self.redirect(resp, f"{BASE}/balance" if await self.visitor(req) else f"{BASE}/sign-in")
+
+
+def add_console_routes(app: falcon.asgi.App, services: Services, limiter: RateLimiter) -> None:
+    sessions = Sessions(services.redis, services.settings.console_session_ttl_s)
+    app.add_route(BASE, Home(services, sessions))
+    app.add_route(f"{BASE}/sign-in", sign_in.SignInPage(services, sessions, limiter))
+    app.add_route(f"{BASE}/register", sign_in.RegisterPage(services, sessions, limiter))
+    app.add_route(f"{BASE}/sign-out", sign_in.SignOut(services, sessions))
+    app.add_route(f"{BASE}/rotate-key", sign_in.RotateKey(services, sessions))
+    app.add_route(f"{BASE}/balance", balance.BalancePage(services, sessions))
+    app.add_route(f"{BASE}/topup", balance.TopupForm(services, sessions))
+    app.add_route(f"{BASE}/topup/{{payment_hash}}", balance.InvoicePage(services, sessions))
+    app.add_route(f"{BASE}/topup/{{payment_hash}}/status", balance.InvoiceStatus(services, sessions))
+    app.add_route(f"{BASE}/topup/{{payment_hash}}/dev-pay", balance.DevWalletPayment(services, sessions))
+    app.add_static_route(STATIC, str(importlib.resources.files("api.console") / "static"))

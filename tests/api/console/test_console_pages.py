@@ -1,0 +1,151 @@
+"""The console's pages through the app (Falcon's test client): sign-in and its session, the forms' CSRF token,
+the top-up paid with the dev wallet and credited once, another agent's invoice out of reach, rotation ending every
+session of the key. tests/console drives the same pages in Chromium."""
+from __future__ import annotations
+
+import re
+
+from api.console.pages import CSP
+from api.console.sessions import COOKIE, CSRF_COOKIE
+from tests.api.agent_helpers import auth
+
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+def token_of(page: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+
+
+def post(client, path: str, fields: dict, cookies: dict):
+    body = "&".join(f"{k}={v}" for k, v in fields.items())
+    return client.simulate_post(path, body=body, headers={**FORM, "Cookie": cookie_header(cookies)})
+
+
+def cookie_header(cookies: dict) -> str:
+    return "; ".join(f"{k}={v}" for k, v in cookies.items())
+
+
+def signed_in(client, key: str) -> tuple[dict, str]:
+    """A session signed in with `key`: its cookies and the forms' token."""
+    page = client.simulate_get("/console/sign-in")
+    cookies = {CSRF_COOKIE: page.cookies[CSRF_COOKIE].value}
+    done = post(client, "/console/sign-in", {"csrf": token_of(page.text), "api_key": key}, cookies)
+    assert done.status_code == 303 and done.headers["location"] == "/console/balance", done.text
+    cookies = {COOKIE: done.cookies[COOKIE].value}
+    balance = client.simulate_get("/console/balance", headers={"Cookie": cookie_header(cookies)})
+    assert balance.status_code == 200
+    return cookies, token_of(balance.text)
+
+
+def register(client) -> str:
+    return client.simulate_post("/api/v1/agents/register", json={"name": "owner"}).json["api_key"]
+
+
+def test_sign_in_sets_a_strict_http_only_cookie_and_never_shows_the_key(client):
+    key = register(client)
+    page = client.simulate_get("/console/sign-in")
+    assert page.headers["content-security-policy"] == CSP and "frame-ancestors 'none'" in CSP
+    cookies = {CSRF_COOKIE: page.cookies[CSRF_COOKIE].value}
+    done = post(client, "/console/sign-in", {"csrf": token_of(page.text), "api_key": key}, cookies)
+    session = done.cookies[COOKIE]
+    assert session.http_only and session.same_site == "Strict" and session.path == "/console"
+    assert not session.secure  # plain http here; over TLS it is Secure
+    assert key not in done.headers["location"] and session.value != key
+    balance = client.simulate_get("/console/balance", headers={"Cookie": f"{COOKIE}={session.value}"})
+    assert balance.status_code == 200 and key not in balance.text and "0</span> sats" in balance.text
+
+
+def test_a_wrong_key_or_a_form_without_its_token_signs_nobody_in(client):
+    key = register(client)
+    page = client.simulate_get("/console/sign-in")
+    cookies = {CSRF_COOKIE: page.cookies[CSRF_COOKIE].value}
+    wrong = post(client, "/console/sign-in", {"csrf": token_of(page.text), "api_key": key + "x"}, cookies)
+    assert wrong.status_code == 401 and COOKIE not in wrong.cookies
+    forged = post(client, "/console/sign-in", {"csrf": "forged", "api_key": key}, cookies)
+    assert forged.status_code == 403 and COOKIE not in forged.cookies
+    elsewhere = client.simulate_post("/console/sign-in", body=f"csrf={token_of(page.text)}&api_key={key}",
+                                     headers={**FORM, "Cookie": cookie_header(cookies), "Sec-Fetch-Site": "cross-site"})
+    assert elsewhere.status_code == 403
+
+
+def test_sign_in_attempts_of_an_address_are_bounded(client):
+    page = client.simulate_get("/console/sign-in")
+    cookies = {CSRF_COOKIE: page.cookies[CSRF_COOKIE].value}
+    statuses = [post(client, "/console/sign-in", {"csrf": token_of(page.text), "api_key": "mi_guess"}, cookies)
+                .status_code for _ in range(11)]
+    assert statuses == [401] * 10 + [429]
+
+
+def test_a_top_up_paid_with_the_dev_wallet_is_credited_once(client):
+    cookies, csrf = signed_in(client, register(client))
+    made = post(client, "/console/topup", {"csrf": csrf, "amount_sats": "5000"}, cookies)
+    assert made.status_code == 303
+    page_path = made.headers["location"]
+    page = client.simulate_get(page_path, headers={"Cookie": cookie_header(cookies)})
+    assert "<svg" in page.text and 'href="lightning:lnbcrt' in page.text and "Pay with the dev wallet" in page.text
+    status = client.simulate_get(f"{page_path}/status", headers={"Cookie": cookie_header(cookies)})
+    assert status.json == {"status": "pending", "balance_sats": 0, "amount_sats": 5000}
+    paid = post(client, f"{page_path}/dev-pay", {"csrf": csrf}, cookies)
+    assert paid.status_code == 303
+    for _ in range(2):  # asked twice: credited once
+        status = client.simulate_get(f"{page_path}/status", headers={"Cookie": cookie_header(cookies)})
+        assert status.json == {"status": "credited", "balance_sats": 5000, "amount_sats": 5000}
+
+
+def test_another_agents_invoice_is_out_of_reach(client):
+    owner, _ = signed_in(client, register(client))
+    other, other_csrf = signed_in(client, register(client))
+    made = post(client, "/console/topup", {"csrf": other_csrf, "amount_sats": "1000"}, other)
+    path = made.headers["location"]
+    assert client.simulate_get(path, headers={"Cookie": cookie_header(owner)}).status_code == 404
+    assert client.simulate_get(f"{path}/status", headers={"Cookie": cookie_header(owner)}).status_code == 404
+
+
+def test_an_amount_out_of_range_is_refused_with_the_page(client):
+    cookies, csrf = signed_in(client, register(client))
+    for amount in ("0", "10000001", "abc"):
+        refused = post(client, "/console/topup", {"csrf": csrf, "amount_sats": amount}, cookies)
+        assert refused.status_code == 422 and "1 to 10,000,000" in refused.text
+
+
+def test_rotating_the_key_ends_every_session_of_it(client):
+    key = register(client)
+    first, csrf = signed_in(client, key)
+    second, _ = signed_in(client, key)
+    rotated = post(client, "/console/rotate-key", {"csrf": csrf}, first)
+    new_key = re.search(r'value="(mi_[^"]+)"', rotated.text).group(1)
+    for cookies in (first, second):
+        assert client.simulate_get("/console/balance", headers={"Cookie": cookie_header(cookies)}).status_code == 303
+    assert client.simulate_get("/api/v1/agents/me", headers=auth(key)).status_code == 401
+    assert client.simulate_get("/api/v1/agents/me", headers=auth(new_key)).status_code == 200
+
+
+def test_a_rotation_through_the_api_ends_the_consoles_sessions_too(client):
+    key = register(client)
+    cookies, _ = signed_in(client, key)
+    client.simulate_post("/api/v1/agents/rotate-key", headers=auth(key))
+    assert client.simulate_get("/console/balance", headers={"Cookie": cookie_header(cookies)}).status_code == 303
+
+
+def test_sign_out_ends_the_session(client):
+    cookies, csrf = signed_in(client, register(client))
+    out = post(client, "/console/sign-out", {"csrf": csrf}, cookies)
+    assert out.status_code == 303
+    assert client.simulate_get("/console/balance", headers={"Cookie": cookie_header(cookies)}).status_code == 303
+
+
+def test_an_expired_invoice_says_so_and_offers_a_new_one(client, services):
+    from sqlalchemy import update
+
+    from warehouse.ledger.tables import invoices, utcnow
+
+    cookies, csrf = signed_in(client, register(client))
+    path = post(client, "/console/topup", {"csrf": csrf, "amount_sats": "2000"}, cookies).headers["location"]
+    with services.engine.begin() as conn:  # its hour has passed
+        conn.execute(update(invoices).where(invoices.c.payment_hash == path.rsplit("/", 1)[1])
+                     .values(expires_at=utcnow()))
+    page = client.simulate_get(path, headers={"Cookie": cookie_header(cookies)})
+    assert "This invoice expired unpaid." in page.text and "Pay with the dev wallet" not in page.text
+    assert 'id="renew">' in page.text and 'name="amount_sats" value="2000"' in page.text  # shown, not hidden
+    status = client.simulate_get(f"{path}/status", headers={"Cookie": cookie_header(cookies)})
+    assert status.json["status"] == "expired"
