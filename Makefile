@@ -15,7 +15,7 @@ LNBITS_STAMP := $(LNBITS_VENV)/.installed
 # them, 3 workers took 449 to 529 s over nine runs.
 TEST_WORKERS ?= 3
 
-.PHONY: run test lint setup bench clean postgres
+.PHONY: run test lint setup bench clean postgres browser
 
 # uv installs the packages: the same resolution from PyPI as pip, in a fraction of the time (a clean clone's
 # set-up is part of every CI run); the bytecode is compiled here, not by the first tests that import it.
@@ -45,11 +45,19 @@ postgres: $(STAMP)
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; } || \
 	  echo "PostgreSQL's server programs are missing: install them to run the PostgreSQL tests"
 
+# Debian's Chromium for the console's browser tests (tests/e2e/test_console_browser.py; CI fails them without it),
+# installed when it is missing and apt-get is at hand.
+browser:
+	@command -v chromium >/dev/null || \
+	  { command -v apt-get >/dev/null && apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "Chromium is missing: install Debian's chromium package to run the console's browser tests"
+
 # The suite starts a few hundred Python processes (gunicorn workers, RQ workers, Dagster runs, the CLI). Where
 # PYTHONDONTWRITEBYTECODE is set (this machine sets it), each compiled the project's ~300 modules from source
 # again (an API worker's import: 2.5 s of CPU, 2.1 s from bytecode) and pytest rewrote every test module in each
 # worker. The suite writes bytecode (into the ignored __pycache__ folders): each module is compiled once a change.
-test: $(STAMP) $(LNBITS_STAMP) postgres
+test: $(STAMP) $(LNBITS_STAMP) postgres browser
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 lint: $(STAMP)
