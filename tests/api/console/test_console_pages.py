@@ -7,9 +7,11 @@ import re
 
 from api.console.pages import CSP
 from api.console.sessions import COOKIE, CSRF_COOKIE
-from tests.api.agent_helpers import auth
+from intel.registry import modules
+from tests.api.agent_helpers import auth, fund
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+MODULES = len(modules())
 
 
 def token_of(page: str) -> str:
@@ -149,3 +151,25 @@ def test_an_expired_invoice_says_so_and_offers_a_new_one(client, services):
     assert 'id="renew">' in page.text and 'name="amount_sats" value="2000"' in page.text  # shown, not hidden
     status = client.simulate_get(f"{path}/status", headers={"Cookie": cookie_header(cookies)})
     assert status.json["status"] == "expired"
+
+
+def test_usage_shows_the_ledgers_spend_by_day_and_item_and_each_charge_with_its_request_id(client):
+    key = register(client)
+    fund(client, key, 1000)
+    answers = [client.simulate_get(f"/api/v1/intelligence/{name}", headers=auth(key))
+               for name in ("vix", "vix", "vix", "yield_curve")]
+    assert [a.status_code for a in answers] == [200] * 4
+    charged = {a.headers["X-Request-ID"]: a.json["_meta"]["charged_sats"] for a in answers}
+    paid = {request_id: sats for request_id, sats in charged.items() if sats}
+    assert len(paid) == 2  # each module's first query of the day is free
+    cookies, _ = signed_in(client, key)
+    page = client.simulate_get("/console/usage", headers={"Cookie": cookie_header(cookies)})
+    assert page.status_code == 200 and page.headers["content-security-policy"] == CSP
+    total = sum(paid.values())
+    assert f'<p class="figure">{total:,} sats</p>' in page.text
+    assert f"<tr><td>vix</td><td>{total:,}</td></tr>" in page.text
+    for request_id in paid:
+        assert f"<code>{request_id}</code>" in page.text
+    assert page.text.count('<rect x=') == 30 + 1  # a bar a day, and one per item spent on
+    assert f"Free queries today: {MODULES - 2} of {MODULES} modules still have theirs" in page.text
+
