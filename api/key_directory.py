@@ -150,6 +150,10 @@ class KeyDirectory:
     async def changed(self, api_key: str) -> None:
         """The agent's row changed through the API (a tier upgrade): rewrite the key's entry from SQL, unless
         the key was rotated meanwhile."""
-        row = await asyncio.to_thread(self.agents.raw_by_key, api_key)
+        await self.changed_hash(hash_key(api_key))
+
+    async def changed_hash(self, key_hash: str) -> None:
+        """`changed` for a key known by its hash (a console session's)."""
+        row = await asyncio.to_thread(self.agents.raw_by_key_hash, key_hash)
         if row is not None:
-            await self._refresh(keys=[self.key_of(api_key)], args=[entry_of(row), TOMBSTONE, LIVE_TTL_S])
+            await self._refresh(keys=[keys.api_key(key_hash)], args=[entry_of(row), TOMBSTONE, LIVE_TTL_S])

@@ -3,7 +3,7 @@ the L402 challenge in `WWW-Authenticate` and the same fields in the body (error.
 from __future__ import annotations
 
 from api.errors import APIError
-from charging.errors import L402Rejected, PaymentRequired
+from charging.errors import L402Rejected, PaymentRequired, SpendingCapReached
 from charging.l402 import format_challenge
 
 TOPUP = {"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]}
@@ -56,6 +56,19 @@ def _payment_message(item, keyed: bool) -> str:
     text = (f"{spent}. Pay the invoice, register (POST /api/v1/agents/register) and top up with its payment_hash "
             "and preimage; queries with your key are then debited from that balance.")
     return text + (f" Or, without registering, {l402}." if l402 else "")
+
+
+def cap_reached(exc: SpendingCapReached, data_source: str, simulated: bool) -> APIError:
+    """A 402 that no payment of the balance's can answer: the owner's daily cap, until it resets (or is raised)."""
+    reached, item = exc.reached, exc.item
+    meta = {**uncharged_meta(data_source, simulated, item.price_sats, exc.request_id), "free_queries_left": 0}
+    return APIError(402, "daily_cap_reached",
+                    f"Your owner capped this agent's spending at {reached.cap_sats} sats a day (UTC); "
+                    f"{reached.spent_sats} are spent today and the {item.title} costs {item.price_sats}. Nothing "
+                    f"was charged. The cap resets at {reached.resets_at.isoformat()}; the owner can raise it in "
+                    "the console (/console/limits).", {}, meta, item=item.key, price_sats=item.price_sats,
+                    daily_cap_sats=reached.cap_sats, spent_today_sats=reached.spent_sats,
+                    resets_at=reached.resets_at.isoformat())
 
 
 def l402_rejected(exc: L402Rejected) -> APIError:

@@ -17,8 +17,8 @@ from api.errors import (
     handle_malformed_media,
     handle_validation,
 )
-from api.payment_errors import l402_rejected, payment_required
-from charging.errors import L402Rejected, PaymentRequired
+from api.payment_errors import cap_reached, l402_rejected, payment_required
+from charging.errors import L402Rejected, PaymentRequired, SpendingCapReached
 from marketintel.lightning.base import BackendAuthError, BackendResponseError, BackendUnavailable
 from marketintel.settings import get_settings
 
@@ -37,6 +37,8 @@ class Refusals:
             return payment_required(ex, *self.source)
         if isinstance(ex, L402Rejected):
             return l402_rejected(ex)
+        if isinstance(ex, SpendingCapReached):
+            return cap_reached(ex, *self.source)
         if isinstance(ex, BackendUnavailable):  # a temporary condition: 503 with a retry hint
             log.warning("lightning node unavailable on %s: %s", where, ex)
             return APIError(503, "lightning_unavailable", "The Lightning node did not answer; try again shortly. "

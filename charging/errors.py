@@ -24,3 +24,12 @@ class L402Rejected(Exception):
     def __init__(self, code: str, message: str, item: PricedItem, challenge: dict):
         super().__init__(message)
         self.code, self.message, self.item, self.challenge = code, message, item, challenge
+
+
+class SpendingCapReached(Exception):
+    """The agent's owner capped what its requests may spend a day, and this one would pass the cap (nothing was
+    charged). `reached` (warehouse.ledger.caps.CapReached) holds the cap, today's spend and when it resets."""
+
+    def __init__(self, item: PricedItem, request_id: str, reached):
+        super().__init__(f"daily spending cap reached for {item.key}")
+        self.item, self.request_id, self.reached = item, request_id, reached

@@ -6,7 +6,8 @@ Order (documented in /api/v1/pricing and the OpenAPI description):
      token sent along is then not spent);
   3. an L402 token sent with the request, where the item takes L402: it pays before, and instead of, any
      balance (a token that does not pay for the item is L402Rejected, nothing spent);
-  4. the agent's credit pools, then its balance, in one ledger transaction (warehouse/ledger/money.py);
+  4. the agent's credit pools, then its balance, in one ledger transaction (warehouse/ledger/money.py), within
+     the daily spending cap its owner set, if any (SpendingCapReached beyond it: warehouse/ledger/caps.py);
   5. otherwise PaymentRequired, with a top-up invoice and (where the item takes L402) an L402 challenge.
 
 `undo` runs every step, money first (the refund, then the token, then the free-allowance count), each even if
@@ -22,7 +23,7 @@ import redis.asyncio as aioredis
 from charging import prices
 from charging.allowance import FreeAllowance
 from charging.attempt import Attempt, Charge
-from charging.errors import L402Rejected, PaymentRequired
+from charging.errors import L402Rejected, PaymentRequired, SpendingCapReached
 from charging.invoices import Challenges
 from charging.l402 import L402Refused
 from charging.passes import Passes
@@ -34,13 +35,15 @@ from marketintel import prometheus
 from marketintel.lightning.base import LightningBackend
 from marketintel.lightning.factory import make_backend
 from warehouse.ledger import Invoices, Money, Tokens, make_engine
+from warehouse.ledger.caps import DailyCapReached
 
 log = logging.getLogger(__name__)
 ORDER_TEXT = ("A priced request is paid by the first of these that applies: a registered agent's key where the item "
               "is free with one (the full catalog); the item's daily free allowance (modules: one query per module "
               "per day); an L402 token sent with the request (it is then spent, and no balance is touched); the "
-              "agent's credit pools and then its balance (see pool_order); otherwise 402 with a top-up invoice and "
-              "an L402 challenge. Nothing is charged for a failed request.")
+              "agent's credit pools and then its balance (see pool_order), within the daily spending cap the agent's "
+              "owner may set in the console (beyond it: 402 daily_cap_reached); otherwise 402 with a top-up invoice "
+              "and an L402 challenge. Nothing is charged for a failed request.")
 
 
 class Charging:
@@ -98,9 +101,14 @@ class Charging:
         # The debit is a task of its own on this loop (no thread: warehouse/ledger/loop_writer.py), shielded:
         # if the caller is cancelled while it waits for the lock or commits, `undo` waits for the commit (the
         # future is on the attempt) and refunds it rather than racing it.
+        capped = attempt.payer.agent.get("daily_cap_sats") is not None  # the key directory's row; SQL decides
         attempt.debit = asyncio.ensure_future(self.money.debit_for_query_async(
-            attempt.payer.agent_pk, attempt.item.price_sats, attempt.item.ledger_name, attempt.request_id))
-        paid = await asyncio.shield(attempt.debit)
+            attempt.payer.agent_pk, attempt.item.price_sats, attempt.item.ledger_name, attempt.request_id, capped))
+        try:
+            paid = await asyncio.shield(attempt.debit)
+        except DailyCapReached as reached:
+            attempt.debit = None  # nothing was debited: nothing to refund
+            raise SpendingCapReached(attempt.item, attempt.request_id, reached.reached) from None
         attempt.debited = paid is not None
         return paid
 

@@ -1,7 +1,8 @@
 """The console in a real browser: Debian's Chromium, headless, driven by Playwright, against real gunicorn.
 
 A person registers from the page, keeps the key shown once, tops up by QR with the dev wallet and sees the balance
-change without a reload, rotates the key and is signed out, then signs in with the new key. On every page the
+change without a reload, sees what the agent then spent, sets a daily cap and sees the agent's next query refused
+beyond it, rotates the key and is signed out, then signs in with the new key. On every page the
 browser reports no Content-Security-Policy violation (the pages run no inline script), and axe-core (vendored)
 finds no serious or critical accessibility violation. Each page is saved as a screenshot at desktop and phone
 width under var/screenshots/console/."""
@@ -10,10 +11,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.absent import absent
-from tests.e2e.paid_load import migrate, service_env, start_gunicorn, stop
+from tests.e2e.paid_load import MODULE, migrate, publish_module, service_env, start_gunicorn, stop
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +33,7 @@ def base(tmp_path_factory, redis_server):
     home = tmp_path_factory.mktemp("console")
     env = service_env(home, redis_server.url, None)
     migrate(env)
+    publish_module(redis_server.url)
     process, url = start_gunicorn(env, workers=1, log=home / "gunicorn.log")
     try:
         yield url
@@ -106,8 +109,25 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
     assert page.locator("#status").inner_text() == "Paid: 5,000 sats credited."
     serious["invoice-paid"] = visit.check("invoice-paid")
 
-    page.get_by_role("link", name="Back to your balance").click()
-    assert page.locator("#balance").inner_text() == "5,000"
+    with httpx.Client(base_url=base, headers={"X-API-Key": key}) as agent:  # the agent queries: free, then paid
+        charged = [agent.get(f"/api/v1/intelligence/{MODULE}").json()["_meta"]["charged_sats"] for _ in range(2)]
+    assert charged[0] == 0 and charged[1] > 0
+    page.get_by_role("link", name="Usage").click()
+    assert page.locator(".figure").inner_text() == f"{charged[1]:,} sats"
+    assert page.get_by_role("cell", name=MODULE, exact=True).first.is_visible()
+    serious["usage"] = visit.check("usage")
+
+    page.get_by_role("link", name="Limits").click()
+    page.get_by_label("Sats a day").fill(str(charged[1]))  # what it spent already: the next paid query passes it
+    page.get_by_role("button", name="Set the cap").click()
+    assert page.locator("#cap").inner_text().startswith(f"Cap: {charged[1]:,} sats a day")
+    serious["limits"] = visit.check("limits")
+    with httpx.Client(base_url=base, headers={"X-API-Key": key}) as agent:
+        over = agent.get(f"/api/v1/intelligence/{MODULE}")
+    assert over.status_code == 402 and over.json()["error"]["code"] == "daily_cap_reached", over.text
+
+    page.get_by_role("link", name="Balance").click()
+    assert page.locator("#balance").inner_text() == f"{5000 - charged[1]:,}"
     page.get_by_role("button", name="Rotate the key").click()
     new_key = page.get_by_label("API key (shown this once: store it now)").input_value()
     assert new_key.startswith("mi_") and new_key != key
@@ -121,7 +141,7 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
     serious["sign-in-refused"] = visit.check("sign-in-refused")
     page.get_by_label("API key", exact=True).fill(new_key)
     page.get_by_role("button", name="Sign in").click()
-    assert page.url.endswith("/console/balance") and page.locator("#balance").inner_text() == "5,000"
+    assert page.url.endswith("/console/balance") and page.locator("#balance").inner_text() == f"{5000 - charged[1]:,}"
 
     visit.context.close()
     assert visit.violations == []

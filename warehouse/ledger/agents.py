@@ -107,6 +107,15 @@ class Agents:
             conn.execute(agents.update().where(agents.c.id == agent_pk).values(tier=tier, tier_expires_at=expires_at))
             return _live_key_hashes(conn, agent_pk)
 
+    def set_daily_cap(self, agent_pk: int, cap_sats: int | None) -> list[str]:
+        """The owner's daily spending cap (None: no cap; warehouse/ledger/caps.py); returns the hashes of the
+        agent's live keys (for the key directory)."""
+        if cap_sats is not None and (not isinstance(cap_sats, int) or isinstance(cap_sats, bool) or cap_sats < 1):
+            raise ValueError(f"a daily cap is a positive whole number of sats, got {cap_sats!r}")
+        with self.engine.begin() as conn:
+            conn.execute(agents.update().where(agents.c.id == agent_pk).values(daily_cap_sats=cap_sats))
+            return _live_key_hashes(conn, agent_pk)
+
     def by_key(self, api_key: str) -> dict | None:
         """The agent of a live key, read from SQL (the API asks api/key_directory.py first)."""
         row = self.raw_by_key(api_key)

@@ -29,7 +29,8 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine, String, bindparam, exists, literal, select, union_all
 from sqlalchemy.exc import IntegrityError
 
-from . import referrals
+from . import caps, referrals
+from .caps import CapReached, DailyCapReached
 from .db import reading
 from .entries import amount, entry, forfeit_expired, has_forfeitable, move, pool_usable, require_sats
 from .loop_writer import LoopWriter
@@ -64,41 +65,50 @@ class Money:
             raise LookupError(f"no agent {agent_pk}")
         return int(value)
 
-    def debit_for_query(self, agent_pk: int, price_sats: int, module: str, request_id: str) -> Debit | None:
+    def debit_for_query(self, agent_pk: int, price_sats: int, module: str, request_id: str,
+                        capped: bool = False) -> Debit | None:
         """Charge a query to the first pool that covers it; None when none does (nothing written). A repeated
-        request_id charges nothing more and reports the pool that paid the first time."""
+        request_id charges nothing more and reports the pool that paid the first time. `capped`: the agent has a
+        daily spending cap (warehouse/ledger/caps.py), which DailyCapReached says the query would pass."""
         require_sats(price_sats)
         try:
-            if self.one_statement_debit:
+            if self.one_statement_debit and not capped:
                 with self.engine.connect() as conn:
                     conn.execution_options(isolation_level="AUTOCOMMIT")
                     paid = _balance_alone(conn, agent_pk, price_sats, module, request_id, self.now())
                 if paid is not None:
                     return paid
             with self.engine.begin() as conn:
-                return self._debit(conn, agent_pk, price_sats, module, request_id)
+                paid = self._debit(conn, agent_pk, price_sats, module, request_id, capped)
         except IntegrityError:
             # The entry for this request_id exists (a repeat, or a concurrent duplicate that won the race):
             # our transaction rolled back whole, so nothing was charged twice.
             with reading(self.engine) as conn:
                 return _charged_earlier(conn, agent_pk, request_id)
+        return _paid_or_refused(paid)
 
     async def debit_for_query_async(self, agent_pk: int, price_sats: int, module: str,
-                                    request_id: str) -> Debit | None:
+                                    request_id: str, capped: bool = False) -> Debit | None:
         """`debit_for_query` for a coroutine: the same transaction, run without a thread (loop_writer.LoopWriter)."""
         require_sats(price_sats)
         try:
-            if self.one_statement_debit:
+            if self.one_statement_debit and not capped:
                 paid = await self.loop_writer.autocommit(_balance_alone, agent_pk, price_sats, module, request_id,
                                                          self.now())
                 if paid is not None:
                     return paid
-            return await self.loop_writer.write(self._debit, agent_pk, price_sats, module, request_id)
+            paid = await self.loop_writer.write(self._debit, agent_pk, price_sats, module, request_id, capped)
         except IntegrityError:  # as in debit_for_query
             return await self.loop_writer.read(_charged_earlier, agent_pk, request_id)
+        return _paid_or_refused(paid)
 
-    def _debit(self, conn: Connection, agent_pk: int, price_sats: int, module: str, request_id: str) -> Debit | None:
+    def _debit(self, conn: Connection, agent_pk: int, price_sats: int, module: str, request_id: str,
+               capped: bool = False) -> Debit | CapReached | None:
         now = self.now()
+        if capped:
+            reached = caps.check_cap(conn, agent_pk, price_sats, now)
+            if reached is not None:  # but a retry of a request charged earlier reports that charge
+                return _charged_earlier(conn, agent_pk, request_id) or reached
         # Only pools that look able to pay get a guarded UPDATE (most agents have none but the balance): fewer
         # statements while the row is locked. The guard still decides; a pool emptied by a racing request
         # since this read simply fails its UPDATE and the next one is tried.
@@ -110,6 +120,8 @@ class Money:
                 continue
             if pool != "referral" and referred:
                 referrals.reward(conn, agent_pk, price_sats, request_id)
+            if capped:
+                caps.count(conn, agent_pk, price_sats, now)
             return Debit(pool, left, left if pool == "balance" else amount(conn, agent_pk, "balance"))
         # nothing could pay: still a repeat of a request that was charged earlier reports that charge
         return _charged_earlier(conn, agent_pk, request_id)
@@ -246,9 +258,16 @@ def _refund(conn: Connection, agent_pk: int, request_id: str) -> bool:
         return False
     price = -int(debit["amount_sats"])
     move(conn, agent_pk, debit["pool"], price, "refund", request_id, debit["module"])
+    caps.give_back(conn, agent_pk, price, debit["created_at"])
     if debit["pool"] != "referral":
         referrals.reverse(conn, agent_pk, price, request_id)
     return True
+
+
+def _paid_or_refused(paid: Debit | CapReached | None) -> Debit | None:
+    if isinstance(paid, CapReached):  # raised after the transaction: the day's first count of the cap is kept
+        raise DailyCapReached(paid)
+    return paid
 
 
 def _charged_earlier(conn: Connection, agent_pk: int, request_id: str) -> Debit | None:

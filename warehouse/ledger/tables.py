@@ -93,8 +93,21 @@ agents = Table(
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
     # A paid tier ends here (then the agent is `free` again, see Agents); NULL: no end (set by an operator).
     Column("tier_expires_at", UTCDateTime, nullable=True),
+    # Set by the agent's owner (the console): requests may take at most this from its pools and balance per UTC
+    # day (agent_daily_spend counts it); NULL: no cap.
+    Column("daily_cap_sats", BigInteger, nullable=True),
     CheckConstraint("balance_sats >= 0", name="balance_not_negative"),
     CheckConstraint(_one_of("tier", TIERS), name="tier_known"),
+)
+
+# What a capped agent's requests took on a UTC day, net of refunds; written in the debit's own transaction, guarded
+# by the cap (warehouse/ledger/caps.py). An agent without a cap has no rows.
+agent_daily_spend = Table(
+    "agent_daily_spend", metadata,
+    Column("agent_id", Integer, ForeignKey("agents.id"), primary_key=True),
+    Column("day", Date, primary_key=True),
+    Column("spent_sats", BigInteger, nullable=False),
+    CheckConstraint("spent_sats >= 0", name="spent_not_negative"),
 )
 
 api_keys = Table(

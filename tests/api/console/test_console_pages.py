@@ -173,3 +173,26 @@ def test_usage_shows_the_ledgers_spend_by_day_and_item_and_each_charge_with_its_
     assert page.text.count('<rect x=') == 30 + 1  # a bar a day, and one per item spent on
     assert f"Free queries today: {MODULES - 2} of {MODULES} modules still have theirs" in page.text
 
+
+def test_a_cap_set_in_the_console_refuses_the_query_that_would_pass_it(client):
+    key = register(client)
+    fund(client, key, 1000)
+    cookies, csrf = signed_in(client, key)
+    assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).status_code == 200  # free
+    price = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).json["_meta"]["charged_sats"]
+    assert price > 0
+    refused = post(client, "/console/limits", {"csrf": csrf, "daily_cap_sats": "0"}, cookies)
+    assert refused.status_code == 422 and "1 to 100,000,000" in refused.text
+    done = post(client, "/console/limits", {"csrf": csrf, "daily_cap_sats": str(2 * price), "action": "set"}, cookies)
+    assert done.status_code == 303
+    page = client.simulate_get("/console/limits", headers={"Cookie": cookie_header(cookies)})
+    assert f"Cap: <strong>{2 * price:,}</strong> sats a day; {price:,} spent today." in page.text
+    assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).status_code == 200
+    over = client.simulate_get("/api/v1/intelligence/vix", headers=auth(key))
+    assert over.status_code == 402 and over.json["error"]["code"] == "daily_cap_reached", over.json
+    assert over.json["error"]["daily_cap_sats"] == 2 * price and over.json["error"]["spent_today_sats"] == 2 * price
+    assert over.json["_meta"]["charged_sats"] == 0
+    balance = client.simulate_get("/api/v1/agents/balance", headers=auth(key)).json["balance_sats"]
+    assert balance == 1000 - 2 * price
+    post(client, "/console/limits", {"csrf": csrf, "action": "remove"}, cookies)
+    assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).status_code == 200
