@@ -43,11 +43,10 @@ from marketintel.logs import configure
 from marketintel.settings import get_settings
 from marketintel.ssrf import IPAddress, RefusedURL, Unresolvable, checked_target
 from warehouse.ledger import make_engine
-from warehouse.ledger.webhooks import DISABLE_AFTER, AttemptResult, Webhooks
+from warehouse.ledger.webhooks import DISABLE_AFTER, QUEUE_LEASE, AttemptResult, Webhooks
 
 log = logging.getLogger(__name__)
 
-QUEUE_LEASE = timedelta(minutes=5)  # a queued job has this long to start before the sweeper queues it again
 BACKOFF_FIRST = timedelta(seconds=30)
 BACKOFF_MAX = timedelta(hours=1)
 BODY_CAP = 4096  # bytes of a receiver's answer read; the rest is dropped (the status is all we use)

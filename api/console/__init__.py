@@ -5,7 +5,7 @@ import importlib.resources
 
 import falcon.asgi
 
-from api.console import balance, limits, sign_in, usage
+from api.console import alerts, balance, limits, sign_in, usage
 from api.console.pages import BASE, STATIC, Page
 from api.console.sessions import Sessions
 from api.ratelimit import RateLimiter
@@ -33,4 +33,5 @@ def add_console_routes(app: falcon.asgi.App, services: Services, limiter: RateLi
     app.add_route(f"{BASE}/topup/{{payment_hash}}/dev-pay", balance.DevWalletPayment(services, sessions))
     app.add_route(f"{BASE}/usage", usage.UsagePage(services, sessions))
     app.add_route(f"{BASE}/limits", limits.LimitsPage(services, sessions))
+    app.add_route(f"{BASE}/alerts", alerts.AlertsPage(services, sessions))
     app.add_static_route(STATIC, str(importlib.resources.files("api.console") / "static"))

@@ -2,13 +2,16 @@
 
 A person registers from the page, keeps the key shown once, tops up by QR with the dev wallet and sees the balance
 change without a reload, sees what the agent then spent, sets a daily cap and sees the agent's next query refused
-beyond it, rotates the key and is signed out, then signs in with the new key. On every page the
+beyond it, creates an alert and a webhook and sees a test delivery arrive signed, rotates the key and is signed
+out, then signs in with the new key. On every page the
 browser reports no Content-Security-Policy violation (the pages run no inline script), and axe-core (vendored)
 finds no serious or critical accessibility violation. Each page is saved as a screenshot at desktop and phone
 width under var/screenshots/console/."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -16,6 +19,8 @@ import pytest
 
 from tests.absent import absent
 from tests.e2e.paid_load import MODULE, migrate, publish_module, service_env, start_gunicorn, stop
+from tests.jobs.test_webhook_worker_kill import stop as stop_worker
+from tests.jobs.webhook_receiver import Receiver
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,15 +35,20 @@ WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "he
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory, redis_server):
+    """gunicorn and an RQ worker (webhook deliveries), which may deliver to this machine's test receiver."""
     home = tmp_path_factory.mktemp("console")
-    env = service_env(home, redis_server.url, None)
+    env = {**service_env(home, redis_server.url, None), "MI_WEBHOOK_ALLOW_PRIVATE": "true"}
     migrate(env)
     publish_module(redis_server.url)
     process, url = start_gunicorn(env, workers=1, log=home / "gunicorn.log")
+    with open(home / "worker.log", "wb") as log:
+        worker = subprocess.Popen([sys.executable, "-m", "jobs.worker"], cwd=ROOT, env=env, stdout=log,
+                                  stderr=subprocess.STDOUT)
     try:
         yield url
     finally:
         stop(process)
+        stop_worker(worker)
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +136,14 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
         over = agent.get(f"/api/v1/intelligence/{MODULE}")
     assert over.status_code == 402 and over.json()["error"]["code"] == "daily_cap_reached", over.text
 
+    with Receiver() as receiver:
+        secret = alert_and_webhook(page, receiver)
+        [verified] = receiver.verified(secret)  # signed with the secret shown once, per Standard Webhooks
+    assert verified["type"] == "webhook.test"
+    page.reload()
+    assert page.get_by_role("cell", name="delivered").first.is_visible()
+    serious["alerts"] = visit.check("alerts")
+
     page.get_by_role("link", name="Balance").click()
     assert page.locator("#balance").inner_text() == f"{5000 - charged[1]:,}"
     page.get_by_role("button", name="Rotate the key").click()
@@ -146,3 +164,23 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
     visit.context.close()
     assert visit.violations == []
     assert {name: found for name, found in serious.items() if found} == {}
+
+
+def alert_and_webhook(page, receiver: Receiver) -> str:
+    """Create an alert from the form, subscribe a webhook to the receiver and send it a test delivery; the
+    subscription's signing secret, shown once."""
+    page.get_by_role("link", name="Alerts").click()
+    page.get_by_label("Name", exact=True).fill("VIX above 40")
+    page.get_by_label("Field", exact=True).select_option("vix")
+    page.get_by_label("Operator", exact=True).select_option(">")
+    page.get_by_label("Value (a number").fill("40")
+    page.get_by_role("button", name="Create the alert").click()
+    assert page.get_by_role("cell", name="VIX above 40", exact=True).is_visible()
+    page.get_by_label("Event type", exact=True).select_option("market.vix_spike")
+    page.get_by_label("Callback URL (https)").fill(receiver.url)
+    page.get_by_role("button", name="Subscribe").click()
+    secret = page.get_by_label("Signing secret of its deliveries (shown this once: store it now)").input_value()
+    assert secret.startswith("whsec_")
+    page.get_by_role("button", name=f"Send a test delivery to {receiver.url}").click()
+    assert receiver.arrived.wait(20), "the worker did not deliver the test"
+    return secret

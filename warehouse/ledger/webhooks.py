@@ -61,6 +61,10 @@ class DuplicateSubscription(ValueError):
         self.subscription_id = subscription_id
 
 
+QUEUE_LEASE = timedelta(minutes=5)  # a queued job has this long to start before the sweeper queues it again
+TEST_EVENT_TYPE = "webhook.test"  # never emitted by the scanner: only a test delivery carries it
+
+
 @dataclass(frozen=True)
 class AttemptResult:
     """What one POST came to. `retry_in` None: no retry (delivered, or a final refusal)."""
@@ -159,6 +163,24 @@ class Webhooks:
             return [_delivery(dict(r)) for r in conn.execute(query).mappings()]
 
     # --- the outbox ---
+
+    def test_delivery(self, agent_pk: int, subscription_id: str, lease: timedelta) -> tuple[str, int] | None:
+        """A pending delivery of a `webhook.test` event to one of the agent's active subscriptions, so its owner can
+        see the receiver take and verify one (delivered and retried as any other); None when the agent has no such
+        active subscription. Returns (delivery id, attempts), as `create_deliveries` does."""
+        now = self.now()
+        with reading(self.engine) as conn:
+            sub = conn.execute(select(S.id, S.callback_url, S.secret).where(
+                S.id == subscription_id, S.agent_id == agent_pk, S.disabled_at.is_(None))).first()
+        if sub is None:
+            return None
+        event = {"id": "test_" + secrets.token_hex(12), "type": TEST_EVENT_TYPE, "occurred_at": now.isoformat(),
+                 "summary": "A test delivery sent from the console; nothing happened in the markets.",
+                 "subscription_id": sub.id}
+        row = Target("subscription", sub.id, agent_pk, sub.callback_url, sub.secret).row(event, now, lease)
+        with self.engine.begin() as conn:
+            conn.execute(webhook_deliveries.insert(), [row])
+        return row["id"], 0
 
     def create_deliveries(self, events: Iterable[dict], lease: timedelta) -> list[tuple[str, int]]:
         """One pending row per (event, receiving target), due again after `lease` (the time its job has to start);

@@ -196,3 +196,52 @@ def test_a_cap_set_in_the_console_refuses_the_query_that_would_pass_it(client):
     assert balance == 1000 - 2 * price
     post(client, "/console/limits", {"csrf": csrf, "action": "remove"}, cookies)
     assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).status_code == 200
+
+
+def test_alerts_are_made_checked_and_removed_from_the_page_by_their_owner_alone(client):
+    key = register(client)
+    cookies, csrf = signed_in(client, key)
+    page = client.simulate_get("/console/alerts", headers={"Cookie": cookie_header(cookies)})
+    assert page.status_code == 200 and '<option value="vix">' in page.text and "No alerts yet." in page.text
+    wrong = post(client, "/console/alerts", {"csrf": csrf, "action": "create", "name": "calm", "field": "vix",
+                                             "operator": "%3E", "value": "high"}, cookies)
+    assert wrong.status_code == 422 and "That alert cannot be made" in wrong.text
+    made = post(client, "/console/alerts", {"csrf": csrf, "action": "create", "name": "panic", "field": "vix",
+                                            "operator": "%3E", "value": "40"}, cookies)
+    assert made.status_code == 303
+    mine = client.simulate_get("/api/v1/alerts", headers=auth(key)).json["alerts"]
+    assert [(a["name"], a["conditions"]) for a in mine] == [("panic", [{"field": "vix", "operator": ">", "value": 40}])]
+    refused = post(client, "/console/alerts", {"csrf": csrf, "action": "subscribe", "event_type": "market.vix_spike",
+                                               "callback_url": "http%3A%2F%2F127.0.0.1%3A9%2Fhook"}, cookies)
+    assert refused.status_code == 422 and "callback URL refused" in refused.text  # https, public addresses only
+
+    other, other_csrf = signed_in(client, register(client))
+    taken = post(client, "/console/alerts", {"csrf": other_csrf, "action": "delete", "alert_id": mine[0]["alert_id"]},
+                 other)
+    assert taken.status_code == 404
+    assert len(client.simulate_get("/api/v1/alerts", headers=auth(key)).json["alerts"]) == 1
+    gone = post(client, "/console/alerts", {"csrf": csrf, "action": "delete", "alert_id": mine[0]["alert_id"]},
+                cookies)
+    assert gone.status_code == 303 and client.simulate_get("/api/v1/alerts", headers=auth(key)).json["alerts"] == []
+
+
+def test_a_test_delivery_is_queued_to_the_agents_own_subscription_alone(client, services):
+    from warehouse.ledger.webhooks import Webhooks
+
+    key = register(client)
+    cookies, csrf = signed_in(client, key)
+    agent = client.simulate_get("/api/v1/agents/me", headers=auth(key)).json
+    pk = services.agents.raw_by_key(key)["id"]
+    sub = Webhooks(services.engine).subscribe(pk, agent["tier"], "market.vix_spike", "https://hooks.example/in")
+    other, other_csrf = signed_in(client, register(client))
+    stolen = post(client, "/console/alerts", {"csrf": other_csrf, "action": "test",
+                                              "subscription_id": sub["subscription_id"]}, other)
+    assert stolen.status_code == 404
+    sent = post(client, "/console/alerts", {"csrf": csrf, "action": "test", "subscription_id": sub["subscription_id"]},
+                cookies)
+    assert sent.status_code == 303
+    [delivery] = Webhooks(services.engine).deliveries(pk)
+    assert (delivery["event_type"], delivery["status"], delivery["subscription_id"]) == (
+        "webhook.test", "pending", sub["subscription_id"])
+    page = client.simulate_get("/console/alerts", headers={"Cookie": cookie_header(cookies)})
+    assert "<td>webhook.test</td>" in page.text and "Send a test" in page.text
