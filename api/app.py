@@ -108,7 +108,8 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route("/", RootResource(services))
     app.add_route("/health", HealthResource(services, serving))
     app.add_route("/health/dashboard", DashboardResource(services, serving))
-    app.add_route(f"{V1}/sla", SLAResource(services, serving))
+    sla = SLAResource(services, serving)
+    app.add_route(f"{V1}/sla", sla)
     app.add_route("/metrics", MetricsResource(settings, services.engine,
                                               sorted(n for n, m in registry.items() if not m.takes_ticker)))
     history = HistoryReader(settings.history_copy_path)
@@ -147,7 +148,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
                     tools)
     app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home), serving))  # made at first start
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
-    add_console_routes(app, services, limiter)  # web pages, not operations: spectree leaves them out of the spec
+    add_console_routes(app, services, limiter, sla)  # web pages, not operations: spectree leaves them out of the spec
     api_spec.register(app)  # spectree collects the validated routes into the spec
     # each operation's credentials come from its resource's attributes: the router finds it by the path template
     resource_of = lambda path: (app._router.find(path) or (None,))[0]  # noqa: E731

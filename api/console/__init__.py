@@ -5,10 +5,11 @@ import importlib.resources
 
 import falcon.asgi
 
-from api.console import alerts, balance, limits, sign_in, usage
+from api.console import alerts, balance, limits, sign_in, status, usage
 from api.console.pages import BASE, STATIC, Page
 from api.console.sessions import Sessions
 from api.ratelimit import RateLimiter
+from api.resources.sla import SLAResource
 from api.services import Services
 
 
@@ -19,7 +20,7 @@ class Home(Page):
         self.redirect(resp, f"{BASE}/balance" if await self.visitor(req) else f"{BASE}/sign-in")
 
 
-def add_console_routes(app: falcon.asgi.App, services: Services, limiter: RateLimiter) -> None:
+def add_console_routes(app: falcon.asgi.App, services: Services, limiter: RateLimiter, sla: SLAResource) -> None:
     sessions = Sessions(services.redis, services.settings.console_session_ttl_s)
     app.add_route(BASE, Home(services, sessions))
     app.add_route(f"{BASE}/sign-in", sign_in.SignInPage(services, sessions, limiter))
@@ -34,4 +35,5 @@ def add_console_routes(app: falcon.asgi.App, services: Services, limiter: RateLi
     app.add_route(f"{BASE}/usage", usage.UsagePage(services, sessions))
     app.add_route(f"{BASE}/limits", limits.LimitsPage(services, sessions))
     app.add_route(f"{BASE}/alerts", alerts.AlertsPage(services, sessions))
+    app.add_route(f"{BASE}/status", status.StatusPage(services, sessions, sla))
     app.add_static_route(STATIC, str(importlib.resources.files("api.console") / "static"))

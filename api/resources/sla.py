@@ -45,6 +45,10 @@ class SLAResource(ServingReport):
         the last publish), `data_source` and `simulated`. Each worker flushes its request counts to Redis about
         once a second, so the answering worker's own requests are counted at once and other workers' within
         about a second. No credentials needed."""
+        resp.media = await self.levels()
+
+    async def levels(self) -> dict:
+        """The report above (the console's status page shows the same)."""
         now = time.time()
         r = self.services.redis
         hour = await metrics.window(r, HOUR, now)
@@ -54,7 +58,7 @@ class SLAResource(ServingReport):
         _, pulse_meta = await self.serving.get_pulse()
         oldest = live[0]["started_at"] if live else None
         published_at = pulse_meta["published_at"] if pulse_meta else None
-        resp.media = {
+        return {
             "measured_at": now,
             "uptime": {"seconds": round(now - oldest, 1) if oldest else None, "since": oldest,
                        "live_workers": len(live),

@@ -3,7 +3,7 @@
 A person registers from the page, keeps the key shown once, tops up by QR with the dev wallet and sees the balance
 change without a reload, sees what the agent then spent, sets a daily cap and sees the agent's next query refused
 beyond it, creates an alert and a webhook and sees a test delivery arrive signed, rotates the key and is signed
-out, then signs in with the new key. On every page the
+out, reads the public status page, then signs in with the new key. On every page the
 browser reports no Content-Security-Policy violation (the pages run no inline script), and axe-core (vendored)
 finds no serious or critical accessibility violation. Each page is saved as a screenshot at desktop and phone
 width under var/screenshots/console/."""
@@ -153,6 +153,10 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
     page.goto(f"{base}/console/balance")
     assert page.url.endswith("/console/sign-in")  # rotating signed this session out
 
+    page.get_by_role("link", name="Status").click()  # public: no session needed
+    assert page.get_by_role("heading", name="Service status").is_visible()
+    serious["status"] = visit.check("status")
+    page.get_by_role("link", name="Sign in").click()
     page.get_by_label("API key", exact=True).fill(key)
     page.get_by_role("button", name="Sign in").click()
     assert page.get_by_role("alert").inner_text() == "That API key is unknown or was rotated."

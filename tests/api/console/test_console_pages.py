@@ -245,3 +245,13 @@ def test_a_test_delivery_is_queued_to_the_agents_own_subscription_alone(client, 
         "webhook.test", "pending", sub["subscription_id"])
     page = client.simulate_get("/console/alerts", headers={"Cookie": cookie_header(cookies)})
     assert "<td>webhook.test</td>" in page.text and "Send a test" in page.text
+
+
+def test_the_status_page_is_public_and_shows_what_the_sla_measures(client):
+    client.simulate_get("/api/v1/pulse")  # a request for the latency and error figures
+    page = client.simulate_get("/console/status")
+    assert page.status_code == 200 and page.headers["content-security-policy"] == CSP
+    sla = client.simulate_get("/api/v1/sla").json
+    assert f"Data: <strong>{sla['data_source']}</strong>" in page.text
+    assert "(simulated: not market data)" in page.text  # the suite's data is simulated, and says so
+    assert "Sign out" not in page.text and 'href="/console/sign-in">Sign in' in page.text
