@@ -2,15 +2,30 @@
 from __future__ import annotations
 
 import importlib.resources
+from dataclasses import dataclass
 
 import falcon.asgi
 
-from api.console import alerts, balance, limits, sign_in, status, usage
+from api.catalog_queries import CatalogQueries
+from api.console import alerts, balance, explore, limits, sign_in, status, usage
 from api.console.pages import BASE, STATIC, Page
 from api.console.sessions import Sessions
+from api.module_queries import ModuleQueries
+from api.pulse_queries import PulseQueries
 from api.ratelimit import RateLimiter
+from api.refusals import Refusals
 from api.resources.sla import SLAResource
 from api.services import Services
+
+
+@dataclass(frozen=True)
+class ConsoleReads:
+    """The API's own use cases the console answers with, so a page and a route cannot disagree."""
+    catalog: CatalogQueries
+    pulse: PulseQueries
+    modules: ModuleQueries
+    refusals: Refusals
+    sla: SLAResource
 
 
 class Home(Page):
@@ -20,7 +35,7 @@ class Home(Page):
         self.redirect(resp, f"{BASE}/balance" if await self.visitor(req) else f"{BASE}/sign-in")
 
 
-def add_console_routes(app: falcon.asgi.App, services: Services, limiter: RateLimiter, sla: SLAResource) -> None:
+def add_console_routes(app: falcon.asgi.App, services: Services, limiter: RateLimiter, reads: ConsoleReads) -> None:
     sessions = Sessions(services.redis, services.settings.console_session_ttl_s)
     app.add_route(BASE, Home(services, sessions))
     app.add_route(f"{BASE}/sign-in", sign_in.SignInPage(services, sessions, limiter))
@@ -35,5 +50,8 @@ def add_console_routes(app: falcon.asgi.App, services: Services, limiter: RateLi
     app.add_route(f"{BASE}/usage", usage.UsagePage(services, sessions))
     app.add_route(f"{BASE}/limits", limits.LimitsPage(services, sessions))
     app.add_route(f"{BASE}/alerts", alerts.AlertsPage(services, sessions))
-    app.add_route(f"{BASE}/status", status.StatusPage(services, sessions, sla))
+    app.add_route(f"{BASE}/status", status.StatusPage(services, sessions, reads.sla))
+    app.add_route(f"{BASE}/explore", explore.ExplorePage(services, sessions, reads.catalog, reads.pulse))
+    app.add_route(f"{BASE}/explore/{{module_name}}",
+                  explore.TryPage(services, sessions, reads.catalog, reads.modules, reads.refusals))
     app.add_static_route(STATIC, str(importlib.resources.files("api.console") / "static"))

@@ -255,3 +255,27 @@ def test_the_status_page_is_public_and_shows_what_the_sla_measures(client):
     assert f"Data: <strong>{sla['data_source']}</strong>" in page.text
     assert "(simulated: not market data)" in page.text  # the suite's data is simulated, and says so
     assert "Sign out" not in page.text and 'href="/console/sign-in">Sign in' in page.text
+
+
+def test_try_it_says_the_price_first_then_answers_in_four_formats_through_the_one_charging_service(client):
+    key = register(client)
+    cookies, csrf = signed_in(client, key)
+    catalog = client.simulate_get("/console/explore", headers={"Cookie": cookie_header(cookies)})
+    assert catalog.status_code == 200 and 'href="/console/explore/vix">vix</a>' in catalog.text
+    assert "Regime <strong>" in catalog.text  # the pulse
+    price = client.simulate_get("/api/v1/pricing").json
+    before = client.simulate_get("/console/explore/vix", headers={"Cookie": cookie_header(cookies)})
+    assert "this one costs nothing" in before.text and "Query (free)" in before.text
+    free = post(client, "/console/explore/vix", {"csrf": csrf}, cookies)
+    assert free.status_code == 200 and free.text.count("<details") == 4
+    assert "&#34;charged_sats&#34;: 0" in free.text and "&#34;deltas&#34;" in free.text  # escaped JSON, agent format
+    after = client.simulate_get("/console/explore/vix", headers={"Cookie": cookie_header(cookies)})
+    vix_price = next(m["price_sats"] for m in client.simulate_get("/api/v1/modules").json["modules"]
+                     if m["name"] == "vix")
+    assert f"This query costs <strong>{vix_price} sats</strong>" in after.text and price
+    refused = post(client, "/console/explore/vix", {"csrf": csrf}, cookies)  # no balance: refused, nothing charged
+    assert refused.status_code == 402 and "(402 payment_required)" in refused.text
+    fund(client, key, 1000)
+    paid = post(client, "/console/explore/vix", {"csrf": csrf}, cookies)
+    assert paid.status_code == 200 and f"&#34;charged_sats&#34;: {vix_price}" in paid.text
+    assert client.simulate_get("/api/v1/agents/balance", headers=auth(key)).json["balance_sats"] == 1000 - vix_price
