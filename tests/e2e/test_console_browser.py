@@ -7,9 +7,10 @@ out, reads the public status page, signs in with the new key, and tries a module
 refusing it, then, the cap removed, the answer in the four formats. On every page the
 browser reports no Content-Security-Policy violation (the pages run no inline script), and axe-core (vendored)
 finds no serious or critical accessibility violation. Each page is saved as a screenshot at desktop and phone
-width under var/screenshots/console/."""
+width under var/screenshots/console/, with every axe violation found (any impact) in axe-<width>.json there."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -77,17 +78,22 @@ class Visit:
         self.page = self.context.new_page()
         self.width = width
         self.violations: list[str] = []  # what the browser's console said about the policy
+        self.axe: dict[str, list[dict]] = {}  # every axe violation, by page
         self.page.on("console", lambda message: self.violations.append(message.text)
                      if "Content Security Policy" in message.text else None)
 
     def check(self, name: str) -> list[dict]:
-        """Screenshot the page as `<name>-<width>.png`; the serious and critical axe violations on it."""
+        """Screenshot the page as `<name>-<width>.png` and record every axe violation on it in
+        `axe-<width>.json` beside the screenshots; the serious and critical ones."""
         SHOTS.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(SHOTS / f"{name}-{self.width}.png"), full_page=True)
         self.page.evaluate(AXE.read_text())  # the DevTools protocol's evaluate: outside the page's CSP
         results = self.page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-        return [{"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
-                for v in results["violations"] if v["impact"] in ("serious", "critical")]
+        found = [{"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
+                 for v in results["violations"]]
+        self.axe[name] = found
+        (SHOTS / f"axe-{self.width}.json").write_text(json.dumps(self.axe, indent=1))
+        return [v for v in found if v["impact"] in ("serious", "critical")]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
