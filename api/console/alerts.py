@@ -47,7 +47,8 @@ class AlertsPage(Page):
             return
         visitor, form = posted
         action = {"create": self.create, "delete": self.delete, "subscribe": self.subscribe,
-                  "unsubscribe": self.unsubscribe, "test": self.test}.get(form.get("action", ""))
+                  "unsubscribe": self.unsubscribe, "test": self.test, "pause": self.pause,
+                  "resume": self.resume}.get(form.get("action", ""))
         if action is None:
             return await self.show(resp, visitor, 422, error="Unknown action.")
         problem, secret = await action(visitor.agent, form)
@@ -85,6 +86,14 @@ class AlertsPage(Page):
         if not await asyncio.to_thread(self.alerts.delete, agent["id"], form.get("alert_id", "")[:40]):
             return (404, "You have no such alert."), None
         return None, None
+
+    async def pause(self, agent: dict, form: dict, paused: bool = True) -> tuple:
+        done = await asyncio.to_thread(self.alerts.set_paused, agent["id"], form.get("alert_id", "")[:40], paused,
+                                       self.services.clock.now())
+        return ((404, "You have no such alert."), None) if not done else (None, None)
+
+    async def resume(self, agent: dict, form: dict) -> tuple:
+        return await self.pause(agent, form, paused=False)
 
     async def subscribe(self, agent: dict, form: dict) -> tuple:
         event_type, url = form.get("event_type", ""), form.get("callback_url", "").strip()

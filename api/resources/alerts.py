@@ -77,7 +77,8 @@ class AlertsResource:
 
     @api_spec.validate(tags=["alerts"], resp=Documented("HTTP_401", HTTP_200=r.Alerts))
     async def on_get(self, req, resp):
-        """Your alerts, oldest first, each with its `status` (active, expired, or exhausted at max_triggers),
+        """Your alerts, oldest first, each with its `status` (active, paused in the console, expired, or exhausted
+        at max_triggers),
         `trigger_count` and `last_triggered_at`, and your tier's limit of live alerts."""
         agent = require_agent(req)
         mine = await asyncio.to_thread(self.alerts.mine, agent["id"], self.services.clock.now())

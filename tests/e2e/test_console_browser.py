@@ -199,8 +199,8 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
 
 
 def alert_and_webhook(page, receiver: Receiver) -> str:
-    """Create an alert from the form, subscribe a webhook to the receiver and send it a test delivery; the
-    subscription's signing secret, shown once."""
+    """Create an alert from the form and pause it, subscribe a webhook to the receiver and send it a test delivery;
+    the subscription's signing secret, shown once."""
     page.get_by_role("link", name="Alerts").click()
     page.get_by_label("Name", exact=True).fill("VIX above 40")
     page.get_by_label("Field", exact=True).select_option("vix")
@@ -208,6 +208,8 @@ def alert_and_webhook(page, receiver: Receiver) -> str:
     page.get_by_label("Value (a number").fill("40")
     page.get_by_role("button", name="Create the alert").click()
     expect(page.get_by_role("cell", name="VIX above 40", exact=True)).to_be_visible()
+    page.get_by_role("button", name="Pause the alert VIX above 40").click()
+    expect(page.get_by_role("cell", name="paused", exact=True)).to_be_visible()
     page.get_by_label("Event type", exact=True).select_option("market.vix_spike")
     page.get_by_label("Callback URL (https)").fill(receiver.url)
     page.get_by_role("button", name="Subscribe").click()

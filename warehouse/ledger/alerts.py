@@ -43,6 +43,8 @@ def status_of(row: dict, now: datetime) -> str:
         return "exhausted"
     if row["expires_at"] is not None and row["expires_at"] <= now:
         return "expired"
+    if row.get("paused_at") is not None:
+        return "paused"
     return "active"
 
 
@@ -103,12 +105,21 @@ class Alerts:
                          .values(status="abandoned", next_attempt_at=None, last_error="alert deleted"))
             return True
 
+    def set_paused(self, agent_pk: int, alert_id: str, paused: bool, now: datetime) -> bool:
+        """Pause the agent's own alert (not evaluated until resumed) or resume it; False when it has none of that
+        id. A paused alert keeps its place among the agent's live alerts, so resuming never passes the limit."""
+        with self.engine.begin() as conn:
+            done = conn.execute(update(alerts).where(alerts.c.alert_id == alert_id, alerts.c.agent_id == agent_pk)
+                                .values(paused_at=now if paused else None))
+            return done.rowcount == 1
+
     def live(self, now: datetime) -> list[dict]:
-        """Every live alert with its owner's public id, as intel/events/alerts.py evaluates them."""
+        """Every live alert that is not paused, with its owner's public id, as intel/events/alerts.py evaluates
+        them."""
         c = alerts.c
         query = (select(c.alert_id, agents.c.agent_id, c.name, c.conditions, c.logic, c.cooldown_s, c.max_triggers,
                         c.trigger_count, c.last_triggered_at, c.expires_at)
-                 .join(agents, agents.c.id == c.agent_id).where(_live(now)).order_by(c.id))
+                 .join(agents, agents.c.id == c.agent_id).where(_live(now), c.paused_at.is_(None)).order_by(c.id))
         with reading(self.engine) as conn:
             rows = conn.execute(query).all()
         return [{"alert_id": r.alert_id, "agent_id": r.agent_id, "name": r.name,

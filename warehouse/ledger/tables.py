@@ -354,6 +354,8 @@ alerts = Table(
     Column("callback_url", Text, nullable=True),
     Column("secret", String(100), nullable=True),  # signs deliveries to callback_url; shown once, at create
     Column("created_at", UTCDateTime, nullable=False),
+    # Paused by its owner (the console): not evaluated until resumed; it still takes its place among the live ones.
+    Column("paused_at", UTCDateTime, nullable=True),
     CheckConstraint(_one_of("logic", ALERT_LOGIC), name="logic_known"),
     CheckConstraint("trigger_count >= 0 AND trigger_count <= max_triggers", name="triggers_within_max"),
     CheckConstraint("cooldown_s >= 0 AND max_triggers >= 1", name="limits_valid"),

@@ -215,7 +215,16 @@ def test_alerts_are_made_checked_and_removed_from_the_page_by_their_owner_alone(
                                                "callback_url": "http%3A%2F%2F127.0.0.1%3A9%2Fhook"}, cookies)
     assert refused.status_code == 422 and "callback URL refused" in refused.text  # https, public addresses only
 
+    for action, status in (("pause", "paused"), ("resume", "active")):
+        done = post(client, "/console/alerts", {"csrf": csrf, "action": action, "alert_id": mine[0]["alert_id"]},
+                    cookies)
+        assert done.status_code == 303
+        assert client.simulate_get("/api/v1/alerts", headers=auth(key)).json["alerts"][0]["status"] == status
+
     other, other_csrf = signed_in(client, register(client))
+    paused = post(client, "/console/alerts", {"csrf": other_csrf, "action": "pause", "alert_id": mine[0]["alert_id"]},
+                  other)
+    assert paused.status_code == 404
     taken = post(client, "/console/alerts", {"csrf": other_csrf, "action": "delete", "alert_id": mine[0]["alert_id"]},
                  other)
     assert taken.status_code == 404

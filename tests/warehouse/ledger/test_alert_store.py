@@ -75,3 +75,18 @@ def test_alerts_and_values_are_there_for_a_new_process(engine, ledger_url, agent
         assert live["agent_id"] == agent["agent_id"] and live["conditions"] == made["conditions"]
     finally:
         fresh.dispose()
+
+
+def test_a_paused_alert_is_not_evaluated_keeps_its_place_and_only_its_owner_pauses_it(engine, agent):
+    store, now = Alerts(engine), NOW
+    made = store.create(agent["id"], "free", spec("paused one"), now)
+    other, _ = Agents(engine).register("other")
+    assert not store.set_paused(other["id"], made["alert_id"], True, now)  # another agent's: not found
+    assert store.set_paused(agent["id"], made["alert_id"], True, now)
+    assert store.live(now) == [] and [a["status"] for a in store.mine(agent["id"], now)] == ["paused"]
+    for n in range(ALERT_LIMITS["free"] - 1):  # a paused alert still takes its place among the live ones
+        store.create(agent["id"], "free", spec(f"more {n}"), now)
+    with pytest.raises(AlertLimitReached):
+        store.create(agent["id"], "free", spec("one too many"), now)
+    assert store.set_paused(agent["id"], made["alert_id"], False, now)
+    assert made["alert_id"] in {a["alert_id"] for a in store.live(now)}
