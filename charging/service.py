@@ -38,6 +38,9 @@ from warehouse.ledger import Invoices, Money, Tokens, make_engine
 from warehouse.ledger.caps import DailyCapReached
 
 log = logging.getLogger(__name__)
+# A debit whose commit is in doubt is refunded by request id, tried this many times, waiting 0.5 s, then twice as
+# long each time up to 10 s: about 2.5 minutes, far past a database restart or failover.
+IN_DOUBT_TRIES, IN_DOUBT_FIRST_WAIT_S, IN_DOUBT_MAX_WAIT_S = 20, 0.5, 10.0
 ORDER_TEXT = ("A priced request is paid by the first of these that applies: a registered agent's key where the item "
               "is free with one (the full catalog); the item's daily free allowance (modules: one query per module "
               "per day); an L402 token sent with the request (it is then spent, and no balance is touched); the "
@@ -55,6 +58,7 @@ class Charging:
         self.challenges = Challenges(redis, invoices, tokens, lightning, invoice_expiry_s)
         self.tokens = TokenSpender(tokens, lightning)
         self.passes = Passes(self.challenges, self.tokens, clock)  # time passes: offered and checked, never spent
+        self._in_doubt: set[asyncio.Future] = set()  # refunds of debits whose commit is unknown, under way
 
     @classmethod
     def from_settings(cls, settings) -> Charging:
@@ -112,6 +116,24 @@ class Charging:
         attempt.debited = paid is not None
         return paid
 
+    async def _refund_in_doubt(self, attempt: Attempt) -> None:
+        """Refund a debit whose commit is in doubt, once the ledger answers (nothing when it never committed)."""
+        wait_s = IN_DOUBT_FIRST_WAIT_S
+        for _ in range(IN_DOUBT_TRIES):
+            try:
+                refunded = await self.money.refund_async(attempt.payer.agent_pk, attempt.request_id)
+            except Exception as exc:  # noqa: BLE001 (the ledger is away: try again)
+                log.warning("refund of in-doubt debit %s failed, retried in %.1f s: %s", attempt.request_id, wait_s,
+                            exc)
+                await asyncio.sleep(wait_s)
+                wait_s = min(wait_s * 2, IN_DOUBT_MAX_WAIT_S)
+                continue
+            if refunded:
+                prometheus.REFUNDS.labels("balance").inc()
+                log.warning("debit %s had committed although it failed; refunded", attempt.request_id)
+            return
+        log.error("refund of in-doubt debit %s gave up after %d tries", attempt.request_id, IN_DOUBT_TRIES)
+
     async def payment_required(self, attempt: Attempt) -> PaymentRequired:
         """How to pay for the attempt's item: a top-up invoice and, where the item takes it, an L402 challenge."""
         item, payer = attempt.item, attempt.payer
@@ -137,7 +159,15 @@ class Charging:
         if attempt.debit is not None:
             debit, attempt.debit = attempt.debit, None
             await asyncio.wait([debit])  # a debit still committing is refunded, not raced
-            attempt.debited = debit.exception() is None and debit.result() is not None
+            if debit.exception() is not None:
+                # The debit failed, but it may have committed: a connection lost after the statement was sent (a
+                # PostgreSQL restart terminates it mid-commit) leaves the outcome unknown. Refunding by request id
+                # gives back only a debit the ledger holds, so it is tried until the ledger answers, in the
+                # background: the caller is not held while the database is away.
+                self._in_doubt.add(task := asyncio.ensure_future(self._refund_in_doubt(attempt)))
+                task.add_done_callback(self._in_doubt.discard)
+                return
+            attempt.debited = debit.result() is not None
         if attempt.debited:
             await self.money.refund_async(attempt.payer.agent_pk, attempt.request_id)
             attempt.debited = False

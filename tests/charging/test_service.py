@@ -136,3 +136,59 @@ def test_an_attempt_cancelled_while_its_debit_waits_for_the_ledger_is_refunded_a
     asyncio.run(scenario())
     assert sorted(query_entries(engine, "held-1")) == [("query", -500), ("refund", 500)]
     assert Money(engine).balance(agent["id"]) == 1000 and check_consistency(engine) == []
+
+
+class LostAfterCommit:
+    """The ledger's money as a lost connection leaves it: the debit commits, then the caller gets an error (what a
+    PostgreSQL fast restart does to a statement in flight), the first `away` refunds failing as the server is."""
+
+    def __init__(self, money: Money, away: int):
+        self.money, self.away = money, away
+
+    async def debit_for_query_async(self, *args, **kwargs):
+        await self.money.debit_for_query_async(*args, **kwargs)
+        raise ConnectionResetError("terminating connection due to administrator command")
+
+    async def refund_async(self, agent_pk: int, request_id: str) -> bool:
+        if self.away:
+            self.away -= 1
+            raise ConnectionRefusedError("the database system is starting up")
+        return await self.money.refund_async(agent_pk, request_id)
+
+
+def test_a_debit_whose_commit_is_in_doubt_is_refunded_once_the_ledger_answers(settings, engine, monkeypatch):
+    monkeypatch.setattr("charging.service.IN_DOUBT_FIRST_WAIT_S", 0.01)
+    agent = funded_agent(engine, 1000)
+
+    async def charge_and_undo() -> None:
+        charging = Charging.from_settings(settings)
+        charging.money = LostAfterCommit(charging.money, away=2)
+        attempt = Attempt(Payer.of(agent, "127.0.0.1"), charging.prices.ask("standard"), "in-doubt-1")
+        with pytest.raises(ConnectionResetError):
+            await charging.charge(attempt)
+        await charging.undo(attempt)  # answers at once; the refund follows when the ledger is back
+        await asyncio.gather(*charging._in_doubt)
+
+    asyncio.run(charge_and_undo())
+    assert sorted(query_entries(engine, "in-doubt-1")) == [("query", -500), ("refund", 500)]
+    assert Money(engine).balance(agent["id"]) == 1000 and check_consistency(engine) == []
+
+
+def test_a_debit_that_never_committed_is_not_refunded(settings, engine):
+    agent = funded_agent(engine, 1000)
+
+    class Refused(LostAfterCommit):
+        async def debit_for_query_async(self, *args, **kwargs):
+            raise ConnectionRefusedError("the database system is shutting down")
+
+    async def charge_and_undo() -> None:
+        charging = Charging.from_settings(settings)
+        charging.money = Refused(charging.money, away=0)
+        attempt = Attempt(Payer.of(agent, "127.0.0.1"), charging.prices.ask("standard"), "in-doubt-2")
+        with pytest.raises(ConnectionRefusedError):
+            await charging.charge(attempt)
+        await charging.undo(attempt)
+        await asyncio.gather(*charging._in_doubt)
+
+    asyncio.run(charge_and_undo())
+    assert query_entries(engine, "in-doubt-2") == [] and Money(engine).balance(agent["id"]) == 1000
