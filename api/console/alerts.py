@@ -26,9 +26,9 @@ class AlertsPage(Page):
         self.alerts, self.webhooks = Alerts(services.engine), Webhooks(services.engine)
 
     async def on_get(self, req, resp):
-        visitor = await self.visitor(req)
+        visitor = await self.signed_in(req, resp)
         if visitor is None:
-            return self.redirect(resp, f"{BASE}/sign-in")
+            return
         await self.show(resp, visitor)
 
     async def show(self, resp, visitor, status: int = 200, **values) -> None:
@@ -53,7 +53,7 @@ class AlertsPage(Page):
             return await self.show(resp, visitor, 422, error="Unknown action.")
         problem, secret = await action(visitor.agent, form)
         if problem is not None:
-            return await self.show(resp, visitor, 422 if problem[0] == 422 else problem[0], error=problem[1])
+            return await self.show(resp, visitor, problem[0], error=problem[1])
         if secret is not None:  # shown this once, on the answer to the form: never in a URL
             return await self.show(resp, visitor, shown_secret=secret)
         self.redirect(resp, f"{BASE}/alerts")
@@ -113,7 +113,6 @@ class AlertsPage(Page):
         if not await asyncio.to_thread(self.webhooks.unsubscribe, agent["id"], form.get("subscription_id", "")[:40]):
             return (404, "You have no such subscription."), None
         return None, None
-
 
     async def test(self, agent: dict, form: dict) -> tuple:
         """A `webhook.test` delivery to one of the agent's subscriptions, queued for the workers now."""

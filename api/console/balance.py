@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import re
 
-import orjson
 import segno
 from markupsafe import Markup
 
@@ -26,9 +25,9 @@ AMOUNTS = (1_000, 5_000, 20_000, 100_000)  # the amounts offered; any other can 
 
 class BalancePage(Page):
     async def on_get(self, req, resp):
-        visitor = await self.visitor(req)
+        visitor = await self.signed_in(req, resp)
         if visitor is None:
-            return self.redirect(resp, f"{BASE}/sign-in")
+            return
         await self.show(req, resp, visitor)
 
     async def show(self, req, resp, visitor, status: int = 200, **values) -> None:
@@ -72,9 +71,9 @@ class InvoicePage(Page):
     """GET: one top-up invoice of the visitor's, as a QR code and text, with its live status."""
 
     async def on_get(self, req, resp, payment_hash: str):
-        visitor = await self.visitor(req)
+        visitor = await self.signed_in(req, resp)
         if visitor is None:
-            return self.redirect(resp, f"{BASE}/sign-in")
+            return
         invoice = await self.invoice_of(visitor, payment_hash)
         if invoice is None:
             return self.refuse(resp, 404, "No such invoice of yours.", visitor)
@@ -123,8 +122,7 @@ class InvoiceStatus(InvoicePage):
             resp.status, resp.media = 404, {"error": {"code": "not_found", "message": "No such invoice of yours."}}
             return
         status, balance = await self.settle(visitor, invoice)
-        resp.data = orjson.dumps({"status": status, "balance_sats": balance, "amount_sats": invoice["amount_sats"]})
-        resp.content_type = "application/json"
+        resp.media = {"status": status, "balance_sats": balance, "amount_sats": invoice["amount_sats"]}
 
 
 class DevWalletPayment(InvoicePage):

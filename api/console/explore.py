@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 
 from api.catalog_queries import CatalogQueries
-from api.console.pages import BASE, Page
+from api.console.pages import Page
 from api.errors import APIError
 from api.module_queries import ModuleQueries
 from api.pulse_queries import PulseQueries
@@ -26,9 +26,9 @@ class ExplorePage(Page):
         self.catalog, self.pulse = catalog, pulse
 
     async def on_get(self, req, resp):
-        visitor = await self.visitor(req)
+        visitor = await self.signed_in(req, resp)
         if visitor is None:
-            return self.redirect(resp, f"{BASE}/sign-in")
+            return
         entries = await self.catalog.entries(Payer.of(visitor.agent, req.context.client_ip))
         categories: dict[str, list] = {}
         for entry in entries:
@@ -49,9 +49,9 @@ class TryPage(Page):
         self.catalog, self.queries, self.refusals = catalog, queries, refusals
 
     async def on_get(self, req, resp, module_name: str):
-        visitor = await self.visitor(req)
+        visitor = await self.signed_in(req, resp)
         if visitor is None:
-            return self.redirect(resp, f"{BASE}/sign-in")
+            return
         await self.show(req, resp, visitor, module_name)
 
     async def show(self, req, resp, visitor, module_name: str, status: int = 200, **values) -> None:

@@ -3,10 +3,9 @@ agent past it (402 `daily_cap_reached`, nothing charged), so a runaway agent can
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, time
 
 from api.console.pages import BASE, Page
-from warehouse.ledger.spending import Spending
+from warehouse.ledger.spending import Spending, day_start
 from warehouse.ledger.tables import utcnow
 
 MAX_CAP_SATS = 100_000_000  # one bitcoin a day: above it a cap caps nothing
@@ -18,15 +17,14 @@ class LimitsPage(Page):
         self.spending = Spending(services.engine)
 
     async def on_get(self, req, resp):
-        visitor = await self.visitor(req)
+        visitor = await self.signed_in(req, resp)
         if visitor is None:
-            return self.redirect(resp, f"{BASE}/sign-in")
+            return
         await self.show(resp, visitor)
 
     async def show(self, resp, visitor, status: int = 200, **values) -> None:
         agent = await asyncio.to_thread(self.services.agents.get, visitor.agent["id"])  # SQL: the cap in force
-        midnight = datetime.combine(utcnow().date(), time(), tzinfo=UTC)
-        spent = sum((await asyncio.to_thread(self.spending.by_day, agent["id"], midnight)).values())
+        spent = sum((await asyncio.to_thread(self.spending.by_day, agent["id"], day_start(utcnow().date()))).values())
         self.render(resp, "limits.html", status, visitor, cap_sats=agent["daily_cap_sats"], spent_today_sats=spent,
                     max_cap_sats=MAX_CAP_SATS, **values)
 

@@ -42,7 +42,7 @@ class Page:
 
     async def visitor(self, req) -> Visitor | None:
         """The signed-in visitor, or None: no session, an ended one, or one whose key was rotated away."""
-        session = await self.sessions.get(req.get_cookie_values(COOKIE) and req.get_cookie_values(COOKIE)[0])
+        session = await self.sessions.get(req.cookies.get(COOKIE))
         if session is None:
             return None
         found = await self.services.directory.by_hash(session.key_hash)
@@ -61,12 +61,18 @@ class Page:
         values = {"signed_in": False, "error": None, **values}
         resp.text = templates.get_template(template).render(base=BASE, static=STATIC, **values)
 
-    async def posted(self, req, resp) -> tuple[Visitor, dict[str, str]] | None:
-        """A signed-in visitor's form and the visitor; None once the answer is given: the sign-in page for no
-        session, a refusal for a form that is not ours."""
+    async def signed_in(self, req, resp) -> Visitor | None:
+        """The signed-in visitor; None once the answer is given: the sign-in page."""
         visitor = await self.visitor(req)
         if visitor is None:
             self.redirect(resp, f"{BASE}/sign-in")
+        return visitor
+
+    async def posted(self, req, resp) -> tuple[Visitor, dict[str, str]] | None:
+        """A signed-in visitor's form and the visitor; None once the answer is given: the sign-in page for no
+        session, a refusal for a form that is not ours."""
+        visitor = await self.signed_in(req, resp)
+        if visitor is None:
             return None
         try:
             return visitor, await read_form(req, visitor.session.csrf)
@@ -95,7 +101,7 @@ class Page:
 
     def pre_session_token(self, req, resp) -> str:
         """The sign-in and register forms' token, double-submitted: the same value in a cookie and the form."""
-        token = (req.get_cookie_values(CSRF_COOKIE) or [None])[0] or new_token()
+        token = req.cookies.get(CSRF_COOKIE) or new_token()
         self.set_cookie(req, resp, CSRF_COOKIE, token, None)
         return token
 

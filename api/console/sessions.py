@@ -27,9 +27,6 @@ class Session:
     key_hash: str
     csrf: str  # the token every form of this session carries
 
-    def csrf_matches(self, sent: str | None) -> bool:
-        return tokens_match(self.csrf, sent)
-
 
 def tokens_match(expected: str | None, sent: str | None) -> bool:
     """Constant-time comparison of a form's token with the one expected; False when either is missing."""

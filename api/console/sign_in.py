@@ -45,7 +45,7 @@ class SignInPage(Page):
         """The form of an attempt (sign-in or register) when it is ours and within the address's bound; None once
         the page says why not."""
         try:
-            form = await read_form(req, (req.get_cookie_values(CSRF_COOKIE) or [None])[0])
+            form = await read_form(req, req.cookies.get(CSRF_COOKIE))
         except FormRefused as refused:
             self.show(req, resp, refused.status, error=refused.message)
             return None

@@ -15,7 +15,8 @@ class StatusPage(Page):
         self.sla = sla
 
     async def on_get(self, req, resp):
-        levels = await self.sla.levels()
-        sources = (await status.read_all(self.services.redis))["sources"]
-        self.render(resp, "status.html", 200, await self.visitor(req), levels=levels, sources=sorted(sources.items()),
+        state = await status.read_all(self.services.redis)  # the sources' states, and the levels' freshness
+        levels = await self.sla.levels(state)
+        self.render(resp, "status.html", 200, await self.visitor(req), levels=levels,
+                    sources=sorted(state["sources"].items()),
                     measured_at=datetime.fromtimestamp(levels["measured_at"], UTC).strftime("%Y-%m-%d %H:%M:%S"))

@@ -3,14 +3,14 @@ the latest 100 charges with their request ids, its credits and its referrals. Ev
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, time, timedelta
+from datetime import timedelta
 
 from api.console.charts import bar_chart
-from api.console.pages import BASE, Page
+from api.console.pages import Page
 from charging.attempt import Payer
 from intel.registry import modules
 from warehouse.ledger import Referrals
-from warehouse.ledger.spending import Spending
+from warehouse.ledger.spending import Spending, day_start
 from warehouse.ledger.tables import utcnow
 
 DAYS = 30
@@ -23,12 +23,12 @@ class UsagePage(Page):
         self.spending, self.referrals = Spending(services.engine), Referrals(services.engine)
 
     async def on_get(self, req, resp):
-        visitor = await self.visitor(req)
+        visitor = await self.signed_in(req, resp)
         if visitor is None:
-            return self.redirect(resp, f"{BASE}/sign-in")
+            return
         agent_pk, today = visitor.agent["id"], utcnow().date()
         first = today - timedelta(days=DAYS - 1)
-        since = datetime.combine(first, time(), tzinfo=UTC)
+        since = day_start(first)
         by_day = await asyncio.to_thread(self.spending.by_day, agent_pk, since)
         by_item = await asyncio.to_thread(self.spending.by_item, agent_pk, since)
         latest = await asyncio.to_thread(self.spending.latest, agent_pk, 100)

@@ -47,14 +47,15 @@ class SLAResource(ServingReport):
         about a second. No credentials needed."""
         resp.media = await self.levels()
 
-    async def levels(self) -> dict:
-        """The report above (the console's status page shows the same)."""
+    async def levels(self, state: dict | None = None) -> dict:
+        """The report above (the console's status page shows the same), from `state` (warehouse.status.read_all)
+        when the caller has read it already."""
         now = time.time()
         r = self.services.redis
         hour = await metrics.window(r, HOUR, now)
         day = await metrics.window(r, DAY, now)
         live = await metrics.workers(r, now)
-        state = await status.read_all(r)
+        state = await status.read_all(r) if state is None else state
         _, pulse_meta = await self.serving.get_pulse()
         oldest = live[0]["started_at"] if live else None
         published_at = pulse_meta["published_at"] if pulse_meta else None

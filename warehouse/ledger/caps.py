@@ -6,12 +6,12 @@ have been set in the middle of it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import Connection, select
 
 from .entries import lock_agent
-from .spending import spent_since
+from .spending import day_start, spent_since
 from .tables import agent_daily_spend
 
 
@@ -40,11 +40,11 @@ def check_cap(conn: Connection, agent_pk: int, price_sats: int, now: datetime) -
     day = debited_on(now)
     spent = conn.scalar(select(agent_daily_spend.c.spent_sats).where(*_of_day(agent_pk, day)))
     if spent is None:
-        spent = spent_since(conn, agent_pk, datetime.combine(day, time(), tzinfo=UTC))
+        spent = spent_since(conn, agent_pk, day_start(day))
         conn.execute(agent_daily_spend.insert().values(agent_id=agent_pk, day=day, spent_sats=spent))
     if spent + price_sats <= cap:
         return None
-    return CapReached(int(cap), int(spent), price_sats, datetime.combine(day + timedelta(days=1), time(), tzinfo=UTC))
+    return CapReached(int(cap), int(spent), price_sats, day_start(day + timedelta(days=1)))
 
 
 def count(conn: Connection, agent_pk: int, price_sats: int, now: datetime) -> None:

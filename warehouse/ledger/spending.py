@@ -2,7 +2,7 @@
 and its latest charges. A refund gives its request's sats back, so every figure here is net of refunds."""
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time
 
 from sqlalchemy import Connection, Date, Engine, cast, func, select
 
@@ -43,6 +43,11 @@ class Spending:
                                 .order_by(e.id.desc()).limit(limit)).mappings().all()
         return [{"at": r["created_at"], "kind": r["kind"], "item": r["module"] or "other",
                  "sats": int(r["amount_sats"]), "pool": r["pool"], "request_id": r["reference"]} for r in rows]
+
+
+def day_start(day: date) -> datetime:
+    """The UTC midnight a day begins at."""
+    return datetime.combine(day, time(), tzinfo=UTC)
 
 
 def spent_since(conn: Connection, agent_pk: int, since: datetime) -> int:
