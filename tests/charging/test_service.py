@@ -156,20 +156,24 @@ class LostAfterCommit:
         return await self.money.refund_async(agent_pk, request_id)
 
 
+def charge_then_undo(settings, agent: dict, money, request_id: str, raised: type[Exception]) -> None:
+    """A standard ask charged through `money` (raising `raised`) and undone, then the in-doubt refunds finished."""
+    async def run() -> None:
+        charging = Charging.from_settings(settings)
+        charging.money = money(charging.money)
+        attempt = Attempt(Payer.of(agent, "127.0.0.1"), charging.prices.ask("standard"), request_id)
+        with pytest.raises(raised):
+            await charging.charge(attempt)
+        await charging.undo(attempt)  # answers at once; a refund in doubt follows when the ledger is back
+        await asyncio.gather(*charging._in_doubt)
+
+    asyncio.run(run())
+
+
 def test_a_debit_whose_commit_is_in_doubt_is_refunded_once_the_ledger_answers(settings, engine, monkeypatch):
     monkeypatch.setattr("charging.service.IN_DOUBT_FIRST_WAIT_S", 0.01)
     agent = funded_agent(engine, 1000)
-
-    async def charge_and_undo() -> None:
-        charging = Charging.from_settings(settings)
-        charging.money = LostAfterCommit(charging.money, away=2)
-        attempt = Attempt(Payer.of(agent, "127.0.0.1"), charging.prices.ask("standard"), "in-doubt-1")
-        with pytest.raises(ConnectionResetError):
-            await charging.charge(attempt)
-        await charging.undo(attempt)  # answers at once; the refund follows when the ledger is back
-        await asyncio.gather(*charging._in_doubt)
-
-    asyncio.run(charge_and_undo())
+    charge_then_undo(settings, agent, lambda money: LostAfterCommit(money, away=2), "in-doubt-1", ConnectionResetError)
     assert sorted(query_entries(engine, "in-doubt-1")) == [("query", -500), ("refund", 500)]
     assert Money(engine).balance(agent["id"]) == 1000 and check_consistency(engine) == []
 
@@ -181,14 +185,5 @@ def test_a_debit_that_never_committed_is_not_refunded(settings, engine):
         async def debit_for_query_async(self, *args, **kwargs):
             raise ConnectionRefusedError("the database system is shutting down")
 
-    async def charge_and_undo() -> None:
-        charging = Charging.from_settings(settings)
-        charging.money = Refused(charging.money, away=0)
-        attempt = Attempt(Payer.of(agent, "127.0.0.1"), charging.prices.ask("standard"), "in-doubt-2")
-        with pytest.raises(ConnectionRefusedError):
-            await charging.charge(attempt)
-        await charging.undo(attempt)
-        await asyncio.gather(*charging._in_doubt)
-
-    asyncio.run(charge_and_undo())
+    charge_then_undo(settings, agent, lambda money: Refused(money, away=0), "in-doubt-2", ConnectionRefusedError)
     assert query_entries(engine, "in-doubt-2") == [] and Money(engine).balance(agent["id"]) == 1000
