@@ -52,12 +52,18 @@ class Services:
         redis = async_client(settings, REDIS_CLIENT_NAME)
         money, invoices, lightning = Money(engine), Invoices(engine), make_backend(settings)
         prices = price_lists.from_settings(settings)
+        jobs = job_queue(settings.effective_redis_url, **sync_options(settings))
+
+        async def on_low_balance(agent_pk: int, request_id: str) -> None:
+            # by name: the API does not import the workers' code (jobs/balance.py sends the warning)
+            await asyncio.to_thread(jobs.enqueue, "jobs.balance.warn", agent_pk, request_id, result_ttl=0,
+                                    description="a low-balance warning")
+
         return cls(
             settings=settings, engine=engine, redis=redis, agents=Agents(engine), money=money, invoices=invoices,
             lightning=lightning, provider=provider, clock=clock, prices=prices,
-            jobs=job_queue(settings.effective_redis_url, **sync_options(settings)),
-            charging=Charging(prices, redis, money, invoices, Tokens(engine), lightning, clock,
-                              settings.invoice_expiry_s),
+            jobs=jobs, charging=Charging(prices, redis, money, invoices, Tokens(engine), lightning, clock,
+                                         settings.invoice_expiry_s, on_low_balance),
         )
 
     @functools.cached_property

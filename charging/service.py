@@ -7,7 +7,9 @@ Order (documented in /api/v1/pricing and the OpenAPI description):
   3. an L402 token sent with the request, where the item takes L402: it pays before, and instead of, any
      balance (a token that does not pay for the item is L402Rejected, nothing spent);
   4. the agent's credit pools, then its balance, in one ledger transaction (warehouse/ledger/money.py), within
-     the daily spending cap its owner set, if any (SpendingCapReached beyond it: warehouse/ledger/caps.py);
+     the daily spending cap its owner set, if any (SpendingCapReached beyond it: warehouse/ledger/caps.py); a
+     debit that takes the balance below the owner's low-balance level asks for the warning (`on_low_balance`,
+     in the background: warehouse/ledger/low_balance.py decides);
   5. otherwise PaymentRequired, with a top-up invoice and (where the item takes L402) an L402 challenge.
 
 `undo` runs every step, money first (the refund, then the token, then the free-allowance count), each even if
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
@@ -51,7 +54,8 @@ ORDER_TEXT = ("A priced request is paid by the first of these that applies: a re
 
 class Charging:
     def __init__(self, price_list: PriceList, redis: aioredis.Redis, money: Money, invoices: Invoices, tokens: Tokens,
-                 lightning: LightningBackend, clock: MarketClock, invoice_expiry_s: int):
+                 lightning: LightningBackend, clock: MarketClock, invoice_expiry_s: int,
+                 on_low_balance: Callable[[int, str], Awaitable[None]] | None = None):
         self.prices = price_list
         self.money = money
         self.allowance = FreeAllowance(redis, clock)
@@ -59,6 +63,8 @@ class Charging:
         self.tokens = TokenSpender(tokens, lightning)
         self.passes = Passes(self.challenges, self.tokens, clock)  # time passes: offered and checked, never spent
         self._in_doubt: set[asyncio.Future] = set()  # refunds of debits whose commit is unknown, under way
+        self.on_low_balance = on_low_balance  # (agent pk, request id of the debit): queue the warning
+        self._warnings: set[asyncio.Future] = set()
 
     @classmethod
     def from_settings(cls, settings) -> Charging:
@@ -98,6 +104,7 @@ class Charging:
         if payer.agent is not None:
             paid = await self._debit(attempt)
             if paid is not None:  # the ledger chose the pool (subscription, burst, ... balance) in its transaction
+                self._watch_balance(attempt, paid)
                 return Charge(item.price_sats, paid.pool, 0, paid.balance_sats, paid.pool_left_sats)
         raise await self.payment_required(attempt)
 
@@ -115,6 +122,22 @@ class Charging:
             raise SpendingCapReached(attempt.item, attempt.request_id, reached.reached) from None
         attempt.debited = paid is not None
         return paid
+
+    def _watch_balance(self, attempt: Attempt, paid) -> None:
+        """Ask for the low-balance warning when this debit took the balance from at or above the owner's level to
+        below it (the level as the key directory's row has it; the ledger decides whether a warning is due)."""
+        level = attempt.payer.agent.get("low_balance_sats")
+        if (self.on_low_balance is None or level is None or paid.pool != "balance"
+                or not paid.balance_sats < level <= paid.balance_sats + attempt.item.price_sats):
+            return
+        self._warnings.add(task := asyncio.ensure_future(self._ask_warning(attempt)))
+        task.add_done_callback(self._warnings.discard)
+
+    async def _ask_warning(self, attempt: Attempt) -> None:
+        try:
+            await self.on_low_balance(attempt.payer.agent_pk, attempt.request_id)
+        except Exception:  # noqa: BLE001 (the sweeper sends a warning whose job was never queued)
+            log.exception("queueing the low-balance warning of %s failed", attempt.request_id)
 
     async def _refund_in_doubt(self, attempt: Attempt) -> None:
         """Refund a debit whose commit is in doubt, once the ledger answers (nothing when it never committed)."""

@@ -36,7 +36,7 @@ import httpx
 from rq import Queue
 from standardwebhooks import Webhook
 
-from jobs import synthesis_failures
+from jobs import balance, synthesis_failures
 from jobs.queues import job_queue
 from marketintel import prometheus
 from marketintel.logs import configure
@@ -229,8 +229,8 @@ def sweep() -> int:
 
 
 def main() -> None:
-    """`python -m jobs.webhooks`: every SWEEP_EVERY_S seconds until stopped, queue the due webhook deliveries and
-    refund the synthesis jobs whose worker died."""
+    """`python -m jobs.webhooks`: every SWEEP_EVERY_S seconds until stopped, queue the due webhook deliveries,
+    refund the synthesis jobs whose worker died and settle the low-balance warnings (jobs/balance.py)."""
     configure("webhooks", get_settings().log_format)
     while True:
         try:
@@ -245,6 +245,12 @@ def main() -> None:
                 log.info("failed and refunded %d synthesis jobs whose worker stopped", refunded)
         except Exception:
             log.exception("synthesis sweep failed")
+        try:  # low-balance warnings whose job was lost, and warnings re-armed by a credit
+            warned = balance.sweep()
+            if warned:
+                log.info("sent %d low-balance warnings", warned)
+        except Exception:
+            log.exception("low-balance sweep failed")
         time.sleep(SWEEP_EVERY_S)
 
 

@@ -4,15 +4,18 @@ recent ones, what SSE readers tail). An event's id is `<seq>-0`: its Redis strea
 `append` commits the events to SQL first, then adds them to the stream with those ids; a stream that missed some
 (Redis down at that moment, restarted empty, trimmed) is topped up from SQL before the next append, and a reader
 asking for events older than the stream holds gets them from SQL (`since`), so `Last-Event-ID` resumes exactly.
-One writer at a time (the scanner); the SQL sequence decides the order."""
+Two writers (the scanner, and the worker's low-balance warnings) take turns: a writer holds the log's lock from its
+first insert to its commit (SQLite's BEGIN IMMEDIATE; a PostgreSQL advisory lock), so a seq is given only once the
+ones below it are committed and the stream never gets a later event before an earlier one."""
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
 import orjson
 import redis
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, text
 from sqlalchemy.engine import Connection, Engine
 
 from warehouse import keys
@@ -20,6 +23,7 @@ from warehouse.ledger.db import reading
 from warehouse.ledger.tables import events as events_table
 
 STREAM_MAXLEN = 10_000  # recent events kept in Redis (approximately); older ones are read from SQL
+_WRITERS_LOCK_ID = int.from_bytes(hashlib.sha256(b"marketintel-event-log").digest()[:7], "big")  # any fixed number
 
 
 def event_id(seq: int) -> str:
@@ -55,6 +59,8 @@ class EventLog:
         batch = [{k: v for k, v in e.items() if k != "id"} for e in events]
         if not batch:
             return []
+        if conn.dialect.name == "postgresql":  # until this transaction ends: no other writer reads the same max
+            conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _WRITERS_LOCK_ID})
         first = conn.scalar(select(func.coalesce(func.max(events_table.c.seq), 0))) + 1
         rows = [{"seq": first + i, "type": e["type"], "audience": e.get("audience"),
                  "occurred_at": datetime.fromisoformat(e["occurred_at"]).astimezone(UTC),
@@ -76,7 +82,10 @@ class EventLog:
             pipe = self.r.pipeline(transaction=False)
             for seq, body in rows:
                 pipe.xadd(self.stream, {"e": body}, id=event_id(seq), maxlen=STREAM_MAXLEN, approximate=True)
-            pipe.execute()
+            for result in pipe.execute(raise_on_error=False):
+                # another writer's top-up added it first: same id, same event
+                if isinstance(result, redis.ResponseError) and "equal or smaller" not in str(result):
+                    raise result
         return len(rows)
 
     def since(self, last_id: str | None, limit: int = 1000) -> list[dict]:

@@ -3,8 +3,8 @@ stream's tier filter, webhook subscriptions and alert packages.
 
 An event is a plain dict (EVENT_FIELDS); the event log (warehouse/events.py) gives it its `id`, which is also the
 SSE `id`. `audience` is None for a market event (every caller whose tier allows the type) or the agent id of the
-one agent an `alert.triggered` belongs to; an `alert.triggered` also names its `alert_id` (the alert's owner finds
-its callback by it)."""
+one agent an owner-only event (`alert.triggered`, `account.balance_low`) belongs to; an `alert.triggered` also
+names its `alert_id` (the alert's owner finds its callback by it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -62,11 +62,16 @@ _TYPES = (
               "a resolution was appended to the live prediction chain since the previous scan"),
     EventType("alert.triggered", "One of your alerts fired (only its owner receives it).", "free", "high", 0,
               "an alert's conditions held at a scan, outside its cooldown and below its max_triggers"),
+    EventType("account.balance_low", "Your balance fell below the level you set (only you receive it).", "free",
+              "high", 0,
+              "a debit takes the agent's balance below the low-balance level its owner set in the console; one "
+              "warning per fall, re-armed once the balance is back at or above the level"),
 )
 EVENT_TYPES: dict[str, EventType] = {t.name: t for t in _TYPES}
-OWNER_ONLY = frozenset({"alert.triggered"})  # never broadcast: delivered to the alert's owner alone
+# never broadcast: delivered to the one agent named in `audience` (the alert's owner, the agent whose balance it is)
+OWNER_ONLY = frozenset({"alert.triggered", "account.balance_low"})
 
 
 def types_for(tier: str) -> list[str]:
-    """The broadcast types a tier may receive (alert.triggered reaches its owner whatever the tier)."""
+    """The types a tier may receive (the owner-only ones reach their owner whatever the tier)."""
     return [t.name for t in _TYPES if t.allowed_for(tier)]

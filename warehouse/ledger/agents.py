@@ -91,7 +91,7 @@ class Agents:
         k = api_keys.c
         with self.engine.begin() as conn:
             lock_agent(conn, agent_pk)  # concurrent rotations queue here, then each sees the other's new key
-            live = _live_key_hashes(conn, agent_pk)
+            live = live_key_hashes(conn, agent_pk)
             if current_key_hash is not None and current_key_hash not in live:
                 raise KeyRevoked("the key was rotated meanwhile")
             conn.execute(api_keys.update().where(k.agent_id == agent_pk, k.revoked_at.is_(None)).values(revoked_at=now))
@@ -105,7 +105,7 @@ class Agents:
             if agent_pk is None:
                 raise LookupError(f"no agent {agent_id}")
             conn.execute(agents.update().where(agents.c.id == agent_pk).values(tier=tier, tier_expires_at=expires_at))
-            return _live_key_hashes(conn, agent_pk)
+            return live_key_hashes(conn, agent_pk)
 
     def set_daily_cap(self, agent_pk: int, cap_sats: int | None) -> list[str]:
         """The owner's daily spending cap (None: no cap; warehouse/ledger/caps.py); returns the hashes of the
@@ -114,7 +114,7 @@ class Agents:
             raise ValueError(f"a daily cap is a positive whole number of sats, got {cap_sats!r}")
         with self.engine.begin() as conn:
             conn.execute(agents.update().where(agents.c.id == agent_pk).values(daily_cap_sats=cap_sats))
-            return _live_key_hashes(conn, agent_pk)
+            return live_key_hashes(conn, agent_pk)
 
     def by_key(self, api_key: str) -> dict | None:
         """The agent of a live key, read from SQL (the API asks api/key_directory.py first)."""
@@ -179,6 +179,6 @@ class Agents:
         }
 
 
-def _live_key_hashes(conn, agent_pk: int) -> list[str]:
+def live_key_hashes(conn, agent_pk: int) -> list[str]:
     k = api_keys.c
     return list(conn.scalars(select(k.key_hash).where(k.agent_id == agent_pk, k.revoked_at.is_(None))))

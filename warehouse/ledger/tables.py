@@ -96,6 +96,11 @@ agents = Table(
     # Set by the agent's owner (the console): requests may take at most this from its pools and balance per UTC
     # day (agent_daily_spend counts it); NULL: no cap.
     Column("daily_cap_sats", BigInteger, nullable=True),
+    # Set by the owner too: a debit that takes the balance below this warns the agent once (an
+    # account.balance_low event, warehouse/ledger/low_balance.py); `low_balance_warned_at` says the warning of the
+    # current fall went out, and is cleared once the balance is back at or above the level. NULL: no warning.
+    Column("low_balance_sats", BigInteger, nullable=True),
+    Column("low_balance_warned_at", UTCDateTime, nullable=True),
     CheckConstraint("balance_sats >= 0", name="balance_not_negative"),
     CheckConstraint(_one_of("tier", TIERS), name="tier_known"),
 )
@@ -266,9 +271,10 @@ chain_heads = Table(
     Column("created_at", UTCDateTime, nullable=False, default=utcnow),
 )
 
-# Every event the scanner emitted, in order: the durable copy behind the Redis stream (warehouse/events.py). `seq`
-# is the order and makes the stream id (`<seq>-0`, the SSE `id`), so a client resumes from SQL exactly where the
-# stream no longer reaches. `audience`: NULL for a market event, the agent id an alert.triggered belongs to.
+# Every event emitted (by the scanner, and the account.balance_low warnings), in order: the durable copy behind the
+# Redis stream (warehouse/events.py). `seq` is the order and makes the stream id (`<seq>-0`, the SSE `id`), so a
+# client resumes from SQL exactly where the stream no longer reaches. `audience`: NULL for a market event, the agent
+# id an owner-only event (alert.triggered, account.balance_low) belongs to.
 events = Table(
     "events", metadata,
     Column("seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),

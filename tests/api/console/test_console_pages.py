@@ -4,6 +4,7 @@ session of the key. tests/console drives the same pages in Chromium."""
 from __future__ import annotations
 
 import re
+import time
 
 from api.console.pages import CSP
 from api.console.sessions import COOKIE, CSRF_COOKIE
@@ -288,3 +289,46 @@ def test_try_it_says_the_price_first_then_answers_in_four_formats_through_the_on
     paid = post(client, "/console/explore/vix", {"csrf": csrf}, cookies)
     assert paid.status_code == 200 and f"&#34;charged_sats&#34;: {vix_price}" in paid.text
     assert client.simulate_get("/api/v1/agents/balance", headers=auth(key)).json["balance_sats"] == 1000 - vix_price
+
+
+def test_a_debit_below_the_level_set_in_the_console_warns_the_agent_alone_once(client, services):
+    from rq.job import Job
+
+    from warehouse.events import EventLog
+    from warehouse.ledger.webhooks import Webhooks
+
+    key, other_key = register(client), register(client)
+    fund(client, key, 1000)
+    cookies, csrf = signed_in(client, key)
+    refused = post(client, "/console/limits", {"csrf": csrf, "low_balance_sats": "0", "action": "set_level"}, cookies)
+    assert refused.status_code == 422 and "A level is a whole number of sats" in refused.text
+    assert post(client, "/console/limits", {"csrf": csrf, "low_balance_sats": "1000", "action": "set_level"},
+                cookies).status_code == 303
+    pk, other_pk = services.agents.raw_by_key(key)["id"], services.agents.raw_by_key(other_key)["id"]
+    for agent_pk in (pk, other_pk):
+        Webhooks(services.engine).subscribe(agent_pk, "free", "account.balance_low", f"https://hooks.example/{agent_pk}")
+
+    def warnings_queued() -> list:  # run as the worker runs them; what each sent
+        for _ in range(100):  # the API queues a warning in the background, after its answer
+            jobs = [Job.fetch(i, connection=services.jobs.connection) for i in services.jobs.job_ids]
+            if warned := [job for job in jobs if job.func_name == "jobs.balance.warn"]:
+                services.jobs.empty()
+                return [(job.args[0], job.perform()) for job in warned]
+            time.sleep(0.05)
+        return []
+
+    assert warnings_queued() == [(pk, None)]  # asked when the level was set: the balance is not below it
+    for _ in range(3):  # the first is free, the second crosses the level, the third is below it already
+        assert client.simulate_get("/api/v1/intelligence/vix", headers=auth(key)).status_code == 200
+    [(agent_pk, sent)] = warnings_queued()
+    assert agent_pk == pk and sent is not None
+
+    [event] = [e for e in EventLog(services.engine, services.jobs.connection).since(None)
+               if e["type"] == "account.balance_low"]
+    agent_id = client.simulate_get("/api/v1/agents/me", headers=auth(key)).json["agent_id"]
+    assert event["id"] == sent and event["audience"] == agent_id
+    [delivery] = Webhooks(services.engine).deliveries(pk)
+    assert delivery["event_type"] == "account.balance_low" and delivery["status"] == "pending"
+    assert Webhooks(services.engine).deliveries(other_pk) == []
+    page = client.simulate_get("/console/limits", headers={"Cookie": cookie_header(cookies)})
+    assert "Level: <strong>1,000</strong> sats" in page.text and "below it: warned" in page.text
