@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import falcon.asgi
 
 from api.catalog_queries import CatalogQueries
-from api.console import alerts, balance, explore, limits, sign_in, status, usage
+from api.console import alerts, balance, explore, limits, packages, sign_in, status, usage
 from api.console.pages import BASE, STATIC, Page
 from api.console.sessions import Sessions
 from api.module_queries import ModuleQueries
@@ -50,6 +50,7 @@ def add_console_routes(app: falcon.asgi.App, services: Services, limiter: RateLi
     app.add_route(f"{BASE}/usage", usage.UsagePage(services, sessions))
     app.add_route(f"{BASE}/limits", limits.LimitsPage(services, sessions))
     app.add_route(f"{BASE}/alerts", alerts.AlertsPage(services, sessions))
+    app.add_route(f"{BASE}/packages", packages.PackagesPage(services, sessions, reads.refusals))
     app.add_route(f"{BASE}/status", status.StatusPage(services, sessions, reads.sla))
     app.add_route(f"{BASE}/explore", explore.ExplorePage(services, sessions, reads.catalog, reads.pulse))
     app.add_route(f"{BASE}/explore/{{module_name}}",

@@ -1,5 +1,5 @@
 """What the agent spent and what it has left: 30 days of spend by day and by item as charts, today's free queries,
-the latest 100 charges with their request ids, its credits and its referrals. Every sat figure is the ledger's."""
+the latest 100 charges with their request ids, its plans, credits and referrals. Every sat figure is the ledger's."""
 from __future__ import annotations
 
 import asyncio
@@ -9,7 +9,7 @@ from api.console.charts import bar_chart
 from api.console.pages import Page
 from charging.attempt import Payer
 from intel.registry import modules
-from warehouse.ledger import Referrals
+from warehouse.ledger import Plans, Referrals, commitment_plans, subscription_plans
 from warehouse.ledger.spending import Spending, day_start
 from warehouse.ledger.tables import utcnow
 
@@ -21,6 +21,9 @@ class UsagePage(Page):
     def __init__(self, services, sessions):
         super().__init__(services, sessions)
         self.spending, self.referrals = Spending(services.engine), Referrals(services.engine)
+        settings = services.settings
+        self.plans = Plans(services.engine, commitment_plans(settings.commitment_plans),
+                           subscription_plans(settings.subscription_plans), now=services.money.now)
 
     async def on_get(self, req, resp):
         visitor = await self.signed_in(req, resp)
@@ -34,6 +37,8 @@ class UsagePage(Page):
         latest = await asyncio.to_thread(self.spending.latest, agent_pk, 100)
         pools = await asyncio.to_thread(self.services.money.pools, agent_pk)
         referrals = await asyncio.to_thread(self.referrals.stats, agent_pk)
+        subscription = await asyncio.to_thread(self.plans.subscription_status, agent_pk)
+        commitment = await asyncio.to_thread(self.plans.commitment_status, agent_pk)
         days = [first + timedelta(days=i) for i in range(DAYS)]
         items = sorted(by_item.items(), key=lambda kv: (-kv[1], kv[0]))
         self.render(resp, "usage.html", 200, visitor, days=[(d, by_day.get(d, 0)) for d in days], items=items,
@@ -41,7 +46,7 @@ class UsagePage(Page):
                                         [(d.strftime("%b %d"), by_day.get(d, 0)) for d in days]),
                     item_chart=bar_chart(f"Sats spent per item, top {TOP_ITEMS}", items[:TOP_ITEMS]),
                     total_sats=sum(by_day.values()), free=await self.free_today(visitor), latest=latest,
-                    pools=pools, referrals=referrals)
+                    pools=pools, referrals=referrals, subscription=subscription, commitment=commitment)
 
     async def free_today(self, visitor) -> dict:
         """How many modules still have a free query today, of how many have one at all."""

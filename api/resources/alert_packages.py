@@ -13,7 +13,7 @@ from api.resources.webhooks import SIGNING
 from api.schemas import AlertPackagesQuery, PackageHistoryQuery, PackageSubscribeBody
 from api.services import Services
 from api.spec import Documented, api_spec
-from charging.attempt import Attempt
+from charging.attempt import Attempt, Charge
 from intel.events.packages import DELIVERY_CHANNELS, PACKAGES, AlertPackage
 from intel.events.types import EVENT_TYPES, URGENCIES
 from warehouse.ledger.alert_packages import PackageSubscriptions
@@ -58,6 +58,20 @@ async def check_delivery(body, allow_private: bool) -> dict:
     return delivery
 
 
+async def subscribe_paid(services: Services, subscriptions: PackageSubscriptions, attempt: Attempt, agent_pk: int,
+                         package: AlertPackage, delivery: dict) -> tuple[dict, Charge]:
+    """Charge one period through the charging service, then store the subscription (the charge undone if it
+    cannot be stored): (subscription, charge). The REST route and the console's packages page both come here."""
+    charge = await services.charging.charge(attempt)
+    try:
+        subscription = await asyncio.to_thread(subscriptions.subscribe, agent_pk, package, delivery,
+                                               attempt.request_id)
+    except BaseException:
+        await services.charging.undo(attempt)
+        raise
+    return subscription, charge
+
+
 class AlertPackagesResource:
     public = True  # interface.md: the listing needs no credential
 
@@ -98,13 +112,8 @@ class PackageSubscribeResource:
         entitled(agent, package)
         delivery = await check_delivery(req.context.json, self.services.settings.webhook_allow_private)
         attempt = Attempt(req.context.payer, self.services.prices.package(package_id), req.context.request_id)
-        charge = await self.services.charging.charge(attempt)
-        try:
-            subscription = await asyncio.to_thread(self.subscriptions.subscribe, agent["id"], package, delivery,
-                                                   req.context.request_id)
-        except BaseException:
-            await self.services.charging.undo(attempt)
-            raise
+        subscription, charge = await subscribe_paid(self.services, self.subscriptions, attempt, agent["id"], package,
+                                                    delivery)
         signing = {"secret_shown_once": True, "signing": SIGNING} if "secret" in subscription else {}
         resp.media = {**signing, "subscription": subscription, "charged_sats": charge.charged_sats,
                       "paid_with": charge.paid_with, "balance_sats": charge.balance_sats,

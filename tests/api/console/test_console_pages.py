@@ -332,3 +332,51 @@ def test_a_debit_below_the_level_set_in_the_console_warns_the_agent_alone_once(c
     assert Webhooks(services.engine).deliveries(other_pk) == []
     page = client.simulate_get("/console/limits", headers={"Cookie": cookie_header(cookies)})
     assert "Level: <strong>1,000</strong> sats" in page.text and "below it: warned" in page.text
+
+
+def test_a_package_is_paid_once_through_the_charging_service_and_cancelled_by_its_owner(client, services):
+    from tests.api.agent_helpers import set_tier
+
+    hook = "https%3A%2F%2F93.184.216.34%2Fevents"
+    free_cookies, free_csrf = signed_in(client, register(client))
+    page = client.simulate_get("/console/packages", headers={"Cookie": cookie_header(free_cookies)})
+    assert page.status_code == 200 and "Needs the premium tier" in page.text
+    refused = post(client, "/console/packages", {"csrf": free_csrf, "action": "subscribe", "channels": "webhook",
+                                                 "package_id": "volatility_shock", "callback_url": hook}, free_cookies)
+    assert refused.status_code == 403
+    key = register(client)
+    agent_id = client.simulate_get("/api/v1/agents/me", headers=auth(key)).json["agent_id"]
+    set_tier(services, agent_id, "premium")
+    cookies, csrf = signed_in(client, key)
+    form = {"csrf": csrf, "action": "subscribe", "package_id": "volatility_shock", "channels": "webhook",
+            "min_urgency": "medium"}
+    assert "callback_url" in post(client, "/console/packages", form, cookies).text  # the webhook channel needs it
+    unpaid = post(client, "/console/packages", {**form, "callback_url": hook}, cookies)
+    assert unpaid.status_code == 402 and "payment_required" in unpaid.text and "Top up the balance" in unpaid.text
+    price = services.prices.package("volatility_shock").price_sats
+    fund(client, key, price + 5)
+    paid = post(client, "/console/packages", {**form, "callback_url": hook}, cookies)
+    assert paid.status_code == 200 and "shown this once" in paid.text and "whsec_" in paid.text
+    assert client.simulate_get("/api/v1/agents/balance", headers=auth(key)).json["balance_sats"] == 5
+    [mine] = client.simulate_get("/api/v1/alert-packages/my", headers=auth(key)).json["subscriptions"]
+    assert (mine["package_id"], mine["active"], mine["min_urgency"]) == ("volatility_shock", True, "medium")
+    other, other_csrf = signed_in(client, register(client))
+    assert post(client, "/console/packages", {"csrf": other_csrf, "action": "unsubscribe",
+                                              "package_id": "volatility_shock"}, other).status_code == 404
+    assert post(client, "/console/packages", {"csrf": csrf, "action": "unsubscribe", "package_id": "volatility_shock"},
+                cookies).status_code == 303
+    page = client.simulate_get("/console/packages", headers={"Cookie": cookie_header(cookies)})
+    assert "cancelled" in page.text
+
+
+def test_usage_shows_the_plans_bought(client):
+    key = register(client)
+    fund(client, key, 10_000)
+    cookies, _ = signed_in(client, key)
+    page = client.simulate_get("/console/usage", headers={"Cookie": cookie_header(cookies)})
+    assert "No subscription plan." in page.text and "No commitment credits running." in page.text
+    bought = client.simulate_post("/api/v1/subscriptions/subscribe", json={"plan": "basic"}, headers=auth(key))
+    assert bought.status_code == 200, bought.text
+    page = client.simulate_get("/console/usage", headers={"Cookie": cookie_header(cookies)})
+    assert "Subscription <strong>basic</strong> until" in page.text and "(1 period paid)" in page.text
+    assert "10,000 sats of allocation and\n  2,500 of burst credits left." in page.text
