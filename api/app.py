@@ -8,7 +8,7 @@ import falcon
 import falcon.asgi
 
 from api.catalog_queries import CatalogQueries
-from api.console import ConsoleReads, add_console_routes
+from api.console.routes import ConsoleReads, add_console_routes
 from api.context import Request
 from api.event_fanout import EventFanout, RedisGate
 from api.history_queries import HistoryQueries
@@ -146,10 +146,12 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     _add_integration_routes(app, services, registry, tools)
     _add_mcp_routes(app, services, ToolCalls(module_queries, synthesis_queries, products, pulse, catalog, refusals),
                     tools)
-    app.add_route(SIGNING_KEY_PATH, SigningKeyResource(load_or_create(settings.home), serving))  # made at first start
+    key = load_or_create(settings.home)  # made at first start
+    app.add_route(SIGNING_KEY_PATH, SigningKeyResource(key, serving))
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     # web pages, not operations: left out of the spec (api/spec.py)
-    add_console_routes(app, services, limiter, ConsoleReads(catalog, pulse, module_queries, refusals, sla))
+    add_console_routes(app, services, limiter,
+                       ConsoleReads(catalog, pulse, module_queries, refusals, sla, products, key))
     api_spec.register(app)  # spectree collects the validated routes into the spec
     # each operation's credentials come from its resource's attributes: the router finds it by the path template
     resource_of = lambda path: (app._router.find(path) or (None,))[0]  # noqa: E731

@@ -46,3 +46,33 @@ def fill(records, key, chain: str = "predictions:live", start: date = date(2024,
             records.append(chain, "resolution", [resolution(p, a.hash, day) for p, a in zip(first, appended)], day)
         records.sign_heads(chain, day, key)
     return appended
+
+
+def publish_scored_chain(engine, key, redis_url: str, days: int = 20) -> list[tuple[dict, dict]]:
+    """`days` market days of the three sample questions in the live chain, each resolved the same day (the outcome
+    alternating), each day's head signed with `key`; then the accuracy product scored by the real report over the
+    chain and published as the pipeline publishes it. The (prediction, resolution) pairs scored."""
+    import time
+
+    import redis
+
+    from assets.predictions import stored_bodies
+    from intel.predictions import accuracy, published
+    from warehouse.cache import ServingCache
+    from warehouse.ledger.records import Records, prediction_chain
+
+    records, live, start = Records(engine), prediction_chain("live"), date(2024, 3, 1)
+    for i in range(days):
+        day = start + timedelta(days=i)
+        preds = [prediction("live", day, q, probability=round(0.1 + 0.8 * ((i + j) % 5) / 4, 4))
+                 for j, q in enumerate(QUESTIONS)]
+        appended = records.append(live, "prediction", preds, day)
+        records.append(live, "resolution", [resolution(p, a.hash, day, outcome=(i + j) % 2 == 0)
+                                            for j, (p, a) in enumerate(zip(preds, appended))], day)
+        records.sign_heads(live, day, key)
+    pairs = published.pairs(published.entries(stored_bodies(records, live)))
+    last = (start + timedelta(days=days - 1)).isoformat()
+    payload = {"as_of": last, "data_as_of": last, "by_origin": {"live": accuracy.report(pairs), "backtest": None}}
+    ServingCache(redis.Redis.from_url(redis_url)).publish_products([("prediction_accuracy", payload, "sim")], True,
+                                                                   time.time())
+    return pairs

@@ -54,3 +54,42 @@ def bar_chart(title: str, points: list[tuple[str, int]]) -> BarChart:
         height = (base - 8) * max(value, 0) / top
         bars.append(Bar(label, value, AXIS + i * slot + slot * 0.15, base - height, slot * 0.7, height))
     return BarChart(title, bars, top)
+
+
+SQUARE, PAD = 320, 40  # a reliability diagram's view box and the room for its axes' labels
+
+
+@dataclass(frozen=True)
+class Dot:
+    label: str  # the bucket
+    predicted: float
+    observed: float
+    n: int
+    cx: float
+    cy: float
+    r: float
+
+
+@dataclass(frozen=True)
+class ReliabilityChart:
+    """Mean predicted probability (x) against the observed frequency (y) per bucket, a dot's area following its
+    N; a calibrated record lies on the diagonal."""
+    title: str
+    dots: list[Dot]
+    size: int = SQUARE
+    pad: int = PAD
+
+    @property
+    def span(self) -> int:
+        return self.size - 2 * self.pad
+
+
+def reliability_chart(title: str, rows: list[dict]) -> ReliabilityChart:
+    """Dots for the buckets of a calibration table that hold cases."""
+    filled = [row for row in rows if row["n"]]
+    most = max((row["n"] for row in filled), default=1)
+    span = SQUARE - 2 * PAD
+    dots = [Dot(row["bucket"], row["mean_predicted"], row["observed_frequency"], row["n"],
+                PAD + row["mean_predicted"] * span, SQUARE - PAD - row["observed_frequency"] * span,
+                3 + 9 * (row["n"] / most) ** 0.5) for row in filled]
+    return ReliabilityChart(title, dots)

@@ -107,3 +107,18 @@ def score(pairs: list[tuple[dict, dict]], history: Iterable[tuple[str, str, bool
     for name, members in groups.items():
         out[name] = {key: summary(p[idx], y[idx], prior[idx]) for key, idx in sorted(members.items())}
     return out
+
+
+def pooled_reliability(tables: Iterable[list[dict]]) -> list[dict]:
+    """Calibration tables of the same buckets (calibration_table's), pooled: each bucket's N summed and its means
+    weighted by N, which is the table of all their cases together."""
+    pooled: dict[str, list[float]] = {}
+    for table in tables:
+        for row in table:
+            n, total = row["n"], pooled.setdefault(row["bucket"], [0, 0.0, 0.0])
+            if n:
+                total[0] += n
+                total[1] += n * row["mean_predicted"]
+                total[2] += n * row["observed_frequency"]
+    return [{"bucket": bucket, "n": int(n), "mean_predicted": _round(p / n) if n else None,
+             "observed_frequency": _round(y / n) if n else None} for bucket, (n, p, y) in pooled.items()]

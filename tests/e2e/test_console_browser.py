@@ -2,9 +2,11 @@
 
 A person registers from the page, keeps the key shown once, tops up by QR with the dev wallet and sees the balance
 change without a reload, sees what the agent then spent, sets a daily cap and sees the agent's next query refused
-beyond it, creates an alert and a webhook and sees a test delivery arrive signed, rotates the key and is signed
-out, reads the public status page, signs in with the new key, and tries a module: its price shown first, the cap
-refusing it, then, the cap removed, the answer in the four formats. On every page the
+beyond it and a low-balance level, creates an alert and webhooks and sees a test delivery arrive signed, reads the
+alert packages (a free agent's: each says the tier it needs), rotates the key and is signed out, reads the public
+status page, signs in with the new key, reads the prediction record (its calibration, its chain verified), and
+tries a module: its price shown first, the cap refusing it, then, the cap removed, the answer in the four formats,
+and that paid query, taking the balance below the level, brings the signed low-balance warning. On every page the
 browser reports no Content-Security-Policy violation (the pages run no inline script), and axe-core (vendored)
 finds no serious or critical accessibility violation. Each page is saved as a screenshot at desktop and phone
 width under var/screenshots/console/, with every axe violation found (any impact) in axe-<width>.json there."""
@@ -21,10 +23,14 @@ import httpx
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from marketintel.settings import Settings
+from marketintel.signing import load_or_create
 from tests.absent import absent
+from tests.chain_records import publish_scored_chain
 from tests.e2e.paid_load import MODULE, migrate, publish_module, service_env, start_gunicorn, stop
 from tests.jobs.test_webhook_worker_kill import stop as stop_worker
 from tests.jobs.webhook_receiver import Receiver
+from warehouse.ledger import make_engine
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +51,9 @@ def base(tmp_path_factory, redis_server):
     env = {**service_env(home, redis_server.url, None), "MI_WEBHOOK_ALLOW_PRIVATE": "true"}
     migrate(env)
     publish_module(redis_server.url)
+    engine = make_engine(Settings(home=home).sqlalchemy_url)  # the ledger the service reads, and its signing key
+    publish_scored_chain(engine, load_or_create(home), redis_server.url)
+    engine.dispose()
     process, url = start_gunicorn(env, workers=1, log=home / "gunicorn.log")
     with open(home / "worker.log", "wb") as log:
         worker = subprocess.Popen([sys.executable, "-m", "jobs.worker"], cwd=ROOT, env=env, stdout=log,
@@ -96,8 +105,15 @@ class Visit:
         return [v for v in found if v["impact"] in ("serious", "critical")]
 
 
+@pytest.fixture
+def warnings():
+    """Where the agent's low-balance warnings go."""
+    with Receiver() as receiver:
+        yield receiver
+
+
 @pytest.mark.parametrize("width", WIDTHS)
-def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
+def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, warnings, width):
     visit = Visit(browser, width)
     page, serious = visit.page, {}
     page.goto(f"{base}/console")
@@ -143,6 +159,10 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
     page.get_by_label("Sats a day").fill(str(charged[1]))  # what it spent already: the next paid query passes it
     page.get_by_role("button", name="Set the cap").click()
     expect(page.locator("#cap")).to_contain_text(f"Cap: {charged[1]:,} sats a day")
+    balance = 5000 - charged[1]
+    page.get_by_label("Warn below").fill(str(balance))  # the next paid query takes the balance below it
+    page.get_by_role("button", name="Set the level").click()
+    expect(page.locator("#level")).to_contain_text(f"Level: {balance:,} sats; balance {balance:,} sats.")
     serious["limits"] = visit.check("limits")
     with httpx.Client(base_url=base, headers={"X-API-Key": key}) as agent:
         over = agent.get(f"/api/v1/intelligence/{MODULE}")
@@ -154,7 +174,11 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
     assert verified["type"] == "webhook.test"
     page.reload()
     expect(page.get_by_role("cell", name="delivered").first).to_be_visible()
+    warning_secret = subscribe(page, "account.balance_low", warnings.url)
     serious["alerts"] = visit.check("alerts")
+    page.get_by_role("link", name="Packages").click()
+    expect(page.get_by_text("Needs the premium tier").first).to_be_visible()  # a free agent's view
+    serious["packages"] = visit.check("packages")
 
     page.get_by_role("link", name="Balance").click()
     expect(page.locator("#balance")).to_have_text(f"{5000 - charged[1]:,}")
@@ -180,6 +204,12 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
 
     page.get_by_role("link", name="Explore").click()
     serious["explore"] = visit.check("explore")
+    page.get_by_role("link", name="the prediction record").click()
+    expect(page.locator("#chain-live")).to_contain_text("verified: 120 records and 20 signed heads recomputed")
+    expect(page.locator("#chain-backtest")).to_contain_text("empty: nothing recorded yet")
+    expect(page.locator("figure.reliability circle")).to_have_count(5)
+    serious["record"] = visit.check("record")
+    page.get_by_role("link", name="Explore").click()
     page.get_by_role("link", name=MODULE, exact=True).click()
     expect(page.locator("#price")).to_have_text(f"This query costs {charged[1]} sats, from your credits or balance.")
     serious["try"] = visit.check("try")
@@ -192,6 +222,11 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
     page.get_by_role("button", name=f"Query for {charged[1]} sats").click()
     expect(page.locator("details[open] pre")).to_contain_text(f'"charged_sats": {charged[1]}')
     serious["try-answered"] = visit.check("try-answered")
+    assert warnings.arrived.wait(EXPECT_TIMEOUT_MS / 1000), "no low-balance warning was delivered"
+    [warned] = warnings.verified(warning_secret)
+    assert warned["type"] == "account.balance_low"
+    assert warned["data"]["figures"] == [{"field": "balance_sats", "value": balance - charged[1]},
+                                         {"field": "low_balance_sats", "value": balance}]
 
     visit.context.close()
     assert visit.violations == []
@@ -201,7 +236,7 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, width):
 def alert_and_webhook(page, receiver: Receiver) -> str:
     """Create an alert from the form and pause it, subscribe a webhook to the receiver and send it a test delivery;
     the subscription's signing secret, shown once."""
-    page.get_by_role("link", name="Alerts").click()
+    page.get_by_role("link", name="Alerts", exact=True).click()
     page.get_by_label("Name", exact=True).fill("VIX above 40")
     page.get_by_label("Field", exact=True).select_option("vix")
     page.get_by_label("Operator", exact=True).select_option(">")
@@ -210,11 +245,17 @@ def alert_and_webhook(page, receiver: Receiver) -> str:
     expect(page.get_by_role("cell", name="VIX above 40", exact=True)).to_be_visible()
     page.get_by_role("button", name="Pause the alert VIX above 40").click()
     expect(page.get_by_role("cell", name="paused", exact=True)).to_be_visible()
-    page.get_by_label("Event type", exact=True).select_option("market.vix_spike")
-    page.get_by_label("Callback URL (https)").fill(receiver.url)
-    page.get_by_role("button", name="Subscribe").click()
-    secret = page.get_by_label("Signing secret of its deliveries (shown this once: store it now)").input_value()
-    assert secret.startswith("whsec_")
+    secret = subscribe(page, "market.vix_spike", receiver.url)
     page.get_by_role("button", name=f"Send a test delivery to {receiver.url}").click()
     assert receiver.arrived.wait(EXPECT_TIMEOUT_MS / 1000), "the worker did not deliver the test"
+    return secret
+
+
+def subscribe(page, event_type: str, url: str) -> str:
+    """Subscribe a webhook on the alerts page; its signing secret, shown once."""
+    page.get_by_label("Event type", exact=True).select_option(event_type)
+    page.get_by_label("Callback URL (https)").fill(url)
+    page.get_by_role("button", name="Subscribe", exact=True).click()
+    secret = page.get_by_label("Signing secret of its deliveries (shown this once: store it now)").input_value()
+    assert secret.startswith("whsec_")
     return secret

@@ -6,7 +6,14 @@ import math
 import numpy as np
 import pytest
 
-from intel.predictions.scoring import expected_calibration_error, prior_rates, score, summary
+from intel.predictions.scoring import (
+    calibration_table,
+    expected_calibration_error,
+    pooled_reliability,
+    prior_rates,
+    score,
+    summary,
+)
 
 
 def pair(question, category, origin, issued, resolved, p, outcome):
@@ -60,3 +67,17 @@ def test_score_groups_by_category_and_origin():
     assert report["by_origin"]["backtest"]["n"] == 2 and report["by_origin"]["live"]["brier"] == pytest.approx(0.04)
     assert report["by_category"]["rates"]["bss"] is None  # one case: its base rate is certain, no skill to measure
     assert "climatology" in report["base_rate_used"]
+
+
+def test_pooled_reliability_tables_are_the_table_of_all_their_cases():
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0, 1, 400)
+    y = (rng.uniform(0, 1, 400) < p).astype(float)
+    parts = [calibration_table(p[:150], y[:150]), calibration_table(p[150:], y[150:])]
+    pooled, whole = pooled_reliability(parts), calibration_table(p, y)
+    assert [row["n"] for row in pooled] == [row["n"] for row in whole] and sum(r["n"] for r in pooled) == 400
+    for got, want in zip(pooled, whole):
+        assert got["bucket"] == want["bucket"]
+        assert abs(got["mean_predicted"] - want["mean_predicted"]) < 1e-3
+        assert abs(got["observed_frequency"] - want["observed_frequency"]) < 1e-3
+    assert pooled_reliability([]) == []
