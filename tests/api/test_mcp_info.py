@@ -32,7 +32,11 @@ def test_manifest_by_caller(asgi, services):
     assert len(keyed["tools"]) == 75 and keyed["your_tier"] == "institutional"
 
 
-def test_health_is_up_when_the_transport_lists_tools_and_down_without_it(asgi):
+def test_health_is_up_when_the_transport_lists_tools_and_down_without_it(asgi, services, monkeypatch):
+    # what is judged is whether tools/list answers, not how fast: a machine busy with the whole suite took over the
+    # production bound of 1 s for the first listing
+    monkeypatch.setattr(services.settings, "health_check_timeout_s", 20.0)
+
     async def scenario(conductor):
         return [await conductor.simulate_get(path) for path in HEALTH_PATHS]
 
