@@ -1,5 +1,7 @@
-"""The charging service's refusals as HTTP answers: PaymentRequired is a 402, L402Rejected a 401, each with
-the L402 challenge in `WWW-Authenticate` and the same fields in the body (error.l402)."""
+"""The charging service's refusals as HTTP answers: PaymentRequired and L402Rejected are 402s, each with the L402
+challenge in `WWW-Authenticate` and the same fields in the body (error.l402). A credential that no longer pays (spent,
+expired, for another resource, unpaid) gets a 402 with a fresh challenge, not a bare refusal: clients cache L402
+tokens per path and resend them (l402-requests does), and pay again on a 402."""
 from __future__ import annotations
 
 from api.errors import APIError
@@ -71,9 +73,10 @@ def cap_reached(exc: SpendingCapReached, data_source: str, simulated: bool) -> A
                     resets_at=reached.resets_at.isoformat())
 
 
-def l402_rejected(exc: L402Rejected) -> APIError:
-    challenge = exc.challenge
-    return APIError(401, exc.code, f"{exc.message} A new challenge for '{exc.item.key}' ({exc.item.price_sats} "
-                    "sats) is in WWW-Authenticate.",
-                    headers={"WWW-Authenticate": format_challenge(challenge["macaroon"], challenge["invoice"])},
-                    l402=challenge)
+def l402_rejected(exc: L402Rejected, data_source: str, simulated: bool) -> APIError:
+    challenge, item = exc.challenge, exc.item
+    meta = uncharged_meta(data_source, simulated, item.price_sats, exc.request_id)
+    return APIError(402, exc.code, f"{exc.message} Nothing was charged. A new challenge for '{item.key}' "
+                    f"({item.price_sats} sats) is in WWW-Authenticate.",
+                    {"WWW-Authenticate": format_challenge(challenge["macaroon"], challenge["invoice"])}, meta,
+                    item=item.key, price_sats=item.price_sats, invoice=exc.invoice, topup=TOPUP, l402=challenge)

@@ -36,7 +36,7 @@ class Refusals:
         if isinstance(ex, PaymentRequired):
             return payment_required(ex, *self.source)
         if isinstance(ex, L402Rejected):
-            return l402_rejected(ex)
+            return l402_rejected(ex, *self.source)
         if isinstance(ex, SpendingCapReached):
             return cap_reached(ex, *self.source)
         if isinstance(ex, BackendUnavailable):  # a temporary condition: 503 with a retry hint

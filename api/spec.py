@@ -43,7 +43,10 @@ PROMISES = (
     "Every 402 carries `error.invoice` (a BOLT11 `payment_request` that credits a balance, with its `payment_hash` "
     "and `amount_sats`) and a `_meta` with `charged_sats` 0. A 402 for something that can be paid per request "
     "(module queries, the full catalog) also carries the L402 challenge for `error.price_sats`, in "
-    "`WWW-Authenticate: L402 macaroon=\"...\", invoice=\"...\"` and in `error.l402`.",
+    "`WWW-Authenticate: L402 macaroon=\"...\", invoice=\"...\", version=\"0\", token=\"...\"` (the token is the "
+    "macaroon, for clients of the current L402 spec) and in `error.l402`. An L402 credential that does not pay "
+    "(spent, expired, unpaid, for another resource, a wrong preimage) is a 402 too, with its `l402_*` code and a fresh "
+    "challenge, so a client that resends a cached token can pay again; nothing is charged.",
     "Responses that serve data or charge (module queries, the batch and each result in it, the pulse, the full "
     "catalog, and every 402) carry `_meta` with `request_id` and `charged_sats`; module results also carry "
     "`data_source`, `simulated`, `cache`, `price_sats`, `paid_with` and `free_queries_left`, and the pulse "

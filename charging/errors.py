@@ -1,5 +1,5 @@
-"""Why a charge did not go through. The API turns these into 402 and 401 answers; an MCP tool or a job
-into its own error; none of them is HTTP here."""
+"""Why a charge did not go through. The API turns these into 402 answers; an MCP tool or a job into its own error;
+none of them is HTTP here."""
 from __future__ import annotations
 
 from charging.attempt import Payer
@@ -19,11 +19,13 @@ class PaymentRequired(Exception):
 
 class L402Rejected(Exception):
     """The L402 credential sent with the request does not pay for the item (it was not spent). `code` is the
-    stable error code; `challenge` is a fresh one for the item."""
+    stable error code; `challenge` is a fresh one for the item, and `invoice` tops up a balance instead, as a
+    PaymentRequired's does."""
 
-    def __init__(self, code: str, message: str, item: PricedItem, challenge: dict):
+    def __init__(self, code: str, message: str, item: PricedItem, challenge: dict, invoice: dict, request_id: str):
         super().__init__(message)
         self.code, self.message, self.item, self.challenge = code, message, item, challenge
+        self.invoice, self.request_id = invoice, request_id
 
 
 class SpendingCapReached(Exception):

@@ -9,11 +9,16 @@ Specifications followed (read 2026-11):
       header.go, caveat.go, satisfier.go, service.go, client_interceptor.go)
 
 Headers as implemented here:
-  challenge   WWW-Authenticate: L402 macaroon="<base64 macaroon>", invoice="<bolt11>"
+  challenge   WWW-Authenticate: L402 macaroon="<base64 macaroon>", invoice="<bolt11>", version="0", token="<same>"
   credential  Authorization: L402 <base64 macaroon>[,<base64 discharge>...]:<64 hex preimage>
-The scheme is case-insensitive and `LSAT` is accepted wherever `L402` is (bLIP-26, Backwards Compatibility);
-a client reads challenges with `token=` in place of `macaroon=` and an optional `version=` (aperture's client;
-tests/charging/l402_client.py does the same).
+The current spec's challenge is `L402 version="0", token="T", invoice="P"`, and its clients read `token=` or
+`macaroon=` and MUST ignore parameters they do not know. Clients written to the earlier form (l402-requests 0.9,
+aperture's own client) read only `macaroon="M", invoice="P"` in that order, as the first parameters, so the one
+challenge here starts with those two and adds `version` and `token` after them: both kinds read it (the spec says
+nothing on serving both; aperture v0.5 sends `macaroon=` only).
+The scheme is case-insensitive and `LSAT` is accepted wherever `L402` is (bLIP-26, Backwards Compatibility), the
+preimage in either case of hex, and a credential sent twice (aperture's client sends an LSAT and an L402
+Authorization, which arrive joined by ", ") is read once.
 The macaroon is the libmacaroons v2 binary format in standard base64. Its identifier is
   version uint16 big-endian (0) || payment hash (32 bytes) || token id (32 random bytes)
 its root key is 32 random bytes per token, stored by the SHA-256 of the identifier (warehouse.ledger.Tokens),
@@ -48,6 +53,7 @@ AUTHORIZATION_TEMPLATE = "L402 <macaroon>:<preimage hex>"
 
 _B64 = r"[A-Za-z0-9+/_-]+={0,2}"
 CREDENTIAL = re.compile(rf"^(L402|LSAT)[ \t]+({_B64}(?:,{_B64})*):([0-9A-Fa-f]{{64}})[ \t]*$", re.IGNORECASE)
+JOINED = re.compile(r",[ \t]*(?=(?:L402|LSAT)[ \t])", re.IGNORECASE)  # where a second Authorization field begins
 
 
 class L402Refused(Exception):
@@ -126,12 +132,22 @@ def is_l402_scheme(scheme: str) -> bool:
 
 
 def format_challenge(macaroon_b64: str, bolt11: str) -> str:
-    return f'L402 macaroon="{macaroon_b64}", invoice="{bolt11}"'
+    return f'L402 macaroon="{macaroon_b64}", invoice="{bolt11}", version="0", token="{macaroon_b64}"'
 
 
 def parse_authorization(value: str) -> Credential:
-    """`L402 <macaroons>:<preimage>` (or LSAT) into a Credential; L402Refused("l402_malformed") otherwise."""
-    match = CREDENTIAL.match(value.strip()) if len(value) <= MAX_CREDENTIAL_CHARS else None
+    """`L402 <macaroons>:<preimage>` (or LSAT) into a Credential; L402Refused("l402_malformed") otherwise. The same
+    credential sent under both scheme names (two Authorization fields, which arrive joined by ", ") is read once."""
+    if len(value) > MAX_CREDENTIAL_CHARS:
+        raise L402Refused("l402_malformed", "The credential is longer than any this server issues.")
+    first, *others = [_parse_one(part) for part in JOINED.split(value.strip())]
+    if any((c.identifier_hash, c.preimage) != (first.identifier_hash, first.preimage) for c in others):
+        raise L402Refused("l402_malformed", "Send one L402 credential, not several different ones.")
+    return first
+
+
+def _parse_one(value: str) -> Credential:
+    match = CREDENTIAL.match(value.strip())
     if match is None:
         raise L402Refused("l402_malformed", "Send Authorization: L402 <base64 macaroon>:<hex preimage of 32 "
                                             "bytes>.")

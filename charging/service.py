@@ -97,9 +97,9 @@ class Charging:
         if payer.l402 is not None and item.l402:
             try:
                 await self.tokens.redeem(attempt)
-            except L402Refused as refused:
-                raise L402Rejected(refused.code, refused.message, item,
-                                   await self.challenges.l402(payer, item)) from None
+            except L402Refused as refused:  # a 402 with a fresh challenge: a client resending a cached token pays again
+                raise L402Rejected(refused.code, refused.message, item, await self.challenges.l402(payer, item),
+                                   await self.challenges.topup_invoice(payer, item), attempt.request_id) from None
             return Charge(item.price_sats, "l402")
         if payer.agent is not None:
             paid = await self._debit(attempt)

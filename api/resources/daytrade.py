@@ -69,7 +69,9 @@ class DayTradeAccess:
                 row = await self.services.charging.passes.admit(payer, pass_)
             except L402Refused as refused:
                 offer = await self.offer(payer)
-                raise L402Rejected(refused.code, refused.message, pass_.priced(offer["btc_usd"]), offer) from None
+                priced = pass_.priced(offer["btc_usd"])
+                invoice = await self.services.charging.challenges.topup_invoice(payer, priced)
+                raise L402Rejected(refused.code, refused.message, priced, offer, invoice, request_id) from None
             return {"via": "l402_pass", "valid_until": row["expires_at"].isoformat(),
                     "terms_version": current.version}
         agent = payer.agent

@@ -108,7 +108,7 @@ def test_an_l402_pass_opens_the_feed_for_24_hours_on_the_market_clock(client, se
     assert client.simulate_get(BASE, headers=credential).status_code == 200
     services.clock.advance(timedelta(minutes=5))
     expired = client.simulate_get(BASE, headers=credential)
-    assert expired.status_code == 401 and expired.json["error"]["code"] == "l402_expired"
+    assert expired.status_code == 402 and expired.json["error"]["code"] == "l402_expired"
     assert "L402" in expired.headers["WWW-Authenticate"]  # with a fresh pass challenge
 
 

@@ -18,9 +18,11 @@ from tests.api.agent_helpers import auth, register
 from tests.api.usage_faults import usage_stream_broken
 from warehouse.ledger.tables import invoices, l402_tokens
 
-# Written from the spec's grammar (bLIP-26), not from api/l402.py: challenge = `L402 macaroon="X", invoice="Y"`
-# with X standard base64 and Y a BOLT11 invoice.
-CHALLENGE = re.compile(r'^L402 macaroon="(?P<mac>[A-Za-z0-9+/]+={0,2})", invoice="(?P<inv>ln[0-9a-z]+)"$')
+# Written from the specs' grammar, not from charging/l402.py: bLIP-26's `L402 macaroon="X", invoice="Y"` (which
+# earlier clients read as the first two parameters), then the current spec's `version="0"` and `token="X"`, with X
+# standard base64 and Y a BOLT11 invoice.
+CHALLENGE = re.compile(r'^L402 macaroon="(?P<mac>[A-Za-z0-9+/]+={0,2})", invoice="(?P<inv>ln[0-9a-z]+)", '
+                       r'version="0", token="(?P<token>[A-Za-z0-9+/]+={0,2})"$')
 
 
 def pay(bolt11_invoice: str) -> str:
@@ -32,7 +34,7 @@ def pay(bolt11_invoice: str) -> str:
 
 def challenge(resp) -> tuple[str, str]:
     match = CHALLENGE.match(resp.headers["WWW-Authenticate"])
-    assert match, resp.headers.get("WWW-Authenticate")
+    assert match and match["token"] == match["mac"], resp.headers.get("WWW-Authenticate")
     return match["mac"], match["inv"]
 
 
@@ -54,8 +56,9 @@ def get(client, path: str, credential: str, addr: str = "10.9.9.9"):
 
 
 def refused(resp, code: str) -> None:
-    """A 401 with the stable code and a fresh, parseable challenge."""
-    assert resp.status_code == 401, resp.text
+    """A 402 with the stable code and a fresh, parseable challenge: a client that resent a cached token pays
+    again."""
+    assert resp.status_code == 402, resp.text
     assert resp.json["error"]["code"] == code, resp.json
     challenge(resp)
 
@@ -177,12 +180,13 @@ def test_unpaid_and_wrong_preimage_are_401_and_spend_nothing(client):
     assert get(client, "/api/v1/intelligence/vix", f"L402 {mac}:{preimage}").status_code == 200
 
 
-def test_expired_token_is_401(client, services):
+def test_expired_token_is_a_402_with_a_fresh_challenge(client, services):
     from charging.l402 import format_challenge
 
     module_402(client)  # use the free query
     issued = services.charging.challenges.issue_l402(services.prices.module("vix"), valid_until=int(time.time()) - 1)
-    mac, inv = CHALLENGE.match(format_challenge(issued["macaroon"], issued["invoice"])).groups()
+    match = CHALLENGE.match(format_challenge(issued["macaroon"], issued["invoice"]))
+    mac, inv = match["mac"], match["inv"]
     refused(get(client, "/api/v1/intelligence/vix", f"L402 {mac}:{pay(inv)}"), "l402_expired")
 
 

@@ -79,7 +79,8 @@ def sweep(client, services) -> list[tuple[str, str, falcon.testing.Result]]:
 
 
 def format_l402(challenge: dict) -> str:
-    return f'L402 macaroon="{challenge["macaroon"]}", invoice="{challenge["invoice"]}"'
+    return (f'L402 macaroon="{challenge["macaroon"]}", invoice="{challenge["invoice"]}", version="0", '
+            f'token="{challenge["macaroon"]}"')
 
 
 def payment_promise_holds(body: dict, headers: dict, per_request: bool, where) -> None:

@@ -19,8 +19,10 @@ NOW = 1_800_000_000
 
 def test_challenge_round_trips_and_legacy_forms_parse():
     header = format_challenge("AGIAJEemVQUTEyNCR0exk7ek90Cg==", "lnbcrt500n1xyz")
-    assert header == 'L402 macaroon="AGIAJEemVQUTEyNCR0exk7ek90Cg==", invoice="lnbcrt500n1xyz"'
-    assert parse_challenge(header)["macaroon"] == "AGIAJEemVQUTEyNCR0exk7ek90Cg=="
+    assert header == ('L402 macaroon="AGIAJEemVQUTEyNCR0exk7ek90Cg==", invoice="lnbcrt500n1xyz", version="0", '
+                      'token="AGIAJEemVQUTEyNCR0exk7ek90Cg=="')
+    assert parse_challenge(header) == {"scheme": "L402", "version": "0", "macaroon": "AGIAJEemVQUTEyNCR0exk7ek90Cg==",
+                                       "invoice": "lnbcrt500n1xyz"}
     # aperture's current form (token=, version=) and the legacy LSAT scheme
     parsed = parse_challenge('LSAT version="0", token="AGIA==", invoice="lnbc1"')
     assert parsed == {"scheme": "LSAT", "version": "0", "macaroon": "AGIA==", "invoice": "lnbc1"}
@@ -29,12 +31,32 @@ def test_challenge_round_trips_and_legacy_forms_parse():
             parse_challenge(bad)
 
 
+def test_the_challenge_reads_in_clients_of_both_generations():
+    """l402-requests 0.9 (its own parser) reads only `macaroon=` then `invoice=`; a client of the current spec
+    reads `token=` and `version=` (tests/charging/l402_client.py)."""
+    from l402_requests.challenge import find_payment_challenge
+    from l402_requests.challenge import parse_challenge as third_party
+
+    header = format_challenge("AGIAJEemVQUTEyNCR0exk7ek90Cg==", "lnbcrt500n1xyz")
+    read = third_party(header)
+    assert (read.macaroon, read.invoice) == ("AGIAJEemVQUTEyNCR0exk7ek90Cg==", "lnbcrt500n1xyz")
+    assert find_payment_challenge({"WWW-Authenticate": header}).macaroon == read.macaroon
+    assert parse_challenge(header)["version"] == "0"
+
+
 def test_credentials_parse_in_both_schemes_any_case():
     mac, _, _ = mint(bytes(range(32)), "module:vix", NOW)
     for scheme in ("L402", "LSAT", "l402", "lsat"):
         credential = parse_authorization(format_authorization(mac, "ab" * 32, scheme))
         assert credential.scheme == scheme.upper() and credential.preimage == bytes.fromhex("ab" * 32)
         assert credential.identifier.payment_hash == bytes(range(32))
+    assert parse_authorization(format_authorization(mac, "AB" * 32)).preimage == bytes.fromhex("ab" * 32)
+    # aperture's client sends an LSAT and an L402 Authorization field; they arrive joined, and are read once
+    joined = f"{format_authorization(mac, 'ab' * 32, 'LSAT')}, {format_authorization(mac, 'ab' * 32)}"
+    assert parse_authorization(joined).preimage == bytes.fromhex("ab" * 32)
+    other, _, _ = mint(bytes(range(1, 33)), "module:vix", NOW)
+    with pytest.raises(L402Refused):  # two different credentials: neither is chosen
+        parse_authorization(f"{format_authorization(mac, 'ab' * 32)}, {format_authorization(other, 'ab' * 32)}")
     for bad in (f"L402 {mac}", f"L402 {mac}:abcd", f"L402 {mac}:{'zz' * 32}", f"L402 !!:{'00' * 32}",
                 f"L402 QUJD:{'00' * 32}"):
         with pytest.raises(L402Refused) as refused:
