@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import time
 import uuid
 
 from api.errors import APIError, tier_required
@@ -9,6 +10,8 @@ from api.key_directory import KeyDirectory
 from api.text_fields import is_safe_line
 from charging.attempt import Payer
 from charging.l402 import L402Refused, is_l402_scheme, parse_authorization
+from charging.mpp import is_payment_scheme, payment_hash_of, receipt
+from charging.mpp import parse_authorization as parse_payment
 from intel.events.types import TIERS
 from marketintel import logs
 
@@ -59,8 +62,8 @@ class CredentialRefused(Exception):
 
 
 def api_key_from(req) -> str | None:
-    """`X-API-Key: <key>` or `Authorization: Bearer <key>`; None when neither is sent (an L402 credential in
-    Authorization is read by `l402_from`)."""
+    """`X-API-Key: <key>` or `Authorization: Bearer <key>`; None when neither is sent (an L402 or MPP credential in
+    Authorization is read by `l402_from` or `mpp_from`)."""
     key = req.get_header("X-API-Key")
     if key:
         return printable_key(key.strip())
@@ -70,11 +73,11 @@ def api_key_from(req) -> str | None:
     scheme, _, value = auth.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
         return printable_key(value.strip())
-    if is_l402_scheme(scheme):
+    if is_l402_scheme(scheme) or is_payment_scheme(scheme):
         return None
     raise CredentialRefused("unsupported_credentials",
                             f"Authorization scheme '{scheme}' is not accepted here; send X-API-Key, Authorization: "
-                            "Bearer or (on the routes that take it) Authorization: L402.")
+                            "Bearer or (on the routes that take it) Authorization: L402 or Payment.")
 
 
 def printable_key(key: str) -> str:
@@ -97,6 +100,18 @@ def l402_from(req):
         raise CredentialRefused(refused.code, refused.message, 'L402 realm="marketintel"') from None
 
 
+def mpp_from(req):
+    """The parsed `Authorization: Payment <base64url JSON>` credential (MPP, charging/mpp.py), or None; its form
+    only, as `l402_from`."""
+    auth = req.get_header("Authorization")
+    if not auth or not is_payment_scheme(auth.partition(" ")[0]):
+        return None
+    try:
+        return parse_payment(auth)
+    except L402Refused as refused:
+        raise CredentialRefused(refused.code, refused.message, 'Payment realm="marketintel"') from None
+
+
 class Authentication:
     """Resolves the caller once routing has found the resource, into `req.context.payer`
     (charging.attempt.Payer; `req.context.agent` reads its agent).
@@ -117,6 +132,14 @@ class Authentication:
     async def process_request(self, req, resp):
         req.context.payer = Payer.of(None, req.context.client_ip)
 
+    async def process_response(self, req, resp, resource, req_succeeded):
+        """An MPP credential that paid a delivered request gets its `Payment-Receipt`."""
+        credential = req.context.payer.mpp if hasattr(req.context, "payer") else None
+        if credential is not None and credential.spent and 200 <= resp.status_code < 300:
+            resp.set_header("Payment-Receipt", receipt(credential.challenge_id, payment_hash_of(credential),
+                                                       time.time()))
+            resp.set_header("Cache-Control", "private")
+
     async def process_resource(self, req, resp, resource, params):
         if resource is None:
             return
@@ -124,11 +147,11 @@ class Authentication:
             await self._identify(req, resp)
             return
         try:
-            agent, l402 = await self._credentials(req, getattr(resource, "accepts_l402", False),
-                                                  getattr(resource, "checks_key", False))
+            agent, l402, mpp = await self._credentials(req, getattr(resource, "accepts_l402", False),
+                                                       getattr(resource, "checks_key", False))
         except CredentialRefused as refused:
             raise refused.as_api_error() from None
-        self._set_caller(req, agent, l402)
+        self._set_caller(req, agent, l402, mpp)
 
     async def _identify(self, req, resp) -> None:
         """A public route: a valid key identifies the caller; anything else is ignored, and said so."""
@@ -136,6 +159,8 @@ class Authentication:
         auth = req.get_header("Authorization")
         if auth and is_l402_scheme(auth.partition(" ")[0]):
             ignored.append("l402_not_needed")  # nothing to pay for here: not spent
+        if auth and is_payment_scheme(auth.partition(" ")[0]):
+            ignored.append("payment_not_needed")
         try:
             key = api_key_from(req)
         except CredentialRefused as refused:
@@ -149,9 +174,9 @@ class Authentication:
         self._set_caller(req, agent, None)
 
     @staticmethod
-    def _set_caller(req, agent: dict | None, l402) -> None:
-        if agent is not None or l402 is not None:
-            req.context.payer = Payer.of(agent, req.context.client_ip, l402)
+    def _set_caller(req, agent: dict | None, l402, mpp=None) -> None:
+        if agent is not None or l402 is not None or mpp is not None:
+            req.context.payer = Payer.of(agent, req.context.client_ip, l402, mpp)
         if agent is not None:
             logs.AGENT_ID.set(agent["agent_id"])  # the public id, never the key
 
@@ -159,23 +184,23 @@ class Authentication:
         return await self.directory.agent(key) if len(key) <= MAX_KEY_CHARS else None
 
     async def _credentials(self, req, accepts_l402: bool, checks_key: bool):
-        l402 = l402_from(req)
-        if l402 is not None and not accepts_l402:
+        l402, mpp = l402_from(req), mpp_from(req)
+        if (l402 is not None or mpp is not None) and not accepts_l402:
             raise CredentialRefused("l402_not_accepted",
-                                    "This route does not take an L402 credential; it was not spent. L402 pays for "
-                                    "module queries (/api/v1/intelligence/{module_name}) and the full catalog "
-                                    "(/api/v1/catalog).")
+                                    "This route does not take a per-request payment (L402 or MPP); nothing was "
+                                    "spent. They pay for module queries (/api/v1/intelligence/{module_name}) and "
+                                    "the full catalog (/api/v1/catalog).")
         key = api_key_from(req)
         if key is None:
-            return None, l402
+            return None, l402, mpp
         remembered = self.directory.remembered(key) if checks_key and len(key) <= MAX_KEY_CHARS else None
         if remembered is not None:
             req.context.key_check = (remembered.key, remembered.entry)
-            return remembered.agent, l402
+            return remembered.agent, l402, mpp
         agent = await self._agent(key)
         if agent is None:
             raise CredentialRefused("invalid_api_key", "The API key is unknown or was rotated.")
-        return agent, l402
+        return agent, l402, mpp
 
 
 async def recheck_key(req, directory: KeyDirectory, entry: bytes | None) -> Payer:
@@ -186,7 +211,7 @@ async def recheck_key(req, directory: KeyDirectory, entry: bytes | None) -> Paye
         found = await directory.fill(api_key_from(req))
     if found is None:
         raise CredentialRefused("invalid_api_key", "The API key is unknown or was rotated.").as_api_error()
-    req.context.payer = Payer.of(found.agent, req.context.client_ip, req.context.payer.l402)
+    req.context.payer = Payer.of(found.agent, req.context.client_ip, req.context.payer.l402, req.context.payer.mpp)
     req.context.key_check = None
     return req.context.payer
 

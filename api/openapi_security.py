@@ -22,6 +22,14 @@ SCHEMES = {
                             "The macaroon and the invoice to pay come in the `WWW-Authenticate: L402` challenge of "
                             "the route's 402 (also in the body's `error.l402`); the preimage is the invoice's proof "
                             "of payment. Spent once; an `LSAT` scheme name is accepted too."},
+    "Payment": {"type": "apiKey", "in": "header", "name": "Authorization",
+                "description": "`Authorization: Payment <base64url JSON>`: MPP (draft-ryan-httpauth-payment) with "
+                               "the Lightning `charge` intent, paying the same invoice as the L402 challenge beside "
+                               "it: `{\"challenge\": {the echoed id, realm, method, intent, request, expires}, "
+                               "\"payload\": {\"preimage\": hex}}`. The challenge comes in `WWW-Authenticate: "
+                               "Payment ...` (alone when the request sends `Accept-Payment: lightning/charge`) and in "
+                               "`error.mpp`; a paid answer carries `Payment-Receipt`. One payment pays one request, "
+                               "whichever protocol presents it."},
 }
 KEY = [{"ApiKey": []}, {"Bearer": []}]
 LAST_EVENT_ID = {"name": "Last-Event-ID", "in": "header", "required": False,
@@ -35,7 +43,7 @@ def security_of(resource, method: str) -> list[dict]:
     method = method.upper()
     if getattr(resource, "public", False) or method in getattr(resource, "public_methods", ()):
         return [{}, *KEY]
-    out = [*KEY, *([{"L402": []}] if getattr(resource, "accepts_l402", False) else [])]
+    out = [*KEY, *([{"L402": []}, {"Payment": []}] if getattr(resource, "accepts_l402", False) else [])]
     return [{}, *out] if method in getattr(resource, "anonymous_methods", ()) else out
 
 

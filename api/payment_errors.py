@@ -5,11 +5,37 @@ tokens per path and resend them (l402-requests does), and pay again on a 402."""
 from __future__ import annotations
 
 from api.errors import APIError
+from charging import mpp
 from charging.errors import L402Rejected, PaymentRequired, SpendingCapReached
 from charging.l402 import format_challenge
 
 TOPUP = {"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]}
+MPP_AUTHORIZATION = mpp.HOW_TO_PAY.removeprefix("Send Authorization: ")
 REGISTER = {"method": "POST", "path": "/api/v1/agents/register", "body": {"name": "string"}}
+
+
+def per_request(l402: dict) -> tuple[dict, dict]:
+    """A 402's per-request ways to pay one invoice: its WWW-Authenticate header (the L402 challenge, then the MPP
+    `Payment` one) and the body's fields (`l402`, and `mpp` with its challenge's parameters)."""
+    params = mpp.challenge_for(l402)
+    return ({"WWW-Authenticate": f"{format_challenge(l402['macaroon'], l402['invoice'])}, "
+                                 f"{mpp.format_challenge(params)}"},
+            {"l402": l402, "mpp": {"challenge": params, "authorization": MPP_AUTHORIZATION}})
+
+
+def negotiated(header: str | None, extra: dict) -> str | None:
+    """The WWW-Authenticate of a 402 offering both protocols, for a client that sent `Accept-Payment` (the MPP
+    draft's preference header, e.g. `lightning/charge`): the `Payment` challenge alone unless it also names
+    `l402`; None (both, as built) when it sent none or named neither."""
+    if not header or "mpp" not in extra:
+        return None
+    wanted = {part.split(";")[0].strip().lower() for part in header.split(",")}
+    payment = bool(wanted & {"lightning/charge", "lightning/*", "*/*", "*"})
+    if not payment:
+        return None
+    challenge = mpp.format_challenge(extra["mpp"]["challenge"])
+    return (f"{format_challenge(extra['l402']['macaroon'], extra['l402']['invoice'])}, {challenge}"
+            if "l402" in wanted else challenge)
 
 
 def uncharged_meta(data_source: str, simulated: bool, price_sats: int, request_id: str) -> dict:
@@ -26,8 +52,8 @@ def payment_required(exc: PaymentRequired, data_source: str, simulated: bool) ->
         extra["module"] = item.ledger_name
     headers = {}
     if exc.l402 is not None:
-        extra["l402"] = exc.l402
-        headers["WWW-Authenticate"] = format_challenge(exc.l402["macaroon"], exc.l402["invoice"])
+        headers, ways = per_request(exc.l402)
+        extra.update(ways)
     meta = {**uncharged_meta(data_source, simulated, item.price_sats, exc.request_id), "free_queries_left": 0}
     if item.free_with_key:
         if item.key == "catalog":
@@ -74,9 +100,13 @@ def cap_reached(exc: SpendingCapReached, data_source: str, simulated: bool) -> A
 
 
 def l402_rejected(exc: L402Rejected, data_source: str, simulated: bool) -> APIError:
-    challenge, item = exc.challenge, exc.item
+    item = exc.item
     meta = uncharged_meta(data_source, simulated, item.price_sats, exc.request_id)
+    if exc.challenge.get("capability", item.key).startswith("pass:"):  # a pass is paid with L402 only
+        headers, ways = {"WWW-Authenticate": format_challenge(exc.challenge["macaroon"], exc.challenge["invoice"])}, {
+            "l402": exc.challenge}
+    else:
+        headers, ways = per_request(exc.challenge)
     return APIError(402, exc.code, f"{exc.message} Nothing was charged. A new challenge for '{item.key}' "
-                    f"({item.price_sats} sats) is in WWW-Authenticate.",
-                    {"WWW-Authenticate": format_challenge(challenge["macaroon"], challenge["invoice"])}, meta,
-                    item=item.key, price_sats=item.price_sats, invoice=exc.invoice, topup=TOPUP, l402=challenge)
+                    f"({item.price_sats} sats) is in WWW-Authenticate.", headers, meta,
+                    item=item.key, price_sats=item.price_sats, invoice=exc.invoice, topup=TOPUP, **ways)

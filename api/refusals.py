@@ -17,7 +17,7 @@ from api.errors import (
     handle_malformed_media,
     handle_validation,
 )
-from api.payment_errors import cap_reached, l402_rejected, payment_required
+from api.payment_errors import cap_reached, l402_rejected, negotiated, payment_required
 from charging.errors import L402Rejected, PaymentRequired, SpendingCapReached
 from marketintel.lightning.base import BackendAuthError, BackendResponseError, BackendUnavailable
 from marketintel.settings import get_settings
@@ -63,6 +63,10 @@ class Refusals:
             resp.media = error.body()
             for name, value in error.headers.items():
                 resp.set_header(name, value)
+            if error.status == 402:
+                resp.set_header("Cache-Control", "no-store")  # a challenge is for this request: never cached
+                if chosen := negotiated(req.get_header("Accept-Payment"), error.extra):
+                    resp.set_header("WWW-Authenticate", chosen)
 
         app.add_error_handler(Exception, handle)
         app.add_error_handler(falcon.HTTPError, handle_http_error)

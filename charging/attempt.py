@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from charging.l402 import Credential
+from charging.mpp import MppCredential
 from charging.prices import PricedItem, PriceList
 
 
@@ -23,12 +24,19 @@ class Payer:
     caller_id: str
     agent: dict | None = None
     l402: Credential | None = None
+    mpp: MppCredential | None = None  # an MPP `Payment` credential (charging/mpp.py), which pays as a token does
 
     @classmethod
-    def of(cls, agent: dict | None, client_ip: str, l402: Credential | None = None) -> Payer:
+    def of(cls, agent: dict | None, client_ip: str, l402: Credential | None = None,
+           mpp: MppCredential | None = None) -> Payer:
         if agent is not None:
-            return cls(f"a:{agent['agent_id']}", agent, l402)
-        return cls(address_caller(client_ip), None, l402)
+            return cls(f"a:{agent['agent_id']}", agent, l402, mpp)
+        return cls(address_caller(client_ip), None, l402, mpp)
+
+    @property
+    def pays_per_request(self) -> bool:
+        """Whether it sent a per-request payment (an L402 token or an MPP credential)."""
+        return self.l402 is not None or self.mpp is not None
 
     @property
     def agent_pk(self) -> int | None:
@@ -45,7 +53,7 @@ class Charge:
     """How an attempt was paid."""
 
     charged_sats: int
-    # "free_allowance", "free_with_key", "l402", or the agent's pool that paid (warehouse.ledger POOL_ORDER)
+    # "free_allowance", "free_with_key", "l402", "mpp", or the agent's pool that paid (warehouse.ledger POOL_ORDER)
     paid_with: str
     free_queries_left: int = 0
     balance_sats: int | None = None  # after this charge, when a pool of the agent's paid

@@ -4,8 +4,9 @@ Order (documented in /api/v1/pricing and the OpenAPI description):
   1. an item free with a key costs a registered agent nothing (the full catalog);
   2. the daily free allowance, where the item has one: free while today's attempts are within it (an L402
      token sent along is then not spent);
-  3. an L402 token sent with the request, where the item takes L402: it pays before, and instead of, any
-     balance (a token that does not pay for the item is L402Rejected, nothing spent);
+  3. an L402 token, or an MPP `Payment` credential for the same invoice, sent with the request, where the item
+     takes per-request payment: it pays before, and instead of, any balance (one that does not pay for the item
+     is L402Rejected, nothing spent);
   4. the agent's credit pools, then its balance, in one ledger transaction (warehouse/ledger/money.py), within
      the daily spending cap its owner set, if any (SpendingCapReached beyond it: warehouse/ledger/caps.py); a
      debit that takes the balance below the owner's low-balance level asks for the warning (`on_low_balance`,
@@ -94,13 +95,13 @@ class Charging:
                 await self.allowance.claim(attempt)
             if attempt.uses_today <= item.free_per_day:
                 return Charge(0, "free_allowance", item.free_per_day - attempt.uses_today)
-        if payer.l402 is not None and item.l402:
+        if payer.pays_per_request and item.l402:
             try:
-                await self.tokens.redeem(attempt)
+                protocol = await self.tokens.redeem(attempt)
             except L402Refused as refused:  # a 402 with a fresh challenge: a client resending a cached token pays again
                 raise L402Rejected(refused.code, refused.message, item, await self.challenges.l402(payer, item),
                                    await self.challenges.topup_invoice(payer, item), attempt.request_id) from None
-            return Charge(item.price_sats, "l402")
+            return Charge(item.price_sats, protocol)
         if payer.agent is not None:
             paid = await self._debit(attempt)
             if paid is not None:  # the ledger chose the pool (subscription, burst, ... balance) in its transaction

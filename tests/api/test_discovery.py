@@ -92,11 +92,11 @@ def test_every_response_says_where_its_data_comes_from(client):
 
 
 def test_openapi_declares_each_operations_credentials_as_the_server_acts(client):
-    """Schemes for the key header, Bearer and L402; every operation's `security` from the resource attributes the
+    """Schemes for the key header, Bearer, L402 and MPP's Payment; every operation's `security` from the resource attributes the
     Authentication middleware reads. tests/api/test_fuzz_openapi.py holds the server to them: schemathesis's
     auth checks send each keyed case again without the key and with a wrong one."""
     spec = client.simulate_get("/openapi.json").json
-    assert set(spec["components"]["securitySchemes"]) == {"ApiKey", "Bearer", "L402"}
+    assert set(spec["components"]["securitySchemes"]) == {"ApiKey", "Bearer", "L402", "Payment"}
     assert spec["components"]["securitySchemes"]["ApiKey"]["name"] == "X-API-Key"
     operations = {(path, method): op for path, item in spec["paths"].items() for method, op in item.items()}
     assert all("security" in op for op in operations.values())
@@ -104,7 +104,7 @@ def test_openapi_declares_each_operations_credentials_as_the_server_acts(client)
     assert operations[("/api/v1/pulse", "get")]["security"] == [anyone, *key]  # public: a key only identifies
     assert operations[("/api/v1/agents/balance", "get")]["security"] == key  # a key or nothing
     module = operations[("/api/v1/intelligence/{module_name}", "get")]["security"]
-    assert {"L402": []} in module and anyone not in module  # no credential: a 402 and its challenge
+    assert {"L402": []} in module and {"Payment": []} in module and anyone not in module  # else a 402 to pay
     assert anyone in operations[("/api/v1/intelligence/parallels", "get")]["security"]  # the free query a day
     stream = {p["name"]: p for p in operations[("/api/v1/events/stream", "get")]["parameters"]}
     assert stream["Last-Event-ID"]["in"] == "header" and stream["Last-Event-ID"]["schema"]["pattern"] == r"^\d+-0$"

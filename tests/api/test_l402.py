@@ -20,9 +20,9 @@ from warehouse.ledger.tables import invoices, l402_tokens
 
 # Written from the specs' grammar, not from charging/l402.py: bLIP-26's `L402 macaroon="X", invoice="Y"` (which
 # earlier clients read as the first two parameters), then the current spec's `version="0"` and `token="X"`, with X
-# standard base64 and Y a BOLT11 invoice.
+# standard base64 and Y a BOLT11 invoice; then the MPP `Payment` challenge (tests/api/test_mpp.py reads it).
 CHALLENGE = re.compile(r'^L402 macaroon="(?P<mac>[A-Za-z0-9+/]+={0,2})", invoice="(?P<inv>ln[0-9a-z]+)", '
-                       r'version="0", token="(?P<token>[A-Za-z0-9+/]+={0,2})"$')
+                       r'version="0", token="(?P<token>[A-Za-z0-9+/]+={0,2})"(?:, Payment .+)?$')
 
 
 def pay(bolt11_invoice: str) -> str:

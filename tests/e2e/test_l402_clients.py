@@ -1,11 +1,12 @@
 """A client nobody here wrote pays the service: l402-requests 0.9 (PyPI: an auto-paying httpx client) against real
 gunicorn, its wallet the dev Lightning node behind a WalletBase adapter (the one method its wallets implement).
 
-It pays a module query per request with L402, reads its own 402 challenge (the header's shape is what its parser
-accepts), and resends the token it cached for the path on the next request: that token is spent, so the service
+It pays module queries per request with L402 and, asking for it (`Accept-Payment: lightning/charge`), with MPP's
+Lightning charge (its draft-00 profile), reading the `Payment-Receipt` back. Each 402's header is read by its own
+parser. It resends the token it cached for the path on the next request: that token is spent, so the service
 answers 402 with a fresh challenge, the client pays again and is served, and the refused attempt costs nothing. A
-day-trade pass it buys once serves every request of its window from the cache. The ledger shows one spent token
-and one settled invoice per paid query, and a pass token never spent."""
+day-trade pass it buys once serves every request of its window from the cache. The ledger shows one spent token and
+one settled invoice per paid query, and a pass token never spent."""
 from __future__ import annotations
 
 import asyncio
@@ -47,7 +48,7 @@ def served(tmp_path_factory, redis_server):
     home = tmp_path_factory.mktemp("l402-clients")
     env = service_env(home, redis_server.url, None)
     migrate(env)
-    for name in (MODULE, "bitcoin"):
+    for name in (MODULE, "bitcoin", "market_regime"):
         publish_module(redis_server.url, name)
     process, base = start_gunicorn(env, workers=1, log=home / "gunicorn.log")
     try:
@@ -105,3 +106,19 @@ def test_l402_requests_buys_a_day_trade_pass_once_for_its_window(served):
     tokens, statuses = ledger_rows(home)
     [pass_token] = [t for t in tokens if t["scope"] == "pass:daytrade"]
     assert pass_token["spent_by"] is None and statuses[wallet.paid[0]] == "settled"
+
+
+def test_l402_requests_pays_over_mpp_when_it_asks_for_it_and_reads_the_receipt(served):
+    base, home = served
+    wallet = DevNodeWallet(home)
+    client = L402Client(wallet=wallet, budget=BUDGET, timeout=30, headers={"Accept-Payment": "lightning/charge"})
+    url = f"{base}/api/v1/intelligence/market_regime"
+    assert client.get(url).json()["_meta"]["paid_with"] == "free_allowance"  # the address's free query of it
+    paid = client.get(url)
+    assert paid.status_code == 200 and paid.json()["_meta"]["paid_with"] == "mpp", paid.text
+    receipt = paid.payment_receipt
+    assert receipt is not None and receipt.status == "success" and receipt.method == "lightning"
+    tokens, statuses = ledger_rows(home)
+    [token] = [t for t in tokens if t["spent_by"] == paid.headers["X-Request-ID"]]
+    assert receipt.reference == token["payment_hash"] and statuses[wallet.paid[0]] == "settled"
+    assert len(wallet.paid) == 1

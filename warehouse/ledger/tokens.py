@@ -32,6 +32,14 @@ class Tokens:
                                ).mappings().first()
         return dict(row) if row else None
 
+    def with_invoice(self, identifier_hash: str) -> dict | None:
+        """The token with its invoice's `bolt11` and `invoice_expires_at` (what an MPP challenge was built from)."""
+        with reading(self.engine) as conn:
+            row = conn.execute(select(l402_tokens, invoices.c.bolt11, invoices.c.expires_at.label("invoice_expires_at"))
+                               .join(invoices, invoices.c.payment_hash == l402_tokens.c.payment_hash)
+                               .where(l402_tokens.c.identifier_hash == identifier_hash)).mappings().first()
+        return dict(row) if row else None
+
     def spend(self, identifier_hash: str, request_id: str) -> bool:
         """Mark the token used by request_id; False when it was already spent (or is unknown). The token's
         invoice is marked settled in the same transaction: the preimage the caller showed proves payment."""
