@@ -5,10 +5,10 @@ import re
 import time
 import uuid
 
-from api.errors import APIError, tier_required
+from api.errors import APIError, ValidationFailed, tier_required
 from api.key_directory import KeyDirectory
 from api.text_fields import is_safe_line
-from charging.attempt import Payer
+from charging.attempt import MaxCost, Payer
 from charging.l402 import L402Refused, is_l402_scheme, parse_authorization
 from charging.mpp import is_payment_scheme, payment_hash_of, receipt
 from charging.mpp import parse_authorization as parse_payment
@@ -17,6 +17,7 @@ from marketintel import logs
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 MAX_KEY_CHARS = 200
+MAX_COST_HEADER = "X-Max-Cost-Sats"
 BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="marketintel"'}
 # Said on a public route that ignored what was sent: the credential's problem, as a stable code.
 IGNORED_HEADER = "X-Credentials-Ignored"
@@ -100,6 +101,18 @@ def l402_from(req):
         raise CredentialRefused(refused.code, refused.message, 'L402 realm="marketintel"') from None
 
 
+def max_cost_from(req) -> MaxCost | None:
+    """`X-Max-Cost-Sats: <n>`: the most the request may be charged in all (charging.errors.MaxCostExceeded past
+    it); 422 unless a whole number of sats, 0 or more."""
+    value = req.get_header(MAX_COST_HEADER)
+    if value is None:
+        return None
+    if not value.strip().isdigit() or len(value.strip()) > 18:
+        raise ValidationFailed([{"loc": ["header", MAX_COST_HEADER], "msg": "a whole number of sats, 0 or more",
+                                 "type": "int_parsing"}])
+    return MaxCost(int(value.strip()))
+
+
 def mpp_from(req):
     """The parsed `Authorization: Payment <base64url JSON>` credential (MPP, charging/mpp.py), or None; its form
     only, as `l402_from`."""
@@ -130,11 +143,13 @@ class Authentication:
         self.directory = directory
 
     async def process_request(self, req, resp):
-        req.context.payer = Payer.of(None, req.context.client_ip)
+        req.context.max_cost = max_cost_from(req)
+        req.context.payer = Payer.of(None, req.context.client_ip, max_cost=req.context.max_cost)
 
     async def process_response(self, req, resp, resource, req_succeeded):
         """An MPP credential that paid a delivered request gets its `Payment-Receipt`."""
-        credential = req.context.payer.mpp if hasattr(req.context, "payer") else None
+        payer = getattr(req.context, "payer", None)  # None when the request was refused before it was resolved
+        credential = payer.mpp if payer is not None else None
         if credential is not None and credential.spent and 200 <= resp.status_code < 300:
             resp.set_header("Payment-Receipt", receipt(credential.challenge_id, payment_hash_of(credential),
                                                        time.time()))
@@ -176,7 +191,7 @@ class Authentication:
     @staticmethod
     def _set_caller(req, agent: dict | None, l402, mpp=None) -> None:
         if agent is not None or l402 is not None or mpp is not None:
-            req.context.payer = Payer.of(agent, req.context.client_ip, l402, mpp)
+            req.context.payer = Payer.of(agent, req.context.client_ip, l402, mpp, req.context.max_cost)
         if agent is not None:
             logs.AGENT_ID.set(agent["agent_id"])  # the public id, never the key
 
@@ -211,7 +226,8 @@ async def recheck_key(req, directory: KeyDirectory, entry: bytes | None) -> Paye
         found = await directory.fill(api_key_from(req))
     if found is None:
         raise CredentialRefused("invalid_api_key", "The API key is unknown or was rotated.").as_api_error()
-    req.context.payer = Payer.of(found.agent, req.context.client_ip, req.context.payer.l402, req.context.payer.mpp)
+    payer = req.context.payer
+    req.context.payer = Payer.of(found.agent, req.context.client_ip, payer.l402, payer.mpp, payer.max_cost)
     req.context.key_check = None
     return req.context.payer
 

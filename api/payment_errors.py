@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from api.errors import APIError
 from charging import mpp
-from charging.errors import L402Rejected, PaymentRequired, SpendingCapReached
+from charging.errors import L402Rejected, MaxCostExceeded, PaymentRequired, SpendingCapReached
 from charging.l402 import format_challenge
 
 TOPUP = {"method": "POST", "path": "/api/v1/agents/topup", "body": ["payment_hash", "preimage"]}
@@ -110,3 +110,15 @@ def l402_rejected(exc: L402Rejected, data_source: str, simulated: bool) -> APIEr
     return APIError(402, exc.code, f"{exc.message} Nothing was charged. A new challenge for '{item.key}' "
                     f"({item.price_sats} sats) is in WWW-Authenticate.", headers, meta,
                     item=item.key, price_sats=item.price_sats, invoice=exc.invoice, topup=TOPUP, **ways)
+
+
+def max_cost_exceeded(exc: MaxCostExceeded, data_source: str, simulated: bool) -> APIError:
+    """A 402 the caller asked for: the price would take the request past its X-Max-Cost-Sats."""
+    item, ceiling = exc.item, exc.max_cost
+    meta = uncharged_meta(data_source, simulated, item.price_sats, exc.request_id)
+    return APIError(402, "max_cost_exceeded",
+                    f"The {item.title} costs {item.price_sats} sats; with the {ceiling.charged_sats} sats this request "
+                    f"was already charged that passes the {ceiling.limit_sats} sats X-Max-Cost-Sats allows. Nothing "
+                    "was charged for it; send a higher maximum to pay it.", {}, meta, item=item.key,
+                    price_sats=item.price_sats, max_cost_sats=ceiling.limit_sats,
+                    charged_in_request_sats=ceiling.charged_sats)

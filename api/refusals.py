@@ -17,8 +17,8 @@ from api.errors import (
     handle_malformed_media,
     handle_validation,
 )
-from api.payment_errors import cap_reached, l402_rejected, negotiated, payment_required
-from charging.errors import L402Rejected, PaymentRequired, SpendingCapReached
+from api.payment_errors import cap_reached, l402_rejected, max_cost_exceeded, negotiated, payment_required
+from charging.errors import L402Rejected, MaxCostExceeded, PaymentRequired, SpendingCapReached
 from marketintel.lightning.base import BackendAuthError, BackendResponseError, BackendUnavailable
 from marketintel.settings import get_settings
 
@@ -39,6 +39,8 @@ class Refusals:
             return l402_rejected(ex, *self.source)
         if isinstance(ex, SpendingCapReached):
             return cap_reached(ex, *self.source)
+        if isinstance(ex, MaxCostExceeded):
+            return max_cost_exceeded(ex, *self.source)
         if isinstance(ex, BackendUnavailable):  # a temporary condition: 503 with a retry hint
             log.warning("lightning node unavailable on %s: %s", where, ex)
             return APIError(503, "lightning_unavailable", "The Lightning node did not answer; try again shortly. "

@@ -46,7 +46,12 @@ PROMISES = (
     "`WWW-Authenticate: L402 macaroon=\"...\", invoice=\"...\", version=\"0\", token=\"...\"` (the token is the "
     "macaroon, for clients of the current L402 spec) and in `error.l402`. An L402 credential that does not pay "
     "(spent, expired, unpaid, for another resource, a wrong preimage) is a 402 too, with its `l402_*` code and a fresh "
-    "challenge, so a client that resends a cached token can pay again; nothing is charged.",
+    "challenge, so a client that resends a cached token can pay again; nothing is charged. The same 402 offers the "
+    "invoice as an MPP challenge too (`Payment id=..., method=\"lightning\", intent=\"charge\", ...` after the L402 "
+    "one, and in `error.mpp`; alone for a request with `Accept-Payment: lightning/charge`), paid with "
+    "`Authorization: Payment <base64url JSON>` and answered with `Payment-Receipt`.",
+    "`X-Max-Cost-Sats: <n>` on any request: it is never charged more than n sats in all; a price past it is a 402 "
+    "`max_cost_exceeded` naming the price, nothing charged (422 for a value that is not a whole number).",
     "Responses that serve data or charge (module queries, the batch and each result in it, the pulse, the full "
     "catalog, and every 402) carry `_meta` with `request_id` and `charged_sats`; module results also carry "
     "`data_source`, `simulated`, `cache`, `price_sats`, `paid_with` and `free_queries_left`, and the pulse "

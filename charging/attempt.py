@@ -15,6 +15,17 @@ from charging.mpp import MppCredential
 from charging.prices import PricedItem, PriceList
 
 
+@dataclass
+class MaxCost:
+    """The most the caller lets one request be charged in all (`X-Max-Cost-Sats`, or an MCP call's
+    `max_cost_sats`), and what the request has been charged so far (a batch charges several items)."""
+    limit_sats: int
+    charged_sats: int = 0
+
+    def refuses(self, price_sats: int) -> bool:
+        return self.charged_sats + price_sats > self.limit_sats
+
+
 @dataclass(frozen=True)
 class Payer:
     """A registered agent (its ledger row: `id`, `agent_id`, `tier`, ...) or an anonymous caller, with the
@@ -25,13 +36,14 @@ class Payer:
     agent: dict | None = None
     l402: Credential | None = None
     mpp: MppCredential | None = None  # an MPP `Payment` credential (charging/mpp.py), which pays as a token does
+    max_cost: MaxCost | None = None  # the caller's ceiling on this request's charges
 
     @classmethod
     def of(cls, agent: dict | None, client_ip: str, l402: Credential | None = None,
-           mpp: MppCredential | None = None) -> Payer:
+           mpp: MppCredential | None = None, max_cost: MaxCost | None = None) -> Payer:
         if agent is not None:
-            return cls(f"a:{agent['agent_id']}", agent, l402, mpp)
-        return cls(address_caller(client_ip), None, l402, mpp)
+            return cls(f"a:{agent['agent_id']}", agent, l402, mpp, max_cost)
+        return cls(address_caller(client_ip), None, l402, mpp, max_cost)
 
     @property
     def pays_per_request(self) -> bool:

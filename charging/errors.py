@@ -35,3 +35,12 @@ class SpendingCapReached(Exception):
     def __init__(self, item: PricedItem, request_id: str, reached):
         super().__init__(f"daily spending cap reached for {item.key}")
         self.item, self.request_id, self.reached = item, request_id, reached
+
+
+class MaxCostExceeded(Exception):
+    """Charging the item would take the request past the most its caller allows (`max_cost`, a MaxCost); nothing
+    was charged for it."""
+
+    def __init__(self, item: PricedItem, request_id: str, max_cost):
+        super().__init__(f"{item.key} costs {item.price_sats} sats, past the caller's maximum")
+        self.item, self.request_id, self.max_cost = item, request_id, max_cost

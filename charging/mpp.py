@@ -107,12 +107,23 @@ def parse_authorization(value: str) -> MppCredential:
         if not is_payment_scheme(scheme) or len(value) > MAX_CREDENTIAL_CHARS:
             raise ValueError("not a Payment credential")
         body = orjson.loads(unb64url(token.strip()))
-        challenge, preimage = body["challenge"], body["payload"]["preimage"]
-        if not isinstance(challenge, dict) or not all(isinstance(challenge.get(k), str) for k in ECHOED):
+    except (ValueError, binascii.Error, orjson.JSONDecodeError) as exc:
+        raise L402Refused("mpp_malformed", f"{HOW_TO_PAY} ({exc}).") from None
+    return credential_of(body)
+
+
+def credential_of(body) -> MppCredential:
+    """The credential object (decoded from the header, or as MCP carries it in `_meta`, where `request` may be the
+    JSON object itself: it is compared in its canonical base64url form); L402Refused("mpp_malformed") otherwise."""
+    try:
+        challenge, preimage = dict(body["challenge"]), body["payload"]["preimage"]
+        if isinstance(challenge.get("request"), dict):
+            challenge["request"] = b64url(canonical(challenge["request"]))
+        if not all(isinstance(challenge.get(k), str) for k in ECHOED):
             raise ValueError(f"the challenge must echo {', '.join(ECHOED)}")
         if not isinstance(preimage, str) or not _PREIMAGE.match(preimage):
             raise ValueError("the preimage is 64 hex characters")
-    except (ValueError, KeyError, TypeError, binascii.Error, orjson.JSONDecodeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:
         raise L402Refused("mpp_malformed", f"{HOW_TO_PAY} ({exc}).") from None
     return MppCredential({k: challenge[k] for k in ECHOED}, bytes.fromhex(preimage))
 
@@ -126,8 +137,13 @@ def payment_hash_of(credential: MppCredential) -> str | None:
         return None
 
 
+def receipt_fields(challenge_id: str, payment_hash: str, now: float) -> dict:
+    """A paid request's receipt: its reference is the payment hash, never the preimage."""
+    return {"challengeId": challenge_id, "method": METHOD, "reference": payment_hash, "status": "success",
+            "timestamp": rfc3339(now)}
+
+
 def receipt(challenge_id: str, payment_hash: str, now: float) -> str:
-    """The `Payment-Receipt` of a paid request: its reference is the payment hash, never the preimage."""
-    return b64url(canonical({"challengeId": challenge_id, "method": METHOD, "reference": payment_hash,
-                             "status": "success", "timestamp": rfc3339(now)}))
+    """The `Payment-Receipt` header."""
+    return b64url(canonical(receipt_fields(challenge_id, payment_hash, now)))
 

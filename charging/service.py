@@ -12,6 +12,8 @@ Order (documented in /api/v1/pricing and the OpenAPI description):
      debit that takes the balance below the owner's low-balance level asks for the warning (`on_low_balance`,
      in the background: warehouse/ledger/low_balance.py decides);
   5. otherwise PaymentRequired, with a top-up invoice and (where the item takes L402) an L402 challenge.
+Past the free ones, a price that would take the request past the caller's maximum (`X-Max-Cost-Sats`) is
+MaxCostExceeded before any of 3-5: nothing charged, nothing offered.
 
 `undo` runs every step, money first (the refund, then the token, then the free-allowance count), each even if
 an earlier one failed (logged), and is shielded: a cancelled caller cannot stop it half way.
@@ -27,7 +29,7 @@ import redis.asyncio as aioredis
 from charging import prices
 from charging.allowance import FreeAllowance
 from charging.attempt import Attempt, Charge
-from charging.errors import L402Rejected, PaymentRequired, SpendingCapReached
+from charging.errors import L402Rejected, MaxCostExceeded, PaymentRequired, SpendingCapReached
 from charging.invoices import Challenges
 from charging.l402 import L402Refused
 from charging.passes import Passes
@@ -47,10 +49,12 @@ log = logging.getLogger(__name__)
 IN_DOUBT_TRIES, IN_DOUBT_FIRST_WAIT_S, IN_DOUBT_MAX_WAIT_S = 20, 0.5, 10.0
 ORDER_TEXT = ("A priced request is paid by the first of these that applies: a registered agent's key where the item "
               "is free with one (the full catalog); the item's daily free allowance (modules: one query per module "
-              "per day); an L402 token sent with the request (it is then spent, and no balance is touched); the "
-              "agent's credit pools and then its balance (see pool_order), within the daily spending cap the agent's "
-              "owner may set in the console (beyond it: 402 daily_cap_reached); otherwise 402 with a top-up invoice "
-              "and an L402 challenge. Nothing is charged for a failed request.")
+              "per day); an L402 token or MPP Payment credential sent with the request (it is then spent, and no "
+              "balance is touched); the agent's credit pools and then its balance (see pool_order), within the daily "
+              "spending cap the agent's owner may set in the console (beyond it: 402 daily_cap_reached); otherwise "
+              "402 with a top-up invoice and the L402 and MPP challenges. A request sent with X-Max-Cost-Sats is never "
+              "charged more than that in all: a price past it is a 402 max_cost_exceeded naming the price, nothing "
+              "charged. Nothing is charged for a failed request.")
 
 
 class Charging:
@@ -84,6 +88,8 @@ class Charging:
             prometheus.CHARGES.labels(charge.paid_with).inc()
             if charge.charged_sats:
                 prometheus.CHARGED_SATS.labels(charge.paid_with).inc(charge.charged_sats)
+                if attempt.payer.max_cost is not None:
+                    attempt.payer.max_cost.charged_sats += charge.charged_sats
         return attempt.charge
 
     async def _settle(self, attempt: Attempt) -> Charge:
@@ -95,6 +101,8 @@ class Charging:
                 await self.allowance.claim(attempt)
             if attempt.uses_today <= item.free_per_day:
                 return Charge(0, "free_allowance", item.free_per_day - attempt.uses_today)
+        if payer.max_cost is not None and payer.max_cost.refuses(item.price_sats):  # before anything is offered
+            raise MaxCostExceeded(item, attempt.request_id, payer.max_cost)
         if payer.pays_per_request and item.l402:
             try:
                 protocol = await self.tokens.redeem(attempt)
@@ -172,6 +180,9 @@ class Charging:
         await asyncio.shield(self._undo(attempt))
 
     async def _undo(self, attempt: Attempt) -> None:
+        charged = attempt.charge.charged_sats if attempt.charge is not None else 0
+        if charged and attempt.payer.max_cost is not None:  # given back: room under the caller's maximum again
+            attempt.payer.max_cost.charged_sats -= charged
         for step in (self._refund, self.tokens.release, self.allowance.unclaim):
             try:
                 await step(attempt)

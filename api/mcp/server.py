@@ -24,9 +24,11 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 
-from api.errors import tier_required
-from api.mcp.calls import Caller, ToolCalls, api_error_result
+from api.errors import ValidationFailed, tier_required
+from api.mcp.calls import Caller, ToolCalls, api_error_result, error_result
+from api.mcp.payment import paying, receipt_meta
 from api.mcp.tools import ToolSpec, visible
+from api.middleware import CredentialRefused
 from charging.attempt import Payer
 
 SERVER_NAME = "marketintel"
@@ -35,6 +37,7 @@ MCP_PATH = "/mcp"
 PROTOCOL_VERSION = "2025-03-26"  # the interface's; the oldest this endpoint negotiates
 PROTOCOL_VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS[HANDSHAKE_PROTOCOL_VERSIONS.index(PROTOCOL_VERSION):],
                      *MODERN_PROTOCOL_VERSIONS)
+PRICE_META = "marketintel/price"  # a tool's `_meta` key for its price
 CALLER_SCOPE_KEY = "marketintel.caller"  # where the HTTP layer leaves the resolved Caller in the ASGI scope
 INSTRUCTIONS = ("Market intelligence for AI agents. Start with get_pulse (free), then list_modules; each module "
                 "gives one free query a day, then costs its price in sats from your balance (send your API key as "
@@ -53,8 +56,12 @@ def caller_of(ctx) -> Caller:
 
 
 def as_mcp_tool(tool: ToolSpec) -> types.Tool:
+    """`_meta` says what a call costs before it is made: its price in sats (ask: its cheapest depth's; 0: free),
+    and the minimum tier that lists it."""
     return types.Tool(name=tool.name, description=tool.description, input_schema=tool.parameters,
-                      output_schema=tool.output_schema, annotations=annotations_of(tool))
+                      output_schema=tool.output_schema, annotations=annotations_of(tool),
+                      meta={PRICE_META: {"price_sats": tool.price_sats, "currency": "sat", "min_tier": tool.tier,
+                                         "pricing": "/api/v1/pricing"}})
 
 
 def annotations_of(tool: ToolSpec) -> types.ToolAnnotations:
@@ -103,7 +110,16 @@ def build_server(tools: dict[str, ToolSpec], calls: ToolCalls) -> Server:
         caller = caller_of(ctx)
         if not tool.visible_to(caller.tier):
             return tier_refusal(tool, caller.tier)
-        return await calls.call(caller, tool, params.arguments, ctx.protocol_version)
+        try:
+            caller = paying(caller, params.meta)
+        except CredentialRefused as refused:
+            return api_error_result(refused.as_api_error())
+        except ValidationFailed as invalid:
+            return error_result({"detail": invalid.detail}, 422)
+        result = await calls.call(caller, tool, params.arguments, ctx.protocol_version)
+        if isinstance(result, dict) and (paid := receipt_meta(caller)):
+            result["_meta"] = paid
+        return result
 
     def input_schema(name: str) -> dict | None:
         tool = tools.get(name)

@@ -92,9 +92,9 @@ def test_every_response_says_where_its_data_comes_from(client):
 
 
 def test_openapi_declares_each_operations_credentials_as_the_server_acts(client):
-    """Schemes for the key header, Bearer, L402 and MPP's Payment; every operation's `security` from the resource attributes the
-    Authentication middleware reads. tests/api/test_fuzz_openapi.py holds the server to them: schemathesis's
-    auth checks send each keyed case again without the key and with a wrong one."""
+    """Schemes for the key header, Bearer, L402 and MPP's Payment; every operation's `security` from the resource
+    attributes the Authentication middleware reads. tests/api/test_fuzz_openapi.py holds the server to them:
+    schemathesis's auth checks send each keyed case again without the key and with a wrong one."""
     spec = client.simulate_get("/openapi.json").json
     assert set(spec["components"]["securitySchemes"]) == {"ApiKey", "Bearer", "L402", "Payment"}
     assert spec["components"]["securitySchemes"]["ApiKey"]["name"] == "X-API-Key"
