@@ -155,7 +155,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     api_spec.register(app)  # spectree collects the validated routes into the spec
     # each operation's credentials come from its resource's attributes: the router finds it by the path template
     resource_of = lambda path: (app._router.find(path) or (None,))[0]  # noqa: E731
-    app.add_route("/openapi.json", OpenAPIResource(resource_of, sorted(registry)))
+    app.add_route("/openapi.json", OpenAPIResource(resource_of, sorted(registry), services.prices))
     app.add_route("/docs", DocsResource())
     app.add_static_route(DOCS_ASSETS, str(importlib.resources.files("swagger_ui") / "static"))
     return app

@@ -8,7 +8,7 @@ from __future__ import annotations
 import falcon
 from spectree import Response, SpecTree
 
-from api import openapi_security
+from api import openapi_prices, openapi_security
 from api.console.pages import BASE as CONSOLE
 from api.response_docs import attach as attach_response_docs
 from api.schemas import PAYMENT_HASH_PATTERN, SYNTHESIS_REQUEST_ID_PATTERN
@@ -142,10 +142,10 @@ api_spec = SpecTree(
 )
 
 
-def openapi_document(resource_of=None, module_names: list[str] = ()) -> dict:
+def openapi_document(resource_of=None, module_names: list[str] = (), prices=None) -> dict:
     """The spec spectree generates, with the standard 422 shape in place of spectree's own model, the documented
     response bodies (each module's, given its name), and (given `resource_of`, a path template's resource) each
-    operation's credentials."""
+    operation's credentials and (given the price list) what it charges."""
     spec = api_spec.spec
     schemas = spec.setdefault("components", {}).setdefault("schemas", {})
     schemas["ValidationErrorResponse"] = {
@@ -174,4 +174,6 @@ def openapi_document(resource_of=None, module_names: list[str] = ()) -> dict:
     attach_response_docs(spec, list(module_names))
     if resource_of is not None:
         openapi_security.declare(spec, resource_of)
+        if prices is not None:
+            openapi_prices.declare(spec, resource_of, prices)
     return spec

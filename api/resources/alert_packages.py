@@ -90,6 +90,7 @@ class AlertPackagesResource:
 
 
 class PackageSubscribeResource:
+    priced = {"POST": ("package:",)}
     def __init__(self, services: Services, subscriptions: PackageSubscriptions):
         self.services, self.subscriptions = services, subscriptions
 

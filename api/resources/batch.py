@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 
 class BatchResource:
+    priced = {"POST": ("module:",)}  # each module as queried alone
     anonymous_methods = ("POST",)  # no credential: a 402 with the invoice, or the free allowance
     def __init__(self, registry: dict[str, Module], queries: ModuleQueries, refusals: Refusals):
         self.registry = registry

@@ -30,6 +30,7 @@ class ModulesResource(_CatalogRoute):
 
 
 class CatalogResource(_CatalogRoute):
+    priced = {"GET": ("catalog",)}
     accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
 
     @api_spec.validate(tags=["discovery"], resp=Documented("HTTP_401", "HTTP_402", HTTP_200=r.Catalog))

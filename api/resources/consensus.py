@@ -90,6 +90,7 @@ def _window(attention: Attention, hours: int) -> dict:
 
 
 class ConsensusResource:
+    priced = {"GET": ("product:consensus",)}
     anonymous_methods = ("GET",)  # no credential: answered at the free tier (api/openapi_security.py)
     accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
 

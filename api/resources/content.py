@@ -64,12 +64,14 @@ RESPONSES = Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_409", "HTTP_422
 
 
 class GenerateResource(_Generate):
+    priced = {"POST": ("content:",)}
     @api_spec.validate(json=ContentBody, tags=["content"], resp=RESPONSES)
     async def on_post(self, req, resp):
         await self._generate(req, resp)
 
 
 class GenerateAsyncResource(_Generate):
+    priced = {"POST": ("content:",)}
     wait_for_answer = False
 
     @api_spec.validate(json=ContentBody, tags=["content"], resp=RESPONSES)

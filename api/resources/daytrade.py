@@ -113,6 +113,7 @@ def listed(records: list[dict], track: str, limit: int) -> list[dict]:
 
 
 class DayTradeIdeasResource:
+    priced = {"GET": ("pass:daytrade",)}
     accepts_l402 = True  # the Authentication middleware lets a pass through to this route
 
     def __init__(self, services: Services, access: DayTradeAccess, journal: Journal):

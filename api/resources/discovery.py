@@ -88,14 +88,15 @@ async def bounded(check, seconds: float) -> tuple[str, object]:
 class OpenAPIResource:
     public = True  # interface.md: no credential needed
 
-    def __init__(self, resource_of=None, module_names: list[str] = ()):
+    def __init__(self, resource_of=None, module_names: list[str] = (), prices=None):
         self._body: bytes | None = None
-        self.resource_of = resource_of  # a path template's resource: the operations' credentials
+        self.resource_of = resource_of  # a path template's resource: the operations' credentials and prices
         self.module_names = module_names  # each module's result schema
+        self.prices = prices
 
     async def on_get(self, req, resp):
         if self._body is None:  # the spec is fixed once routes are added
-            self._body = orjson.dumps(openapi_document(self.resource_of, self.module_names))
+            self._body = orjson.dumps(openapi_document(self.resource_of, self.module_names, self.prices))
         resp.content_type = "application/json"
         resp.data = self._body
 

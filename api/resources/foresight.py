@@ -35,6 +35,7 @@ class _PayablePerRequest(_ProductRoute):
 
 
 class RegimeResource(_ProductRoute):
+    priced = {"GET": ("product:regime", "past:regime")}
     @api_spec.validate(query=RegimeQuery, tags=["trading"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_404", "HTTP_422", "HTTP_429",
                                        "HTTP_503", HTTP_200=r.TradingRegime))
@@ -56,6 +57,7 @@ class RegimeResource(_ProductRoute):
 
 
 class PredictionsResource(_PayablePerRequest):
+    priced = {"GET": ("product:predictions",)}
 
     @api_spec.validate(query=PredictionsQuery, tags=["predictions"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",
@@ -75,6 +77,7 @@ class PredictionsResource(_PayablePerRequest):
 
 
 class AccuracyResource(_PayablePerRequest):
+    priced = {"GET": ("product:prediction_accuracy",)}
 
     @api_spec.validate(query=AccuracyQuery, tags=["predictions"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",
@@ -93,6 +96,7 @@ class AccuracyResource(_PayablePerRequest):
 
 
 class ParallelsResource(_PayablePerRequest):
+    priced = {"GET": ("product:parallels", "past:parallels")}
 
     @api_spec.validate(query=ParallelsQuery, tags=["intelligence"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_404", "HTTP_422", "HTTP_429", "HTTP_503",
@@ -117,6 +121,7 @@ class ParallelsResource(_PayablePerRequest):
 
 
 class TrackRecordResource(_PayablePerRequest):
+    priced = {"GET": ("product:track_record",)}
 
     @api_spec.validate(query=TrackRecordQuery, tags=["intelligence"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_422", "HTTP_429", "HTTP_503",

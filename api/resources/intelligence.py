@@ -15,6 +15,7 @@ from intel.registry import Module
 
 
 class IntelligenceResource:
+    priced = {"GET": ("module:", "past:")}  # x-price in the OpenAPI document (api/openapi_prices.py)
     accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
     checks_key = True  # ... and leaves the key check to the query's one round trip
 
@@ -70,6 +71,7 @@ class IntelligenceResource:
 
 
 class HistoryResource:
+    priced = {"GET": ("history:",)}
     accepts_l402 = True  # the Authentication middleware lets an L402 credential through to this route
 
     def __init__(self, registry: dict[str, Module], queries: HistoryQueries):

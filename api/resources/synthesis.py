@@ -57,12 +57,14 @@ RESPONSES = Documented("HTTP_401", "HTTP_402", "HTTP_409", "HTTP_422", "HTTP_500
 
 
 class AskResource(_Ask):
+    priced = {"POST": ("ask:",)}
     @api_spec.validate(json=AskBody, tags=["intelligence"], resp=RESPONSES)
     async def on_post(self, req, resp):
         await self._ask(req, resp)
 
 
 class AskAsyncResource(_Ask):
+    priced = {"POST": ("ask:",)}
     wait_for_answer = False
 
     @api_spec.validate(json=AskBody, tags=["intelligence"], resp=RESPONSES)

@@ -11,6 +11,7 @@ from intel.signals.product import NAME, select
 
 
 class TradingSignalsResource(_ProductRoute):
+    priced = {"GET": ("product:trading_signals",)}
     @api_spec.validate(query=TradingSignalsQuery, tags=["trading"],
                        resp=Documented("HTTP_401", "HTTP_402", "HTTP_403", "HTTP_422", "HTTP_429", "HTTP_503",
                                        HTTP_200=r.TradingSignals))

@@ -12,6 +12,7 @@ from charging.prices import UNIFIED_PRICES, UNIFIED_REASON
 
 
 class UnifiedResource:
+    priced = {"GET": ("unified:",)}
     def __init__(self, queries: UnifiedQueries):
         self.queries = queries
 

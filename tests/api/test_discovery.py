@@ -108,3 +108,17 @@ def test_openapi_declares_each_operations_credentials_as_the_server_acts(client)
     assert anyone in operations[("/api/v1/intelligence/parallels", "get")]["security"]  # the free query a day
     stream = {p["name"]: p for p in operations[("/api/v1/events/stream", "get")]["parameters"]}
     assert stream["Last-Event-ID"]["in"] == "header" and stream["Last-Event-ID"]["schema"]["pattern"] == r"^\d+-0$"
+
+
+def test_each_priced_operation_says_what_it_charges_from_the_price_list(client, services):
+    spec = client.simulate_get("/openapi.json").json
+    price = {(path, method): op["x-price"] for path, item in spec["paths"].items() for method, op in item.items()
+             if "x-price" in op}
+    module = price[("/api/v1/intelligence/{module_name}", "get")]["items"]
+    prices = [item.price_sats for key, item in services.prices.items.items() if key.startswith("module:")]
+    assert module["module:*"] == {"from_sats": min(prices), "to_sats": max(prices)} and "past:*" in module
+    assert price[("/api/v1/catalog", "get")]["items"] == {"catalog": {"sats": services.prices.catalog.price_sats}}
+    assert price[("/api/v1/trading/day-trade-ideas", "get")]["items"]["pass:daytrade"]["usd"] == (
+        services.prices.daytrade_pass.usd_price)
+    assert ("/api/v1/intelligence/batch", "post") in price and ("/api/v1/pulse", "get") not in price
+    assert all(p["currency"] == "sat" and p["list"] == "/api/v1/pricing" for p in price.values())
