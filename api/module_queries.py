@@ -78,8 +78,9 @@ class ModuleQueries:
         try:
             # one round trip: the key check, the rate window, the free-allowance count, the cached rendering,
             # its meta and the previous snapshot (and, for a free query served as cached, its record)
-            counter = self.charging.allowance.counter(attempt)
-            record = self.usage.free_record(attempt, fmt) if as_cached else None
+            # a query within a request paid whole (payer.prepaid) takes nothing of the free allowance
+            counter = None if payer.prepaid else self.charging.allowance.counter(attempt)
+            record = self.usage.free_record(attempt, fmt) if as_cached and counter else None
             # the last seen payload travels back only where it is read: the agent format's deltas, or a ticker
             # module's payload computed after the trip; else the trip only says whether it is this one
             # (a past moment has no deltas and leaves the last seen payload as it was)
@@ -94,7 +95,8 @@ class ModuleQueries:
                 raise KeyChanged(taken.entry)
             if taken.code == LIMITED:
                 raise await self.budgets.refused(payer, window)
-            self.charging.allowance.counted(attempt, taken.count)
+            if counter is not None:
+                self.charging.allowance.counted(attempt, taken.count)
             payload_json, published, seen_before = taken.reads if seen_read else (*taken.reads, None)
             if past:
                 payload_json, published = await self.past.payload_json(module, query.as_of, ticker), None

@@ -16,7 +16,8 @@ Objs = list[dict[str, Any]]
 
 
 def body(model_name: str, doc: str, meta: type | None = None, /, **fields) -> type[Documented]:
-    spec = {key: (kind, ...) for key, kind in fields.items()}
+    # a field given as (type, default) is optional; any other is required
+    spec = {key: kind if isinstance(kind, tuple) else (kind, ...) for key, kind in fields.items()}
     if meta is not None:
         spec["meta"] = (meta, Field(alias="_meta"))
     return create_model(model_name, __base__=Documented, __doc__=doc, **spec)
@@ -53,8 +54,9 @@ SamplingStatus = body("SamplingStatus", "GET /api/v1/sampling/status", date=str,
 UnifiedContext = body("UnifiedContext", "GET /api/v1/intelligence/unified", ChargeMeta, topic=str | None, depth=str,
                       as_of=str, market_clock=str, regime=Obj, categories=Obj, disagreements=Objs, calendar=Obj,
                       sources_missing=list, caveats=list[str], simulated=bool, data_source=str, figures_count=int)
-BatchMeta = body("BatchMeta", "`_meta` of a batch: the one request id and the sum charged.", request_id=str,
-                 modules=int, succeeded=int, failed=int, charged_sats=int)
+BatchMeta = body("BatchMeta", "`_meta` of a batch: the one request id and the sum charged (`paid_with` when the "
+                 "batch was paid whole per request: `l402` or `mpp`).", request_id=str, modules=int, succeeded=int,
+                 failed=int, charged_sats=int, paid_with=(str | None, None))
 
 
 class BatchItemResult(Documented):

@@ -37,6 +37,7 @@ class Payer:
     l402: Credential | None = None
     mpp: MppCredential | None = None  # an MPP `Payment` credential (charging/mpp.py), which pays as a token does
     max_cost: MaxCost | None = None  # the caller's ceiling on this request's charges
+    prepaid: bool = False  # within a request paid whole beforehand (a batch paid per request): charged nothing
 
     @classmethod
     def of(cls, agent: dict | None, client_ip: str, l402: Credential | None = None,

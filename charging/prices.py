@@ -13,9 +13,12 @@ Paid tiers and plans are not items: they are bought as credit (warehouse/ledger)
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+
+import orjson
 
 from intel.events.packages import PACKAGES, AlertPackage
 from intel.registry import Module
@@ -199,6 +202,14 @@ class PriceList:
     def product(self, name: str) -> PricedItem:
         return self.items[f"product:{name}"]
 
+    def batch(self, parts: list[tuple[PricedItem, str | None]]) -> PricedItem:
+        """A batch paid whole per request (L402 or MPP): the sum of its parts' prices, no free allowance, its key
+        committing to exactly these parts (items and tickers, in order), so a token paid for one batch pays for no
+        other."""
+        digest = hashlib.sha256(orjson.dumps([[item.key, ticker] for item, ticker in parts])).hexdigest()
+        return PricedItem(f"batch:{digest}", sum(item.price_sats for item, _ in parts),
+                          f"batch of {len(parts)} module queries", reason=BATCH_REASON)
+
     def package(self, package_id: str) -> PricedItem:
         return self.items[f"package:{package_id}"]
 
@@ -218,6 +229,10 @@ class PriceList:
     @property
     def daytrade_pass(self) -> PricedPass:
         return self.passes[DAYTRADE_PASS_KEY]
+
+
+BATCH_REASON = ("A batch paid per request, without a key: each module's price, summed; its token pays for that batch "
+                "alone.")
 
 
 def daytrade_pass(usd_price: float) -> PricedPass:

@@ -94,6 +94,8 @@ class Charging:
 
     async def _settle(self, attempt: Attempt) -> Charge:
         item, payer = attempt.item, attempt.payer
+        if payer.prepaid:  # a part of a request paid whole (a batch paid per request): its charge holds it
+            return Charge(0, "prepaid")
         if item.free_with_key and payer.agent is not None:
             return Charge(0, "free_with_key")
         if item.free_per_day:

@@ -60,8 +60,9 @@ def test_sampling_status_counts_only_served_queries(client):
     assert client.simulate_get("/api/v1/sampling/status").json["tried_count"] == 0
 
 
-def test_batch_needs_premium(client):
-    assert client.simulate_post("/api/v1/intelligence/batch", json={"modules": ["vix"]}).status_code == 401
+def test_batch_needs_premium_or_is_paid_whole_per_request(client):
+    anonymous = client.simulate_post("/api/v1/intelligence/batch", json={"modules": ["vix"]})
+    assert anonymous.status_code == 402 and anonymous.json["error"]["item"].startswith("batch:")  # test_batch_paid
     key, agent = register(client)
     resp = client.simulate_post("/api/v1/intelligence/batch", json={"modules": ["vix"]}, headers=auth(key))
     assert resp.status_code == 403 and resp.json["error"]["code"] == "tier_required"

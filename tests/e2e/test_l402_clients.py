@@ -122,3 +122,23 @@ def test_l402_requests_pays_over_mpp_when_it_asks_for_it_and_reads_the_receipt(s
     [token] = [t for t in tokens if t["spent_by"] == paid.headers["X-Request-ID"]]
     assert receipt.reference == token["payment_hash"] and statuses[wallet.paid[0]] == "settled"
     assert len(wallet.paid) == 1
+
+
+def test_l402_requests_pays_a_batch_whole_with_one_token(served):
+    base, home = served
+    wallet = DevNodeWallet(home)
+    client = L402Client(wallet=wallet, budget=BUDGET, timeout=30)
+    body = {"modules": [MODULE, "bitcoin", "market_regime"]}
+    paid = client.post(f"{base}/api/v1/intelligence/batch", json=body)
+    assert paid.status_code == 200, paid.text
+    assert [r["status"] for r in paid.json()["results"]] == [200, 200, 200]
+    meta = paid.json()["_meta"]
+    assert meta["paid_with"] == "l402" and meta["charged_sats"] == 50 + 50 + 250 and len(wallet.paid) == 1
+    tokens, statuses = ledger_rows(home)
+    [token] = [t for t in tokens if t["spent_by"] == paid.headers["X-Request-ID"]]
+    assert token["scope"].startswith("batch:") and statuses[wallet.paid[0]] == "settled"
+    with httpx.Client(timeout=30) as plain:  # its token pays for that batch alone
+        other = plain.post(f"{base}/api/v1/intelligence/batch", json={"modules": [MODULE]},
+                           headers={"Authorization": client._cache.get(httpx.URL(base).host,
+                                                                       "/api/v1/intelligence").authorization_header})
+    assert other.status_code == 402 and other.json()["error"]["code"] == "l402_wrong_resource"
