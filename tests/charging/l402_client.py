@@ -8,6 +8,8 @@ import re
 from charging.l402 import is_l402_scheme
 
 CHALLENGE_PARAM = re.compile(r'\s*([A-Za-z0-9_-]+)="([^"]*)"\s*(?:,|$)')
+# where the next challenge of the header begins (RFC 7235: `, <scheme> <param>=`), e.g. the MPP `Payment` one
+NEXT_CHALLENGE = re.compile(r',\s*[A-Za-z][A-Za-z0-9!#$&^_`|~.+-]*\s+(?=[A-Za-z0-9_-]+=)')
 
 
 def format_authorization(macaroon_b64: str, preimage_hex: str, scheme: str = "L402") -> str:
@@ -16,8 +18,11 @@ def format_authorization(macaroon_b64: str, preimage_hex: str, scheme: str = "L4
 
 def parse_challenge(value: str) -> dict:
     """A client's reading of `WWW-Authenticate`: {"scheme", "version", "macaroon", "invoice"}. Accepts LSAT,
-    `token=` for `macaroon=`, an optional `version=`, params in any order. ValueError when it is none."""
-    scheme, _, params = value.strip().partition(" ")
+    `token=` for `macaroon=`, an optional `version=`, params in any order, and other challenges after it (the first
+    challenge is read). ValueError when it is none."""
+    value = value.strip()
+    following = NEXT_CHALLENGE.search(value)
+    scheme, _, params = (value[:following.start()] if following else value).partition(" ")
     if not is_l402_scheme(scheme):
         raise ValueError(f"not an L402 challenge: {scheme!r}")
     found, pos = {}, 0

@@ -23,6 +23,9 @@ def test_challenge_round_trips_and_legacy_forms_parse():
                       'token="AGIAJEemVQUTEyNCR0exk7ek90Cg=="')
     assert parse_challenge(header) == {"scheme": "L402", "version": "0", "macaroon": "AGIAJEemVQUTEyNCR0exk7ek90Cg==",
                                        "invoice": "lnbcrt500n1xyz"}
+    # with the MPP challenge after it, as a 402 here sends them: the L402 one is read
+    both = header + ', Payment id="abc", realm="marketintel", method="lightning", intent="charge", request="e30"'
+    assert parse_challenge(both)["invoice"] == "lnbcrt500n1xyz"
     # aperture's current form (token=, version=) and the legacy LSAT scheme
     parsed = parse_challenge('LSAT version="0", token="AGIA==", invoice="lnbc1"')
     assert parsed == {"scheme": "LSAT", "version": "0", "macaroon": "AGIA==", "invoice": "lnbc1"}
