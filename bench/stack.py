@@ -6,6 +6,7 @@ API; the paid gunicorns (its SQLite ledger, and a PostgreSQL database) and the b
 same Redis, so every row is measured while the rest of the service is running."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -24,12 +25,14 @@ from marketintel.redis_server import free_port
 START_TIMEOUT_S = 600  # migration and the first materialization come first
 
 
-def stack_pass(base_env: dict, pg_admin_url: str | None) -> dict:
+@contextlib.contextmanager
+def running_stack(base_env: dict, workers: int = WORKERS):
+    """`marketintel up` on a temporary home, answering: (its environment, its processes by role, its ports)."""
     folder = Path(tempfile.mkdtemp(prefix="mi-bench-stack-"))
     home = folder / "home"
     api_port, dagster_port, redis_port = free_port(), free_port(), free_port()
     env = {k: v for k, v in base_env.items() if not k.startswith("DAGSTER_") and k != "MI_REDIS_URL"}
-    env.update(MI_HOME=str(home), MI_API_PORT=str(api_port), MI_API_WORKERS=str(WORKERS),
+    env.update(MI_HOME=str(home), MI_API_PORT=str(api_port), MI_API_WORKERS=str(workers),
                MI_DAGSTER_PORT=str(dagster_port), MI_REDIS_PORT=str(redis_port))
     log = (folder / "up.log").open("w")
     started = time.perf_counter()
@@ -42,14 +45,10 @@ def stack_pass(base_env: dict, pg_admin_url: str | None) -> dict:
         workers_settled(processes["api"].pid)
         print(f"stack up in {time.perf_counter() - started:.0f} s: "
               + ", ".join(f"{name} (pid {p.pid})" for name, p in processes.items()), flush=True)
-        rows = api_rows(api_port, processes["api"].pid)
-        beside = {**env, "MI_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0"}
-        rows["paid_sqlite"] = paid_row(beside)
-        rows["paid_postgresql"] = paid_row(beside, create_database(pg_admin_url)) if pg_admin_url else None
-        rows.update(bare_rows(beside))
+        yield env, processes, {"api": api_port, "dagster": dagster_port, "redis": redis_port, "up": up,
+                               "folder": folder}
         if up.poll() is not None:
             raise RuntimeError(f"`marketintel up` stopped during the pass (code {up.returncode}); see {folder}/up.log")
-        return rows
     finally:
         os.killpg(up.pid, signal.SIGTERM)  # `up` stops its children, then its Redis
         try:
@@ -59,6 +58,16 @@ def stack_pass(base_env: dict, pg_admin_url: str | None) -> dict:
             up.wait()
         log.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def stack_pass(base_env: dict, pg_admin_url: str | None) -> dict:
+    with running_stack(base_env) as (env, processes, ports):
+        rows = api_rows(ports["api"], processes["api"].pid)
+        beside = {**env, "MI_REDIS_URL": f"redis://127.0.0.1:{ports['redis']}/0"}
+        rows["paid_sqlite"] = paid_row(beside)
+        rows["paid_postgresql"] = paid_row(beside, create_database(pg_admin_url)) if pg_admin_url else None
+        rows.update(bare_rows(beside))
+        return rows
 
 
 def _answering(url: str, up: subprocess.Popen, folder: Path) -> None:
