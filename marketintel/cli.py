@@ -327,9 +327,12 @@ def children(settings, roles: tuple[str, ...] = ROLES) -> list:
                 for n in range(settings.rq_workers)]
         out.append(Child("webhook-sweeper", [python, "-m", "jobs.webhooks"]))  # due deliveries, dead jobs: every 10 s
     if "pipelines" in roles:
-        out += [Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"]),
+        # below the API's CPU priority (MI_PIPELINES_NICE): a refresh run, the daemon's child, never starves serving
+        out += [Child("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "pipelines.definitions"],
+                      settings.pipelines_nice),
                 Child("dagster-webserver", [str(bin_dir / "dagster-webserver"), "-h", settings.dagster_host,
-                                            "-p", str(settings.dagster_port), "-m", "pipelines.definitions"])]
+                                            "-p", str(settings.dagster_port), "-m", "pipelines.definitions"],
+                      settings.pipelines_nice)]
     return out
 
 

@@ -149,6 +149,8 @@ class Settings(BaseSettings):
     consensus_min_agents: int = Field(3, ge=3, description="Distinct callers a consensus figure needs before it is "
                                       "shown (at least 3)")
     refresh_minutes: int = Field(2, description="Period of the refresh schedule (ingest, modules, pulse, publish)")
+    pipelines_nice: int = Field(10, ge=0, le=19, description="Niceness added to the pipelines role (Dagster's daemon, "
+                                "its runs, its UI): serving keeps the CPU when both want it")
     log_format: Literal["text", "json"] = Field("text", description="Log lines as plain text, or one JSON object a "
                                                 "line (role, request and agent ids, secrets masked) for a log pipeline")
     metrics_host: str = Field("127.0.0.1", description="Address the worker and pipelines roles serve their "

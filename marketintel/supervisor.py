@@ -21,6 +21,7 @@ log = logging.getLogger("marketintel.supervisor")
 class Child:
     name: str
     argv: list[str]
+    nice: int = 0  # added to the process's niceness (and so to everything it starts): a lower CPU priority
     process: subprocess.Popen | None = field(default=None, repr=False)
 
 
@@ -36,7 +37,8 @@ class Supervisor:
         for child in self.children:
             if stop is not None:
                 stop.check()
-            child.process = subprocess.Popen(child.argv, env=self.env, stdin=subprocess.DEVNULL, start_new_session=True)
+            child.process = subprocess.Popen(child.argv, env=self.env, stdin=subprocess.DEVNULL, start_new_session=True,
+                                             preexec_fn=_niced(child.nice) if child.nice else None)
             log.info("started %s (pid %d)", child.name, child.process.pid)
 
     def wait(self, stop: StopRequest) -> int:
@@ -65,6 +67,12 @@ class Supervisor:
                 _signal_group(child.process, signal.SIGKILL)
                 child.process.wait()
         log.info("all processes stopped")
+
+
+def _niced(increment: int):
+    def lower_priority() -> None:  # in the child, before it execs: inherited by all it starts
+        os.nice(increment)
+    return lower_priority
 
 
 def _signal_group(process: subprocess.Popen, sig: int) -> None:

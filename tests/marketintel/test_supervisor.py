@@ -84,3 +84,14 @@ def test_no_child_starts_after_a_stop_is_asked_for():
         finally:
             sup.stop()
     assert [c.process for c in sup.children] == [None, None]
+
+
+def test_a_niced_child_and_what_it_starts_run_at_a_lower_priority():
+    supervisor = Supervisor([Child("low", SLEEPER, nice=7), Child("normal", SLEEPER)], dict(os.environ))
+    supervisor.start()
+    try:
+        low, normal = (psutil.Process(c.process.pid) for c in supervisor.children)
+        assert low.nice() == os.nice(0) + 7 and normal.nice() == os.nice(0)
+        assert until(lambda: grandchild(low.pid)).nice() == os.nice(0) + 7  # a run the daemon starts
+    finally:
+        supervisor.stop()
