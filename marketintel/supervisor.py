@@ -72,6 +72,13 @@ class Supervisor:
 def _niced(increment: int):
     def lower_priority() -> None:  # in the child, before it execs: inherited by all it starts
         os.nice(increment)
+        # Linux's autogroups (one per session: each child starts one) share the CPU as groups whatever their
+        # processes' niceness, so the group's own niceness is what ranks it against the API's group
+        try:
+            with open("/proc/self/autogroup", "w") as group:
+                group.write(str(increment))
+        except OSError:  # no autogroups (or not Linux): the niceness alone ranks it
+            pass
     return lower_priority
 
 

@@ -3,6 +3,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -93,5 +94,8 @@ def test_a_niced_child_and_what_it_starts_run_at_a_lower_priority():
         low, normal = (psutil.Process(c.process.pid) for c in supervisor.children)
         assert low.nice() == os.nice(0) + 7 and normal.nice() == os.nice(0)
         assert until(lambda: grandchild(low.pid)).nice() == os.nice(0) + 7  # a run the daemon starts
+        autogroup = Path(f"/proc/{low.pid}/autogroup")
+        if autogroup.exists():  # Linux's autogroups rank sessions as wholes: the child's session is niced too
+            assert autogroup.read_text().strip().endswith("nice 7")
     finally:
         supervisor.stop()
