@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -172,8 +173,7 @@ def test_register_top_up_by_qr_rotate_and_sign_in_again(base, browser, warnings,
         secret = alert_and_webhook(page, receiver)
         [verified] = receiver.verified(secret)  # signed with the secret shown once, per Standard Webhooks
     assert verified["type"] == "webhook.test"
-    page.reload()
-    expect(page.get_by_role("cell", name="delivered").first).to_be_visible()
+    reload_until_shown(page, lambda: page.get_by_role("cell", name="delivered"))
     warning_secret = subscribe(page, "account.balance_low", warnings.url)
     serious["alerts"] = visit.check("alerts")
     page.get_by_role("link", name="Packages").click()
@@ -249,6 +249,18 @@ def alert_and_webhook(page, receiver: Receiver) -> str:
     page.get_by_role("button", name=f"Send a test delivery to {receiver.url}").click()
     assert receiver.arrived.wait(EXPECT_TIMEOUT_MS / 1000), "the worker did not deliver the test"
     return secret
+
+
+def reload_until_shown(page, locator) -> None:
+    """Reload the page until `locator()` is on it: the worker records a delivery's outcome after the receiver has
+    answered, so the page loaded right after the arrival may still say pending (a page is not updated in place)."""
+    deadline = time.monotonic() + EXPECT_TIMEOUT_MS / 1000
+    while True:
+        page.reload()
+        if locator().count() or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(250)
+    expect(locator().first).to_be_visible()
 
 
 def subscribe(page, event_type: str, url: str) -> str:
