@@ -64,7 +64,7 @@ class CredentialRefused(Exception):
 
 def api_key_from(req) -> str | None:
     """`X-API-Key: <key>` or `Authorization: Bearer <key>`; None when neither is sent (an L402 or MPP credential in
-    Authorization is read by `l402_from` or `mpp_from`)."""
+    Authorization is read by `payment_from`)."""
     key = req.get_header("X-API-Key")
     if key:
         return printable_key(key.strip())
@@ -89,16 +89,21 @@ def printable_key(key: str) -> str:
     return key
 
 
-def l402_from(req):
-    """The parsed `Authorization: L402|LSAT <macaroon>:<preimage>` credential, or None. Only its form is
-    checked here; whether it pays for the requested resource is decided where the resource is known."""
-    auth = req.get_header("Authorization")
-    if not auth or not is_l402_scheme(auth.partition(" ")[0]):
-        return None
+def payment_from(authorization: str | None):
+    """(L402 credential, MPP credential) an Authorization value carries (`L402|LSAT <macaroon>:<preimage>` or
+    `Payment <base64url JSON>`), at most one of them; (None, None) for any other scheme. Only the form is checked
+    here; whether it pays for the requested resource is decided where the resource is known. CredentialRefused when
+    it cannot be read."""
+    scheme = (authorization or "").partition(" ")[0]
     try:
-        return parse_authorization(auth)
+        if is_l402_scheme(scheme):
+            return parse_authorization(authorization), None
+        if is_payment_scheme(scheme):
+            return None, parse_payment(authorization)
     except L402Refused as refused:
-        raise CredentialRefused(refused.code, refused.message, 'L402 realm="marketintel"') from None
+        realm = "L402" if is_l402_scheme(scheme) else "Payment"
+        raise CredentialRefused(refused.code, refused.message, f'{realm} realm="marketintel"') from None
+    return None, None
 
 
 def max_cost_from(req) -> MaxCost | None:
@@ -111,18 +116,6 @@ def max_cost_from(req) -> MaxCost | None:
         raise ValidationFailed([{"loc": ["header", MAX_COST_HEADER], "msg": "a whole number of sats, 0 or more",
                                  "type": "int_parsing"}])
     return MaxCost(int(value.strip()))
-
-
-def mpp_from(req):
-    """The parsed `Authorization: Payment <base64url JSON>` credential (MPP, charging/mpp.py), or None; its form
-    only, as `l402_from`."""
-    auth = req.get_header("Authorization")
-    if not auth or not is_payment_scheme(auth.partition(" ")[0]):
-        return None
-    try:
-        return parse_payment(auth)
-    except L402Refused as refused:
-        raise CredentialRefused(refused.code, refused.message, 'Payment realm="marketintel"') from None
 
 
 class Authentication:
@@ -199,7 +192,7 @@ class Authentication:
         return await self.directory.agent(key) if len(key) <= MAX_KEY_CHARS else None
 
     async def _credentials(self, req, accepts_l402: bool, checks_key: bool):
-        l402, mpp = l402_from(req), mpp_from(req)
+        l402, mpp = payment_from(req.get_header("Authorization"))
         if (l402 is not None or mpp is not None) and not accepts_l402:
             raise CredentialRefused("l402_not_accepted",
                                     "This route does not take a per-request payment (L402 or MPP); nothing was "

@@ -12,10 +12,10 @@ import time
 
 from api.errors import ValidationFailed
 from api.mcp.calls import Caller
-from api.middleware import CredentialRefused
+from api.middleware import CredentialRefused, payment_from
 from charging import mpp
 from charging.attempt import MaxCost, Payer
-from charging.l402 import L402Refused, is_l402_scheme, parse_authorization
+from charging.l402 import L402Refused
 
 AUTHORIZATION, CREDENTIAL, RECEIPT, MAX_COST = ("authorization", "org.paymentauth/credential",
                                                 "org.paymentauth/receipt", "max_cost_sats")
@@ -27,20 +27,17 @@ def paying(caller: Caller, meta: dict | None) -> Caller:
     meta = meta or {}
     payer = caller.payer
     l402, credential, max_cost = payer.l402, payer.mpp, payer.max_cost
-    try:
-        if (value := meta.get(AUTHORIZATION)) is not None:
-            scheme = value.partition(" ")[0] if isinstance(value, str) else ""
-            if is_l402_scheme(scheme):
-                l402 = parse_authorization(value)
-            elif mpp.is_payment_scheme(scheme):
-                credential = mpp.parse_authorization(value)
-            else:
-                raise CredentialRefused("unsupported_credentials", "`_meta.authorization` is `L402 "
-                                        "<macaroon>:<preimage>` or `Payment <base64url JSON>`.")
-        if meta.get(CREDENTIAL) is not None:
+    if (value := meta.get(AUTHORIZATION)) is not None:
+        sent_l402, sent_mpp = payment_from(value) if isinstance(value, str) else (None, None)
+        if sent_l402 is None and sent_mpp is None:
+            raise CredentialRefused("unsupported_credentials", "`_meta.authorization` is `L402 "
+                                    "<macaroon>:<preimage>` or `Payment <base64url JSON>`.")
+        l402, credential = sent_l402 or l402, sent_mpp or credential
+    if meta.get(CREDENTIAL) is not None:
+        try:
             credential = mpp.credential_of(meta[CREDENTIAL])
-    except L402Refused as refused:
-        raise CredentialRefused(refused.code, refused.message) from None
+        except L402Refused as refused:
+            raise CredentialRefused(refused.code, refused.message) from None
     if (limit := meta.get(MAX_COST)) is not None:
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
             raise ValidationFailed([{"loc": ["_meta", MAX_COST], "msg": "a whole number of sats, 0 or more",
