@@ -14,13 +14,21 @@ MPP_AUTHORIZATION = mpp.HOW_TO_PAY.removeprefix("Send Authorization: ")
 REGISTER = {"method": "POST", "path": "/api/v1/agents/register", "body": {"name": "string"}}
 
 
-def per_request(l402: dict) -> tuple[dict, dict]:
+def per_request(l402: dict, mpp_too: bool = True) -> tuple[dict, dict]:
     """A 402's per-request ways to pay one invoice: its WWW-Authenticate header (the L402 challenge, then the MPP
-    `Payment` one) and the body's fields (`l402`, and `mpp` with its challenge's parameters)."""
-    params = mpp.challenge_for(l402)
-    return ({"WWW-Authenticate": f"{format_challenge(l402['macaroon'], l402['invoice'])}, "
-                                 f"{mpp.format_challenge(params)}"},
-            {"l402": l402, "mpp": {"challenge": params, "authorization": MPP_AUTHORIZATION}})
+    `Payment` one) and the body's fields (`l402`, and `mpp` with its challenge's parameters). `mpp_too` False: L402
+    alone (a pass pays for its window, an MPP credential for one request)."""
+    ways = {"l402": l402}
+    if mpp_too:
+        ways["mpp"] = {"challenge": mpp.challenge_for(l402), "authorization": MPP_AUTHORIZATION}
+    return {"WWW-Authenticate": www_authenticate(ways)}, ways
+
+
+def www_authenticate(ways: dict, offered: tuple[str, ...] = ("l402", "mpp")) -> str:
+    """The challenges of `ways` (per_request's body fields) that are `offered`, in that order, as one header."""
+    parts = {"l402": lambda: format_challenge(ways["l402"]["macaroon"], ways["l402"]["invoice"]),
+             "mpp": lambda: mpp.format_challenge(ways["mpp"]["challenge"])}
+    return ", ".join(parts[name]() for name in offered if name in ways)
 
 
 def negotiated(header: str | None, extra: dict) -> str | None:
@@ -30,12 +38,9 @@ def negotiated(header: str | None, extra: dict) -> str | None:
     if not header or "mpp" not in extra:
         return None
     wanted = {part.split(";")[0].strip().lower() for part in header.split(",")}
-    payment = bool(wanted & {"lightning/charge", "lightning/*", "*/*", "*"})
-    if not payment:
+    if not wanted & {"lightning/charge", "lightning/*", "*/*", "*"}:
         return None
-    challenge = mpp.format_challenge(extra["mpp"]["challenge"])
-    return (f"{format_challenge(extra['l402']['macaroon'], extra['l402']['invoice'])}, {challenge}"
-            if "l402" in wanted else challenge)
+    return www_authenticate(extra, ("l402", "mpp") if "l402" in wanted else ("mpp",))
 
 
 def uncharged_meta(data_source: str, simulated: bool, price_sats: int, request_id: str) -> dict:
@@ -102,11 +107,7 @@ def cap_reached(exc: SpendingCapReached, data_source: str, simulated: bool) -> A
 def l402_rejected(exc: L402Rejected, data_source: str, simulated: bool) -> APIError:
     item = exc.item
     meta = uncharged_meta(data_source, simulated, item.price_sats, exc.request_id)
-    if exc.challenge.get("capability", item.key).startswith("pass:"):  # a pass is paid with L402 only
-        headers, ways = {"WWW-Authenticate": format_challenge(exc.challenge["macaroon"], exc.challenge["invoice"])}, {
-            "l402": exc.challenge}
-    else:
-        headers, ways = per_request(exc.challenge)
+    headers, ways = per_request(exc.challenge, mpp_too=item.kind != "pass")
     return APIError(402, exc.code, f"{exc.message} Nothing was charged. A new challenge for '{item.key}' "
                     f"({item.price_sats} sats) is in WWW-Authenticate.", headers, meta,
                     item=item.key, price_sats=item.price_sats, invoice=exc.invoice, topup=TOPUP, **ways)

@@ -18,13 +18,13 @@ import orjson
 from api import response_docs_routes as r
 from api.errors import APIError
 from api.middleware import require_agent
-from api.payment_errors import TOPUP, uncharged_meta
+from api.payment_errors import TOPUP, per_request, uncharged_meta
 from api.schemas import AcceptTermsBody, DayTradeQuery
 from api.services import Services
 from api.spec import Documented, api_spec
 from charging.attempt import Payer
 from charging.errors import L402Rejected
-from charging.l402 import L402Refused, format_challenge
+from charging.l402 import L402Refused
 from intel.daytrade import terms
 from intel.daytrade.track_record import track_record
 from intel.hash_chain import HASH_RULE
@@ -87,16 +87,16 @@ class DayTradeAccess:
         # as every 402 (api/spec.py PROMISES 4): also a top-up invoice for the same sats, which credits a balance
         invoice = await self.services.charging.challenges.topup_invoice(payer, pass_.priced(offer["btc_usd"]))
         meta = uncharged_meta(self.services.data_source, self.services.simulated, offer["amount_sats"], request_id)
+        headers, ways = per_request(offer, mpp_too=False)
         raise APIError(402, "payment_required",
                        f"The day-trade journal is read with a {pass_.valid_s // 3600}-hour pass: pay the L402 invoice "
                        f"in WWW-Authenticate ({offer['amount_sats']} sats: USD {pass_.usd_price:.2f} at "
                        f"{offer['btc_usd']:,.2f} USD/BTC) and send Authorization: L402 <macaroon>:<preimage hex>. "
                        f"Paying accepts the terms (version {current.version}) below. A premium or institutional key "
                        f"reads it instead after POST {ACCEPT_PATH}.",
-                       headers={"WWW-Authenticate": format_challenge(offer["macaroon"], offer["invoice"])},
-                       meta=meta, invoice=invoice, topup=TOPUP, item=pass_.key, price_sats=offer["amount_sats"],
-                       usd_price=pass_.usd_price,
-                       btc_usd=offer["btc_usd"], rate=offer["rate"], l402=offer, terms_version=current.version,
+                       headers=headers, meta=meta, invoice=invoice, topup=TOPUP, item=pass_.key,
+                       price_sats=offer["amount_sats"], usd_price=pass_.usd_price, btc_usd=offer["btc_usd"],
+                       rate=offer["rate"], **ways, terms_version=current.version,
                        terms=current.text, accept=how_to_accept(current.version))
 
     async def offer(self, payer: Payer) -> dict:
