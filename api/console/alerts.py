@@ -7,7 +7,7 @@ import asyncio
 
 from pydantic import ValidationError
 
-from api.console.pages import BASE, Page
+from api.console.pages import BASE, FormPage
 from api.resources.alerts import url_problem
 from api.schemas import AlertSubscribeBody
 from intel.events.alert_fields import FIELDS, OPERATOR_TEXT, OPERATORS, condition_problems
@@ -18,18 +18,12 @@ from warehouse.ledger.webhooks import QUEUE_LEASE, DuplicateSubscription, Subscr
 DELIVERIES_SHOWN = 20
 
 
-class AlertsPage(Page):
+class AlertsPage(FormPage):
     """GET: the page. POST: create or delete an alert, subscribe or unsubscribe a webhook (`action`)."""
 
     def __init__(self, services, sessions):
         super().__init__(services, sessions)
         self.alerts, self.webhooks = Alerts(services.engine), Webhooks(services.engine)
-
-    async def on_get(self, req, resp):
-        visitor = await self.signed_in(req, resp)
-        if visitor is None:
-            return
-        await self.show(resp, visitor)
 
     async def show(self, resp, visitor, status: int = 200, **values) -> None:
         agent = visitor.agent

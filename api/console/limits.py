@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from api.console.pages import BASE, Page
+from api.console.pages import BASE, FormPage
 from warehouse.ledger.low_balance import MAX_LEVEL_SATS, LowBalance
 from warehouse.ledger.spending import Spending, day_start
 from warehouse.ledger.tables import utcnow
@@ -13,16 +13,10 @@ from warehouse.ledger.tables import utcnow
 MAX_CAP_SATS = 100_000_000  # one bitcoin a day: above it a cap caps nothing
 
 
-class LimitsPage(Page):
+class LimitsPage(FormPage):
     def __init__(self, services, sessions):
         super().__init__(services, sessions)
         self.spending, self.low_balance = Spending(services.engine), LowBalance(services.engine)
-
-    async def on_get(self, req, resp):
-        visitor = await self.signed_in(req, resp)
-        if visitor is None:
-            return
-        await self.show(resp, visitor)
 
     async def show(self, resp, visitor, status: int = 200, **values) -> None:
         agent = await asyncio.to_thread(self.services.agents.get, visitor.agent["id"])  # SQL: the limits in force

@@ -8,7 +8,7 @@ import asyncio
 from pydantic import ValidationError
 
 from api.console.alerts import first_error
-from api.console.pages import BASE, Page
+from api.console.pages import BASE, FormPage
 from api.errors import APIError, ValidationFailed
 from api.refusals import Refusals
 from api.resources.alert_packages import check_delivery, listing, subscribe_paid
@@ -21,16 +21,10 @@ from warehouse.ledger.alert_packages import PackageSubscriptions
 CHANNELS = {"webhook": ["webhook"], "chat": ["chat"], "both": ["webhook", "chat"]}  # the form's choices
 
 
-class PackagesPage(Page):
+class PackagesPage(FormPage):
     def __init__(self, services, sessions, refusals: Refusals):
         super().__init__(services, sessions)
         self.subscriptions, self.refusals = PackageSubscriptions(services.engine), refusals
-
-    async def on_get(self, req, resp):
-        visitor = await self.signed_in(req, resp)
-        if visitor is None:
-            return
-        await self.show(resp, visitor)
 
     async def show(self, resp, visitor, status: int = 200, **values) -> None:
         tier = visitor.agent["tier"]

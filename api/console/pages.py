@@ -114,6 +114,19 @@ class FormRefused(Exception):
         self.status, self.message = status, message
 
 
+
+class FormPage(Page):
+    """A signed-in page whose GET shows it (`show(resp, visitor)`) and whose forms post back to it, answered with
+    the page again on a refusal."""
+
+    async def on_get(self, req, resp):
+        visitor = await self.signed_in(req, resp)
+        if visitor is not None:
+            await self.show(resp, visitor)
+
+    async def show(self, resp, visitor: Visitor, status: int = 200, **values) -> None:
+        raise NotImplementedError
+
 async def read_form(req, expected_token: str | None) -> dict[str, str]:
     """The posted form's fields, once it is shown to come from our own page: sent by the same site (the browser's
     Sec-Fetch-Site, where sent) and carrying the token the page was given (CSRF)."""
