@@ -151,7 +151,7 @@ def create_app(settings: Settings, services: Services | None = None) -> falcon.a
     app.add_route(CHAIN_EXPORT_PATH, ChainExportResource(Records(services.engine)))
     # web pages, not operations: left out of the spec (api/spec.py)
     add_console_routes(app, services, limiter,
-                       ConsoleReads(catalog, pulse, module_queries, refusals, sla, products, key))
+                       ConsoleReads(catalog, pulse, module_queries, refusals, sla, products, key, plans))
     api_spec.register(app)  # spectree collects the validated routes into the spec
     # each operation's credentials come from its resource's attributes: the router finds it by the path template
     resource_of = lambda path: (app._router.find(path) or (None,))[0]  # noqa: E731

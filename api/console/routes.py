@@ -18,6 +18,7 @@ from api.refusals import Refusals
 from api.resources.sla import SLAResource
 from api.services import Services
 from marketintel.signing import ServiceKey
+from warehouse.ledger import Plans
 from warehouse.ledger.records import Records
 
 
@@ -31,6 +32,7 @@ class ConsoleReads:
     sla: SLAResource
     products: ProductQueries
     key: ServiceKey
+    plans: Plans
 
 
 class Home(Page):
@@ -52,7 +54,7 @@ def add_console_routes(app: falcon.asgi.App, services: Services, limiter: RateLi
     app.add_route(f"{BASE}/topup/{{payment_hash}}", balance.InvoicePage(services, sessions))
     app.add_route(f"{BASE}/topup/{{payment_hash}}/status", balance.InvoiceStatus(services, sessions))
     app.add_route(f"{BASE}/topup/{{payment_hash}}/dev-pay", balance.DevWalletPayment(services, sessions))
-    app.add_route(f"{BASE}/usage", usage.UsagePage(services, sessions))
+    app.add_route(f"{BASE}/usage", usage.UsagePage(services, sessions, reads.plans))
     app.add_route(f"{BASE}/limits", limits.LimitsPage(services, sessions))
     app.add_route(f"{BASE}/alerts", alerts.AlertsPage(services, sessions))
     app.add_route(f"{BASE}/packages", packages.PackagesPage(services, sessions, reads.refusals))

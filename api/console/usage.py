@@ -9,7 +9,7 @@ from api.console.charts import bar_chart
 from api.console.pages import Page
 from charging.attempt import Payer
 from intel.registry import modules
-from warehouse.ledger import Plans, Referrals, commitment_plans, subscription_plans
+from warehouse.ledger import Plans, Referrals
 from warehouse.ledger.spending import Spending, day_start
 from warehouse.ledger.tables import utcnow
 
@@ -18,12 +18,9 @@ TOP_ITEMS = 12  # the items the chart shows; the table below it lists them all
 
 
 class UsagePage(Page):
-    def __init__(self, services, sessions):
+    def __init__(self, services, sessions, plans: Plans):
         super().__init__(services, sessions)
-        self.spending, self.referrals = Spending(services.engine), Referrals(services.engine)
-        settings = services.settings
-        self.plans = Plans(services.engine, commitment_plans(settings.commitment_plans),
-                           subscription_plans(settings.subscription_plans), now=services.money.now)
+        self.spending, self.referrals, self.plans = Spending(services.engine), Referrals(services.engine), plans
 
     async def on_get(self, req, resp):
         visitor = await self.signed_in(req, resp)
